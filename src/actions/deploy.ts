@@ -1,0 +1,26 @@
+import { readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { deployDefinition, type DeployInputName } from '../core/deploy/definition.js'
+import { parseDeployInputs } from '../core/deploy/inputs.js'
+import { runDeploy } from '../core/deploy/run.js'
+import { webhookUrlSecrets } from '../core/deploy/secrets.js'
+import type { Action } from '../platform/run.js'
+import { createHttpClient } from '../tools/http.js'
+
+export const deployAction: Action<DeployInputName> = {
+  definition: deployDefinition,
+  derivedSecrets: (raw) => webhookUrlSecrets(raw['webhook-url']),
+  async run(raw, tools) {
+    const inputs = await tools.logger.group('Inputs', () => Promise.resolve(parseDeployInputs(raw)))
+    await runDeploy(inputs, {
+      ...tools,
+      http: createHttpClient(),
+      readFile: (path) => readFile(resolve(tools.context.workspace, path), 'utf8'),
+      sleep: async (ms) => {
+        await sleep(ms)
+      },
+      now: () => Date.now(),
+    })
+  },
+}

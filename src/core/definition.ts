@@ -1,0 +1,59 @@
+/**
+ * The one description of an action's public contract. action.yml files, README tables, GitLab
+ * `spec: inputs` and the CLI's flags and help are all generated from it.
+ */
+export type InputType = 'string' | 'boolean' | 'number' | 'choice'
+
+export interface InputSpec {
+  description: string
+  /** As in action.yml: a string; '' or absent means "no default". */
+  default?: string
+  required?: boolean
+  secret?: boolean
+  type?: InputType
+  options?: readonly string[]
+  /** Multi-line inputs (lists, YAML) read better as a block in examples. */
+  multiline?: boolean
+}
+
+export interface OutputSpec {
+  description: string
+}
+
+export interface ActionDefinition<I extends string = string, O extends string = string> {
+  /** The folder, bundle and CLI command name. */
+  id: 'deploy' | 'build-images' | 'snapshot'
+  name: string
+  description: string
+  inputs: Record<I, InputSpec>
+  outputs: Record<O, OutputSpec>
+}
+
+export type RawInputs<I extends string = string> = Record<I, string>
+
+/** Fills in definition defaults for empty inputs, as the GitHub runner does from action.yml. */
+export function withDefaults<I extends string>(
+  definition: ActionDefinition<I>,
+  given: Partial<Record<I, string | undefined>>,
+): RawInputs<I> {
+  const raw = {} as RawInputs<I>
+  for (const name of inputNames(definition)) {
+    const value = given[name]?.trim() ?? ''
+    raw[name] = value === '' ? (definition.inputs[name].default ?? '') : value
+  }
+  return raw
+}
+
+export function inputNames<I extends string>(definition: ActionDefinition<I>): I[] {
+  return Object.keys(definition.inputs) as I[]
+}
+
+export function secretInputs<I extends string>(definition: ActionDefinition<I>): I[] {
+  return inputNames(definition).filter((name) => definition.inputs[name].secret === true)
+}
+
+/** The environment variable a runner or a GitLab job uses for an input: INPUT_FOO-BAR / INPUT_FOO_BAR. */
+export function inputEnvNames(name: string): [hyphenated: string, underscored: string] {
+  const upper = `INPUT_${name.toUpperCase()}`
+  return [upper, upper.replace(/-/g, '_')]
+}

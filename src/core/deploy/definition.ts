@@ -1,0 +1,80 @@
+import type { ActionDefinition } from '../definition.js'
+
+export const deployDefinition = {
+  id: 'deploy',
+  name: 'Olympe deploy',
+  description:
+    'Assembles the Olympe deployment payload from image references and calls the deployment webhook; fails on anything but success.',
+  inputs: {
+    'webhook-url': {
+      description: 'Deployment webhook address supplied by the platform operator (keep it in a secret).',
+      required: true,
+      secret: true,
+    },
+    'webhook-token': {
+      description: 'Webhook authorization token, sent as `Authorization: Bearer <token>` (keep it in a secret).',
+      required: true,
+      secret: true,
+    },
+    'frontend-image': {
+      description: 'Frontend image reference to deploy, `<registry>/<name>:<tag>` or with a digest.',
+    },
+    'backend-images': {
+      description: 'Backend image references to deploy, one per line or comma-separated.',
+      multiline: true,
+    },
+    'codeasdata-image': {
+      description: 'Code-as-data image reference; set it only when a code-as-data image was built.',
+    },
+    'deploy-rules': {
+      description:
+        'JSON or YAML list of `{source, target}` regular expressions mapping backend images to backends. Default: one rule `.*` to `.*`.',
+      multiline: true,
+    },
+    'codeasdata-update-mode': {
+      description: 'Whether code as data is deployed automatically or after a manual approval (`auto` or `manual`). Default `manual`, or the value in `payload-file`.',
+      type: 'choice',
+      options: ['auto', 'manual'],
+    },
+    'promotion-mode': {
+      description: 'No-downtime promotion mode (`auto` or `manual`). Default `manual`, or the value in `payload-file`.',
+      type: 'choice',
+      options: ['auto', 'manual'],
+    },
+    'skip-update-versions': {
+      description: 'Skip the automatic update of the orchestrator and toolkit to the stable versions (rarely needed).',
+      default: 'false',
+      type: 'boolean',
+    },
+    'force-sync': {
+      description: 'Force the code as data to be synced to the orchestrator (`extraArgs: ["--force-sync"]`).',
+      default: 'false',
+      type: 'boolean',
+    },
+    'payload-file': {
+      description: 'Path of a JSON base payload (validated against the spec); the inputs above then set and append to it.',
+    },
+    'timeout-seconds': {
+      description: 'Bound on the whole webhook call, retries included.',
+      default: '60',
+      type: 'number',
+    },
+    'dry-run': {
+      description: 'Validate, print the payload and the redacted request, and send nothing.',
+      default: 'false',
+      type: 'boolean',
+    },
+    'allow-insecure-http': {
+      description: 'Allow a plain `http://` webhook on a non-loopback host (the token would travel in clear).',
+      default: 'false',
+      type: 'boolean',
+    },
+  },
+  outputs: {
+    payload: { description: 'The JSON payload sent (or, on a dry run, that would be sent).' },
+    status: { description: 'HTTP status of the webhook response (empty on a dry run).' },
+    message: { description: "The response's `message` field (empty on a dry run)." },
+  },
+} as const satisfies ActionDefinition
+
+export type DeployInputName = keyof typeof deployDefinition.inputs

@@ -1,0 +1,152 @@
+import * as v from 'valibot'
+import { parse as parseYaml } from 'yaml'
+import type { RawInputs } from '../definition.js'
+import { errorMessage } from '../shared/errors.js'
+import { IMAGE_REFERENCE_EXPECTED, parseImageReference } from '../shared/image-ref.js'
+import { describeInputProblem, parseInputs, refine } from '../shared/inputs.js'
+import { describeIssues } from '../shared/issues.js'
+import { booleanInput, choiceInput, integerInput, optionalText, parseList } from '../shared/parse.js'
+import { InputError } from '../shared/errors.js'
+import { deployDefinition, type DeployInputName } from './definition.js'
+import { DeployRuleSchema, MODES, type DeployRule, type Mode } from './payload-schema.js'
+
+/** The deploy action's inputs, validated and typed. */
+export interface DeployInputs {
+  webhookUrl: URL
+  webhookToken: string
+  frontendImage?: string
+  backendImages: string[]
+  codeasdataImage?: string
+  /** Undefined: keep the base payload's rules, or the spec's default `.*` to `.*`. */
+  deployRules?: DeployRule[]
+  codeasdataUpdateMode?: Mode
+  promotionMode?: Mode
+  skipUpdateVersions: boolean
+  forceSync: boolean
+  payloadFile?: string
+  timeoutSeconds: number
+  dryRun: boolean
+  allowInsecureHttp: boolean
+}
+
+const webhookUrl = refine((raw) => {
+  if (raw === '') return { problem: 'is required: set it from the secret the platform operator gave you (WEBHOOK_URL)' }
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    return { problem: 'expected an absolute https:// URL' }
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { problem: 'expected an https:// URL' }
+  return url
+})
+
+const requiredSecret = (hint: string): v.GenericSchema<string, string> =>
+  v.pipe(
+    v.string(),
+    v.check((raw) => raw !== '', `is required: ${hint}`),
+  )
+
+const imageReference = refine<string | undefined>((raw) => {
+  if (raw === '') return undefined
+  const parsed = parseImageReference(raw)
+  return typeof parsed === 'string' ? { problem: `${parsed}; ${IMAGE_REFERENCE_EXPECTED}` } : raw
+})
+
+const imageReferenceList = refine((raw) => {
+  const images = parseList(raw)
+  for (const image of images) {
+    const parsed = parseImageReference(image)
+    if (typeof parsed === 'string') return { problem: `'${image}' ${parsed}; ${IMAGE_REFERENCE_EXPECTED}` }
+  }
+  return images
+})
+
+const deployRules = refine<DeployRule[] | undefined>((raw) => (raw === '' ? undefined : parseDeployRules(raw)))
+
+export function parseDeployRules(raw: string): DeployRule[] | { problem: string } {
+  let document: unknown
+  try {
+    document = parseYaml(raw)
+  } catch (error) {
+    return { problem: `is neither JSON nor YAML (${errorMessage(error).split('\n')[0]})` }
+  }
+  const result = v.safeParse(v.array(DeployRuleSchema), document)
+  if (!result.success) {
+    return { problem: `expected a list of {source, target}: ${describeIssues(result.issues).join('; ')}` }
+  }
+  for (const [index, rule] of result.output.entries()) {
+    for (const field of ['source', 'target'] as const) {
+      const problem = regexProblem(rule[field])
+      if (problem) return { problem: `rule ${index + 1} ${field} ${JSON.stringify(rule[field])} is not a valid regular expression (${problem})` }
+    }
+  }
+  return result.output
+}
+
+function regexProblem(pattern: string): string | undefined {
+  try {
+    new RegExp(pattern)
+    return undefined
+  } catch (error) {
+    return errorMessage(error)
+  }
+}
+
+const DeployInputsSchema = v.pipe(
+  v.object({
+    'webhook-url': webhookUrl,
+    'webhook-token': requiredSecret('set it from the secret the platform operator gave you (WEBHOOK_TOKEN)'),
+    'frontend-image': imageReference,
+    'backend-images': imageReferenceList,
+    'codeasdata-image': imageReference,
+    'deploy-rules': deployRules,
+    'codeasdata-update-mode': choiceInput(MODES),
+    'promotion-mode': choiceInput(MODES),
+    'skip-update-versions': booleanInput,
+    'force-sync': booleanInput,
+    'payload-file': optionalText,
+    'timeout-seconds': integerInput(1, 3600),
+    'dry-run': booleanInput,
+    'allow-insecure-http': booleanInput,
+  }),
+  v.transform(
+    (i): DeployInputs => ({
+      webhookUrl: i['webhook-url'],
+      webhookToken: i['webhook-token'],
+      frontendImage: i['frontend-image'],
+      backendImages: i['backend-images'],
+      codeasdataImage: i['codeasdata-image'],
+      deployRules: i['deploy-rules'],
+      codeasdataUpdateMode: i['codeasdata-update-mode'],
+      promotionMode: i['promotion-mode'],
+      skipUpdateVersions: i['skip-update-versions'],
+      forceSync: i['force-sync'],
+      payloadFile: i['payload-file'],
+      timeoutSeconds: i['timeout-seconds'],
+      dryRun: i['dry-run'],
+      allowInsecureHttp: i['allow-insecure-http'],
+    }),
+  ),
+)
+
+export function parseDeployInputs(raw: RawInputs<DeployInputName>): DeployInputs {
+  const inputs = parseInputs(deployDefinition, DeployInputsSchema, raw)
+  const insecure = insecureHttpProblem(inputs.webhookUrl, inputs.allowInsecureHttp)
+  if (insecure) {
+    throw new InputError('webhook-url', describeInputProblem(deployDefinition, raw, 'webhook-url', insecure))
+  }
+  return inputs
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1'])
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+}
+
+/** Plain http would carry the bearer token in clear, except on this machine's loopback. */
+function insecureHttpProblem(url: URL, allowed: boolean): string | undefined {
+  if (url.protocol === 'https:' || allowed || isLoopbackHost(url.hostname)) return undefined
+  return "plain http:// is refused because the token would travel in clear; use https://, or set 'allow-insecure-http: true' if the network is trusted"
+}

@@ -1,0 +1,4 @@
+import { deployAction } from '../actions/deploy.js'
+import { runAction } from '../platform/run.js'
+
+await runAction(deployAction)

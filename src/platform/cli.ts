@@ -1,0 +1,125 @@
+import { writeFileSync } from 'node:fs'
+import type { ActionDefinition } from '../core/definition.js'
+import type { Logger, Reporter, Summary } from '../core/shared/ports.js'
+import { Redactor } from '../core/shared/redactor.js'
+import { parseCliArgs, type CliArgs } from './cli-args.js'
+import type { CiContext } from './context.js'
+import { inputsFromEnv, type Runtime } from './runtime.js'
+
+type Env = Record<string, string | undefined>
+type Write = (text: string) => void
+
+export interface CliRuntime extends Runtime {
+  readonly args: CliArgs<string>
+}
+
+/**
+ * The command line, as used by GitLab jobs and by people. GitLab has no run-time masking, so
+ * every line we print, ours or a child process's, goes through the redactor.
+ */
+export function createCliRuntime<I extends string>(
+  definition: ActionDefinition<I>,
+  env: Env,
+  argv: readonly string[],
+  context: CiContext,
+  out: Write = (text) => process.stdout.write(text),
+  err: Write = (text) => process.stderr.write(text),
+): CliRuntime {
+  const args = parseCliArgs(definition, argv)
+  const redactor = new Redactor()
+  const r = (text: string): string => redactor.redact(text)
+  const debugOn = args.options.debug || env.RUNNER_DEBUG === '1' || env.CI_DEBUG_TRACE === 'true'
+  const sections = context.platform === 'gitlab' ? gitlabSections(out) : plainSections(out)
+  const logger: Logger = {
+    info: (message) => out(`${r(message)}\n`),
+    warning: (message) => err(`Warning: ${r(message)}\n`),
+    error: (message) => err(`Error: ${r(message)}\n`),
+    debug: (message) => {
+      if (debugOn) out(`[debug] ${r(message)}\n`)
+    },
+    group: async (title, run) => {
+      const end = sections.start(r(title))
+      try {
+        return await run()
+      } finally {
+        end()
+      }
+    },
+  }
+  const outputs = new Map<string, string>()
+  const reporter: Reporter = {
+    setOutput: (name, value) => {
+      outputs.set(name, r(value))
+      logger.debug(`output ${name}=${r(value)}`)
+      if (args.options.dotenv) writeDotenv(args.options.dotenv, definition.id, outputs, logger)
+    },
+    summary: async (summary) => {
+      await logger.group('Summary', () => {
+        logger.info(summaryText(summary))
+        return Promise.resolve()
+      })
+    },
+  }
+  return {
+    kind: 'cli',
+    context,
+    redactor,
+    logger,
+    reporter,
+    args,
+    readInputs: <J extends string>(asked: ActionDefinition<J>) => ({
+      ...inputsFromEnv(asked, env),
+      ...(args.given as unknown as Partial<Record<J, string>>),
+    }),
+    registerSecret: (value) => redactor.add(value),
+  }
+}
+
+/** KEY=value lines for GitLab's dotenv report: single-line values only, keys [A-Z0-9_]. */
+export function dotenvKey(actionId: string, output: string): string {
+  return `OLYMPE_${actionId}_${output}`.toUpperCase().replace(/[^A-Z0-9_]/g, '_')
+}
+
+function writeDotenv(path: string, actionId: string, outputs: Map<string, string>, logger: Logger): void {
+  const lines: string[] = []
+  for (const [name, value] of outputs) {
+    if (/[\r\n]/.test(value)) {
+      logger.warning(`Output '${name}' spans several lines and cannot go into the dotenv report; it is left out.`)
+      continue
+    }
+    lines.push(`${dotenvKey(actionId, name)}=${value}`)
+  }
+  writeFileSync(path, lines.length > 0 ? `${lines.join('\n')}\n` : '')
+}
+
+interface Sections {
+  start(title: string): () => void
+}
+
+/** GitLab's collapsible sections (job_logs.md): ESC[0K section_start:<epoch>:<name> CR ESC[0K <title>. */
+function gitlabSections(out: Write): Sections {
+  let counter = 0
+  const now = (): number => Math.floor(Date.now() / 1000)
+  return {
+    start(title) {
+      const id = `olympe_${++counter}_${title.toLowerCase().replace(/[^a-z0-9]+/g, '_').slice(0, 40)}`
+      out(`\x1b[0Ksection_start:${now()}:${id}[collapsed=false]\r\x1b[0K${title}\n`)
+      return () => out(`\x1b[0Ksection_end:${now()}:${id}\r\x1b[0K\n`)
+    },
+  }
+}
+
+function plainSections(out: Write): Sections {
+  return {
+    start(title) {
+      out(`== ${title}\n`)
+      return () => undefined
+    },
+  }
+}
+
+export function summaryText(summary: Summary): string {
+  const width = Math.max(...summary.rows.map(([name]) => name.length))
+  const rows = summary.rows.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`)
+  return [summary.heading, ...rows, ...(summary.notes ?? []).map((note) => `  Note: ${note}`)].join('\n')
+}

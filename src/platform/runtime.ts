@@ -1,0 +1,33 @@
+import type { ActionDefinition } from '../core/definition.js'
+import type { Redactor } from '../core/shared/redactor.js'
+import type { Logger, Reporter } from '../core/shared/ports.js'
+import type { CiContext } from './context.js'
+
+/** Everything that differs between the GitHub runner and a CLI / GitLab job. */
+export interface Runtime {
+  readonly kind: 'github' | 'cli'
+  readonly context: CiContext
+  readonly redactor: Redactor
+  readonly logger: Logger
+  readonly reporter: Reporter
+  /** The inputs as given (before defaults), or an error naming a bad flag. */
+  readInputs<I extends string>(definition: ActionDefinition<I>): Partial<Record<I, string>>
+  /** Masks a value in everything printed from now on (and on GitHub, in the runner's log too). */
+  registerSecret(value: string): void
+}
+
+type Env = Record<string, string | undefined>
+
+/**
+ * Inputs arrive as INPUT_<NAME> with the name upper-cased. The GitHub runner keeps hyphens
+ * (INPUT_FRONTEND-IMAGE); shells and GitLab variables cannot, so INPUT_FRONTEND_IMAGE works too.
+ */
+export function inputsFromEnv<I extends string>(definition: ActionDefinition<I>, env: Env): Partial<Record<I, string>> {
+  const given: Partial<Record<I, string>> = {}
+  for (const name of Object.keys(definition.inputs) as I[]) {
+    const upper = `INPUT_${name.toUpperCase()}`
+    const value = env[upper] ?? env[upper.replace(/-/g, '_')]
+    if (value !== undefined) given[name] = value
+  }
+  return given
+}

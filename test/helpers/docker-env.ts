@@ -1,0 +1,159 @@
+// Real Docker for the build-images tests: the machine's daemon, locally made base images (there
+// is no Docker Hub) and a private registry with basic auth on a free loopback port.
+// .ci/setup-docker.sh installs the packages and starts the daemon; tests only reuse it.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { chmod, copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chunksToText, errorMessage, run, type RunOptions } from './run-process.js'
+
+export { startRegistry } from './docker-registry.js'
+export type { ImageConfig, ImageManifest, Registry, RegistryOptions } from './docker-registry.js'
+export { errorMessage, freePort, run } from './run-process.js'
+export type { RunOptions, RunResult } from './run-process.js'
+
+export const BASE_IMAGES = {
+  frontend: 'olympeio/frontend-base:stable',
+  backend: 'olympeio/backend-base:stable',
+  codeasdata: 'olympeio/codeasdata-base:stable',
+} as const
+
+export type BaseImages = { -readonly [K in keyof typeof BASE_IMAGES]: string }
+
+/** `docker ARGS`, resolving to stdout. */
+export async function docker(args: string[], options: RunOptions = {}): Promise<string> {
+  return (await run('docker', args, options)).stdout
+}
+
+/** `docker run --rm IMAGE ARGS`, resolving to the container's stdout. */
+export function dockerRun(
+  image: string,
+  args: string[],
+  options: RunOptions = {},
+): Promise<string> {
+  return docker(['run', '--rm', image, ...args], options)
+}
+
+/** Resolves when a daemon answers; the tests never start one themselves (it needs root and apt). */
+export async function ensureDockerDaemon(): Promise<void> {
+  try {
+    await run('docker', ['info', '--format', '{{.ServerVersion}}'], { timeoutMs: 20_000 })
+  } catch (error) {
+    throw new Error(
+      `No Docker daemon answers \`docker info\`: run .ci/setup-docker.sh as root first. ` +
+        `(${errorMessage(error)})`,
+    )
+  }
+}
+
+export async function imageExists(reference: string): Promise<boolean> {
+  try {
+    await docker(['image', 'inspect', '--format', '{{.Id}}', reference])
+    return true
+  } catch {
+    return false
+  }
+}
+
+let baseImagesReady: Promise<BaseImages> | undefined
+
+/** Makes the three olympeio/*-base:stable images once, and reuses them on later runs. */
+export function ensureBaseImages(): Promise<BaseImages> {
+  baseImagesReady ??= makeMissingBaseImages().catch((error: unknown) => {
+    baseImagesReady = undefined
+    throw error
+  })
+  return baseImagesReady
+}
+
+async function makeMissingBaseImages(): Promise<BaseImages> {
+  const kinds = Object.keys(BASE_IMAGES) as (keyof BaseImages)[]
+  const missing: (keyof BaseImages)[] = []
+  for (const kind of kinds) if (!(await imageExists(BASE_IMAGES[kind]))) missing.push(kind)
+  if (missing.length > 0) {
+    const root = await makeBusyboxRoot()
+    try {
+      for (const kind of missing) await importRoot(root, BASE_IMAGES[kind], kind)
+    } finally {
+      await rm(root, { recursive: true, force: true })
+    }
+  }
+  return { ...BASE_IMAGES }
+}
+
+// Users the Dockerfiles name: COPY --chown=nginx:root needs nginx in the image's /etc/passwd.
+const PASSWD = [
+  'root:x:0:0:root:/root:/bin/sh',
+  'nginx:x:101:101:nginx:/nonexistent:/bin/false',
+  'node:x:1000:1000:node:/home/node:/bin/sh',
+]
+const GROUP = ['root:x:0:', 'nginx:x:101:', 'node:x:1000:']
+
+async function makeBusyboxRoot(): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'olympe-base-root-'))
+  for (const dir of ['bin', 'etc', 'tmp', 'root', 'home/node']) {
+    await mkdir(join(root, dir), { recursive: true })
+  }
+  await chmod(join(root, 'tmp'), 0o1777)
+  await copyFile('/bin/busybox', join(root, 'bin/busybox'))
+  await chmod(join(root, 'bin/busybox'), 0o755)
+  // Every applet (sh, ls, cat, stat, find, id...), so tests can inspect images with any of them.
+  const applets = (await run('/bin/busybox', ['--list'])).stdout.split('\n').filter(Boolean)
+  for (const applet of applets.filter((name) => name !== 'busybox')) {
+    await symlink('busybox', join(root, 'bin', applet))
+  }
+  await writeFile(join(root, 'etc/passwd'), PASSWD.join('\n') + '\n')
+  await writeFile(join(root, 'etc/group'), GROUP.join('\n') + '\n')
+  return root
+}
+
+/** `tar -C ROOT -c . | docker import - NAME`, as two piped processes instead of a shell. */
+async function importRoot(root: string, reference: string, kind: string): Promise<void> {
+  const tarArgs = ['-C', root, '--owner=0', '--group=0', '--numeric-owner', '-c', '.']
+  const importArgs = ['import', '--change', 'CMD ["/bin/sh"]', '--change', 'ENV PATH=/bin']
+  importArgs.push('--change', `LABEL olympe.test.base=${kind}`, '-', reference)
+  const tar = spawn('tar', tarArgs, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const importer = spawn('docker', importArgs, { stdio: ['pipe', 'ignore', 'pipe'] })
+  tar.stdout.pipe(importer.stdin)
+  // Both exits matter: a tar failure can still feed docker a valid but truncated archive.
+  const [tarFailure, importFailure] = await Promise.all([failureOf(tar), failureOf(importer)])
+  if (tarFailure || importFailure) {
+    const details = [
+      tarFailure && `tar: ${tarFailure}`,
+      importFailure && `import: ${importFailure}`,
+    ]
+    const reason = details.filter(Boolean).join('; ')
+    throw new Error(`Importing base image ${reference} failed: ${reason}`)
+  }
+}
+
+/** Resolves to undefined when the process exits with 0, else to what went wrong. */
+function failureOf(child: ChildProcess): Promise<string | undefined> {
+  const stderr: Buffer[] = []
+  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk))
+  return new Promise((resolve) => {
+    child.on('error', (error) => resolve(error.message))
+    child.on('close', (code) => {
+      resolve(code === 0 ? undefined : `exit ${code}: ${chunksToText(stderr).trim()}`)
+    })
+  })
+}
+
+/** Removes every local image whose reference starts with PREFIX (e.g. `127.0.0.1:5123/`). */
+export async function removeImages(prefix: string): Promise<string[]> {
+  const listing = await docker(['image', 'ls', '--format', '{{.Repository}}:{{.Tag}}'])
+  const references = listing
+    .split('\n')
+    .filter((reference) => reference.startsWith(prefix) && !reference.endsWith(':<none>'))
+  if (references.length > 0) await docker(['image', 'rm', '--force', ...references])
+  return references
+}
+
+/** `docker login` for a test registry; set DOCKER_CONFIG in `env` to keep ~/.docker untouched. */
+export async function dockerLogin(
+  registry: { host: string; user: string; password: string },
+  options: Omit<RunOptions, 'input'> = {},
+): Promise<void> {
+  const args = ['login', registry.host, '--username', registry.user, '--password-stdin']
+  await run('docker', args, { ...options, input: registry.password })
+}

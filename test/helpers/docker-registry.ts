@@ -1,0 +1,207 @@
+// A private registry for push tests: Debian's CNCF distribution registry with basic auth on a
+// free loopback port. Docker allows plain http for 127.0.0.1, so no TLS is needed.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chunksToText, errorMessage, freePort, run } from './run-process.js'
+
+const MANIFEST_V2 = 'application/vnd.docker.distribution.manifest.v2+json'
+const STARTUP_TIMEOUT_MS = 15_000
+
+export interface RegistryOptions {
+  user: string
+  password: string
+}
+
+/** The `config` section of an image configuration blob. */
+export interface ImageConfig {
+  Labels?: Record<string, string>
+  Env?: string[]
+  Cmd?: string[]
+  User?: string
+  WorkingDir?: string
+}
+
+export interface ImageManifest {
+  /** The manifest digest, as `docker push` prints it and `image@sha256:...` references use. */
+  digest: string
+  mediaType: string
+  configDigest: string
+  config: ImageConfig
+}
+
+export interface Registry {
+  /** `127.0.0.1:PORT`, the registry part of image references and the `docker login` server. */
+  host: string
+  url: string
+  user: string
+  password: string
+  stop(): Promise<void>
+  catalog(): Promise<string[]>
+  tags(name: string): Promise<string[]>
+  manifest(name: string, tag: string): Promise<ImageManifest>
+  /** What the registry printed so far, for assertion messages. */
+  logs(): string
+}
+
+export async function startRegistry(options: RegistryOptions): Promise<Registry> {
+  const dir = await mkdtemp(join(tmpdir(), 'olympe-registry-'))
+  let configPath: string
+  const port = await freePort()
+  try {
+    configPath = await writeRegistryConfig(dir, port, options)
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true })
+    throw new Error(
+      `Writing the registry config failed (run .ci/setup-docker.sh?): ${errorMessage(error)}`,
+    )
+  }
+  const child = spawn('docker-registry', ['serve', configPath], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const output: Buffer[] = []
+  child.stdout.on('data', (chunk: Buffer) => output.push(chunk))
+  child.stderr.on('data', (chunk: Buffer) => output.push(chunk))
+  const logs = (): string => chunksToText(output)
+  const stop = (): Promise<void> => stopRegistry(child, dir)
+  const url = `http://127.0.0.1:${port}`
+  try {
+    await waitUntilAuthRequired(url, child, logs)
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  const get = (path: string, accept?: string): Promise<Response> =>
+    authorizedGet(url + path, options, accept)
+  return {
+    host: `127.0.0.1:${port}`,
+    url,
+    user: options.user,
+    password: options.password,
+    stop,
+    logs,
+    catalog: async () => stringList(await getJson(get, '/v2/_catalog'), 'repositories'),
+    tags: async (name) => {
+      const response = await get(`/v2/${name}/tags/list`)
+      // An unknown repository answers 404 NAME_UNKNOWN: for a test that just means no tags.
+      if (response.status === 404) return []
+      return stringList(await jsonOf(response, `tags of ${name}`), 'tags')
+    },
+    manifest: (name, tag) => readManifest(get, name, tag),
+  }
+}
+
+async function writeRegistryConfig(dir: string, port: number, auth: RegistryOptions) {
+  const htpasswdPath = join(dir, 'htpasswd')
+  // -i reads the password from stdin, which keeps it out of argv and of error messages.
+  const { stdout } = await run('htpasswd', ['-nBi', auth.user], { input: auth.password })
+  await writeFile(htpasswdPath, stdout.trim() + '\n', { mode: 0o600 })
+  await mkdir(join(dir, 'storage'))
+  const config = [
+    'version: 0.1',
+    'log:',
+    '  level: warn',
+    '  accesslog:',
+    '    disabled: true',
+    'storage:',
+    '  filesystem:',
+    `    rootdirectory: ${join(dir, 'storage')}`,
+    '  delete:',
+    '    enabled: true',
+    'http:',
+    `  addr: 127.0.0.1:${port}`,
+    'auth:',
+    '  htpasswd:',
+    '    realm: olympe-test-registry',
+    `    path: ${htpasswdPath}`,
+  ]
+  const configPath = join(dir, 'config.yml')
+  await writeFile(configPath, config.join('\n') + '\n')
+  return configPath
+}
+
+async function waitUntilAuthRequired(url: string, child: ChildProcess, logs: () => string) {
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS
+  let spawnError: Error | undefined
+  child.once('error', (error) => (spawnError = error))
+  let lastProblem = 'no answer yet'
+  while (Date.now() < deadline) {
+    if (spawnError) {
+      throw new Error(
+        `docker-registry could not start (${spawnError.message}): run .ci/setup-docker.sh first`,
+      )
+    }
+    if (child.exitCode !== null) {
+      throw new Error(`docker-registry exited with ${child.exitCode}: ${logs().trim()}`)
+    }
+    try {
+      const response = await fetch(`${url}/v2/`)
+      if (response.status === 401) return
+      lastProblem = `GET /v2/ answered ${response.status}, expected 401`
+    } catch (error) {
+      lastProblem = errorMessage(error)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`docker-registry at ${url} did not become ready: ${lastProblem}. ${logs()}`)
+}
+
+async function stopRegistry(child: ChildProcess, dir: string): Promise<void> {
+  const running = child.pid !== undefined && child.exitCode === null && child.signalCode === null
+  if (running) {
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    child.kill('SIGTERM')
+    const killLater = setTimeout(() => child.kill('SIGKILL'), 5_000)
+    await exited
+    clearTimeout(killLater)
+  }
+  await rm(dir, { recursive: true, force: true })
+}
+
+type Get = (path: string, accept?: string) => Promise<Response>
+
+function authorizedGet(url: string, auth: RegistryOptions, accept?: string): Promise<Response> {
+  const credentials = Buffer.from(`${auth.user}:${auth.password}`).toString('base64')
+  const headers: Record<string, string> = { Authorization: `Basic ${credentials}` }
+  if (accept) headers.Accept = accept
+  return fetch(url, { headers })
+}
+
+async function readManifest(get: Get, name: string, tag: string): Promise<ImageManifest> {
+  const response = await get(`/v2/${name}/manifests/${tag}`, MANIFEST_V2)
+  const manifest = await jsonOf(response, `manifest ${name}:${tag}`)
+  const configDigest = field(field(manifest, 'config'), 'digest')
+  if (typeof configDigest !== 'string') throw new Error(`Manifest ${name}:${tag} has no config`)
+  const blob = await getJson(get, `/v2/${name}/blobs/${configDigest}`)
+  const config = (field(blob, 'config') ?? {}) as ImageConfig & { Labels?: unknown }
+  // Docker writes `"Labels": null` for an image without labels.
+  if (config.Labels === null) delete config.Labels
+  return {
+    digest: response.headers.get('docker-content-digest') ?? '',
+    mediaType: String(field(manifest, 'mediaType') ?? response.headers.get('content-type')),
+    configDigest,
+    config,
+  }
+}
+
+async function getJson(get: Get, path: string): Promise<unknown> {
+  return jsonOf(await get(path), `GET ${path}`)
+}
+
+async function jsonOf(response: Response, what: string): Promise<unknown> {
+  const body = await response.text()
+  if (!response.ok) throw new Error(`Registry ${what} answered ${response.status}: ${body}`)
+  return JSON.parse(body) as unknown
+}
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null
+    ? (value as Record<string, unknown>)[key]
+    : undefined
+}
+
+function stringList(value: unknown, key: string): string[] {
+  const list = field(value, key)
+  return Array.isArray(list) ? list.filter((item): item is string => typeof item === 'string') : []
+}

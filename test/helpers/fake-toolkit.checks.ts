@@ -1,0 +1,159 @@
+// Checks for test/fixtures/fake-toolkit, run by git-server.check.ts: the fake must honour the
+// toolkit contract the snapshot action relies on, or tests built on it prove nothing.
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { GitServer } from './git-server.js'
+
+export const fakeToolkitDir = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../fixtures/fake-toolkit',
+)
+const olympe = path.join(fakeToolkitDir, 'olympe.js')
+const DRAW_PASSWORD = 'fake-draw-password-4f9c'
+const ORCHESTRATOR_HOST = 'orchestrator.internal.example'
+const HOME = '10000000000000000000'
+const OLYMPE = '10000000000000000001'
+const SALES = '01850a59bb68c324907a'
+const SALES_TREE = [SALES, '017d57e759b3e7ec670c', '018a88a4d5312b1501c6', '0191c2d3e4f5a6b7c8d9']
+const SHARED = '01903b7f2c4e5a6d8e10'
+const SHARED_TREE = [SHARED, '01903b7f2c4e5a6d8e11']
+
+const snapshotConfig = [
+  { snapshooter: { name: 'all', rootTags: [HOME], exclude: [OLYMPE], outputDir: 'snapshot/all' } },
+  { snapshooter: { name: 'sales', rootTags: [SALES, SHARED], outputDir: 'snapshot/sales' } },
+]
+const expectedFiles = [
+  ...[HOME, ...SALES_TREE, ...SHARED_TREE].map((id) => `all/${HOME}/${id}.json`),
+  ...SALES_TREE.map((id) => `sales/${SALES}/${id}.json`),
+  ...SHARED_TREE.map((id) => `sales/${SHARED}/${id}.json`),
+].sort()
+
+export interface CheckContext {
+  step: (name: string, fn: () => Promise<void>) => Promise<void>
+  server: GitServer
+  work: string
+  gitIn: (cwd: string, args: string[]) => Promise<string>
+}
+
+interface RunResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
+  return new Promise<RunResult>((resolve) => {
+    execFile(file, args, { cwd, env }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })
+    })
+  })
+}
+
+function toolkitEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    FAKE_PLATFORM_STATE: path.join(fakeToolkitDir, 'platform-state.json'),
+    SNAPSHOT_CONFIG: 'snapshot-config.json',
+    ORCHESTRATOR_HOST,
+    ORCHESTRATOR_SERVICE_PORT: '443',
+    DRAW_USERNAME: 'admin',
+    DRAW_PASSWORD,
+    ...extra,
+  }
+}
+
+const snapshot = (cwd: string, extra: NodeJS.ProcessEnv = {}, command = 'snapshot') =>
+  run(process.execPath, [olympe, command], cwd, toolkitEnv(extra))
+
+async function treeDigest(dir: string): Promise<Record<string, string>> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true })
+  const digest: Record<string, string> = {}
+  for (const entry of entries.filter((e) => e.isFile())) {
+    const full = path.join(entry.parentPath, entry.name)
+    const hash = createHash('sha256').update(await readFile(full))
+    digest[path.relative(dir, full)] = hash.digest('hex')
+  }
+  return digest
+}
+
+async function writeJson(file: string, value: unknown): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true })
+  await writeFile(file, JSON.stringify(value))
+}
+
+/** Expects `team/app` on the server with a clone of it at `<work>/a`. */
+export async function checkFakeToolkit({ step, server, work, gitIn }: CheckContext) {
+  await step('fake toolkit snapshot into a clone, commit, push, files() matches', async () => {
+    const clone = path.join(work, 'a')
+    await writeJson(path.join(clone, 'snapshot-config.json'), snapshotConfig)
+    await writeJson(path.join(clone, 'snapshot', 'all', 'stale.json'), {})
+    const first = await snapshot(clone)
+    assert.equal(first.code, 0, first.stderr)
+    assert.match(first.stdout, /Snapshooting all\.\.\./)
+    assert.ok(!`${first.stdout}${first.stderr}`.includes(DRAW_PASSWORD), 'password printed')
+    const tree = await treeDigest(path.join(clone, 'snapshot'))
+    assert.deepEqual(Object.keys(tree).sort(), expectedFiles, 'stale file gone, Olympe excluded')
+    const second = await snapshot(clone)
+    assert.equal(second.code, 0, second.stderr)
+    const again = await treeDigest(path.join(clone, 'snapshot'))
+    assert.deepEqual(again, tree, 'an unchanged platform must give byte-identical files')
+    await gitIn(clone, ['add', 'snapshot'])
+    await gitIn(clone, ['commit', '--quiet', '-m', 'Snapshot at {date}'])
+    await gitIn(clone, ['push', '--quiet', 'origin', 'main'])
+    const pushed = Object.keys(await server.files('team/app', 'main', 'snapshot')).sort()
+    assert.deepEqual(
+      pushed,
+      expectedFiles.map((f) => `snapshot/${f}`),
+    )
+  })
+
+  await step('fake toolkit: config directory, failures, secrets echo', async () => {
+    const dir = path.join(work, 'toolkit')
+    await writeJson(path.join(dir, 'cfg', 'a.json'), snapshotConfig.slice(0, 1))
+    await writeJson(path.join(dir, 'cfg', 'nested', 'b.json'), snapshotConfig.slice(1))
+    const fromDir = await snapshot(dir, { SNAPSHOT_CONFIG: 'cfg' })
+    assert.equal(fromDir.code, 0, fromDir.stderr)
+    assert.match(fromDir.stdout, /2 snapshooter\(s\)/)
+
+    const badPassword = await snapshot(dir, { SNAPSHOT_CONFIG: 'cfg', DRAW_PASSWORD: 'nope-123' })
+    assert.equal(badPassword.code, 1)
+    assert.match(badPassword.stderr, /authentication failed for user admin/)
+    assert.ok(!`${badPassword.stdout}${badPassword.stderr}`.includes('nope-123'))
+
+    const echo = await snapshot(dir, { SNAPSHOT_CONFIG: 'cfg', FAKE_TOOLKIT_ECHO_SECRETS: '1' })
+    assert.ok(echo.stdout.includes(DRAW_PASSWORD) && echo.stdout.includes(ORCHESTRATOR_HOST))
+
+    const failing = await snapshot(dir, {
+      SNAPSHOT_CONFIG: 'cfg',
+      FAKE_TOOLKIT_FAIL_ENTRY: 'sales',
+    })
+    assert.equal(failing.code, 1)
+    assert.match(failing.stderr, /snapshot sales failed/)
+
+    assert.equal((await snapshot(dir, {}, 'build')).code, 2)
+
+    const gitObject = { repo: 'x', branch: 'main', commitMessage: 'm' }
+    await writeJson(path.join(dir, 'git.json'), [{ ...snapshotConfig[0], git: gitObject }])
+    const withGit = await snapshot(dir, { SNAPSHOT_CONFIG: 'git.json' })
+    assert.equal(withGit.code, 1, 'the action must strip `git` before calling the toolkit')
+  })
+
+  await step('fake toolkit installed as a dependency runs via npx', async () => {
+    const project = path.join(work, 'sample-project')
+    await writeJson(path.join(project, 'package.json'), { name: 'sample', private: true })
+    await writeJson(path.join(project, 'snapshot-config.json'), snapshotConfig)
+    const npmArgs = ['install', '--offline', '--no-audit', '--no-fund', `file:${fakeToolkitDir}`]
+    const install = await run('npm', npmArgs, project, process.env)
+    assert.equal(install.code, 0, install.stderr)
+    const unconfigured = await run('npx', ['--no', 'olympe', 'snapshot'], project, process.env)
+    assert.equal(unconfigured.code, 1, 'without FAKE_PLATFORM_STATE the fake must refuse')
+    const npxEnv = { ...process.env, ...toolkitEnv() }
+    const result = await run('npx', ['--no', 'olympe', 'snapshot'], project, npxEnv)
+    assert.equal(result.code, 0, result.stderr)
+    assert.match(result.stdout, /Snapshot finished/)
+  })
+}
