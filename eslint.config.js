@@ -8,11 +8,19 @@ export default tseslint.config(
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', 'bin/*.js', 'scripts/*.js', 'test/fixtures/*/*.js'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: {
+          allowDefaultProject: ['*.js', 'bin/*.js', 'scripts/*.js', 'test/fixtures/*/*.js'],
+        },
+        tsconfigRootDir: import.meta.dirname,
+      },
       globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly' },
     },
     rules: {
-      '@typescript-eslint/explicit-function-return-type': ['error', { allowExpressions: true, allowTypedFunctionExpressions: true }],
+      '@typescript-eslint/explicit-function-return-type': [
+        'error',
+        { allowExpressions: true, allowTypedFunctionExpressions: true },
+      ],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
       '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
     },
@@ -20,8 +28,25 @@ export default tseslint.config(
   {
     files: ['src/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@actions/*'], message: 'src/core is platform-neutral: use the injected ports.' }] }],
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'src/core never reads the environment: take it from the CI context or inputs.' }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@actions/*'],
+              message: 'src/core is platform-neutral: use the injected ports.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'src/core never reads the environment: take it from the CI context or inputs.',
+        },
+      ],
     },
   },
   {

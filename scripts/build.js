@@ -7,7 +7,12 @@ import { fileURLToPath } from 'node:url'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const ncc = createRequire(import.meta.url)('@vercel/ncc')
-export const ACTIONS = (await readdir(join(root, 'src/main'))).map((file) => file.replace(/\.ts$/, '')).sort()
+const ALL_ACTIONS = (await readdir(join(root, 'src/main')))
+  .map((file) => file.replace(/\.ts$/, ''))
+  .sort()
+// `node scripts/build.js deploy` bundles one action only.
+const asked = process.argv.slice(2).filter((arg) => !arg.startsWith('--'))
+const ACTIONS = asked.length > 0 ? ALL_ACTIONS.filter((id) => asked.includes(id)) : ALL_ACTIONS
 
 async function bundle(id) {
   const { code, assets } = await ncc(join(root, 'src/main', `${id}.ts`), {
@@ -38,9 +43,11 @@ async function stale(id, files) {
   const problems = []
   for (const [name, content] of Object.entries(files)) {
     const committed = await readFile(join(dir, name), 'utf8').catch(() => undefined)
-    if (committed !== content) problems.push(`dist/${id}/${name} ${committed === undefined ? 'is missing' : 'differs'}`)
+    if (committed !== content)
+      problems.push(`dist/${id}/${name} ${committed === undefined ? 'is missing' : 'differs'}`)
   }
-  for (const name of present) if (!(name in files)) problems.push(`dist/${id}/${name} is not produced any more`)
+  for (const name of present)
+    if (!(name in files)) problems.push(`dist/${id}/${name} is not produced any more`)
   return problems
 }
 

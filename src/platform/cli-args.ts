@@ -18,7 +18,10 @@ export interface CliArgs<I extends string> {
 const OPTION_FLAGS = ['dotenv', 'help', 'debug'] as const
 
 /** `--name value`, `--name=value`, and a bare `--flag` for boolean inputs. */
-export function parseCliArgs<I extends string>(definition: ActionDefinition<I>, argv: readonly string[]): CliArgs<I> {
+export function parseCliArgs<I extends string>(
+  definition: ActionDefinition<I>,
+  argv: readonly string[],
+): CliArgs<I> {
   const given: Partial<Record<I, string>> = {}
   const options: CliOptions = { help: false, debug: false }
   const secretFlags: I[] = []
@@ -32,7 +35,8 @@ export function parseCliArgs<I extends string>(definition: ActionDefinition<I>, 
     if (!match) throw unknownArgument(definition, arg)
     const name = match[1] ?? ''
     let value = match[2]
-    const takesValue = name === 'dotenv' || (isInput(definition, name) && definition.inputs[name].type !== 'boolean')
+    const takesValue =
+      name === 'dotenv' || (isInput(definition, name) && definition.inputs[name].type !== 'boolean')
     if (value === undefined) {
       const next = argv[index + 1]
       if (takesValue) {
@@ -63,18 +67,37 @@ function isInput<I extends string>(definition: ActionDefinition<I>, name: string
 
 function unknownArgument(definition: ActionDefinition, arg: string): InputError {
   const flags = [...Object.keys(definition.inputs), ...OPTION_FLAGS].map((name) => `--${name}`)
-  return new InputError(arg, `Unknown argument '${arg}' for '${definition.id}'. Expected one of: ${flags.join(', ')}.`)
+  return new InputError(
+    arg,
+    `Unknown argument '${arg}' for '${definition.id}'. Expected one of: ${flags.join(', ')}.`,
+  )
 }
 
 export function usage(definition: ActionDefinition): string {
-  const lines = [`Usage: olympe-deploy ${definition.id} [--<input> <value>]...`, '', definition.description, '', 'Inputs (also read from INPUT_<NAME> environment variables, with - or _):']
+  const lines = [
+    `Usage: olympe-deploy ${definition.id} [--<input> <value>]...`,
+    '',
+    definition.description,
+    '',
+    'Inputs (also read from INPUT_<NAME> environment variables, with - or _):',
+  ]
   for (const [name, spec] of Object.entries(definition.inputs)) {
     const flag = spec.type === 'boolean' ? `--${name}` : `--${name} <value>`
-    const notes = [spec.required ? 'required' : '', spec.secret ? 'secret: prefer the environment variable' : '', spec.default ? `default ${spec.default}` : '']
+    const notes = [
+      spec.required ? 'required' : '',
+      spec.secret ? 'secret: prefer the environment variable' : '',
+      spec.default ? `default ${spec.default}` : '',
+    ]
       .filter(Boolean)
       .join(', ')
     lines.push(`  ${flag.padEnd(34)} ${spec.description}${notes ? ` (${notes})` : ''}`)
   }
-  lines.push('', 'Options:', `  ${'--dotenv <file>'.padEnd(34)} write the outputs as KEY=value lines (GitLab dotenv report)`, `  ${'--debug'.padEnd(34)} print debug lines`, `  ${'--help'.padEnd(34)} print this help`)
+  lines.push(
+    '',
+    'Options:',
+    `  ${'--dotenv <file>'.padEnd(34)} write the outputs as KEY=value lines (GitLab dotenv report)`,
+    `  ${'--debug'.padEnd(34)} print debug lines`,
+    `  ${'--help'.padEnd(34)} print this help`,
+  )
   return lines.join('\n')
 }

@@ -80,11 +80,18 @@ export function dotenvKey(actionId: string, output: string): string {
   return `OLYMPE_${actionId}_${output}`.toUpperCase().replace(/[^A-Z0-9_]/g, '_')
 }
 
-function writeDotenv(path: string, actionId: string, outputs: Map<string, string>, logger: Logger): void {
+function writeDotenv(
+  path: string,
+  actionId: string,
+  outputs: Map<string, string>,
+  logger: Logger,
+): void {
   const lines: string[] = []
   for (const [name, value] of outputs) {
     if (/[\r\n]/.test(value)) {
-      logger.warning(`Output '${name}' spans several lines and cannot go into the dotenv report; it is left out.`)
+      logger.warning(
+        `Output '${name}' spans several lines and cannot go into the dotenv report; it is left out.`,
+      )
       continue
     }
     lines.push(`${dotenvKey(actionId, name)}=${value}`)
@@ -102,7 +109,10 @@ function gitlabSections(out: Write): Sections {
   const now = (): number => Math.floor(Date.now() / 1000)
   return {
     start(title) {
-      const id = `olympe_${++counter}_${title.toLowerCase().replace(/[^a-z0-9]+/g, '_').slice(0, 40)}`
+      const id = `olympe_${++counter}_${title
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '_')
+        .slice(0, 40)}`
       out(`\x1b[0Ksection_start:${now()}:${id}[collapsed=false]\r\x1b[0K${title}\n`)
       return () => out(`\x1b[0Ksection_end:${now()}:${id}\r\x1b[0K\n`)
     },
@@ -121,5 +131,7 @@ function plainSections(out: Write): Sections {
 export function summaryText(summary: Summary): string {
   const width = Math.max(...summary.rows.map(([name]) => name.length))
   const rows = summary.rows.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`)
-  return [summary.heading, ...rows, ...(summary.notes ?? []).map((note) => `  Note: ${note}`)].join('\n')
+  return [summary.heading, ...rows, ...(summary.notes ?? []).map((note) => `  Note: ${note}`)].join(
+    '\n',
+  )
 }

@@ -27,7 +27,12 @@ export function detectContext(env: Env, cwd: string): CiContext {
   return { platform: 'local', workspace: cwd, event: 'local', isPullRequest: false }
 }
 
-const GITHUB_PR_EVENTS = new Set(['pull_request', 'pull_request_target', 'pull_request_review', 'merge_group'])
+const GITHUB_PR_EVENTS = new Set([
+  'pull_request',
+  'pull_request_target',
+  'pull_request_review',
+  'merge_group',
+])
 
 function githubContext(env: Env, cwd: string): CiContext {
   const event = env.GITHUB_EVENT_NAME ?? ''
@@ -50,7 +55,10 @@ function githubContext(env: Env, cwd: string): CiContext {
     runId: env.GITHUB_RUN_ID,
     repository: env.GITHUB_REPOSITORY,
     repositoryUrl: env.GITHUB_REPOSITORY ? `${server}/${env.GITHUB_REPOSITORY}` : undefined,
-    actor: { name: 'github-actions[bot]', email: '41898282+github-actions[bot]@users.noreply.github.com' },
+    actor: {
+      name: 'github-actions[bot]',
+      email: '41898282+github-actions[bot]@users.noreply.github.com',
+    },
   }
 }
 
@@ -58,7 +66,9 @@ function githubContext(env: Env, cwd: string): CiContext {
 function githubDefaultBranch(eventPath: string | undefined): string | undefined {
   if (!eventPath) return undefined
   try {
-    const event = JSON.parse(readFileSync(eventPath, 'utf8')) as { repository?: { default_branch?: string } }
+    const event = JSON.parse(readFileSync(eventPath, 'utf8')) as {
+      repository?: { default_branch?: string }
+    }
     return event.repository?.default_branch
   } catch {
     return undefined
@@ -80,7 +90,10 @@ function gitlabContext(env: Env, cwd: string): CiContext {
     repository: env.CI_PROJECT_PATH,
     repositoryUrl: env.CI_PROJECT_URL,
     actor: env.GITLAB_USER_EMAIL
-      ? { name: env.GITLAB_USER_NAME || env.GITLAB_USER_LOGIN || 'GitLab CI', email: env.GITLAB_USER_EMAIL }
+      ? {
+          name: env.GITLAB_USER_NAME || env.GITLAB_USER_LOGIN || 'GitLab CI',
+          email: env.GITLAB_USER_EMAIL,
+        }
       : undefined,
   }
 }

@@ -13,7 +13,11 @@ export interface CommandProperties {
   title?: string
 }
 
-export function workflowCommand(command: string, message: string, properties: CommandProperties = {}): string {
+export function workflowCommand(
+  command: string,
+  message: string,
+  properties: CommandProperties = {},
+): string {
   const props = Object.entries(properties)
     .filter(([, value]) => value)
     .map(([key, value]) => `${key}=${escapeProperty(String(value))}`)
@@ -49,7 +53,10 @@ export class GithubCommands {
   setOutput(name: string, value: string): void {
     const file = this.env.GITHUB_OUTPUT
     if (file) appendFileSync(file, keyValueBlock(name, value), 'utf8')
-    else this.write(`${EOL}${workflowCommand('set-output', value, { name } as CommandProperties)}${EOL}`)
+    else
+      this.write(
+        `${EOL}${workflowCommand('set-output', value, { name } as CommandProperties)}${EOL}`,
+      )
   }
 
   appendSummary(markdown: string): boolean {

@@ -48,7 +48,8 @@ export function createGithubRuntime(
     redactor,
     logger,
     reporter,
-    readInputs: <I extends string>(definition: ActionDefinition<I>) => inputsFromEnv(definition, env),
+    readInputs: <I extends string>(definition: ActionDefinition<I>) =>
+      inputsFromEnv(definition, env),
     registerSecret: (value) => {
       if (!value) return
       for (const form of leakForms(value)) gh.issue('add-mask', form)

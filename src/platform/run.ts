@@ -1,4 +1,9 @@
-import { withDefaults, secretInputs, type ActionDefinition, type RawInputs } from '../core/definition.js'
+import {
+  withDefaults,
+  secretInputs,
+  type ActionDefinition,
+  type RawInputs,
+} from '../core/definition.js'
 import { ActionError, InputError, errorMessage } from '../core/shared/errors.js'
 import type { Logger, Reporter } from '../core/shared/ports.js'
 import { usage } from './cli-args.js'
@@ -44,7 +49,10 @@ export async function runAction<I extends string>(action: Action<I>): Promise<vo
     process.exitCode = 1
     return
   }
-  if ('args' in runtime && (runtime as { args: { options: { help: boolean } } }).args.options.help) {
+  if (
+    'args' in runtime &&
+    (runtime as { args: { options: { help: boolean } } }).args.options.help
+  ) {
     process.stdout.write(`${usage(action.definition)}\n`)
     return
   }
@@ -73,7 +81,9 @@ function report(logger: Logger, actionId: string, error: unknown): void {
   } else if (error instanceof ActionError) {
     logger.error(error.message, { title: `olympe ${actionId} failed` })
   } else {
-    logger.error(`Unexpected failure: ${errorMessage(error)}`, { title: `olympe ${actionId} failed` })
+    logger.error(`Unexpected failure: ${errorMessage(error)}`, {
+      title: `olympe ${actionId} failed`,
+    })
     if (error instanceof Error && error.stack) logger.debug(error.stack)
   }
 }

@@ -22,7 +22,10 @@ type Env = Record<string, string | undefined>
  * Inputs arrive as INPUT_<NAME> with the name upper-cased. The GitHub runner keeps hyphens
  * (INPUT_FRONTEND-IMAGE); shells and GitLab variables cannot, so INPUT_FRONTEND_IMAGE works too.
  */
-export function inputsFromEnv<I extends string>(definition: ActionDefinition<I>, env: Env): Partial<Record<I, string>> {
+export function inputsFromEnv<I extends string>(
+  definition: ActionDefinition<I>,
+  env: Env,
+): Partial<Record<I, string>> {
   const given: Partial<Record<I, string>> = {}
   for (const name of Object.keys(definition.inputs) as I[]) {
     const upper = `INPUT_${name.toUpperCase()}`

@@ -7,17 +7,20 @@ export const deployDefinition = {
     'Assembles the Olympe deployment payload from image references and calls the deployment webhook; fails on anything but success.',
   inputs: {
     'webhook-url': {
-      description: 'Deployment webhook address supplied by the platform operator (keep it in a secret).',
+      description:
+        'Deployment webhook address supplied by the platform operator (keep it in a secret).',
       required: true,
       secret: true,
     },
     'webhook-token': {
-      description: 'Webhook authorization token, sent as `Authorization: Bearer <token>` (keep it in a secret).',
+      description:
+        'Webhook authorization token, sent as `Authorization: Bearer <token>` (keep it in a secret).',
       required: true,
       secret: true,
     },
     'frontend-image': {
-      description: 'Frontend image reference to deploy, `<registry>/<name>:<tag>` or with a digest.',
+      description:
+        'Frontend image reference to deploy, `<registry>/<name>:<tag>` or with a digest.',
     },
     'backend-images': {
       description: 'Backend image references to deploy, one per line or comma-separated.',
@@ -32,27 +35,32 @@ export const deployDefinition = {
       multiline: true,
     },
     'codeasdata-update-mode': {
-      description: 'Whether code as data is deployed automatically or after a manual approval (`auto` or `manual`). Default `manual`, or the value in `payload-file`.',
+      description:
+        'Whether code as data is deployed automatically or after a manual approval (`auto` or `manual`). Default `manual`, or the value in `payload-file`.',
       type: 'choice',
       options: ['auto', 'manual'],
     },
     'promotion-mode': {
-      description: 'No-downtime promotion mode (`auto` or `manual`). Default `manual`, or the value in `payload-file`.',
+      description:
+        'No-downtime promotion mode (`auto` or `manual`). Default `manual`, or the value in `payload-file`.',
       type: 'choice',
       options: ['auto', 'manual'],
     },
     'skip-update-versions': {
-      description: 'Skip the automatic update of the orchestrator and toolkit to the stable versions (rarely needed).',
+      description:
+        'Skip the automatic update of the orchestrator and toolkit to the stable versions (rarely needed).',
       default: 'false',
       type: 'boolean',
     },
     'force-sync': {
-      description: 'Force the code as data to be synced to the orchestrator (`extraArgs: ["--force-sync"]`).',
+      description:
+        'Force the code as data to be synced to the orchestrator (`extraArgs: ["--force-sync"]`).',
       default: 'false',
       type: 'boolean',
     },
     'payload-file': {
-      description: 'Path of a JSON base payload (validated against the spec); the inputs above then set and append to it.',
+      description:
+        'Path of a JSON base payload (validated against the spec); the inputs above then set and append to it.',
     },
     'timeout-seconds': {
       description: 'Bound on the whole webhook call, retries included.',
@@ -65,7 +73,8 @@ export const deployDefinition = {
       type: 'boolean',
     },
     'allow-insecure-http': {
-      description: 'Allow a plain `http://` webhook on a non-loopback host (the token would travel in clear).',
+      description:
+        'Allow a plain `http://` webhook on a non-loopback host (the token would travel in clear).',
       default: 'false',
       type: 'boolean',
     },

@@ -5,7 +5,13 @@ import { errorMessage } from '../shared/errors.js'
 import { IMAGE_REFERENCE_EXPECTED, parseImageReference } from '../shared/image-ref.js'
 import { describeInputProblem, parseInputs, refine } from '../shared/inputs.js'
 import { describeIssues } from '../shared/issues.js'
-import { booleanInput, choiceInput, integerInput, optionalText, parseList } from '../shared/parse.js'
+import {
+  booleanInput,
+  choiceInput,
+  integerInput,
+  optionalText,
+  parseList,
+} from '../shared/parse.js'
 import { InputError } from '../shared/errors.js'
 import { deployDefinition, type DeployInputName } from './definition.js'
 import { DeployRuleSchema, MODES, type DeployRule, type Mode } from './payload-schema.js'
@@ -30,14 +36,18 @@ export interface DeployInputs {
 }
 
 const webhookUrl = refine((raw) => {
-  if (raw === '') return { problem: 'is required: set it from the secret the platform operator gave you (WEBHOOK_URL)' }
+  if (raw === '')
+    return {
+      problem: 'is required: set it from the secret the platform operator gave you (WEBHOOK_URL)',
+    }
   let url: URL
   try {
     url = new URL(raw)
   } catch {
     return { problem: 'expected an absolute https:// URL' }
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { problem: 'expected an https:// URL' }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return { problem: 'expected an https:// URL' }
   return url
 })
 
@@ -57,12 +67,15 @@ const imageReferenceList = refine((raw) => {
   const images = parseList(raw)
   for (const image of images) {
     const parsed = parseImageReference(image)
-    if (typeof parsed === 'string') return { problem: `'${image}' ${parsed}; ${IMAGE_REFERENCE_EXPECTED}` }
+    if (typeof parsed === 'string')
+      return { problem: `'${image}' ${parsed}; ${IMAGE_REFERENCE_EXPECTED}` }
   }
   return images
 })
 
-const deployRules = refine<DeployRule[] | undefined>((raw) => (raw === '' ? undefined : parseDeployRules(raw)))
+const deployRules = refine<DeployRule[] | undefined>((raw) =>
+  raw === '' ? undefined : parseDeployRules(raw),
+)
 
 export function parseDeployRules(raw: string): DeployRule[] | { problem: string } {
   let document: unknown
@@ -73,12 +86,17 @@ export function parseDeployRules(raw: string): DeployRule[] | { problem: string 
   }
   const result = v.safeParse(v.array(DeployRuleSchema), document)
   if (!result.success) {
-    return { problem: `expected a list of {source, target}: ${describeIssues(result.issues).join('; ')}` }
+    return {
+      problem: `expected a list of {source, target}: ${describeIssues(result.issues).join('; ')}`,
+    }
   }
   for (const [index, rule] of result.output.entries()) {
     for (const field of ['source', 'target'] as const) {
       const problem = regexProblem(rule[field])
-      if (problem) return { problem: `rule ${index + 1} ${field} ${JSON.stringify(rule[field])} is not a valid regular expression (${problem})` }
+      if (problem)
+        return {
+          problem: `rule ${index + 1} ${field} ${JSON.stringify(rule[field])} is not a valid regular expression (${problem})`,
+        }
     }
   }
   return result.output
@@ -96,7 +114,9 @@ function regexProblem(pattern: string): string | undefined {
 const DeployInputsSchema = v.pipe(
   v.object({
     'webhook-url': webhookUrl,
-    'webhook-token': requiredSecret('set it from the secret the platform operator gave you (WEBHOOK_TOKEN)'),
+    'webhook-token': requiredSecret(
+      'set it from the secret the platform operator gave you (WEBHOOK_TOKEN)',
+    ),
     'frontend-image': imageReference,
     'backend-images': imageReferenceList,
     'codeasdata-image': imageReference,
@@ -110,31 +130,32 @@ const DeployInputsSchema = v.pipe(
     'dry-run': booleanInput,
     'allow-insecure-http': booleanInput,
   }),
-  v.transform(
-    (i): DeployInputs => ({
-      webhookUrl: i['webhook-url'],
-      webhookToken: i['webhook-token'],
-      frontendImage: i['frontend-image'],
-      backendImages: i['backend-images'],
-      codeasdataImage: i['codeasdata-image'],
-      deployRules: i['deploy-rules'],
-      codeasdataUpdateMode: i['codeasdata-update-mode'],
-      promotionMode: i['promotion-mode'],
-      skipUpdateVersions: i['skip-update-versions'],
-      forceSync: i['force-sync'],
-      payloadFile: i['payload-file'],
-      timeoutSeconds: i['timeout-seconds'],
-      dryRun: i['dry-run'],
-      allowInsecureHttp: i['allow-insecure-http'],
-    }),
-  ),
+  v.transform((i): DeployInputs => ({
+    webhookUrl: i['webhook-url'],
+    webhookToken: i['webhook-token'],
+    frontendImage: i['frontend-image'],
+    backendImages: i['backend-images'],
+    codeasdataImage: i['codeasdata-image'],
+    deployRules: i['deploy-rules'],
+    codeasdataUpdateMode: i['codeasdata-update-mode'],
+    promotionMode: i['promotion-mode'],
+    skipUpdateVersions: i['skip-update-versions'],
+    forceSync: i['force-sync'],
+    payloadFile: i['payload-file'],
+    timeoutSeconds: i['timeout-seconds'],
+    dryRun: i['dry-run'],
+    allowInsecureHttp: i['allow-insecure-http'],
+  })),
 )
 
 export function parseDeployInputs(raw: RawInputs<DeployInputName>): DeployInputs {
   const inputs = parseInputs(deployDefinition, DeployInputsSchema, raw)
   const insecure = insecureHttpProblem(inputs.webhookUrl, inputs.allowInsecureHttp)
   if (insecure) {
-    throw new InputError('webhook-url', describeInputProblem(deployDefinition, raw, 'webhook-url', insecure))
+    throw new InputError(
+      'webhook-url',
+      describeInputProblem(deployDefinition, raw, 'webhook-url', insecure),
+    )
   }
   return inputs
 }

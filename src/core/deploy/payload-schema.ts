@@ -27,7 +27,9 @@ export const PayloadSchema = v.strictObject({
     v.strictObject({ promotionMode: v.picklist(MODES, "expected 'auto' or 'manual'") }),
   ),
   skipUpdateVersions: v.optional(v.boolean()),
-  extraArgs: v.optional(v.array(v.literal(FORCE_SYNC, `the only accepted value is '${FORCE_SYNC}'`))),
+  extraArgs: v.optional(
+    v.array(v.literal(FORCE_SYNC, `the only accepted value is '${FORCE_SYNC}'`)),
+  ),
 })
 
 export type DeployRule = v.InferOutput<typeof DeployRuleSchema>

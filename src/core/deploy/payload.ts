@@ -49,7 +49,8 @@ export function buildPayload(inputs: PayloadInputs, base: Payload = {}): BuiltPa
 
   const payload: Payload = {}
   if (frontendImage) payload.frontend = { image: frontendImage }
-  if (backendImages.length > 0) payload.backends = { images: backendImages, deployRules: [...deployRules] }
+  if (backendImages.length > 0)
+    payload.backends = { images: backendImages, deployRules: [...deployRules] }
   payload.codeAsData = {
     ...(codeasdataImage ? { image: codeasdataImage } : {}),
     updateMode: inputs.codeasdataUpdateMode ?? base.codeAsData?.updateMode ?? DEFAULT_MODE,
@@ -64,7 +65,10 @@ export function buildPayload(inputs: PayloadInputs, base: Payload = {}): BuiltPa
   return { payload, warnings: unmatchedBackendWarnings(backendImages, deployRules) }
 }
 
-function unmatchedBackendWarnings(images: readonly string[], rules: readonly DeployRule[]): string[] {
+function unmatchedBackendWarnings(
+  images: readonly string[],
+  rules: readonly DeployRule[],
+): string[] {
   const sources = rules.map((rule) => new RegExp(rule.source))
   return images
     .filter((image) => !sources.some((source) => source.test(image)))

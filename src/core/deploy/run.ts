@@ -21,7 +21,9 @@ export interface DeployTools {
 export async function runDeploy(inputs: DeployInputs, tools: DeployTools): Promise<void> {
   const { logger, reporter } = tools
   const payload = await logger.group('Deployment payload', async () => {
-    const base = inputs.payloadFile ? await readBasePayload(inputs.payloadFile, tools.readFile) : undefined
+    const base = inputs.payloadFile
+      ? await readBasePayload(inputs.payloadFile, tools.readFile)
+      : undefined
     const built = buildPayload(inputs, base)
     for (const warning of built.warnings) logger.warning(warning)
     logger.info(JSON.stringify(built.payload, null, 2))
@@ -41,32 +43,47 @@ export async function runDeploy(inputs: DeployInputs, tools: DeployTools): Promi
   const result = await logger.group('Webhook call', async () => {
     try {
       return await callWebhook(
-        { url: inputs.webhookUrl, token: inputs.webhookToken, payload: body, timeoutSeconds: inputs.timeoutSeconds },
+        {
+          url: inputs.webhookUrl,
+          token: inputs.webhookToken,
+          payload: body,
+          timeoutSeconds: inputs.timeoutSeconds,
+        },
         tools,
       )
     } catch (error) {
-      if (error instanceof WebhookError) reporter.setOutput('status', error.status?.toString() ?? '')
+      if (error instanceof WebhookError)
+        reporter.setOutput('status', error.status?.toString() ?? '')
       throw error
     }
   })
-  logger.info(`The webhook accepted the deployment (HTTP ${result.status}, message '${result.message}').`)
+  logger.info(
+    `The webhook accepted the deployment (HTTP ${result.status}, message '${result.message}').`,
+  )
   reporter.setOutput('status', String(result.status))
   reporter.setOutput('message', result.message)
   await reporter.summary(deploySummary(payload, inputs, result))
 }
 
-async function readBasePayload(path: string, readFile: (path: string) => Promise<string>): Promise<Payload> {
+async function readBasePayload(
+  path: string,
+  readFile: (path: string) => Promise<string>,
+): Promise<Payload> {
   let text: string
   try {
     text = await readFile(path)
   } catch (error) {
-    throw new ActionError(`Invalid input 'payload-file' '${path}': cannot read it (${errorMessage(error)}).`)
+    throw new ActionError(
+      `Invalid input 'payload-file' '${path}': cannot read it (${errorMessage(error)}).`,
+    )
   }
   let document: unknown
   try {
     document = JSON.parse(text)
   } catch (error) {
-    throw new ActionError(`Invalid input 'payload-file' '${path}': not valid JSON (${errorMessage(error)}).`)
+    throw new ActionError(
+      `Invalid input 'payload-file' '${path}': not valid JSON (${errorMessage(error)}).`,
+    )
   }
   const result = v.safeParse(PayloadSchema, document)
   if (!result.success) {
@@ -89,7 +106,11 @@ function describeRequest(body: string): string {
   ].join('\n')
 }
 
-function deploySummary(payload: Payload, inputs: DeployInputs, result: WebhookResult | undefined): Summary {
+function deploySummary(
+  payload: Payload,
+  inputs: DeployInputs,
+  result: WebhookResult | undefined,
+): Summary {
   const none = '—'
   return {
     heading: result ? 'Olympe deployment requested' : 'Olympe deployment: dry run (nothing sent)',
@@ -111,10 +132,14 @@ function deploySummary(payload: Payload, inputs: DeployInputs, result: WebhookRe
 function notesFor(payload: Payload, inputs: DeployInputs): string[] {
   const notes: string[] = []
   if (payload.noDowntime?.promotionMode === 'manual' && !inputs.dryRun) {
-    notes.push('Promotion mode is manual: promote the new version on the platform once it is validated.')
+    notes.push(
+      'Promotion mode is manual: promote the new version on the platform once it is validated.',
+    )
   }
   if (payload.codeAsData?.image && payload.codeAsData.updateMode === 'manual' && !inputs.dryRun) {
-    notes.push('Code-as-data update mode is manual: approve the code-as-data update on the platform.')
+    notes.push(
+      'Code-as-data update mode is manual: approve the code-as-data update on the platform.',
+    )
   }
   return notes
 }

@@ -49,7 +49,10 @@ export async function callWebhook(call: WebhookCall, tools: WebhookTools): Promi
     const last = attempt >= MAX_ATTEMPTS
     const beyondBudget = tools.now() + wait >= deadline
     if (!outcome.retryable || last || beyondBudget) {
-      throw new WebhookError(finalMessage(outcome.reason, attempt, outcome.retryable, last, wait), outcome.status)
+      throw new WebhookError(
+        finalMessage(outcome.reason, attempt, outcome.retryable, last, wait),
+        outcome.status,
+      )
     }
     tools.logger.warning(`${outcome.reason}; retrying in ${formatSeconds(wait)}.`)
     await tools.sleep(wait)
@@ -70,7 +73,11 @@ export class WebhookError extends ActionError {
   }
 }
 
-async function attemptOnce(call: WebhookCall, tools: WebhookTools, remainingMs: number): Promise<Attempt> {
+async function attemptOnce(
+  call: WebhookCall,
+  tools: WebhookTools,
+  remainingMs: number,
+): Promise<Attempt> {
   let response: HttpResponse
   try {
     response = await tools.http.request({
@@ -90,7 +97,11 @@ async function attemptOnce(call: WebhookCall, tools: WebhookTools, remainingMs: 
     if (error.kind === 'timeout') {
       return { kind: 'failed', reason: timeoutMessage(call.timeoutSeconds), retryable: false }
     }
-    return { kind: 'failed', reason: tools.redact(error.message), retryable: RETRYABLE_FAILURES.has(error.kind) }
+    return {
+      kind: 'failed',
+      reason: tools.redact(error.message),
+      retryable: RETRYABLE_FAILURES.has(error.kind),
+    }
   }
   return judgeResponse(response, tools.redact)
 }
@@ -115,7 +126,8 @@ export function judgeResponse(response: HttpResponse, redact: (text: string) => 
     kind: 'failed',
     status,
     retryable: RETRYABLE_STATUSES.has(status),
-    retryAfterMs: status === 429 || status === 503 ? retryAfterMs(response.headers['retry-after']) : undefined,
+    retryAfterMs:
+      status === 429 || status === 503 ? retryAfterMs(response.headers['retry-after']) : undefined,
     reason: `The webhook answered HTTP ${status}${statusHint(status)}. Response body: ${body}`,
   }
 }
@@ -175,7 +187,13 @@ export function backoff(attempt: number): number {
   return Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1))
 }
 
-function finalMessage(reason: string, attempt: number, retryable: boolean, last: boolean, wait: number): string {
+function finalMessage(
+  reason: string,
+  attempt: number,
+  retryable: boolean,
+  last: boolean,
+  wait: number,
+): string {
   if (!retryable) return attempt > 1 ? `${reason} (attempt ${attempt})` : reason
   if (last) return `${reason}. Gave up after ${attempt} attempts.`
   return `${reason}. Not retried: waiting ${formatSeconds(wait)} would exceed 'timeout-seconds'.`

@@ -27,7 +27,8 @@ export const IMAGE_REFERENCE_EXPECTED =
 /** Returns the parsed reference, or a sentence saying what is wrong with it. */
 export function parseImageReference(reference: string): ImageReference | string {
   const [withoutDigest, digest, extra] = reference.split('@')
-  if (extra !== undefined || withoutDigest === undefined || withoutDigest === '') return 'is not an image reference'
+  if (extra !== undefined || withoutDigest === undefined || withoutDigest === '')
+    return 'is not an image reference'
   if (digest !== undefined && !DIGEST_RE.test(digest)) return `has an invalid digest '${digest}'`
 
   const lastSlash = withoutDigest.lastIndexOf('/')
@@ -40,7 +41,8 @@ export function parseImageReference(reference: string): ImageReference | string 
 
   const { domain, path } = splitDomain(name)
   if (domain !== undefined && !DOMAIN_RE.test(domain)) return `has an invalid registry '${domain}'`
-  if (!PATH_RE.test(path)) return `has an invalid name '${path}' (lowercase letters, digits and separators only)`
+  if (!PATH_RE.test(path))
+    return `has an invalid name '${path}' (lowercase letters, digits and separators only)`
   if (tag === undefined && digest === undefined) return 'has no tag or digest'
   return { domain, path, tag, digest }
 }
@@ -50,7 +52,11 @@ function splitDomain(name: string): { domain?: string; path: string } {
   const slash = name.indexOf('/')
   if (slash === -1) return { path: name }
   const first = name.slice(0, slash)
-  const isDomain = first.includes('.') || first.includes(':') || first === 'localhost' || first !== first.toLowerCase()
+  const isDomain =
+    first.includes('.') ||
+    first.includes(':') ||
+    first === 'localhost' ||
+    first !== first.toLowerCase()
   return isDomain ? { domain: first, path: name.slice(slash + 1) } : { path: name }
 }
 

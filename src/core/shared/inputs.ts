@@ -37,7 +37,9 @@ export function describeInputProblem<I extends string>(
 }
 
 /** A string input converted by a function that may fail with a sentence, the input's issue. */
-export function refine<T>(convert: (raw: string) => T | { problem: string }): v.GenericSchema<string, T> {
+export function refine<T>(
+  convert: (raw: string) => T | { problem: string },
+): v.GenericSchema<string, T> {
   return v.pipe(
     v.string(),
     v.rawTransform<string, T>(({ dataset, addIssue, NEVER }) => {
@@ -52,5 +54,10 @@ export function refine<T>(convert: (raw: string) => T | { problem: string }): v.
 }
 
 function isProblem(value: unknown): value is { problem: string } {
-  return typeof value === 'object' && value !== null && 'problem' in value && Object.keys(value).length === 1
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'problem' in value &&
+    Object.keys(value).length === 1
+  )
 }

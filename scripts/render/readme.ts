@@ -1,0 +1,32 @@
+import type { ActionDefinition } from '../../src/core/definition.js'
+
+const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ')
+
+export function renderInputsTable(definition: ActionDefinition): string {
+  const rows = Object.entries(definition.inputs).map(([name, spec]) => {
+    const notes = [spec.required ? '**required**' : '', spec.secret ? 'secret' : '']
+      .filter(Boolean)
+      .join(', ')
+    const fallback = spec.default ? `\`${spec.default}\`` : ''
+    return `| \`${name}\` | ${cell(spec.description)}${notes ? ` (${notes})` : ''} | ${fallback} |`
+  })
+  return ['| Input | Description | Default |', '|---|---|---|', ...rows].join('\n')
+}
+
+export function renderOutputsTable(definition: ActionDefinition): string {
+  const rows = Object.entries(definition.outputs).map(
+    ([name, spec]) => `| \`${name}\` | ${cell(spec.description)} |`,
+  )
+  return ['| Output | Description |', '|---|---|', ...rows].join('\n')
+}
+
+/** Replaces the text between `<!-- BEGIN GENERATED: key -->` and its END marker. */
+export function replaceBetweenMarkers(document: string, key: string, content: string): string {
+  const begin = `<!-- BEGIN GENERATED: ${key} -->`
+  const end = `<!-- END GENERATED: ${key} -->`
+  const start = document.indexOf(begin)
+  const stop = document.indexOf(end)
+  if (start === -1 || stop === -1 || stop < start)
+    throw new Error(`README.md lacks the markers for '${key}'.`)
+  return `${document.slice(0, start + begin.length)}\n${content}\n${document.slice(stop)}`
+}

@@ -1,0 +1,184 @@
+import { spawn } from 'node:child_process'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parse } from 'yaml'
+import { NODE24 } from './node-binaries.js'
+
+export const ROOT = resolve(import.meta.dirname, '../..')
+export type ActionId = 'deploy' | 'build-images' | 'snapshot'
+
+export interface RunOptions {
+  inputs: Record<string, string>
+  node?: string
+  cwd?: string
+  /** Extra environment: GITHUB_* / CI_* context, test-only switches. */
+  env?: Record<string, string>
+  /** The GitHub event: its name and payload (written to GITHUB_EVENT_PATH). */
+  event?: { name: string; payload?: object; ref?: string }
+  timeoutMs?: number
+}
+
+export interface RunResult {
+  code: number | null
+  stdout: string
+  stderr: string
+  /** Step outputs (GitHub) or dotenv values (CLI), by output name. */
+  outputs: Record<string, string>
+  summary: string
+  /** Every file the run wrote for the user to see, for secret scans. */
+  files: Record<string, string>
+}
+
+interface ActionYml {
+  inputs: Record<string, { default?: string }>
+  runs: { main: string }
+}
+
+/**
+ * Runs the committed bundle as the GitHub runner does: action.yml defaults applied to
+ * INPUT_<NAME> (upper-cased, hyphens kept), GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, node24.
+ */
+export async function runAsGithub(action: ActionId, options: RunOptions): Promise<RunResult> {
+  const actionDir = join(ROOT, 'actions', action)
+  const metadata = parse(await readFile(join(actionDir, 'action.yml'), 'utf8')) as ActionYml
+  const temp = await mkdtemp(join(tmpdir(), 'olympe-gh-'))
+  try {
+    const files = {
+      output: join(temp, 'output'),
+      summary: join(temp, 'summary.md'),
+      event: join(temp, 'event.json'),
+    }
+    await writeFile(files.output, '')
+    await writeFile(files.summary, '')
+    await writeFile(files.event, JSON.stringify(options.event?.payload ?? {}))
+    const env: Record<string, string> = {
+      ...baseEnv(),
+      GITHUB_ACTIONS: 'true',
+      CI: 'true',
+      GITHUB_OUTPUT: files.output,
+      GITHUB_STEP_SUMMARY: files.summary,
+      GITHUB_EVENT_PATH: files.event,
+      GITHUB_EVENT_NAME: options.event?.name ?? 'push',
+      GITHUB_REF: options.event?.ref ?? 'refs/heads/main',
+      GITHUB_WORKSPACE: options.cwd ?? temp,
+      RUNNER_TEMP: temp,
+      ...options.env,
+    }
+    for (const [name, spec] of Object.entries(metadata.inputs)) {
+      env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] =
+        options.inputs[name] ?? spec.default ?? ''
+    }
+    const main = resolve(actionDir, metadata.runs.main)
+    const run = await spawnCaptured(
+      options.node ?? NODE24,
+      [main],
+      env,
+      options.cwd ?? temp,
+      options.timeoutMs,
+    )
+    const outputText = await readFile(files.output, 'utf8')
+    const summary = await readFile(files.summary, 'utf8')
+    return {
+      ...run,
+      outputs: parseOutputFile(outputText),
+      summary,
+      files: { GITHUB_OUTPUT: outputText, GITHUB_STEP_SUMMARY: summary },
+    }
+  } finally {
+    await rm(temp, { recursive: true, force: true })
+  }
+}
+
+/** Runs `olympe-deploy <action>` as a GitLab job or a person would: INPUT_<NAME_WITH_UNDERSCORES>. */
+export async function runCli(
+  action: ActionId,
+  options: RunOptions & { args?: string[] },
+): Promise<RunResult> {
+  const temp = await mkdtemp(join(tmpdir(), 'olympe-cli-'))
+  try {
+    const dotenv = join(temp, 'outputs.env')
+    const env: Record<string, string> = { ...baseEnv(), ...options.env }
+    for (const [name, value] of Object.entries(options.inputs))
+      env[`INPUT_${name.toUpperCase().replace(/-/g, '_')}`] = value
+    const args = [
+      join(ROOT, 'bin/olympe-deploy.js'),
+      action,
+      '--dotenv',
+      dotenv,
+      ...(options.args ?? []),
+    ]
+    const run = await spawnCaptured(
+      options.node ?? NODE24,
+      args,
+      env,
+      options.cwd ?? temp,
+      options.timeoutMs,
+    )
+    const dotenvText = await readFile(dotenv, 'utf8').catch(() => '')
+    return {
+      ...run,
+      outputs: parseDotenv(dotenvText, action),
+      summary: '',
+      files: { dotenv: dotenvText },
+    }
+  } finally {
+    await rm(temp, { recursive: true, force: true })
+  }
+}
+
+function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/root',
+    LANG: 'C.UTF-8',
+  }
+  if (process.env.DOCKER_HOST) env.DOCKER_HOST = process.env.DOCKER_HOST
+  return env
+}
+
+export function parseOutputFile(text: string): Record<string, string> {
+  const outputs: Record<string, string> = {}
+  const pattern = /^([^\n<]+)<<(ghadelimiter_[0-9a-f-]+)\n([\s\S]*?)\n\2$/gm
+  for (const match of text.matchAll(pattern)) outputs[match[1] ?? ''] = match[3] ?? ''
+  return outputs
+}
+
+function parseDotenv(text: string, action: ActionId): Record<string, string> {
+  const prefix = `OLYMPE_${action.toUpperCase().replace(/-/g, '_')}_`
+  const outputs: Record<string, string> = {}
+  for (const line of text.split('\n')) {
+    const eq = line.indexOf('=')
+    if (eq <= 0) continue
+    const key = line.slice(0, eq)
+    outputs[
+      key.startsWith(prefix) ? key.slice(prefix.length).toLowerCase().replace(/_/g, '-') : key
+    ] = line.slice(eq + 1)
+  }
+  return outputs
+}
+
+export function spawnCaptured(
+  binary: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  timeoutMs = 120_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(binary, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolvePromise({ code, stdout, stderr })
+    })
+  })
+}
+
+export const bundlePath = (action: ActionId): string => join(ROOT, 'dist', action, 'index.js')
+export const fixture = (...parts: string[]): string => join(ROOT, 'test/fixtures', ...parts)

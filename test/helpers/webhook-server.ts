@@ -1,0 +1,77 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+
+export interface ReceivedRequest {
+  method: string
+  path: string
+  headers: IncomingMessage['headers']
+  body: string
+}
+
+/** How the fake platform answers one request; the index counts from 0. */
+export type Responder = (
+  request: ReceivedRequest,
+  index: number,
+  res: ServerResponse,
+) => void | Promise<void>
+
+export interface WebhookServer {
+  url: string
+  requests: ReceivedRequest[]
+  stop(): Promise<void>
+}
+
+export const answer =
+  (
+    status: number,
+    body: unknown = { message: 'success' },
+    headers: Record<string, string> = {},
+  ): Responder =>
+  (_request, _index, res) => {
+    const text = typeof body === 'string' ? body : JSON.stringify(body)
+    res.writeHead(status, { 'Content-Type': 'application/json', ...headers })
+    res.end(text)
+  }
+
+/** Answers each request with the next responder; the last one repeats. */
+export const sequence =
+  (...responders: Responder[]): Responder =>
+  (request, index, res) =>
+    (responders[Math.min(index, responders.length - 1)] ?? answer(500))(request, index, res)
+
+/** The platform's webhook played on loopback: it records what arrives and answers as told. */
+export async function startWebhookServer(
+  respond: Responder = answer(200),
+  path = '/hooks/deploy',
+): Promise<WebhookServer> {
+  const requests: ReceivedRequest[] = []
+  const sockets = new Set<Socket>()
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const request: ReceivedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      }
+      requests.push(request)
+      void Promise.resolve(respond(request, requests.length - 1, res)).catch(() => res.destroy())
+    })
+  })
+  server.on('connection', (socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}${path}`,
+    requests,
+    stop: async () => {
+      for (const socket of sockets) socket.destroy()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
