@@ -9,28 +9,46 @@ const nonEmpty = v.pipe(v.string(), v.nonEmpty('must not be empty'))
 
 export const DeployRuleSchema = v.strictObject({ source: nonEmpty, target: nonEmpty })
 
+const mode = v.picklist(MODES, "expected 'auto' or 'manual'")
+const extraArgs = v.array(v.literal(FORCE_SYNC, `the only accepted value is '${FORCE_SYNC}'`))
+
+/** What is sent: every group complete (spec 2.1 "required if present"). */
 export const PayloadSchema = v.strictObject({
   backends: v.optional(
     v.strictObject({
-      images: v.array(nonEmpty),
+      images: v.pipe(v.array(nonEmpty), v.minLength(1, 'must list at least one image')),
+      deployRules: v.array(DeployRuleSchema),
+    }),
+  ),
+  codeAsData: v.optional(
+    v.strictObject({ image: v.optional(nonEmpty), updateMode: v.optional(mode) }),
+  ),
+  frontend: v.optional(v.strictObject({ image: nonEmpty })),
+  noDowntime: v.optional(v.strictObject({ promotionMode: mode })),
+  skipUpdateVersions: v.optional(v.boolean()),
+  extraArgs: v.optional(extraArgs),
+})
+
+/**
+ * A base payload from `payload-file`: the same keys, but groups may still be empty, as in the
+ * spec's default payload ("an empty frontend object … that is filled in later").
+ */
+export const BasePayloadSchema = v.strictObject({
+  backends: v.optional(
+    v.strictObject({
+      images: v.optional(v.array(nonEmpty)),
       deployRules: v.optional(v.array(DeployRuleSchema)),
     }),
   ),
   codeAsData: v.optional(
-    v.strictObject({
-      image: v.optional(nonEmpty),
-      updateMode: v.optional(v.picklist(MODES, "expected 'auto' or 'manual'")),
-    }),
+    v.strictObject({ image: v.optional(nonEmpty), updateMode: v.optional(mode) }),
   ),
-  frontend: v.optional(v.strictObject({ image: nonEmpty })),
-  noDowntime: v.optional(
-    v.strictObject({ promotionMode: v.picklist(MODES, "expected 'auto' or 'manual'") }),
-  ),
+  frontend: v.optional(v.strictObject({ image: v.optional(nonEmpty) })),
+  noDowntime: v.optional(v.strictObject({ promotionMode: v.optional(mode) })),
   skipUpdateVersions: v.optional(v.boolean()),
-  extraArgs: v.optional(
-    v.array(v.literal(FORCE_SYNC, `the only accepted value is '${FORCE_SYNC}'`)),
-  ),
+  extraArgs: v.optional(extraArgs),
 })
 
 export type DeployRule = v.InferOutput<typeof DeployRuleSchema>
 export type Payload = v.InferOutput<typeof PayloadSchema>
+export type BasePayload = v.InferOutput<typeof BasePayloadSchema>

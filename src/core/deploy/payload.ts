@@ -1,5 +1,11 @@
 import { InputError } from '../shared/errors.js'
-import { FORCE_SYNC, type DeployRule, type Mode, type Payload } from './payload-schema.js'
+import {
+  FORCE_SYNC,
+  type BasePayload,
+  type DeployRule,
+  type Mode,
+  type Payload,
+} from './payload-schema.js'
 
 export interface PayloadInputs {
   frontendImage?: string
@@ -27,7 +33,7 @@ const DEFAULT_MODE: Mode = 'manual'
  * append backend images, set the code-as-data image only when one was built. A group whose
  * required field would be missing is left out rather than sent half-empty.
  */
-export function buildPayload(inputs: PayloadInputs, base: Payload = {}): BuiltPayload {
+export function buildPayload(inputs: PayloadInputs, base: BasePayload = {}): BuiltPayload {
   const frontendImage = inputs.frontendImage ?? base.frontend?.image
   const backendImages = unique([...(base.backends?.images ?? []), ...inputs.backendImages])
   const deployRules = inputs.deployRules ?? base.backends?.deployRules ?? DEFAULT_DEPLOY_RULES

@@ -5,7 +5,7 @@ import { describeIssues } from '../shared/issues.js'
 import type { Logger, Reporter, Summary } from '../shared/ports.js'
 import type { DeployInputs } from './inputs.js'
 import { buildPayload } from './payload.js'
-import { PayloadSchema, type Payload } from './payload-schema.js'
+import { BasePayloadSchema, type BasePayload, type Payload } from './payload-schema.js'
 import { callWebhook, WebhookError, type WebhookResult } from './webhook.js'
 
 export interface DeployTools {
@@ -68,7 +68,7 @@ export async function runDeploy(inputs: DeployInputs, tools: DeployTools): Promi
 async function readBasePayload(
   path: string,
   readFile: (path: string) => Promise<string>,
-): Promise<Payload> {
+): Promise<BasePayload> {
   let text: string
   try {
     text = await readFile(path)
@@ -85,7 +85,7 @@ async function readBasePayload(
       `Invalid input 'payload-file' '${path}': not valid JSON (${errorMessage(error)}).`,
     )
   }
-  const result = v.safeParse(PayloadSchema, document)
+  const result = v.safeParse(BasePayloadSchema, document)
   if (!result.success) {
     const problems = describeIssues(result.issues).join('; ')
     throw new ActionError(

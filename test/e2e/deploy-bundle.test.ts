@@ -1,0 +1,334 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import type { ServerResponse } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { NODES } from '../helpers/node-binaries.js'
+import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
+import { expectNoSecrets } from '../helpers/secrets.js'
+import {
+  answer,
+  sequence,
+  startWebhookServer,
+  type Responder,
+  type WebhookServer,
+} from '../helpers/webhook-server.js'
+
+const TOKEN = 'wh-token-7c1d9e2a4b'
+const HOOK_PATH = '/hooks/5e6f7a8b9c0d-deploy-key'
+const IMAGES = {
+  'frontend-image': '127.0.0.1:5000/shop/frontend:main-1a2b3c4',
+  'backend-images':
+    '127.0.0.1:5000/shop/backend:main-1a2b3c4\n127.0.0.1:5000/shop/worker:main-1a2b3c4',
+  'codeasdata-image': '127.0.0.1:5000/shop/codeasdata:main-1a2b3c4',
+}
+const EXPECTED_PAYLOAD = {
+  frontend: { image: IMAGES['frontend-image'] },
+  backends: {
+    images: ['127.0.0.1:5000/shop/backend:main-1a2b3c4', '127.0.0.1:5000/shop/worker:main-1a2b3c4'],
+    deployRules: [{ source: '.*', target: '.*' }],
+  },
+  codeAsData: { image: IMAGES['codeasdata-image'], updateMode: 'manual' },
+  noDowntime: { promotionMode: 'manual' },
+}
+
+let server: WebhookServer
+let respond: Responder = answer(200)
+beforeAll(async () => {
+  server = await startWebhookServer(
+    (request, index, res) => respond(request, index, res),
+    HOOK_PATH,
+  )
+})
+afterAll(async () => {
+  await server.stop()
+})
+
+/** Each scenario starts with a fresh request log and its own answer. */
+function serve(responder: Responder): void {
+  server.requests.length = 0
+  respond = responder
+}
+
+const secrets = (): string[] => [TOKEN, server.url, HOOK_PATH, 'Bearer ' + TOKEN]
+const captured = (run: RunResult): Record<string, string> => ({
+  stdout: run.stdout,
+  stderr: run.stderr,
+  ...run.files,
+})
+const withSecrets = (inputs: Record<string, string>): Record<string, string> => ({
+  'webhook-url': server.url,
+  'webhook-token': TOKEN,
+  ...inputs,
+})
+
+describe.each(NODES)('the deploy bundle as the GitHub runner runs it, on $label', ({ binary }) => {
+  test('sends the exact payload and headers, writes the outputs and the summary', async () => {
+    serve(answer(200, { message: 'success' }))
+    const run = await runAsGithub('deploy', { node: binary, inputs: withSecrets(IMAGES) })
+
+    expect(run.code).toBe(0)
+    expect(server.requests).toHaveLength(1)
+    const [request] = server.requests
+    expect(request?.method).toBe('POST')
+    expect(request?.path).toBe(HOOK_PATH)
+    expect(request?.headers.authorization).toBe(`Bearer ${TOKEN}`)
+    expect(request?.headers['content-type']).toBe('application/json')
+    expect(request?.headers.accept).toBe('application/json')
+    expect(JSON.parse(request?.body ?? '')).toEqual(EXPECTED_PAYLOAD)
+    expect(run.outputs).toEqual({ payload: request?.body, status: '200', message: 'success' })
+    expect(run.summary).toContain('| Frontend image | 127.0.0.1:5000/shop/frontend:main-1a2b3c4 |')
+    expect(run.summary).toContain('| Status | 200 (after 1 attempt(s)) |')
+    expect(run.stdout).toContain('::add-mask::')
+    expectNoSecrets(captured(run), secrets())
+  })
+})
+
+describe('failures through the GitHub bundle', () => {
+  const page = '<html><body>Bad gateway</body></html>'
+  test.each<[string, Responder, number, string]>([
+    [
+      '400 with a JSON error',
+      answer(400, { error: 'invalid payload' }),
+      1,
+      'HTTP 400. Response body: {"error":"invalid payload"}',
+    ],
+    ['401', answer(401, { error: 'unauthorized' }), 1, 'HTTP 401 (check the webhook token'],
+    ['403', answer(403, 'forbidden'), 1, 'HTTP 403'],
+    ['404', answer(404, 'not found'), 1, 'HTTP 404 (check the webhook address'],
+    ['413', answer(413, 'too large'), 1, 'HTTP 413 (the payload is too large'],
+    ['500, never repeated', answer(500, page), 1, `HTTP 500. Response body: ${page}`],
+    [
+      '200 with another message',
+      answer(200, { message: 'queued' }),
+      1,
+      'answered 200 but not with {"message": "success"}',
+    ],
+    ['200 with invalid JSON', answer(200, '{"message":'), 1, 'answered 200 but not with'],
+    ['503 three times', answer(503, 'busy'), 3, 'Gave up after 3 attempts'],
+    [
+      'a redirect',
+      answer(307, '', { Location: 'https://elsewhere.example.net/x' }),
+      1,
+      "a redirect to 'elsewhere.example.net'",
+    ],
+  ])('%s fails the step with a clear message', async (_name, responder, requests, message) => {
+    serve(responder)
+    const run = await runAsGithub('deploy', { inputs: withSecrets(IMAGES) })
+    expect(run.code).toBe(1)
+    expect(server.requests).toHaveLength(requests)
+    expect(run.stdout).toContain('::error title=olympe deploy failed::')
+    expect(run.stdout).toContain(message)
+    expectNoSecrets(captured(run), secrets())
+  })
+
+  test.each<[string, Responder, number]>([
+    ['502 then success', sequence(answer(502), answer(200)), 2],
+    ['504, 503 then success', sequence(answer(504), answer(503), answer(200)), 3],
+    [
+      '429 asking to wait 0 s, then success',
+      sequence(answer(429, 'slow down', { 'Retry-After': '0' }), answer(200)),
+      2,
+    ],
+  ])('%s succeeds after retrying', async (_name, responder, requests) => {
+    serve(responder)
+    const run = await runAsGithub('deploy', { inputs: withSecrets(IMAGES) })
+    expect(run.code).toBe(0)
+    expect(server.requests).toHaveLength(requests)
+    expect(new Set(server.requests.map((r) => r.body)).size).toBe(1)
+  })
+
+  test('a hang fails within timeout-seconds, without a second POST', async () => {
+    serve(() => undefined)
+    const started = Date.now()
+    const run = await runAsGithub('deploy', {
+      inputs: withSecrets({ ...IMAGES, 'timeout-seconds': '2' }),
+    })
+    expect(run.code).toBe(1)
+    expect(Date.now() - started).toBeLessThan(10_000)
+    expect(server.requests).toHaveLength(1)
+    expect(run.stdout).toContain("did not complete within 'timeout-seconds' (2 s)")
+  })
+
+  test('a refused connection is retried, then fails', async () => {
+    const closed = await startWebhookServer()
+    const url = closed.url
+    await closed.stop()
+    const run = await runAsGithub('deploy', {
+      inputs: { ...IMAGES, 'webhook-url': url, 'webhook-token': TOKEN },
+    })
+    expect(run.code).toBe(1)
+    expect(run.stdout.match(/POST to the deployment webhook/g)).toHaveLength(3)
+    expect(run.stdout).toContain('refused the connection (ECONNREFUSED). Gave up after 3 attempts')
+    expectNoSecrets(captured(run), [TOKEN, url])
+  })
+
+  test.each<[string, Record<string, string>, string]>([
+    ['no image at all', {}, 'Nothing to deploy'],
+    [
+      'an untagged image',
+      { 'frontend-image': 'reg.example.com/shop/frontend' },
+      "Invalid input 'frontend-image' 'reg.example.com/shop/frontend'",
+    ],
+    ['a bad boolean', { ...IMAGES, 'dry-run': 'yes' }, "Invalid input 'dry-run' 'yes'"],
+    [
+      'a bad mode',
+      { ...IMAGES, 'promotion-mode': 'later' },
+      "Invalid input 'promotion-mode' 'later'",
+    ],
+    [
+      'a rule that does not compile',
+      { ...IMAGES, 'deploy-rules': '- source: "(api"\n  target: ".*"' },
+      'not a valid regular expression',
+    ],
+    [
+      'a bad timeout',
+      { ...IMAGES, 'timeout-seconds': 'soon' },
+      "Invalid input 'timeout-seconds' 'soon'",
+    ],
+    [
+      'a payload file that is not there',
+      { ...IMAGES, 'payload-file': 'missing.json' },
+      "Invalid input 'payload-file' 'missing.json': cannot read it",
+    ],
+  ])('%s: exits 1 before sending anything, naming the input', async (_name, inputs, message) => {
+    serve(answer(200))
+    const run = await runAsGithub('deploy', { inputs: withSecrets(inputs) })
+    expect(run.code).toBe(1)
+    expect(server.requests).toHaveLength(0)
+    expect(run.stdout).toContain(message)
+    expectNoSecrets(captured(run), secrets())
+  })
+
+  test('a missing token is named, and nothing is sent', async () => {
+    serve(answer(200))
+    const run = await runAsGithub('deploy', { inputs: { ...IMAGES, 'webhook-url': server.url } })
+    expect(run.code).toBe(1)
+    expect(server.requests).toHaveLength(0)
+    expect(run.stdout).toContain(
+      "::error title=olympe deploy%3A invalid input 'webhook-token'::Invalid input 'webhook-token' (value hidden: secret): is required",
+    )
+  })
+})
+
+describe('a base payload file', () => {
+  let workspace = ''
+  beforeAll(async () => {
+    workspace = await mkdtemp(join(tmpdir(), 'olympe-ws-'))
+    await writeFile(
+      join(workspace, 'good.json'),
+      JSON.stringify({
+        frontend: {},
+        backends: { images: ['r.io/shop/legacy:7'] },
+        codeAsData: { updateMode: 'auto' },
+      }),
+    )
+    await writeFile(
+      join(workspace, 'unknown-key.json'),
+      JSON.stringify({ backends: { images: [], rules: [] } }),
+    )
+    await writeFile(join(workspace, 'bad-arg.json'), JSON.stringify({ extraArgs: ['--prune'] }))
+  })
+  afterAll(async () => {
+    await rm(workspace, { recursive: true, force: true })
+  })
+
+  test.each([
+    ['an unknown key, named with its path', 'unknown-key.json', "unknown key 'backends.rules'"],
+    [
+      'an extra argument other than --force-sync',
+      'bad-arg.json',
+      "at 'extraArgs.0': the only accepted value is '--force-sync'",
+    ],
+  ])('%s is refused before sending', async (_name, file, message) => {
+    serve(answer(200))
+    const run = await runAsGithub('deploy', {
+      cwd: workspace,
+      inputs: withSecrets({ ...IMAGES, 'payload-file': file }),
+    })
+    expect(run.code).toBe(1)
+    expect(server.requests).toHaveLength(0)
+    expect(run.stdout).toContain(message)
+  })
+
+  test('the inputs set and append to it; an empty frontend group is never sent', async () => {
+    serve(answer(200))
+    const run = await runAsGithub('deploy', {
+      cwd: workspace,
+      inputs: withSecrets({ 'backend-images': 'r.io/shop/api:8', 'payload-file': 'good.json' }),
+    })
+    expect(run.code).toBe(0)
+    expect(JSON.parse(server.requests[0]?.body ?? '')).toEqual({
+      backends: {
+        images: ['r.io/shop/legacy:7', 'r.io/shop/api:8'],
+        deployRules: [{ source: '.*', target: '.*' }],
+      },
+      codeAsData: { updateMode: 'auto' },
+      noDowntime: { promotionMode: 'manual' },
+    })
+  })
+})
+
+describe('the same scenarios through the command line give the same payload', () => {
+  const scenarios: Array<[string, Record<string, string>]> = [
+    ['all images', IMAGES],
+    [
+      'frontend only, auto modes',
+      {
+        'frontend-image': IMAGES['frontend-image'],
+        'codeasdata-update-mode': 'auto',
+        'promotion-mode': 'auto',
+      },
+    ],
+    [
+      'backends with YAML rules',
+      {
+        'backend-images': IMAGES['backend-images'],
+        'deploy-rules': '- source: worker\n  target: ^(?!api).*$\n- source: backend\n  target: api',
+      },
+    ],
+    [
+      'force sync only, skipping version updates',
+      { 'force-sync': 'true', 'skip-update-versions': 'TRUE' },
+    ],
+  ]
+  test.each(scenarios)('%s', async (_name, inputs) => {
+    serve(answer(200))
+    const github = await runAsGithub('deploy', { inputs: withSecrets(inputs) })
+    serve(answer(200))
+    const cli = await runCli('deploy', { inputs: withSecrets(inputs), env: { GITLAB_CI: 'true' } })
+    expect([github.code, cli.code]).toEqual([0, 0])
+    expect(server.requests).toHaveLength(1)
+    expect(server.requests[0]?.body).toBe(github.outputs.payload)
+    expect(cli.outputs).toEqual(github.outputs)
+    expectNoSecrets(captured(cli), secrets())
+  })
+
+  test('flags work like INPUT_ variables, and a dry run sends nothing', async () => {
+    serve(answer(200))
+    const run = await runCli('deploy', {
+      inputs: { 'webhook-url': server.url, 'webhook-token': TOKEN },
+      args: ['--frontend-image', IMAGES['frontend-image'], '--dry-run'],
+    })
+    expect(run.code).toBe(0)
+    expect(server.requests).toHaveLength(0)
+    expect(run.stdout).toContain('Dry run: this request would be sent, and nothing was.')
+    expect(run.stdout).toContain('Authorization: Bearer *** (webhook-token)')
+    expect(JSON.parse(run.outputs.payload ?? '')).toEqual({
+      frontend: { image: IMAGES['frontend-image'] },
+      codeAsData: { updateMode: 'manual' },
+      noDowntime: { promotionMode: 'manual' },
+    })
+    expectNoSecrets(captured(run), secrets())
+  })
+
+  test('an invalid input fails the same way', async () => {
+    serve(answer(200))
+    const run = await runCli('deploy', { inputs: withSecrets({ 'frontend-image': 'Bad:Image' }) })
+    expect(run.code).toBe(1)
+    expect(server.requests).toHaveLength(0)
+    expect(run.stderr).toContain("Error: Invalid input 'frontend-image' 'Bad:Image'")
+  })
+})
+
+export type { ServerResponse }
