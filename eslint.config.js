@@ -10,7 +10,13 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['*.js', 'bin/*.js', 'scripts/*.js', 'test/fixtures/*/*.js'],
+          allowDefaultProject: [
+            '*.js',
+            'bin/*.js',
+            'scripts/*.js',
+            'test/fixtures/*/*.js',
+            'bench/baselines/*.mjs',
+          ],
         },
         tsconfigRootDir: import.meta.dirname,
       },
@@ -50,11 +56,11 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js'],
+    files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
   {
-    files: ['**/*.js'],
+    files: ['**/*.js', '**/*.mjs'],
     rules: { '@typescript-eslint/explicit-function-return-type': 'off' },
   },
   prettier,

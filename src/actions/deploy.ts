@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { deployDefinition, type DeployInputName } from '../core/deploy/definition.js'
-import { parseDeployInputs } from '../core/deploy/inputs.js'
+import { parseDeployInputs, type ParseYaml } from '../core/deploy/inputs.js'
 import { runDeploy } from '../core/deploy/run.js'
 import { webhookUrlSecrets } from '../core/deploy/secrets.js'
 import type { Action } from '../platform/run.js'
@@ -12,7 +12,10 @@ export const deployAction: Action<DeployInputName> = {
   definition: deployDefinition,
   derivedSecrets: (raw) => webhookUrlSecrets(raw['webhook-url']),
   async run(raw, tools) {
-    const inputs = await tools.logger.group('Inputs', () => Promise.resolve(parseDeployInputs(raw)))
+    const parseYaml = await yamlParserFor(raw['deploy-rules'])
+    const inputs = await tools.logger.group('Inputs', () =>
+      Promise.resolve(parseDeployInputs(raw, parseYaml)),
+    )
     await runDeploy(inputs, {
       ...tools,
       http: createHttpClient(),
@@ -23,4 +26,15 @@ export const deployAction: Action<DeployInputName> = {
       now: () => Date.now(),
     })
   },
+}
+
+/** The YAML parser is a third of the bundle: load it only for rules that are not plain JSON. */
+async function yamlParserFor(rules: string): Promise<ParseYaml> {
+  try {
+    if (rules !== '') JSON.parse(rules)
+    return JSON.parse
+  } catch {
+    const { parse } = await import('yaml')
+    return (text: string) => parse(text) as unknown
+  }
 }

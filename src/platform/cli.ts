@@ -10,7 +10,7 @@ type Env = Record<string, string | undefined>
 type Write = (text: string) => void
 
 export interface CliRuntime extends Runtime {
-  readonly args: CliArgs<string>
+  readonly cliArgs: CliArgs<string>
 }
 
 /**
@@ -66,7 +66,7 @@ export function createCliRuntime<I extends string>(
     redactor,
     logger,
     reporter,
-    args,
+    cliArgs: args,
     readInputs: <J extends string>(asked: ActionDefinition<J>) => ({
       ...inputsFromEnv(asked, env),
       ...(args.given as unknown as Partial<Record<J, string>>),

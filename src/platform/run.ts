@@ -49,15 +49,17 @@ export async function runAction<I extends string>(action: Action<I>): Promise<vo
     process.exitCode = 1
     return
   }
-  if (
-    'args' in runtime &&
-    (runtime as { args: { options: { help: boolean } } }).args.options.help
-  ) {
+  if (runtime.cliArgs?.options.help) {
     process.stdout.write(`${usage(action.definition)}\n`)
     return
   }
   const given = runtime.readInputs(action.definition)
   for (const name of secretInputs(action.definition)) runtime.registerSecret(given[name] ?? '')
+  for (const name of runtime.cliArgs?.secretFlags ?? []) {
+    runtime.logger.warning(
+      `The secret '${name}' was given as a flag, which process lists and job logs can show: prefer the INPUT_${name.toUpperCase().replace(/-/g, '_')} environment variable.`,
+    )
+  }
   const raw = withDefaults(action.definition, given)
   for (const secret of action.derivedSecrets?.(raw) ?? []) runtime.registerSecret(secret)
 

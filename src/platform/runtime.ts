@@ -1,6 +1,7 @@
 import type { ActionDefinition } from '../core/definition.js'
 import type { Redactor } from '../core/shared/redactor.js'
 import type { Logger, Reporter } from '../core/shared/ports.js'
+import type { CliArgs } from './cli-args.js'
 import type { CiContext } from './context.js'
 
 /** Everything that differs between the GitHub runner and a CLI / GitLab job. */
@@ -10,6 +11,8 @@ export interface Runtime {
   readonly redactor: Redactor
   readonly logger: Logger
   readonly reporter: Reporter
+  /** Present on the command line only: options such as --help and which secrets came as flags. */
+  readonly cliArgs?: CliArgs<string>
   /** The inputs as given (before defaults), or an error naming a bad flag. */
   readInputs<I extends string>(definition: ActionDefinition<I>): Partial<Record<I, string>>
   /** Masks a value in everything printed from now on (and on GitHub, in the runner's log too). */

@@ -24,6 +24,8 @@ export const exec: Exec = (command, args, options: ExecOptions = {}) =>
       clearTimeout(timer)
       resolve({ code: code ?? (signal ? 128 : 1), stdout: out.end(), stderr: err.end() })
     })
+    // A tool that exits without reading its input (docker version) must not crash us with EPIPE.
+    child.stdin.on('error', () => undefined)
     child.stdin.end(options.input ?? '')
   })
 

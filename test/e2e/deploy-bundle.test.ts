@@ -322,6 +322,34 @@ describe('the same scenarios through the command line give the same payload', ()
     expectNoSecrets(captured(run), secrets())
   })
 
+  test('--help lists every input and exits 0 without doing anything', async () => {
+    serve(answer(200))
+    const run = await runCli('deploy', { inputs: {}, args: ['--help'] })
+    expect(run.code).toBe(0)
+    expect(server.requests).toHaveLength(0)
+    for (const name of [
+      '--webhook-url <value>',
+      '--frontend-image <value>',
+      '--dry-run',
+      '--dotenv <file>',
+    ]) {
+      expect(run.stdout).toContain(name)
+    }
+  })
+
+  test('a secret given as a flag works, is masked, and earns a warning', async () => {
+    serve(answer(200))
+    const run = await runCli('deploy', {
+      inputs: { 'frontend-image': IMAGES['frontend-image'] },
+      args: ['--webhook-url', server.url, '--webhook-token', TOKEN],
+    })
+    expect(run.code).toBe(0)
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`)
+    expect(run.stderr).toContain("Warning: The secret 'webhook-token' was given as a flag")
+    expect(run.stderr).toContain('prefer the INPUT_WEBHOOK_TOKEN environment variable')
+    expectNoSecrets(captured(run), secrets())
+  })
+
   test('an invalid input fails the same way', async () => {
     serve(answer(200))
     const run = await runCli('deploy', { inputs: withSecrets({ 'frontend-image': 'Bad:Image' }) })

@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals'
 import { withDefaults } from '../../src/core/definition.js'
 import { deployDefinition, type DeployInputName } from '../../src/core/deploy/definition.js'
+import { parse as parseYaml } from 'yaml'
 import { parseDeployInputs } from '../../src/core/deploy/inputs.js'
 import { InputError } from '../../src/core/shared/errors.js'
 
@@ -13,7 +14,7 @@ const valid: Partial<Record<DeployInputName, string>> = {
 const parse = (
   overrides: Partial<Record<DeployInputName, string>>,
 ): ReturnType<typeof parseDeployInputs> =>
-  parseDeployInputs(withDefaults(deployDefinition, { ...valid, ...overrides }))
+  parseDeployInputs(withDefaults(deployDefinition, { ...valid, ...overrides }), parseYaml)
 
 describe('deploy inputs', () => {
   test('defaults come from the definition, as action.yml gives them on GitHub', () => {

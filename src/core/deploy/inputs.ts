@@ -1,5 +1,4 @@
 import * as v from 'valibot'
-import { parse as parseYaml } from 'yaml'
 import type { RawInputs } from '../definition.js'
 import { errorMessage } from '../shared/errors.js'
 import { IMAGE_REFERENCE_EXPECTED, parseImageReference } from '../shared/image-ref.js'
@@ -73,11 +72,17 @@ const imageReferenceList = refine((raw) => {
   return images
 })
 
-const deployRules = refine<DeployRule[] | undefined>((raw) =>
-  raw === '' ? undefined : parseDeployRules(raw),
-)
+/** YAML is a superset of JSON; the YAML parser is injected so that JSON users never load it. */
+export type ParseYaml = (text: string) => unknown
 
-export function parseDeployRules(raw: string): DeployRule[] | { problem: string } {
+function deployRules(parseYaml: ParseYaml): v.GenericSchema<string, DeployRule[] | undefined> {
+  return refine((raw) => (raw === '' ? undefined : parseDeployRules(raw, parseYaml)))
+}
+
+export function parseDeployRules(
+  raw: string,
+  parseYaml: ParseYaml,
+): DeployRule[] | { problem: string } {
   let document: unknown
   try {
     document = parseYaml(raw)
@@ -111,45 +116,51 @@ function regexProblem(pattern: string): string | undefined {
   }
 }
 
-const DeployInputsSchema = v.pipe(
-  v.object({
-    'webhook-url': webhookUrl,
-    'webhook-token': requiredSecret(
-      'set it from the secret the platform operator gave you (WEBHOOK_TOKEN)',
-    ),
-    'frontend-image': imageReference,
-    'backend-images': imageReferenceList,
-    'codeasdata-image': imageReference,
-    'deploy-rules': deployRules,
-    'codeasdata-update-mode': choiceInput(MODES),
-    'promotion-mode': choiceInput(MODES),
-    'skip-update-versions': booleanInput,
-    'force-sync': booleanInput,
-    'payload-file': optionalText,
-    'timeout-seconds': integerInput(1, 3600),
-    'dry-run': booleanInput,
-    'allow-insecure-http': booleanInput,
-  }),
-  v.transform((i): DeployInputs => ({
-    webhookUrl: i['webhook-url'],
-    webhookToken: i['webhook-token'],
-    frontendImage: i['frontend-image'],
-    backendImages: i['backend-images'],
-    codeasdataImage: i['codeasdata-image'],
-    deployRules: i['deploy-rules'],
-    codeasdataUpdateMode: i['codeasdata-update-mode'],
-    promotionMode: i['promotion-mode'],
-    skipUpdateVersions: i['skip-update-versions'],
-    forceSync: i['force-sync'],
-    payloadFile: i['payload-file'],
-    timeoutSeconds: i['timeout-seconds'],
-    dryRun: i['dry-run'],
-    allowInsecureHttp: i['allow-insecure-http'],
-  })),
-)
+const deployInputsSchema = (
+  parseYaml: ParseYaml,
+): v.GenericSchema<RawInputs<DeployInputName>, DeployInputs> =>
+  v.pipe(
+    v.object({
+      'webhook-url': webhookUrl,
+      'webhook-token': requiredSecret(
+        'set it from the secret the platform operator gave you (WEBHOOK_TOKEN)',
+      ),
+      'frontend-image': imageReference,
+      'backend-images': imageReferenceList,
+      'codeasdata-image': imageReference,
+      'deploy-rules': deployRules(parseYaml),
+      'codeasdata-update-mode': choiceInput(MODES),
+      'promotion-mode': choiceInput(MODES),
+      'skip-update-versions': booleanInput,
+      'force-sync': booleanInput,
+      'payload-file': optionalText,
+      'timeout-seconds': integerInput(1, 3600),
+      'dry-run': booleanInput,
+      'allow-insecure-http': booleanInput,
+    }),
+    v.transform((i): DeployInputs => ({
+      webhookUrl: i['webhook-url'],
+      webhookToken: i['webhook-token'],
+      frontendImage: i['frontend-image'],
+      backendImages: i['backend-images'],
+      codeasdataImage: i['codeasdata-image'],
+      deployRules: i['deploy-rules'],
+      codeasdataUpdateMode: i['codeasdata-update-mode'],
+      promotionMode: i['promotion-mode'],
+      skipUpdateVersions: i['skip-update-versions'],
+      forceSync: i['force-sync'],
+      payloadFile: i['payload-file'],
+      timeoutSeconds: i['timeout-seconds'],
+      dryRun: i['dry-run'],
+      allowInsecureHttp: i['allow-insecure-http'],
+    })),
+  )
 
-export function parseDeployInputs(raw: RawInputs<DeployInputName>): DeployInputs {
-  const inputs = parseInputs(deployDefinition, DeployInputsSchema, raw)
+export function parseDeployInputs(
+  raw: RawInputs<DeployInputName>,
+  parseYaml: ParseYaml = JSON.parse,
+): DeployInputs {
+  const inputs = parseInputs(deployDefinition, deployInputsSchema(parseYaml), raw)
   const insecure = insecureHttpProblem(inputs.webhookUrl, inputs.allowInsecureHttp)
   if (insecure) {
     throw new InputError(

@@ -1,0 +1,69 @@
+// `npm run bench`: medians of repeated runs, each against its baseline measured in the same run.
+// Writes bench/results.json and the README's performance section. Not part of `npm test`.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { replaceBetweenMarkers } from '../scripts/render/readme.js'
+import { benchBundles, type BundleFigure } from './bundles.js'
+import { benchDeploy, benchLargeResponse } from './deploy.js'
+import type { Figure } from './measure.js'
+
+const ROOT = join(import.meta.dirname, '..')
+const RUNS = Number(process.env.BENCH_RUNS ?? 15)
+
+const tmp = await mkdtemp(join(tmpdir(), 'olympe-bench-'))
+try {
+  console.log(`deploy overhead, ${RUNS} runs each…`)
+  const deploy = await benchDeploy(RUNS, tmp)
+  console.log('bundle size and load time…')
+  const bundles = await benchBundles(RUNS)
+  console.log('deploy with a 10 MB response…')
+  const large = await benchLargeResponse(Math.max(3, Math.floor(RUNS / 3)), tmp)
+  const results = {
+    date: new Date().toISOString(),
+    runs: RUNS,
+    node: 'node24',
+    deploy,
+    bundles,
+    large,
+  }
+  await writeFile(join(ROOT, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`)
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
+  await writeFile(
+    join(ROOT, 'README.md'),
+    replaceBetweenMarkers(readme, 'performance', renderTables(deploy, bundles, large)),
+  )
+  console.log(renderTables(deploy, bundles, large))
+} finally {
+  await rm(tmp, { recursive: true, force: true })
+}
+
+function renderTables(
+  deploy: Record<string, Figure>,
+  bundles: BundleFigure[],
+  large: Figure,
+): string {
+  const floor = deploy['(a) node:http script'] as Figure
+  const ratio = (value: number, base: number): string => `${(value / base).toFixed(2)}×`
+  const deployRows = Object.values(deploy).map(
+    (f) =>
+      `| ${f.name} | ${(f.seconds * 1000).toFixed(0)} ms | ${ratio(f.seconds, floor.seconds)} | ${f.maxRssMb.toFixed(1)} MB | ${ratio(f.maxRssMb, floor.maxRssMb)} |`,
+  )
+  const bundleRows = bundles.map(
+    (b) =>
+      `| \`dist/${b.action}/index.js\` | ${(b.bytes / 1024).toFixed(0)} KB | ${(b.gzipBytes / 1024).toFixed(0)} KB | ${b.loadMs.toFixed(0)} ms | ${b.maxRssMb.toFixed(1)} MB |`,
+  )
+  return [
+    `Medians of ${RUNS} interleaved runs on this project's CI machine (2 cores), Node 24; ratios against baseline (a) measured in the same run. Targets: deploy at most 1.3× (a) in time and memory; bundles under 400 KB, load under 60 ms; peak RSS under 100 MB.`,
+    '',
+    '| Deploy, one POST to a loopback webhook | Time | vs (a) | Peak RSS | vs (a) |',
+    '|---|---|---|---|---|',
+    ...deployRows,
+    '',
+    '| Bundle | Size (minified) | gzip | Load (over empty `node`) | Peak RSS |',
+    '|---|---|---|---|---|',
+    ...bundleRows,
+    '',
+    `Deploy when the webhook answers with a 10 MB body: ${(large.seconds * 1000).toFixed(0)} ms, peak RSS ${large.maxRssMb.toFixed(1)} MB (only 64 KiB of the body is kept).`,
+  ].join('\n')
+}
