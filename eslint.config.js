@@ -20,7 +20,13 @@ export default tseslint.config(
         },
         tsconfigRootDir: import.meta.dirname,
       },
-      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+      },
     },
     rules: {
       '@typescript-eslint/explicit-function-return-type': [
