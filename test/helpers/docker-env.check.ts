@@ -40,7 +40,10 @@ function imageName(kind: string): string {
   return `sample/${kind}`
 }
 
-async function buildAndPush(registry: Registry, env: NodeJS.ProcessEnv) {
+async function buildAndPush(
+  registry: Registry,
+  env: NodeJS.ProcessEnv,
+): Promise<Record<string, string>> {
   const pushed: Record<string, string> = {}
   for (const { kind, sources } of KINDS) {
     const reference = `${registry.host}/${imageName(kind)}:${TAG}`
@@ -70,15 +73,19 @@ async function buildAndPush(registry: Registry, env: NodeJS.ProcessEnv) {
   return pushed
 }
 
-async function checkRegistryContent(registry: Registry, pushed: Record<string, string>) {
+async function checkRegistryContent(
+  registry: Registry,
+  pushed: Record<string, string>,
+): Promise<void> {
   const catalog = await registry.catalog()
   assert.deepEqual([...catalog].sort(), KINDS.map(({ kind }) => imageName(kind)).sort())
   for (const { kind } of KINDS) {
     assert.deepEqual(await registry.tags(imageName(kind)), [TAG])
     const manifest = await registry.manifest(imageName(kind), TAG)
     assert.equal(manifest.digest, pushed[kind], `${kind}: registry digest vs docker push digest`)
-    assert.equal(manifest.config.Labels?.draw_version, DRAW_VERSION, `${kind}: draw_version`)
-    assert.equal(manifest.config.Labels?.['olympe.test.base'], kind, `${kind}: base image label`)
+    const labels = manifest.config.Labels ?? {}
+    assert.equal(labels.draw_version, DRAW_VERSION, `${kind}: draw_version`)
+    assert.equal(labels['olympe.test.base'], kind, `${kind}: base image label`)
   }
   assert.deepEqual(await registry.tags('sample/unknown'), [])
 }
@@ -92,8 +99,8 @@ function owners(listing: string): { name: string; uid: string; gid: string }[] {
     .map((cols) => ({ name: cols[cols.length - 1] ?? '', uid: cols[2] ?? '', gid: cols[3] ?? '' }))
 }
 
-async function checkImageContent(registry: Registry) {
-  const image = (kind: string) => `${registry.host}/${imageName(kind)}:${TAG}`
+async function checkImageContent(registry: Registry): Promise<void> {
+  const image = (kind: string): string => `${registry.host}/${imageName(kind)}:${TAG}`
   const web = await step('run frontend ls', () =>
     dockerRun(image('frontend'), ['ls', '-ln', '/usr/share/nginx/html']),
   )
@@ -114,7 +121,7 @@ async function checkImageContent(registry: Registry) {
   assert.match(app, /backend started/)
 }
 
-async function main() {
+async function main(): Promise<void> {
   const cold = process.argv.includes('--cold')
   await step('ensureDockerDaemon', ensureDockerDaemon)
   if (cold) await docker(['image', 'rm', '--force', ...Object.values(BASE_IMAGES)]).catch(() => '')

@@ -42,6 +42,7 @@ export async function ensureDockerDaemon(): Promise<void> {
     throw new Error(
       `No Docker daemon answers \`docker info\`: run .ci/setup-docker.sh as root first. ` +
         `(${errorMessage(error)})`,
+      { cause: error },
     )
   }
 }

@@ -55,6 +55,7 @@ export async function startRegistry(options: RegistryOptions): Promise<Registry>
     await rm(dir, { recursive: true, force: true })
     throw new Error(
       `Writing the registry config failed (run .ci/setup-docker.sh?): ${errorMessage(error)}`,
+      { cause: error },
     )
   }
   const child = spawn('docker-registry', ['serve', configPath], {
@@ -92,7 +93,11 @@ export async function startRegistry(options: RegistryOptions): Promise<Registry>
   }
 }
 
-async function writeRegistryConfig(dir: string, port: number, auth: RegistryOptions) {
+async function writeRegistryConfig(
+  dir: string,
+  port: number,
+  auth: RegistryOptions,
+): Promise<string> {
   const htpasswdPath = join(dir, 'htpasswd')
   // -i reads the password from stdin, which keeps it out of argv and of error messages.
   const { stdout } = await run('htpasswd', ['-nBi', auth.user], { input: auth.password })
@@ -121,7 +126,11 @@ async function writeRegistryConfig(dir: string, port: number, auth: RegistryOpti
   return configPath
 }
 
-async function waitUntilAuthRequired(url: string, child: ChildProcess, logs: () => string) {
+async function waitUntilAuthRequired(
+  url: string,
+  child: ChildProcess,
+  logs: () => string,
+): Promise<void> {
   const deadline = Date.now() + STARTUP_TIMEOUT_MS
   let spawnError: Error | undefined
   child.once('error', (error) => (spawnError = error))
@@ -174,14 +183,16 @@ async function readManifest(get: Get, name: string, tag: string): Promise<ImageM
   const configDigest = field(field(manifest, 'config'), 'digest')
   if (typeof configDigest !== 'string') throw new Error(`Manifest ${name}:${tag} has no config`)
   const blob = await getJson(get, `/v2/${name}/blobs/${configDigest}`)
-  const config = (field(blob, 'config') ?? {}) as ImageConfig & { Labels?: unknown }
+  const config = (field(blob, 'config') ?? {}) as Omit<ImageConfig, 'Labels'> & {
+    Labels?: ImageConfig['Labels'] | null
+  }
   // Docker writes `"Labels": null` for an image without labels.
   if (config.Labels === null) delete config.Labels
   return {
     digest: response.headers.get('docker-content-digest') ?? '',
-    mediaType: String(field(manifest, 'mediaType') ?? response.headers.get('content-type')),
+    mediaType: stringField(manifest, 'mediaType') ?? response.headers.get('content-type') ?? '',
     configDigest,
-    config,
+    config: config as ImageConfig,
   }
 }
 
@@ -199,6 +210,11 @@ function field(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null
     ? (value as Record<string, unknown>)[key]
     : undefined
+}
+
+function stringField(value: unknown, key: string): string | undefined {
+  const found = field(value, key)
+  return typeof found === 'string' ? found : undefined
 }
 
 function stringList(value: unknown, key: string): string[] {

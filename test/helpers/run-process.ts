@@ -33,7 +33,10 @@ export function run(command: string, args: string[], options: RunOptions = {}): 
     child.on('close', (code, signal) => {
       clearTimeout(timer)
       const result = { stdout: chunksToText(stdout), stderr: chunksToText(stderr) }
-      if (code === 0) return resolve(result)
+      if (code === 0) {
+        resolve(result)
+        return
+      }
       const how = signal ? `was killed by ${signal}` : `exited with ${code}`
       reject(new Error(`${describeCommand(command, args)} ${how}: ${result.stderr.trim()}`))
     })

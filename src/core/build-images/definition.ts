@@ -1,10 +1,129 @@
 import type { ActionDefinition } from '../definition.js'
 
-// Stub: filled in by the build-images work.
 export const buildImagesDefinition = {
   id: 'build-images',
   name: 'Olympe build images',
-  description: 'TODO',
-  inputs: {},
-  outputs: {},
+  description:
+    "Builds the Olympe project's frontend, backend and (on request) code-as-data images from its docker/ folder, pushes them and outputs their references for the deploy action.",
+  inputs: {
+    registry: {
+      description:
+        'Registry host, optionally with a namespace (`ghcr.io/acme`). Default `ghcr.io` on GitHub; required elsewhere (on GitLab, `$CI_REGISTRY`).',
+    },
+    'registry-username': {
+      description: 'User name for `docker login`; give it with `registry-password`, or neither.',
+    },
+    'registry-password': {
+      description:
+        'Password or token for `docker login`, passed on stdin (keep it in a secret). Without credentials the existing Docker login is used.',
+      secret: true,
+    },
+    'frontend-image-name': {
+      description:
+        'Image name of the frontend, without registry or tag. Default `<repository>/frontend`, lowercase.',
+    },
+    'backend-image-name': {
+      description:
+        'Image name of the backend, without registry or tag. Default `<repository>/backend`, lowercase.',
+    },
+    'codeasdata-image-name': {
+      description:
+        'Image name of the code-as-data image, without registry or tag. Default `<repository>/codeasdata`, lowercase.',
+    },
+    'tag-template': {
+      description:
+        'Tag of every image. Placeholders: `{branch}` (made a valid tag: `feature/x` to `feature-x`), `{sha}`, `{short-sha}` (7 characters), `{run-id}`, `{date}` (UTC `YYYYMMDD`).',
+      default: '{branch}-{short-sha}',
+    },
+    'extra-tags': {
+      description:
+        'More tags for every image (such as `latest`), one per line or comma-separated; placeholders as in `tag-template`.',
+      multiline: true,
+    },
+    codeasdata: {
+      description:
+        'Also build the code-as-data image. Deploying it updates the composition database, which can briefly interrupt it.',
+      default: 'false',
+      type: 'boolean',
+    },
+    push: {
+      description: 'Push the images after building them (false: build only; no digests).',
+      default: 'true',
+      type: 'boolean',
+    },
+    branches: {
+      description:
+        'Branches to build on, one per line or comma-separated, `*` matching any characters. Default: the default branch (`main` when unknown). Never on pull or merge requests.',
+      multiline: true,
+    },
+    'docker-folder': {
+      description:
+        'Folder of `frontend.Dockerfile`, `backend.Dockerfile` and `codeasdata.Dockerfile`, relative to `working-directory`.',
+      default: 'docker',
+    },
+    'frontend-sources': {
+      description:
+        'Frontend build output passed as the `SOURCES_PATH` build argument, relative to `working-directory`.',
+      default: 'dist/web',
+    },
+    'backend-sources': {
+      description:
+        'Backend build output passed as the `SOURCES_PATH` build argument, relative to `working-directory`.',
+      default: 'dist/node',
+    },
+    'codeasdata-sources': {
+      description:
+        'Code-as-data build output passed as the `SOURCES_PATH` build argument, relative to `working-directory`.',
+      default: 'dist/codeAsData',
+    },
+    'draw-version': {
+      description:
+        'Value of the `draw_version` label. Default: read from `<frontend-sources>/version.json`, `<codeasdata-sources>/version.json` or `node_modules/@olympeio/draw/package.json`.',
+    },
+    'build-args': {
+      description:
+        'Extra build arguments for every image, one `NAME=value` per line (`SOURCES_PATH` is set per image).',
+      multiline: true,
+    },
+    platform: {
+      description: 'Target platform of the images, such as `linux/amd64` (one only).',
+    },
+    'cache-from': {
+      description: 'Images to use as build cache (`--cache-from`), one per line.',
+      multiline: true,
+    },
+    'working-directory': {
+      description: 'The project root: the build context, relative to the workspace (or absolute).',
+      default: '.',
+    },
+  },
+  outputs: {
+    'frontend-image': {
+      description: 'Reference of the frontend image built (`<registry>/<name>:<tag>`).',
+    },
+    'backend-image': { description: 'Reference of the backend image built.' },
+    'codeasdata-image': {
+      description: 'Reference of the code-as-data image; empty when it was not built.',
+    },
+    'frontend-digest': {
+      description: 'Manifest digest of the pushed frontend image (`sha256:…`).',
+    },
+    'backend-digest': { description: 'Manifest digest of the pushed backend image.' },
+    'codeasdata-digest': { description: 'Manifest digest of the pushed code-as-data image.' },
+    images: {
+      description:
+        'JSON list of the images built: `[{kind, reference, references, digest, size}]`; `[]` when skipped.',
+    },
+    skipped: {
+      description:
+        '`true` when nothing was built because of the branch or the event (the step still succeeds), else `false`.',
+    },
+  },
 } as const satisfies ActionDefinition
+
+export type BuildImagesInputName = keyof typeof buildImagesDefinition.inputs
+export type BuildImagesOutputName = keyof typeof buildImagesDefinition.outputs
+
+/** The three image kinds of spec 1, in the order they are reported. */
+export const IMAGE_KINDS = ['frontend', 'backend', 'codeasdata'] as const
+export type ImageKind = (typeof IMAGE_KINDS)[number]

@@ -1,0 +1,104 @@
+import { join } from 'node:path'
+import { InputError, quote } from '../shared/errors.js'
+import type { BuildContext } from './context.js'
+import { IMAGE_KINDS, type ImageKind } from './definition.js'
+import type { BuildCommand } from './docker-args.js'
+import { imageReference } from './image-names.js'
+import type { BuildImagesInputs } from './inputs.js'
+import { PLACEHOLDER_SOURCE, renderTag, TAG_EXPECTED, type TagFacts } from './tags.js'
+
+/** One image to build: where its definition and sources are, and every reference it gets. */
+export interface ImagePlan {
+  kind: ImageKind
+  /** The reference reported in outputs: the tag-template one. */
+  reference: string
+  /** The primary reference first, then one per extra tag. */
+  references: string[]
+  /** Project-relative, for messages. */
+  dockerfile: string
+  sources: string
+  command: BuildCommand
+}
+
+export interface PlanFacts {
+  branch: string
+  drawVersion?: string
+  now: Date
+}
+
+/** OCI annotation keys (opencontainers/image-spec annotations.md), read by registries and UIs. */
+export const OCI_LABELS = {
+  source: 'org.opencontainers.image.source',
+  revision: 'org.opencontainers.image.revision',
+  created: 'org.opencontainers.image.created',
+} as const
+export const DRAW_VERSION_LABEL = 'draw_version'
+
+export function kindsToBuild(inputs: Pick<BuildImagesInputs, 'codeasdata'>): ImageKind[] {
+  return IMAGE_KINDS.filter((kind) => kind !== 'codeasdata' || inputs.codeasdata)
+}
+
+export function planImages(
+  inputs: BuildImagesInputs,
+  context: BuildContext,
+  facts: PlanFacts,
+): ImagePlan[] {
+  const tagFacts: TagFacts = {
+    branch: facts.branch,
+    sha: context.sha,
+    runId: context.runId,
+    date: facts.now,
+  }
+  const tags = unique([
+    tagFrom('tag-template', inputs.tagTemplate, tagFacts),
+    ...inputs.extraTags.map((template) => tagFrom('extra-tags', template, tagFacts)),
+  ])
+  const labels = imageLabels(context, facts)
+  return kindsToBuild(inputs).map((kind) => {
+    const references = tags.map((tag) =>
+      imageReference(inputs.registry, inputs.imageNames[kind], tag),
+    )
+    const dockerfile = join(inputs.dockerFolder, `${kind}.Dockerfile`)
+    const sources = inputs.sources[kind]
+    return {
+      kind,
+      reference: references[0] ?? '',
+      references,
+      dockerfile,
+      sources,
+      command: {
+        dockerfile: join(inputs.workingDirectory, dockerfile),
+        context: inputs.workingDirectory,
+        sourcesPath: sources,
+        tags: references,
+        buildArgs: inputs.buildArgs,
+        labels,
+        platform: inputs.platform,
+        cacheFrom: inputs.cacheFrom,
+      },
+    }
+  })
+}
+
+export function imageLabels(context: BuildContext, facts: PlanFacts): Array<[string, string]> {
+  const labels: Array<[string, string]> = []
+  if (facts.drawVersion) labels.push([DRAW_VERSION_LABEL, facts.drawVersion])
+  if (context.repositoryUrl) labels.push([OCI_LABELS.source, context.repositoryUrl])
+  if (context.sha) labels.push([OCI_LABELS.revision, context.sha])
+  labels.push([OCI_LABELS.created, facts.now.toISOString()])
+  return labels
+}
+
+function tagFrom(input: 'tag-template' | 'extra-tags', template: string, facts: TagFacts): string {
+  const rendered = renderTag(template, facts)
+  if ('tag' in rendered) return rendered.tag
+  const problem =
+    'missing' in rendered
+      ? `uses {${rendered.missing}}, but ${PLACEHOLDER_SOURCE[rendered.missing]}; remove it from the template`
+      : `gives ${quote(rendered.invalid)} in this run, not a valid tag (${TAG_EXPECTED})`
+  throw new InputError(input, `Invalid input '${input}' ${quote(template)}: ${problem}.`)
+}
+
+function unique(items: readonly string[]): string[] {
+  return [...new Set(items)]
+}

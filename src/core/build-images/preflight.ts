@@ -1,0 +1,142 @@
+import { join } from 'node:path'
+import { ActionError } from '../shared/errors.js'
+import type { Logger } from '../shared/ports.js'
+import type { ImageKind } from './definition.js'
+import { majorVersion } from './docker-args.js'
+import type { DockerClient } from './docker.js'
+import type { ProjectFiles } from './files.js'
+import type { ImagePlan } from './plan.js'
+
+/** Spec 1.3 and 9: Docker 24 or newer. */
+export const MIN_DOCKER_MAJOR = 24
+
+export interface Findings {
+  problems: string[]
+  warnings: string[]
+}
+
+const SOURCES_INPUT: Record<ImageKind, string> = {
+  frontend: 'frontend-sources',
+  backend: 'backend-sources',
+  codeasdata: 'codeasdata-sources',
+}
+
+/** Spec 1.2: the command whose output each image packs. */
+const BUILT_BY: Record<ImageKind, string> = {
+  frontend: 'npm run build:draw',
+  backend: 'npm run build:node',
+  codeasdata: 'npx olympe buildCodeAsData',
+}
+
+/**
+ * Every check that can fail a build, run before the first one: a build that dies at its COPY
+ * step after another image was pushed leaves the registry half updated.
+ */
+export async function preflight(
+  plans: readonly ImagePlan[],
+  root: string,
+  tools: { docker: DockerClient; files: ProjectFiles; logger: Logger },
+): Promise<void> {
+  const project = await checkProject(plans, root, tools.files)
+  const engine = await checkDocker(tools.docker, tools.logger)
+  for (const warning of [...project.warnings, ...engine.warnings]) tools.logger.warning(warning)
+  const problems = [...project.problems, ...engine.problems]
+  if (problems.length === 0) return
+  throw new ActionError(
+    `The pre-flight checks failed, so no image was built:\n${problems.map((p) => `- ${p}`).join('\n')}`,
+  )
+}
+
+export async function checkProject(
+  plans: readonly ImagePlan[],
+  root: string,
+  files: ProjectFiles,
+): Promise<Findings> {
+  const findings: Findings = { problems: [], warnings: [] }
+  for (const plan of plans) {
+    await checkDockerfile(plan, root, files, findings)
+    await checkSources(plan, root, files, findings)
+  }
+  return findings
+}
+
+async function checkDockerfile(
+  plan: ImagePlan,
+  root: string,
+  files: ProjectFiles,
+  findings: Findings,
+): Promise<void> {
+  const path = join(root, plan.dockerfile)
+  const text = (await files.kind(path)) === 'file' ? await files.readText(path) : undefined
+  if (text === undefined) {
+    findings.problems.push(
+      `The ${plan.kind} image definition '${plan.dockerfile}' does not exist (looked for '${path}'). Expected '${plan.kind}.Dockerfile' in 'docker-folder': add it, or set 'docker-folder' to the folder that holds it.`,
+    )
+    return
+  }
+  if (!declaresSourcesPath(text)) {
+    findings.warnings.push(
+      `'${plan.dockerfile}' never declares 'ARG SOURCES_PATH', so the build argument SOURCES_PATH='${plan.sources}' is ignored and '$SOURCES_PATH' expands to nothing. Add the line 'ARG SOURCES_PATH' after 'FROM' (unless the base image declares it).`,
+    )
+  }
+}
+
+async function checkSources(
+  plan: ImagePlan,
+  root: string,
+  files: ProjectFiles,
+  findings: Findings,
+): Promise<void> {
+  const path = join(root, plan.sources)
+  const kind = await files.kind(path)
+  const fix = `Run '${BUILT_BY[plan.kind]}' before this step, or set '${SOURCES_INPUT[plan.kind]}' to the folder your build writes.`
+  if (kind === undefined) {
+    findings.problems.push(
+      `The ${plan.kind} sources folder '${plan.sources}' does not exist (looked for '${path}'). Expected the project's built ${plan.kind}. ${fix}`,
+    )
+  } else if (kind !== 'folder') {
+    findings.problems.push(
+      `The ${plan.kind} sources '${plan.sources}' is not a folder. Expected the folder of the built ${plan.kind}. ${fix}`,
+    )
+  } else if ((await files.list(path))?.length === 0) {
+    findings.problems.push(
+      `The ${plan.kind} sources folder '${plan.sources}' is empty: the image would hold no application. ${fix}`,
+    )
+  }
+}
+
+/** `ARG SOURCES_PATH`, `ARG SOURCES_PATH=dist/web`, or one name among several on an ARG line. */
+export function declaresSourcesPath(dockerfile: string): boolean {
+  return dockerfile.split(/\r?\n/).some((line) => {
+    const match = /^\s*ARG\s+(.*)$/i.exec(line)
+    return match?.[1]?.split(/\s+/).some((word) => /^SOURCES_PATH(?:=|$)/.test(word)) ?? false
+  })
+}
+
+export async function checkDocker(docker: DockerClient, logger: Logger): Promise<Findings> {
+  const findings: Findings = { problems: [], warnings: [] }
+  const versions = await docker.versions()
+  if (!versions.client) {
+    findings.problems.push(
+      `Docker could not be run: ${versions.problem ?? 'no version answer'}. Install Docker ${MIN_DOCKER_MAJOR} or newer on the runner and put 'docker' on PATH.`,
+    )
+    return findings
+  }
+  logger.info(`Docker client ${versions.client}, daemon ${versions.server ?? 'not answering'}`)
+  const major = majorVersion(versions.client)
+  if (major === undefined) {
+    findings.warnings.push(
+      `Docker client version '${versions.client}' is not a release number; Docker ${MIN_DOCKER_MAJOR} or newer is required (spec 9), so builds may fail.`,
+    )
+  } else if (major < MIN_DOCKER_MAJOR) {
+    findings.problems.push(
+      `Docker client '${versions.client}' is too old: the project needs Docker ${MIN_DOCKER_MAJOR} or newer (spec 9). Upgrade Docker on the runner.`,
+    )
+  }
+  if (!versions.server) {
+    findings.problems.push(
+      `The Docker daemon does not answer${versions.problem ? ` (${versions.problem})` : ''}. Start it, or point DOCKER_HOST at a running one.`,
+    )
+  }
+  return findings
+}

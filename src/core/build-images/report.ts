@@ -1,0 +1,85 @@
+import type { Summary } from '../shared/ports.js'
+import type { BuiltImage } from './build.js'
+import { IMAGE_KINDS, type BuildImagesOutputName, type ImageKind } from './definition.js'
+
+export const CODEASDATA_WARNING =
+  'The code-as-data image is built: deploying it updates the composition database, which can briefly interrupt it (the platform documents a short downtime). Deploy it with update mode manual to choose the moment.'
+
+const KIND_LABEL: Record<ImageKind, string> = {
+  frontend: 'Frontend',
+  backend: 'Backend',
+  codeasdata: 'Code as data',
+}
+
+/** Every output, always all of them: a later step reads '' rather than a missing value. */
+export function buildOutputs(
+  images: readonly BuiltImage[],
+  skipped: boolean,
+): Record<BuildImagesOutputName, string> {
+  const outputs = { skipped: String(skipped) } as Record<BuildImagesOutputName, string>
+  for (const kind of IMAGE_KINDS) {
+    const image = images.find((candidate) => candidate.kind === kind)
+    outputs[`${kind}-image`] = image?.reference ?? ''
+    outputs[`${kind}-digest`] = image?.digest ?? ''
+  }
+  outputs.images = JSON.stringify(
+    images.map((image) => ({
+      kind: image.kind,
+      reference: image.reference,
+      references: image.references,
+      digest: image.digest ?? '',
+      size: image.size ?? null,
+    })),
+  )
+  return outputs
+}
+
+export interface SummaryFacts {
+  branch: string
+  pushed: boolean
+  drawVersion?: string
+  codeasdata: boolean
+}
+
+export function builtSummary(images: readonly BuiltImage[], facts: SummaryFacts): Summary {
+  const rows: Array<[string, string]> = images.map((image) => [
+    KIND_LABEL[image.kind],
+    [
+      image.references.map((reference) => `\`${reference}\``).join(', '),
+      image.digest ? `\`${image.digest}\`` : 'not pushed',
+      formatSize(image.size),
+    ].join(' · '),
+  ])
+  rows.push(['Branch', facts.branch])
+  rows.push(['draw_version label', facts.drawVersion ?? 'none (no version found)'])
+  const notes: string[] = []
+  if (!facts.pushed)
+    notes.push('push is false: the images were built but not pushed, and have no digests.')
+  if (facts.codeasdata) notes.push(CODEASDATA_WARNING)
+  return {
+    heading: facts.pushed ? 'Olympe images built and pushed' : 'Olympe images built (not pushed)',
+    rows: [['Image', 'Reference · digest · size'], ...rows],
+    notes,
+  }
+}
+
+export function skippedSummary(reason: string): Summary {
+  return {
+    heading: 'Olympe images: skipped',
+    rows: [['Reason', reason]],
+    notes: ['Nothing was built or pushed; the image outputs are empty and skipped is true.'],
+  }
+}
+
+/** Decimal units, as `docker image ls` shows sizes. */
+export function formatSize(bytes: number | undefined): string {
+  if (bytes === undefined) return 'size unknown'
+  const units = ['B', 'kB', 'MB', 'GB', 'TB']
+  let value = bytes
+  let unit = 0
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000
+    unit++
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit] ?? 'B'}`
+}

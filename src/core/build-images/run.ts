@@ -1,0 +1,131 @@
+import { ActionError } from '../shared/errors.js'
+import type { Logger, Reporter } from '../shared/ports.js'
+import { buildAndPush, type BuiltImage } from './build.js'
+import type { BuildContext } from './context.js'
+import type { DockerClient } from './docker.js'
+import { DockerCommandError } from './docker.js'
+import { resolveDrawVersion, type DrawVersion } from './draw-version.js'
+import type { ProjectFiles } from './files.js'
+import { decideGate } from './gate.js'
+import type { BuildImagesInputs } from './inputs.js'
+import { planImages, type ImagePlan } from './plan.js'
+import { preflight } from './preflight.js'
+import { buildOutputs, builtSummary, CODEASDATA_WARNING, skippedSummary } from './report.js'
+
+export interface BuildImagesTools {
+  logger: Logger
+  reporter: Reporter
+  redact: (text: string) => string
+  context: BuildContext
+  docker: DockerClient
+  files: ProjectFiles
+  now: () => Date
+}
+
+/** Branch gate, plan, pre-flight, login, then build and push: each phase its own log group. */
+export async function runBuildImages(
+  inputs: BuildImagesInputs,
+  tools: BuildImagesTools,
+): Promise<BuiltImage[]> {
+  const { logger, reporter } = tools
+  const gate = await logger.group('Branch check', () => {
+    const decision = decideGate(tools.context, inputs.branches)
+    logger.info(
+      decision.build
+        ? `Branch '${decision.branch}' is one of the branches to build (${decision.branches.join(', ')}).`
+        : `Skipped, nothing is built: ${decision.reason}.`,
+    )
+    return Promise.resolve(decision)
+  })
+  if (!gate.build) {
+    setOutputs(reporter, [], true)
+    await reporter.summary(skippedSummary(gate.reason))
+    return []
+  }
+
+  const { plans, drawVersion } = await logger.group('Plan', () => plan(inputs, tools, gate.branch))
+  await logger.group('Pre-flight checks', () => preflight(plans, inputs.workingDirectory, tools))
+  const { credentials } = inputs
+  if (credentials) {
+    await logger.group(`Registry login: ${inputs.registry.host}`, () =>
+      login(inputs.registry.host, credentials, tools),
+    )
+  }
+  const images = await logger.group(inputs.push ? 'Build and push' : 'Build', () =>
+    buildAndPush(plans, { push: inputs.push, loggedIn: credentials !== undefined }, tools),
+  )
+  setOutputs(reporter, images, false)
+  await reporter.summary(
+    builtSummary(images, {
+      branch: gate.branch,
+      pushed: inputs.push,
+      drawVersion: drawVersion?.value,
+      codeasdata: inputs.codeasdata,
+    }),
+  )
+  return images
+}
+
+async function plan(
+  inputs: BuildImagesInputs,
+  tools: BuildImagesTools,
+  branch: string,
+): Promise<{ plans: ImagePlan[]; drawVersion?: DrawVersion }> {
+  const { logger } = tools
+  const lookup = await resolveDrawVersion(
+    inputs.drawVersion,
+    {
+      root: inputs.workingDirectory,
+      frontendSources: inputs.sources.frontend,
+      codeasdataSources: inputs.sources.codeasdata,
+    },
+    tools.files,
+  )
+  for (const note of lookup.notes) logger.warning(`Not used for the draw_version label: ${note}.`)
+  if (lookup.found) logger.info(`draw_version ${lookup.found.value} (from ${lookup.found.source})`)
+  else
+    logger.info(
+      `No draw_version label: no version found in ${lookup.looked.join(', ')}; set 'draw-version' to add one.`,
+    )
+
+  const plans = planImages(inputs, tools.context, {
+    branch,
+    drawVersion: lookup.found?.value,
+    now: tools.now(),
+  })
+  for (const image of plans) {
+    logger.info(
+      `${image.kind}: ${image.references.join(', ')} from ${image.dockerfile} with SOURCES_PATH=${image.sources}`,
+    )
+  }
+  if (inputs.codeasdata) logger.warning(CODEASDATA_WARNING, { title: 'Code as data' })
+  return { plans, drawVersion: lookup.found }
+}
+
+async function login(
+  host: string,
+  credentials: { username: string; password: string },
+  tools: BuildImagesTools,
+): Promise<void> {
+  try {
+    await tools.docker.login(host, credentials.username, credentials.password)
+  } catch (error) {
+    if (!(error instanceof DockerCommandError)) throw error
+    const said = error.tail
+      .filter((line) => !/^WARNING!/.test(line))
+      .slice(-5)
+      .join(' ')
+      .trim()
+    throw new ActionError(
+      tools.redact(
+        `Logging in to the registry '${host}' as '${credentials.username}' failed: ${error.message}${said ? ` (${said})` : ''}. Check 'registry-username' and 'registry-password' (a token needs package write access), and that 'registry' names the right host. Nothing was built.`,
+      ),
+    )
+  }
+  tools.logger.info(`Logged in to ${host} as ${credentials.username}.`)
+}
+
+function setOutputs(reporter: Reporter, images: readonly BuiltImage[], skipped: boolean): void {
+  for (const [name, value] of Object.entries(buildOutputs(images, skipped)))
+    reporter.setOutput(name, value)
+}

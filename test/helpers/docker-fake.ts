@@ -1,0 +1,111 @@
+// A scripted Docker engine and recording logger/reporter for unit tests of the build-images core.
+import { DockerCommandError, type DockerClient } from '../../src/core/build-images/docker.js'
+import type { BuildCommand } from '../../src/core/build-images/docker-args.js'
+import type { Logger, Reporter, Summary } from '../../src/core/shared/ports.js'
+
+export interface FakeDockerScript {
+  client?: string
+  server?: string
+  /** Kinds (matched in the Dockerfile path) whose build fails. */
+  failBuild?: string[]
+  /** References whose push fails with this output. */
+  failPush?: Record<string, string[]>
+  failLogin?: string[]
+  /** How long each build takes, by kind, in ms (default 5). */
+  buildMs?: Record<string, number>
+}
+
+export interface FakeDocker extends DockerClient {
+  /** Every call, in order: `build frontend`, `push <ref>`, `login <server> <user>`… */
+  calls: string[]
+  /** How many builds ran at the same time, at most. */
+  maxConcurrentBuilds: number
+  passwords: string[]
+}
+
+const kindOf = (command: BuildCommand): string =>
+  /([a-z]+)\.Dockerfile$/.exec(command.dockerfile)?.[1] ?? '?'
+
+export function fakeDocker(script: FakeDockerScript = {}): FakeDocker {
+  let running = 0
+  const fake: FakeDocker = {
+    calls: [],
+    maxConcurrentBuilds: 0,
+    passwords: [],
+    versions: () =>
+      Promise.resolve({
+        client: script.client ?? '28.2.2',
+        server: script.server,
+        problem: script.server ? undefined : 'Cannot connect to the Docker daemon',
+      }),
+    login: (server, username, password) => {
+      fake.calls.push(`login ${server} ${username}`)
+      fake.passwords.push(password)
+      if (script.failLogin)
+        return Promise.reject(
+          new DockerCommandError('docker login', 'exited with 1', script.failLogin),
+        )
+      return Promise.resolve()
+    },
+    build: async (command, onLine) => {
+      const kind = kindOf(command)
+      fake.calls.push(`build ${kind}`)
+      running++
+      fake.maxConcurrentBuilds = Math.max(fake.maxConcurrentBuilds, running)
+      await new Promise((resolve) => setTimeout(resolve, script.buildMs?.[kind] ?? 5))
+      running--
+      onLine(`Step 1/1 : FROM base (${kind})`)
+      if (script.failBuild?.includes(kind)) {
+        throw new DockerCommandError('docker build', 'exited with 1', [
+          `COPY failed: file not found in build context (${kind})`,
+        ])
+      }
+      fake.calls.push(`built ${kind}`)
+    },
+    push: (reference, onLine) => {
+      fake.calls.push(`push ${reference}`)
+      const failure = script.failPush?.[reference]
+      if (failure)
+        return Promise.reject(new DockerCommandError('docker push', 'exited with 1', failure))
+      onLine(`${reference.split(':').pop() ?? ''}: digest: sha256:${'0'.repeat(64)} size: 1`)
+      return Promise.resolve(`sha256:${reference.length.toString(16).padStart(64, '0')}`)
+    },
+    imageSize: () => Promise.resolve(1_984_513),
+  }
+  return fake
+}
+
+export interface Recorded {
+  logger: Logger
+  reporter: Reporter
+  lines: string[]
+  outputs: Record<string, string>
+  summaries: Summary[]
+}
+
+/** A logger and reporter that keep everything, with the level or group in front of each line. */
+export function recordingTools(): Recorded {
+  const lines: string[] = []
+  const outputs: Record<string, string> = {}
+  const summaries: Summary[] = []
+  const logger: Logger = {
+    info: (message) => lines.push(message),
+    warning: (message) => lines.push(`warning: ${message}`),
+    error: (message) => lines.push(`error: ${message}`),
+    debug: (message) => lines.push(`debug: ${message}`),
+    group: async (title, run) => {
+      lines.push(`group: ${title}`)
+      return run()
+    },
+  }
+  const reporter: Reporter = {
+    setOutput: (name, value) => {
+      outputs[name] = value
+    },
+    summary: (summary) => {
+      summaries.push(summary)
+      return Promise.resolve()
+    },
+  }
+  return { logger, reporter, lines, outputs, summaries }
+}

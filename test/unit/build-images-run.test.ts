@@ -1,0 +1,185 @@
+import { describe, expect, test } from '@jest/globals'
+import type { BuildContext } from '../../src/core/build-images/context.js'
+import {
+  buildImagesDefinition,
+  type BuildImagesInputName,
+} from '../../src/core/build-images/definition.js'
+import type { ProjectFiles } from '../../src/core/build-images/files.js'
+import { parseBuildImagesInputs } from '../../src/core/build-images/inputs.js'
+import { declaresSourcesPath } from '../../src/core/build-images/preflight.js'
+import { runBuildImages } from '../../src/core/build-images/run.js'
+import { withDefaults } from '../../src/core/definition.js'
+import { fakeDocker, recordingTools, type FakeDockerScript } from '../helpers/docker-fake.js'
+
+const DOCKERFILE = 'FROM base\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n'
+const PROJECT: Record<string, string> = {
+  '/p/docker/frontend.Dockerfile': DOCKERFILE,
+  '/p/docker/backend.Dockerfile': DOCKERFILE,
+  '/p/docker/codeasdata.Dockerfile': DOCKERFILE,
+  '/p/dist/web/index.html': '<html>',
+  '/p/dist/web/version.json': '{"version":"2.11.3"}',
+  '/p/dist/node/main.js': '',
+  '/p/dist/codeAsData/import_order.json': '[]',
+}
+
+/** Files and the folders their paths imply. */
+function filesFrom(tree: Record<string, string>): ProjectFiles {
+  const children = (path: string): string[] =>
+    Object.keys(tree)
+      .filter((file) => file.startsWith(`${path}/`))
+      .map((file) => file.slice(path.length + 1).split('/')[0] ?? '')
+  return {
+    readText: (path) => Promise.resolve(tree[path]),
+    kind: (path) =>
+      Promise.resolve(path in tree ? 'file' : children(path).length > 0 ? 'folder' : undefined),
+    list: (path) => Promise.resolve(children(path)),
+  }
+}
+
+const context: BuildContext = {
+  platform: 'github',
+  workspace: '/p',
+  event: 'push',
+  isPullRequest: false,
+  branch: 'main',
+  defaultBranch: 'main',
+  sha: '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d',
+  repository: 'acme/shop',
+}
+
+async function runWith(
+  options: {
+    given?: Partial<Record<BuildImagesInputName, string>>
+    context?: Partial<BuildContext>
+    files?: Record<string, string>
+    docker?: FakeDockerScript
+  } = {},
+): Promise<
+  ReturnType<typeof recordingTools> & { docker: ReturnType<typeof fakeDocker>; error?: unknown }
+> {
+  const recorded = recordingTools()
+  const docker = fakeDocker({ server: '20.10.24', ...options.docker })
+  const ctx = { ...context, ...options.context }
+  try {
+    const raw = withDefaults(buildImagesDefinition, { registry: 'r.io', ...options.given })
+    await runBuildImages(parseBuildImagesInputs(raw, ctx), {
+      ...recorded,
+      redact: (text) => text,
+      context: ctx,
+      docker,
+      files: filesFrom(options.files ?? PROJECT),
+      now: () => new Date('2026-11-22T10:00:00Z'),
+    })
+    return { ...recorded, docker }
+  } catch (error) {
+    return { ...recorded, docker, error }
+  }
+}
+
+describe('build-images run', () => {
+  test('happy path: phases in order, outputs and summary', async () => {
+    const { lines, outputs, summaries, docker, error } = await runWith({
+      given: { 'registry-username': 'ci', 'registry-password': 'pw-123456' },
+    })
+    expect(error).toBeUndefined()
+    expect(lines.filter((line) => line.startsWith('group: '))).toEqual([
+      'group: Branch check',
+      'group: Plan',
+      'group: Pre-flight checks',
+      'group: Registry login: r.io',
+      'group: Build and push',
+    ])
+    expect(lines).toContain('Docker client 28.2.2, daemon 20.10.24')
+    expect(lines).toContain('draw_version 2.11.3 (from dist/web/version.json)')
+    expect(docker.calls[0]).toBe('login r.io ci')
+    expect(docker.passwords).toEqual(['pw-123456'])
+    expect(outputs).toMatchObject({
+      skipped: 'false',
+      'frontend-image': 'r.io/acme/shop/frontend:main-1a2b3c4',
+      'backend-image': 'r.io/acme/shop/backend:main-1a2b3c4',
+      'codeasdata-image': '',
+    })
+    expect(summaries[0]?.rows.map(([name]) => name)).toEqual([
+      'Image',
+      'Frontend',
+      'Backend',
+      'Branch',
+      'draw_version label',
+    ])
+  })
+
+  test('skipped on another branch: empty outputs, a reason, no docker at all', async () => {
+    const { lines, outputs, summaries, docker, error } = await runWith({
+      context: { branch: 'feature/x' },
+    })
+    expect(error).toBeUndefined()
+    expect(docker.calls).toEqual([])
+    expect(outputs).toMatchObject({ skipped: 'true', 'frontend-image': '', images: '[]' })
+    expect(lines.join('\n')).toContain("Skipped, nothing is built: branch 'feature/x'")
+    expect(summaries[0]?.heading).toBe('Olympe images: skipped')
+  })
+
+  test('codeasdata warns about the composition database', async () => {
+    const { lines, outputs } = await runWith({ given: { codeasdata: 'true' } })
+    expect(lines.join('\n')).toContain('warning: The code-as-data image is built')
+    expect(outputs['codeasdata-image']).toBe('r.io/acme/shop/codeasdata:main-1a2b3c4')
+  })
+
+  test('pre-flight reports every problem at once and builds nothing', async () => {
+    const files = { ...PROJECT }
+    delete files['/p/dist/node/main.js']
+    delete files['/p/docker/frontend.Dockerfile']
+    files['/p/docker/backend.Dockerfile'] = 'FROM base\nCOPY $SOURCES_PATH /app\n'
+    const { error, lines, docker } = await runWith({ files, docker: { client: '23.0.1' } })
+    const message = (error as Error).message
+    expect(message).toContain('The pre-flight checks failed, so no image was built:')
+    expect(message).toContain(
+      "The frontend image definition 'docker/frontend.Dockerfile' does not exist",
+    )
+    expect(message).toContain("The backend sources folder 'dist/node' does not exist")
+    expect(message).toContain("Run 'npm run build:node' before this step, or set 'backend-sources'")
+    expect(message).toContain("Docker client '23.0.1' is too old")
+    expect(lines.join('\n')).toContain(
+      "warning: 'docker/backend.Dockerfile' never declares 'ARG SOURCES_PATH'",
+    )
+    expect(docker.calls).toEqual([])
+  })
+
+  test('a daemon that does not answer fails the pre-flight', async () => {
+    const { error } = await runWith({ docker: { server: '' } })
+    expect((error as Error).message).toContain('The Docker daemon does not answer')
+  })
+
+  test('a refused login says what to check and builds nothing', async () => {
+    const { error, docker } = await runWith({
+      given: { 'registry-username': 'ci', 'registry-password': 'wrong-pass' },
+      docker: {
+        failLogin: [
+          'WARNING! Your password will be stored unencrypted',
+          'Error response from daemon: Get "http://r.io/v2/": unauthorized',
+        ],
+      },
+    })
+    const message = (error as Error).message
+    expect(message).toContain(
+      "Logging in to the registry 'r.io' as 'ci' failed: docker login exited with 1",
+    )
+    expect(message).toContain('unauthorized')
+    expect(message).not.toContain('WARNING!')
+    expect(docker.calls).toEqual(['login r.io ci'])
+  })
+})
+
+describe('ARG SOURCES_PATH detection', () => {
+  test.each([
+    ['ARG SOURCES_PATH', true],
+    ['  arg SOURCES_PATH=dist/web', true],
+    ['ARG A=1 SOURCES_PATH', true],
+    ['ARG SOURCES_PATH_2', false],
+    ['# ARG SOURCES_PATH', false],
+    ['ENV SOURCES_PATH=dist', false],
+    ['COPY $SOURCES_PATH /x', false],
+  ])('%j: %s', (line, expected) => {
+    expect(declaresSourcesPath(`FROM x\n${line}\n`)).toBe(expected)
+  })
+})
