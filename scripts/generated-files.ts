@@ -1,4 +1,5 @@
 import { ACTION_DEFINITIONS, ROOT_ACTION } from '../src/core/definitions.js'
+import { snapshotConfigJsonSchema } from '../src/core/snapshot/json-schema.js'
 import { renderActionYml } from './render/action-yml.js'
 import { renderInputsTable, renderOutputsTable, replaceBetweenMarkers } from './render/readme.js'
 
@@ -14,6 +15,7 @@ export async function generatedFiles(
       `../../dist/${definition.id}/index.js`,
     )
   }
+  files['dist/snapshot-config.schema.json'] = snapshotConfigJsonSchema()
   let readme = await read('README.md')
   for (const definition of ACTION_DEFINITIONS) {
     readme = replaceBetweenMarkers(readme, `${definition.id} inputs`, renderInputsTable(definition))

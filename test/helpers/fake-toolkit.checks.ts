@@ -45,7 +45,12 @@ interface RunResult {
   stderr: string
 }
 
-function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
+function run(
+  file: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<RunResult> {
   return new Promise<RunResult>((resolve) => {
     execFile(file, args, { cwd, env }, (error, stdout, stderr) => {
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })
@@ -66,8 +71,11 @@ function toolkitEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   }
 }
 
-const snapshot = (cwd: string, extra: NodeJS.ProcessEnv = {}, command = 'snapshot') =>
-  run(process.execPath, [olympe, command], cwd, toolkitEnv(extra))
+const snapshot = (
+  cwd: string,
+  extra: NodeJS.ProcessEnv = {},
+  command = 'snapshot',
+): Promise<RunResult> => run(process.execPath, [olympe, command], cwd, toolkitEnv(extra))
 
 async function treeDigest(dir: string): Promise<Record<string, string>> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true })
@@ -86,7 +94,7 @@ async function writeJson(file: string, value: unknown): Promise<void> {
 }
 
 /** Expects `team/app` on the server with a clone of it at `<work>/a`. */
-export async function checkFakeToolkit({ step, server, work, gitIn }: CheckContext) {
+export async function checkFakeToolkit({ step, server, work, gitIn }: CheckContext): Promise<void> {
   await step('fake toolkit snapshot into a clone, commit, push, files() matches', async () => {
     const clone = path.join(work, 'a')
     await writeJson(path.join(clone, 'snapshot-config.json'), snapshotConfig)

@@ -72,7 +72,10 @@ export async function git(args: string[], opts: RunGitOptions = {}): Promise<str
   return result.stdout
 }
 
-function runGitBuffered(args: string[], opts: RunGitOptions) {
+function runGitBuffered(
+  args: string[],
+  opts: RunGitOptions,
+): Promise<{ code: number; stdout: Buffer; stderr: string }> {
   return new Promise<{ code: number; stdout: Buffer; stderr: string }>((resolve, reject) => {
     const child = spawn('git', args, { cwd: opts.cwd, env: opts.env ?? process.env })
     const out: Buffer[] = []
@@ -146,7 +149,10 @@ function* fastImportStream(opts: LargeHistoryOptions & { branch: string }): Gene
 }
 
 /** Writes `opts.commits` commits to `opts.branch` of a bare repository in one fast-import run. */
-export async function seedHistory(dir: string, opts: LargeHistoryOptions & { branch: string }) {
+export async function seedHistory(
+  dir: string,
+  opts: LargeHistoryOptions & { branch: string },
+): Promise<void> {
   if (opts.commits <= 0) return
   await git(['fast-import', '--quiet'], { cwd: dir, input: Readable.from(fastImportStream(opts)) })
 }
@@ -179,7 +185,11 @@ function parseCatFileBatch(output: Buffer, paths: string[]): Record<string, stri
 }
 
 /** Blob contents at the branch tip, keyed by path from the repository root. */
-export async function readTreeFiles(dir: string, branch: string, subdir?: string) {
+export async function readTreeFiles(
+  dir: string,
+  branch: string,
+  subdir?: string,
+): Promise<Record<string, string>> {
   const pathspec = subdir ? [subdir] : []
   const listing = await git(['ls-tree', '-r', '-z', `refs/heads/${branch}`, '--', ...pathspec], {
     cwd: dir,

@@ -25,8 +25,9 @@ const clientEnv: NodeJS.ProcessEnv = {
   GIT_COMMITTER_NAME: 'Check Bot',
   GIT_COMMITTER_EMAIL: 'check-bot@example.test',
 }
-const gitIn = (cwd: string, args: string[]) => git(args, { cwd, env: clientEnv })
-const tryGitIn = (cwd: string, args: string[]) => runGit(args, { cwd, env: clientEnv })
+const gitIn = (cwd: string, args: string[]): Promise<string> => git(args, { cwd, env: clientEnv })
+const tryGitIn = (cwd: string, args: string[]): Promise<GitResult> =>
+  runGit(args, { cwd, env: clientEnv })
 const observed: Record<string, string> = {}
 const timings: Array<[string, number]> = []
 
@@ -43,7 +44,12 @@ function assertFailed(result: GitResult, pattern: RegExp, what: string): void {
   assert.match(result.stderr, pattern, `${what}: unexpected stderr ${result.stderr}`)
 }
 
-async function commitFile(clone: string, file: string, content: string | Buffer, subject: string) {
+async function commitFile(
+  clone: string,
+  file: string,
+  content: string | Buffer,
+  subject: string,
+): Promise<void> {
   await mkdir(path.dirname(path.join(clone, file)), { recursive: true })
   await writeFile(path.join(clone, file), content)
   await gitIn(clone, ['add', '--', file])
@@ -64,7 +70,7 @@ async function pushWithRetry(clone: string, branch: string): Promise<number> {
 }
 
 const server = await startGitServer({ token: TOKEN })
-const cloneDir = (name: string) => path.join(work, name)
+const cloneDir = (name: string): string => path.join(work, name)
 try {
   await step('createRepo with 3 commits', async () => {
     await server.createRepo('team/app', { files: { 'README.md': '# app\n' }, commits: 3 })
@@ -85,7 +91,7 @@ try {
   })
 
   await step('wrong token and no token get 401', async () => {
-    const tryClone = (url: string, extra: string[] = []) =>
+    const tryClone = (url: string, extra: string[] = []): Promise<GitResult> =>
       tryGitIn(work, [...extra, 'clone', url, cloneDir(`denied-${randomBytes(4).toString('hex')}`)])
     // A wrong token in the user part makes git ask for a password, which CI cannot answer.
     const wrongUser = await tryClone(server.urlFor('team/app', 'wrong-token'))
@@ -116,7 +122,7 @@ try {
     assert.ok(!push.stderr.includes(TOKEN), 'push output shows the URL without credentials')
     const [tip] = await server.log('team/app', 'main')
     assert.equal(tip?.subject, 'Add notes')
-    assert.equal(tip?.authorName, 'Check Bot')
+    assert.equal(tip.authorName, 'Check Bot')
     assert.deepEqual(await server.files('team/app', 'main', 'notes.txt'), {
       'notes.txt': 'hello\n',
     })

@@ -81,7 +81,12 @@ function carriesToken(creds: { user: string; password: string } | null, token: s
   return creds !== null && (creds.password === token || creds.user === token)
 }
 
-function cgiEnv(req: http.IncomingMessage, url: URL, root: string, user: string) {
+function cgiEnv(
+  req: http.IncomingMessage,
+  url: URL,
+  root: string,
+  user: string,
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: root,
@@ -122,7 +127,7 @@ function proxyToBackend(
   req: http.IncomingMessage,
   res: http.ServerResponse,
   env: NodeJS.ProcessEnv,
-) {
+): Promise<string> {
   return new Promise<string>((resolve) => {
     const child = spawn(HTTP_BACKEND, [], { env })
     const stderr: Buffer[] = []
@@ -133,7 +138,10 @@ function proxyToBackend(
     req.pipe(child.stdin)
     child.stderr.on('data', (c: Buffer) => stderr.push(c))
     child.stdout.on('data', (chunk: Buffer) => {
-      if (headersSent) return writeWithBackpressure(res, child.stdout, chunk)
+      if (headersSent) {
+        writeWithBackpressure(res, child.stdout, chunk)
+        return
+      }
       pending = Buffer.concat([pending, chunk])
       const end = pending.indexOf('\r\n\r\n')
       const sepLength = end >= 0 ? 4 : 2
@@ -172,7 +180,7 @@ export async function startGitServer(opts: { token: string }): Promise<GitServer
   const root = await mkdtemp(path.join(tmpdir(), 'git-server-'))
   const requests: GitRequest[] = []
   const repos = new Set<string>()
-  const bareDir = (repo: string) => path.join(root, repoDirName(repo))
+  const bareDir = (repo: string): string => path.join(root, repoDirName(repo))
 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')

@@ -1,10 +1,69 @@
 import type { ActionDefinition } from '../definition.js'
 
-// Stub: filled in by the snapshot work.
 export const snapshotDefinition = {
   id: 'snapshot',
   name: 'Olympe snapshot',
-  description: 'TODO',
-  inputs: {},
-  outputs: {},
+  description:
+    "Exports the code as data of Olympe projects with the platform's toolkit and commits it to git: clones each configured branch, commits only what changed, and pushes without ever force-pushing.",
+  inputs: {
+    config: {
+      description:
+        'Snapshot configuration (spec 2.2): a JSON file, or a folder whose `*.json` files are joined. Relative to `working-directory`.',
+      default: 'res/snapshot-config.json',
+    },
+    'toolkit-command': {
+      description:
+        "Command that runs the toolkit's `snapshot`, split on spaces (quotes group words; no shell). `npx` is run with `--prefix <working-directory> --no`, so it uses your project's installed toolkit and never downloads one.",
+      default: 'npx olympe snapshot',
+    },
+    'orchestrator-host': {
+      description:
+        "Orchestrator host name, without scheme (`ORCHESTRATOR_HOST` for the toolkit). Default: the toolkit's own (`localhost`).",
+    },
+    'orchestrator-port': {
+      description:
+        "Orchestrator service port (`ORCHESTRATOR_SERVICE_PORT`; 443 means TLS). Default: the toolkit's own (8080).",
+      type: 'number',
+    },
+    'draw-username': {
+      description: 'Platform user the toolkit signs in as (`DRAW_USERNAME`).',
+    },
+    'draw-password': {
+      description: 'Password of `draw-username` (`DRAW_PASSWORD`; keep it in a secret).',
+      secret: true,
+    },
+    'git-user-name': {
+      description:
+        'Author and committer name of snapshot commits. Default: `github-actions[bot]` on GitHub, the user who started the pipeline on GitLab, else your git configuration.',
+    },
+    'git-user-email': {
+      description:
+        'Author and committer e-mail of snapshot commits. Default: the same identity as `git-user-name`.',
+    },
+    'push-attempts': {
+      description:
+        'How many times a push is tried when someone else pushed to the branch meanwhile (each retry fetches, re-applies the snapshot and commits again). Never a force push.',
+      default: '3',
+      type: 'number',
+    },
+    'dry-run': {
+      description:
+        'Clone and export, then report what would be committed (files added, changed, removed per entry) and push nothing.',
+      default: 'false',
+      type: 'boolean',
+    },
+    'working-directory': {
+      description:
+        'Project folder, relative to the workspace: where `config` is read, where the toolkit is installed, and where entries without `git` are written.',
+    },
+  },
+  outputs: {
+    changed: { description: '`true` when at least one commit was pushed.' },
+    commits: {
+      description:
+        'JSON list of the pushed commits: `{name, repo, branch, sha, files, added, modified, deleted}` per entry (repo shown without its token).',
+    },
+  },
 } as const satisfies ActionDefinition
+
+export type SnapshotInputName = keyof typeof snapshotDefinition.inputs

@@ -1,0 +1,136 @@
+import * as v from 'valibot'
+import { quote } from '../shared/errors.js'
+import { outputDirProblem } from './paths.js'
+import { parseRepoUrl, REPO_EXPECTED } from './repo-url.js'
+
+/** Element ids are 20 hex characters (`01850a59bb68c324907a`); the spec's "20 digits" are hex too. */
+const ELEMENT_ID = /^[0-9a-fA-F]{20}$/
+const ID_EXAMPLE = "'01850a59bb68c324907a'"
+// No flags: JSON Schema patterns cannot carry them.
+const REPO_SHAPE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/@]+@[^\s/]+\/\S+$/
+const BRANCH_NAME = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*\.lock$)(?!.*[/.]$)[^\s~^:?*[\\]+$/
+
+const stringOf = (what: string): v.StringSchema<v.ErrorMessage<v.StringIssue>> =>
+  v.string((issue: v.StringIssue) => `expected ${what}, got ${typeOf(issue.input)}`)
+
+const elementId = v.pipe(
+  stringOf('an element id (a string)'),
+  v.regex(
+    ELEMENT_ID,
+    (issue) =>
+      `expected an element id of 20 hexadecimal characters (like ${ID_EXAMPLE}), got ${quote(issue.input)}`,
+  ),
+)
+
+const elementIds = (what: string, min: number): v.GenericSchema<unknown, string[]> =>
+  v.pipe(
+    v.array(elementId, (issue) => `expected a list of element ids, got ${typeOf(issue.input)}`),
+    v.minLength(min, `expected at least one element id (${what})`),
+  )
+
+export const SnapshooterSchema = v.pipe(
+  v.strictObject({
+    name: v.pipe(
+      stringOf('a name (a string)'),
+      v.nonEmpty('is empty: give the snapshot a name'),
+      v.description('Label of the snapshot, shown in logs and the job summary.'),
+    ),
+    rootTags: v.pipe(
+      elementIds('the roots to snapshot', 1),
+      v.description(
+        'Element ids (20 hex characters) of the roots to snapshot; `10000000000000000000` (Home) covers every project.',
+      ),
+    ),
+    exclude: v.optional(
+      v.pipe(
+        elementIds('elements left out', 0),
+        v.description('Element ids of projects or folders left out of the snapshot.'),
+      ),
+    ),
+    outputDir: v.pipe(
+      stringOf('a folder path (a string)'),
+      v.check(
+        (dir) => outputDirProblem(dir) === undefined,
+        (issue) => outputDirMessage(issue.input),
+      ),
+      v.description(
+        'Folder the patch files are written to, relative to the cloned repository (or, without `git`, to the working directory). It is emptied first.',
+      ),
+    ),
+  }),
+  v.description('What to snapshot and where to write it.'),
+)
+
+export const GitSchema = v.pipe(
+  v.strictObject({
+    repo: v.pipe(
+      stringOf('a repository URL (a string)'),
+      v.regex(REPO_SHAPE, REPO_EXPECTED),
+      v.check(
+        (raw) => !('problem' in parseRepoUrl(raw)),
+        (issue) => repoMessage(issue.input),
+      ),
+      v.description(
+        'Repository to clone and push: `https://<token>@<host>/<path>.git` (or `https://<user>:<token>@…`). `${NAME}` is replaced by the environment variable NAME, so the token can stay in a CI secret.',
+      ),
+    ),
+    branch: v.pipe(
+      stringOf('a branch name (a string)'),
+      v.nonEmpty('is empty: name an existing branch'),
+      v.regex(
+        BRANCH_NAME,
+        (issue) =>
+          `${quote(issue.input)} is not a valid branch name (no spaces, '..', '~', '^', ':', '?', '*', '[', '\\' or leading '-')`,
+      ),
+      v.check(
+        (branch) => !branch.startsWith('refs/'),
+        (issue) => `${quote(issue.input)}: give the branch name alone, without 'refs/heads/'`,
+      ),
+      v.description('Existing branch to commit to (it is never created).'),
+    ),
+    commitMessage: v.pipe(
+      stringOf('a commit message (a string)'),
+      v.nonEmpty('is empty: give a commit message, e.g. "Snapshot at {date} in {folder}"'),
+      v.description(
+        'Commit message; every `{date}` becomes `yyyy.MM.dd HH:mm:ss` and every `{folder}` the outputDir.',
+      ),
+    ),
+  }),
+  v.description('Clone, commit and push the snapshot. Without it, files are written in place.'),
+)
+
+export const EntrySchema = v.strictObject({
+  snapshooter: SnapshooterSchema,
+  git: v.optional(GitSchema),
+})
+
+export const SnapshotConfigSchema = v.pipe(
+  v.array(
+    EntrySchema,
+    (issue) => `expected a JSON array of snapshot entries, got ${typeOf(issue.input)}`,
+  ),
+  v.title('Olympe snapshot configuration'),
+  v.description(
+    'Entries of the snapshot action (olympe-deploy-actions) and the Olympe toolkit `snapshot` command.',
+  ),
+)
+
+export type SnapshotEntryConfig = v.InferOutput<typeof EntrySchema>
+
+function outputDirMessage(input: string): string {
+  return `${quote(input)} ${outputDirProblem(input) ?? 'is not valid'}`
+}
+
+function repoMessage(input: string): string {
+  const parsed = parseRepoUrl(input)
+  return 'problem' in parsed ? parsed.problem : REPO_EXPECTED
+}
+
+export function typeOf(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'object') return 'an object'
+  if (typeof value === 'string') return `the string ${quote(value)}`
+  if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${value}`
+  return typeof value
+}

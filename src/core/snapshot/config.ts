@@ -1,0 +1,203 @@
+import { relative } from 'node:path'
+import * as v from 'valibot'
+import { errorMessage, InputError } from '../shared/errors.js'
+import { describeConfigIssues, jsonPath } from './config-issues.js'
+import { SnapshotConfigSchema, type SnapshotEntryConfig } from './config-schema.js'
+import { normalizeOutputDir, overlaps } from './paths.js'
+import type { RemoteRepo, SnapshotFiles } from './ports.js'
+import { credentialsInText, parseRepoUrl } from './repo-url.js'
+
+export interface SnapshotEntry {
+  name: string
+  /** Where the entry is written, for messages: `res/snapshot-config.json [1]`. */
+  where: string
+  snapshooter: { name: string; rootTags: string[]; exclude?: string[]; outputDir: string }
+  git?: { repo: RemoteRepo; branch: string; commitMessage: string }
+}
+
+export interface LoadedConfig {
+  entries: SnapshotEntry[]
+  warnings: string[]
+}
+
+export interface ConfigTools {
+  files: SnapshotFiles
+  registerSecret: (value: string) => void
+  variable: (name: string) => string | undefined
+}
+
+const HOW_TO_FIX =
+  'Fix the configuration (spec 2.2; the JSON Schema dist/snapshot-config.schema.json lets an editor check it as you type).'
+
+/**
+ * Reads the configuration (a file, or a folder of *.json whose arrays are joined) and validates
+ * all of it before anything runs. Credentials are registered as secrets before the text is
+ * parsed, so that no message, not even a JSON syntax error, can show them.
+ */
+export async function loadSnapshotConfig(
+  path: string,
+  shown: string,
+  tools: ConfigTools,
+): Promise<LoadedConfig> {
+  const files = await configFiles(path, shown, tools.files)
+  const problems: string[] = []
+  const entries: SnapshotEntry[] = []
+  for (const file of files) {
+    const text = await tools.files.readText(file.path)
+    for (const secret of credentialsInText(text)) tools.registerSecret(secret)
+    const parsed = parseJson(text)
+    if (typeof parsed === 'string') {
+      problems.push(`${file.shown}: ${parsed}`)
+      continue
+    }
+    const expanded = expandRepoVariables(parsed, tools)
+    problems.push(...expanded.problems.map((problem) => `${file.shown}: ${problem}`))
+    const result = v.safeParse(SnapshotConfigSchema, expanded.document)
+    if (!result.success) {
+      problems.push(...describeConfigIssues(result.issues).map((line) => `${file.shown}: ${line}`))
+      continue
+    }
+    entries.push(...result.output.map((entry, index) => toEntry(entry, `${file.shown} [${index}]`)))
+  }
+  if (problems.length === 0 && entries.length === 0)
+    problems.push(`${shown}: holds no entries: add at least one {"snapshooter": {…}} entry`)
+  problems.push(...overlapProblems(entries))
+  if (problems.length > 0) {
+    throw new InputError(
+      'config',
+      `Invalid snapshot configuration ${shown}:\n${problems.map((p) => `  - ${p}`).join('\n')}\n${HOW_TO_FIX}`,
+    )
+  }
+  for (const entry of entries)
+    for (const secret of entry.git?.repo.secrets ?? []) tools.registerSecret(secret)
+  return { entries, warnings: nameWarnings(entries) }
+}
+
+async function configFiles(
+  path: string,
+  shown: string,
+  files: SnapshotFiles,
+): Promise<Array<{ path: string; shown: string }>> {
+  const kind = await files.kind(path)
+  if (kind === 'missing') {
+    throw new InputError(
+      'config',
+      `Invalid input 'config' '${shown}': no such file or folder (looked for ${path}). Create it (spec 2.2: a JSON array of {"snapshooter", "git"} entries) or set 'config' to its path, relative to 'working-directory'.`,
+    )
+  }
+  if (kind === 'file') return [{ path, shown }]
+  const found = await files.listJsonFiles(path)
+  if (found.length === 0) {
+    throw new InputError(
+      'config',
+      `Invalid input 'config' '${shown}': the folder holds no *.json file. Put the snapshot configuration in it, or point 'config' at the file.`,
+    )
+  }
+  const folder = shown.replace(/[/\\]+$/, '')
+  return found.map((file) => ({
+    path: file,
+    shown: `${folder}/${relative(path, file).replace(/\\/g, '/')}`,
+  }))
+}
+
+/** JSON.parse's own message can quote the text near the error, token included: give a position. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch (error) {
+    const position = /position (\d+)/.exec(errorMessage(error))?.[1]
+    if (position === undefined) return 'is not valid JSON'
+    const before = text.slice(0, Number(position))
+    const line = before.split('\n').length
+    const column = before.length - before.lastIndexOf('\n')
+    return `is not valid JSON (syntax error at line ${line}, column ${column})`
+  }
+}
+
+/** `${NAME}` in git.repo is the environment variable NAME, so the token can live in a CI secret. */
+function expandRepoVariables(
+  document: unknown,
+  tools: Pick<ConfigTools, 'registerSecret' | 'variable'>,
+): { document: unknown; problems: string[] } {
+  if (!Array.isArray(document)) return { document, problems: [] }
+  const problems: string[] = []
+  const expanded = document.map((entry: unknown, index) => {
+    const repo = repoOf(entry)
+    if (repo === undefined || !repo.includes('${')) return entry
+    const value = repo.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, name: string) => {
+      const found = tools.variable(name) ?? ''
+      if (found === '')
+        problems.push(
+          `at ${jsonPath([index, 'git', 'repo'])}: the environment variable '${name}' is not set or empty: set it in the job (for example from a CI secret)`,
+        )
+      else tools.registerSecret(found)
+      return found
+    })
+    const git = (entry as { git: object }).git
+    return { ...(entry as object), git: { ...git, repo: value } }
+  })
+  return { document: expanded, problems }
+}
+
+function repoOf(entry: unknown): string | undefined {
+  if (typeof entry !== 'object' || entry === null || !('git' in entry)) return undefined
+  const git = entry.git
+  if (typeof git !== 'object' || git === null || !('repo' in git)) return undefined
+  return typeof git.repo === 'string' ? git.repo : undefined
+}
+
+function toEntry(entry: SnapshotEntryConfig, where: string): SnapshotEntry {
+  const snapshooter = {
+    ...entry.snapshooter,
+    outputDir: normalizeOutputDir(entry.snapshooter.outputDir),
+  }
+  if (!entry.git) return { name: snapshooter.name, where, snapshooter }
+  const repo = parseRepoUrl(entry.git.repo)
+  // The schema has already checked the URL; this only narrows the type.
+  if ('problem' in repo) throw new InputError('config', `${where}: git.repo ${repo.problem}`)
+  return {
+    name: snapshooter.name,
+    where,
+    snapshooter,
+    git: { repo, branch: entry.git.branch, commitMessage: entry.git.commitMessage },
+  }
+}
+
+/** Where an entry writes: one clone per repository and branch, or the working directory. */
+export function targetKey(entry: SnapshotEntry): string {
+  return entry.git ? `${entry.git.repo.url}#${entry.git.branch}` : ''
+}
+
+function overlapProblems(entries: readonly SnapshotEntry[]): string[] {
+  const problems: string[] = []
+  entries.forEach((a, index) => {
+    for (const b of entries.slice(index + 1)) {
+      if (targetKey(a) !== targetKey(b)) continue
+      if (!overlaps(a.snapshooter.outputDir, b.snapshooter.outputDir)) continue
+      const place = a.git
+        ? `${a.git.repo.display} (branch '${a.git.branch}')`
+        : 'the working directory'
+      problems.push(
+        `${a.where} and ${b.where}: outputDir '${a.snapshooter.outputDir}' and '${b.snapshooter.outputDir}' overlap in ${place}; the toolkit empties each outputDir, so one entry would wipe the other's files. Give each entry its own folder.`,
+      )
+    }
+  })
+  return problems
+}
+
+function nameWarnings(entries: readonly SnapshotEntry[]): string[] {
+  const warnings: string[] = []
+  const seen = new Set<string>()
+  for (const entry of entries) {
+    if (/\s/.test(entry.name) && !seen.has(entry.name))
+      warnings.push(
+        `${entry.where}: snapshot name '${entry.name}' holds spaces; the toolkit splits its command line on spaces, so the export may fail. Prefer a name such as '${entry.name.replace(/\s+/g, '-')}'.`,
+      )
+    if (seen.has(entry.name))
+      warnings.push(
+        `${entry.where}: snapshot name '${entry.name}' is used twice; logs and the job summary cannot tell the entries apart.`,
+      )
+    seen.add(entry.name)
+  }
+  return warnings
+}

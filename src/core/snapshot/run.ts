@@ -1,0 +1,188 @@
+import { join, resolve } from 'node:path'
+import { ActionError, errorMessage } from '../shared/errors.js'
+import { toolkitArgv } from './command.js'
+import { loadSnapshotConfig, type SnapshotEntry } from './config.js'
+import { explainGitFailure } from './git-errors.js'
+import type { SnapshotInputs } from './inputs.js'
+import type { GitIdentity, GitWorktree, SnapshotTools } from './ports.js'
+import { describeTarget, planSnapshot, type GitTarget, type SnapshotPlan } from './plan.js'
+import { previewTarget, publishTarget } from './publish.js'
+import { commitsOutput, snapshotSummary, type EntryResult } from './summary.js'
+import { exportEntry, toolkitEnv, type ToolkitSettings } from './toolkit.js'
+
+/** What the core needs to know about the CI run. */
+export interface SnapshotContext {
+  workspace: string
+  actor?: { name: string; email: string }
+}
+
+export async function runSnapshot(
+  inputs: SnapshotInputs,
+  context: SnapshotContext,
+  tools: SnapshotTools,
+): Promise<void> {
+  const { logger, reporter } = tools
+  const projectDir = resolve(context.workspace, inputs.workingDirectory ?? '.')
+  const configPath = resolve(projectDir, inputs.config)
+  const { entries } = await logger.group('Configuration', async () => {
+    const loaded = await loadSnapshotConfig(configPath, inputs.config, tools)
+    for (const warning of loaded.warnings) logger.warning(warning)
+    if (inputs.drawPassword && /\s/.test(inputs.drawPassword))
+      logger.warning(
+        "'draw-password' holds a space; the toolkit splits its command line on spaces, so signing in may fail.",
+      )
+    for (const entry of loaded.entries) logger.info(describeEntry(entry))
+    return loaded
+  })
+
+  const temp = await tools.files.makeTempDir('olympe-snapshot-')
+  try {
+    const plan = planSnapshot(entries, join(temp, 'clones'))
+    const identity = gitIdentity(inputs, context)
+    const worktrees = await logger.group('Git repositories', () => cloneAll(plan, identity, tools))
+    const settings: ToolkitSettings = {
+      argv: toolkitArgv(inputs.toolkitCommand, projectDir),
+      env: toolkitEnv(inputs),
+      tempDir: temp,
+    }
+    const saved = await exportAll(plan, entries, projectDir, settings, tools, temp)
+    const date = tools.now()
+    const results: EntryResult[] = plan.local.map((entry) => ({
+      entry,
+      status: 'written',
+      changes: [],
+    }))
+    try {
+      for (const [index, target] of plan.targets.entries()) {
+        const worktree = worktrees[index] as GitWorktree
+        const title = `${inputs.dryRun ? 'Dry run' : 'Commit and push'}: ${describeTarget(target)}`
+        const done = await logger.group(title, () =>
+          inputs.dryRun
+            ? previewTarget(target, worktree, tools)
+            : publishTarget(
+                target,
+                worktree,
+                { attempts: inputs.pushAttempts, date, saved },
+                tools,
+              ),
+        )
+        results.push(...done)
+      }
+    } catch (error) {
+      throw withPushedSoFar(error, results)
+    } finally {
+      report(results, entries, inputs.dryRun, tools)
+    }
+    await reporter.summary(snapshotSummary(ordered(results, entries), inputs.dryRun))
+  } finally {
+    await tools.files.remove(temp)
+  }
+}
+
+/** Every branch is checked before any clone, and every clone made before the toolkit runs. */
+async function cloneAll(
+  plan: SnapshotPlan,
+  identity: GitIdentity,
+  tools: SnapshotTools,
+): Promise<GitWorktree[]> {
+  if (plan.targets.length === 0) {
+    tools.logger.info('No entry has a git object: the toolkit writes into the working directory.')
+    return []
+  }
+  const problems: string[] = []
+  for (const target of plan.targets) {
+    const problem = await checkBranch(target, tools)
+    if (problem) problems.push(problem)
+    else tools.logger.info(`Branch '${target.branch}' exists in ${target.repo.display}.`)
+  }
+  if (problems.length > 0)
+    throw new ActionError(`${problems.join('\n')}\nNothing was exported or pushed.`)
+  const worktrees: GitWorktree[] = []
+  for (const target of plan.targets) {
+    try {
+      worktrees.push(await tools.git.clone(target.repo, target.branch, target.dir, identity))
+    } catch (error) {
+      throw explainGitFailure(error, `Cloning ${describeTarget(target)}`)
+    }
+    tools.logger.info(`Cloned ${describeTarget(target)} (shallow, single branch).`)
+  }
+  return worktrees
+}
+
+async function checkBranch(target: GitTarget, tools: SnapshotTools): Promise<string | undefined> {
+  const names = target.entries.map((entry) => `'${entry.name}'`).join(', ')
+  let tip: string | undefined
+  try {
+    tip = await tools.git.branchTip(target.repo, target.branch)
+  } catch (error) {
+    return explainGitFailure(error, `Reading ${target.repo.display} (entry ${names})`).message
+  }
+  if (tip !== undefined) return undefined
+  return `Branch '${target.branch}' does not exist in ${target.repo.display} (entry ${names}). The snapshot never creates branches: create it first (for example: git push origin HEAD:refs/heads/${target.branch}), or fix git.branch.`
+}
+
+/** Runs the toolkit for every entry before anything is committed, keeping a copy of each export. */
+async function exportAll(
+  plan: SnapshotPlan,
+  entries: readonly SnapshotEntry[],
+  projectDir: string,
+  settings: ToolkitSettings,
+  tools: SnapshotTools,
+  temp: string,
+): Promise<Map<SnapshotEntry, string>> {
+  const saved = new Map<SnapshotEntry, string>()
+  for (const [index, entry] of entries.entries()) {
+    const target = plan.targets.find((t) => t.entries.includes(entry))
+    const cwd = target?.dir ?? projectDir
+    await tools.logger.group(`Export '${entry.name}'`, async () => {
+      await exportEntry(entry, index, cwd, settings, tools)
+      if (!target) return
+      const copy = join(temp, 'exports', String(index + 1))
+      await tools.files.replaceDir(join(cwd, entry.snapshooter.outputDir), copy)
+      saved.set(entry, copy)
+    })
+  }
+  return saved
+}
+
+/** A later clone failing does not undo earlier pushes: say which landed. */
+function withPushedSoFar(error: unknown, results: readonly EntryResult[]): unknown {
+  const pushed = results.filter((r) => r.status === 'pushed')
+  if (pushed.length === 0 || !(error instanceof ActionError)) return error
+  const list = pushed.map((r) => `'${r.entry.name}' (${r.sha?.slice(0, 12) ?? ''})`).join(', ')
+  return new ActionError(`${errorMessage(error)}\nPushed before this failure: ${list}.`)
+}
+
+function gitIdentity(inputs: SnapshotInputs, context: SnapshotContext): GitIdentity {
+  return {
+    name: inputs.gitUserName ?? context.actor?.name,
+    email: inputs.gitUserEmail ?? context.actor?.email,
+  }
+}
+
+function report(
+  results: readonly EntryResult[],
+  entries: readonly SnapshotEntry[],
+  dryRun: boolean,
+  tools: SnapshotTools,
+): void {
+  const pushed = results.some((r) => r.status === 'pushed')
+  tools.reporter.setOutput('changed', String(pushed && !dryRun))
+  tools.reporter.setOutput('commits', dryRun ? '[]' : commitsOutput(ordered(results, entries)))
+}
+
+function ordered(
+  results: readonly EntryResult[],
+  entries: readonly SnapshotEntry[],
+): EntryResult[] {
+  return [...results].sort((a, b) => entries.indexOf(a.entry) - entries.indexOf(b.entry))
+}
+
+function describeEntry(entry: SnapshotEntry): string {
+  const s = entry.snapshooter
+  const excluded = s.exclude?.length ? `, excluding ${s.exclude.join(', ')}` : ''
+  const into = entry.git
+    ? `${s.outputDir} in ${entry.git.repo.display} (branch '${entry.git.branch}')`
+    : `${s.outputDir} in the working directory`
+  return `Entry '${entry.name}' (${entry.where}): ${s.rootTags.join(', ')}${excluded} -> ${into}`
+}

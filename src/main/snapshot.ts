@@ -1,0 +1,4 @@
+import { snapshotAction } from '../actions/snapshot.js'
+import { runAction } from '../platform/run.js'
+
+await runAction(snapshotAction)

@@ -1,0 +1,136 @@
+// Runs the snapshot core in-process with its real tools (simple-git, the fake toolkit through the
+// exec port, the file system) and captures what a user would see, for integration tests.
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { withDefaults } from '../../src/core/definition.js'
+import type { Summary } from '../../src/core/shared/ports.js'
+import { Redactor } from '../../src/core/shared/redactor.js'
+import { snapshotDefinition, type SnapshotInputName } from '../../src/core/snapshot/definition.js'
+import { parseSnapshotInputs } from '../../src/core/snapshot/inputs.js'
+import type { GitPort, GitWorktree, SnapshotTools } from '../../src/core/snapshot/ports.js'
+import { runSnapshot } from '../../src/core/snapshot/run.js'
+import { exec } from '../../src/tools/exec.js'
+import { createGitPort } from '../../src/tools/git.js'
+import { toolkitFiles } from '../../src/tools/toolkit-files.js'
+import { DRAW_PASSWORD, DRAW_USERNAME, PLATFORM_STATE, TOOLKIT_COMMAND } from './fake-toolkit.js'
+import { git } from './git-repos.js'
+
+export interface CoreRun {
+  error?: Error
+  log: string[]
+  outputs: Record<string, string>
+  summaries: Summary[]
+}
+
+export interface CoreRunOptions {
+  config: unknown
+  inputs?: Partial<Record<SnapshotInputName, string>>
+  /** Environment for the fake toolkit: FAKE_PLATFORM_STATE (default: the fixture), switches. */
+  toolkitEnv?: Record<string, string>
+  /** Called before each push of ours: how a test makes someone else push first. */
+  beforePush?: (attempt: number) => Promise<void>
+}
+
+export const TEST_IDENTITY = { name: 'Snapshot Bot', email: 'snapshot-bot@example.test' }
+
+/** A workspace with the configuration written to res/snapshot-config.json. */
+export async function makeWorkspace(config: unknown): Promise<string> {
+  const workspace = await mkdtemp(path.join(tmpdir(), 'snapshot-ws-'))
+  await mkdir(path.join(workspace, 'res'))
+  await writeFile(path.join(workspace, 'res/snapshot-config.json'), JSON.stringify(config, null, 2))
+  return workspace
+}
+
+export async function runSnapshotCore(options: CoreRunOptions): Promise<CoreRun> {
+  const workspace = await makeWorkspace(options.config)
+  const redactor = new Redactor()
+  const r = (text: string): string => redactor.redact(text)
+  const run: CoreRun = { log: [], outputs: {}, summaries: [] }
+  const say = (prefix: string) => (message: string) => run.log.push(`${prefix}${r(message)}`)
+  const raw = withDefaults(snapshotDefinition, {
+    'toolkit-command': TOOLKIT_COMMAND,
+    'draw-username': DRAW_USERNAME,
+    'draw-password': DRAW_PASSWORD,
+    ...options.inputs,
+  })
+  redactor.add(raw['draw-password'])
+  const tools: SnapshotTools = {
+    logger: {
+      info: say(''),
+      warning: say('warning: '),
+      error: say('error: '),
+      debug: () => undefined,
+      group: async (title, body) => {
+        run.log.push(`== ${r(title)}`)
+        return body()
+      },
+    },
+    reporter: {
+      setOutput: (name, value) => (run.outputs[name] = r(value)),
+      summary: (summary) => {
+        run.summaries.push(summary)
+        return Promise.resolve()
+      },
+    },
+    registerSecret: (value) => redactor.add(value),
+    redact: r,
+    git: racingGit(createGitPort({ redact: r }), options.beforePush),
+    exec: (command, args, o) =>
+      exec(command, args, {
+        ...o,
+        env: { FAKE_PLATFORM_STATE: PLATFORM_STATE, ...options.toolkitEnv, ...o?.env },
+      }),
+    files: toolkitFiles,
+    variable: () => undefined,
+    now: () => new Date(2026, 2, 4, 5, 6, 7),
+    sleep: () => Promise.resolve(),
+    random: () => 0,
+  }
+  try {
+    const inputs = parseSnapshotInputs(raw)
+    await runSnapshot(inputs, { workspace, actor: TEST_IDENTITY }, tools)
+  } catch (error) {
+    run.error = error as Error
+  }
+  return run
+}
+
+function racingGit(inner: GitPort, beforePush: CoreRunOptions['beforePush']): GitPort {
+  if (!beforePush) return inner
+  let attempt = 0
+  return {
+    branchTip: (repo, branch) => inner.branchTip(repo, branch),
+    async clone(repo, branch, dir, identity) {
+      const worktree = await inner.clone(repo, branch, dir, identity)
+      const wrapped: GitWorktree = {
+        dir: worktree.dir,
+        stage: (p) => worktree.stage(p),
+        commit: (m) => worktree.commit(m),
+        syncTo: (b) => worktree.syncTo(b),
+        push: async (b) => {
+          await beforePush(++attempt)
+          await worktree.push(b)
+        },
+      }
+      return wrapped
+    },
+  }
+}
+
+const OTHER = ['-c', 'user.name=Someone Else', '-c', 'user.email=else@example.test']
+
+/** Someone else's push: clone, let `change` edit the clone, commit everything, push. */
+export async function pushAsSomeoneElse(
+  url: string,
+  subject: string,
+  change: (clone: string) => Promise<void>,
+): Promise<void> {
+  const clone = await mkdtemp(path.join(tmpdir(), 'someone-else-'))
+  const env = { ...process.env, GIT_TERMINAL_PROMPT: '0' }
+  await git(['clone', '--quiet', '--depth', '1', url, clone], { env })
+  await change(clone)
+  await git(['add', '--all'], { cwd: clone, env })
+  await git([...OTHER, 'commit', '--quiet', '-m', subject], { cwd: clone, env })
+  await git(['push', '--quiet', 'origin', 'HEAD'], { cwd: clone, env })
+}
