@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals'
 import { buildAndPush } from '../../src/core/build-images/build.js'
 import type { ImagePlan } from '../../src/core/build-images/plan.js'
+import { DockerCommandError } from '../../src/core/build-images/docker.js'
 import { ActionError } from '../../src/core/shared/errors.js'
 import { fakeDocker, recordingTools, type FakeDockerScript } from '../helpers/docker-fake.js'
 
@@ -97,6 +98,29 @@ describe('build and push', () => {
     expect(error).toBeInstanceOf(ActionError)
     expect(docker.calls).toEqual(['build frontend', 'build backend', 'built frontend'])
     expect(lines).toContain('[frontend] not pushed: another image failed')
+  })
+
+  test('the legacy builder banner and blank lines are left out of the tail', async () => {
+    const docker = fakeDocker()
+    docker.build = () =>
+      Promise.reject(
+        new DockerCommandError('docker build', 'exited with 1', [
+          'DEPRECATED: The legacy builder is deprecated and will be removed in a future release.',
+          '            Install the buildx component to build images with BuildKit:',
+          '            https://docs.docker.com/go/buildx/',
+          '',
+          'Step 3/3 : RUN exit 3',
+        ]),
+      )
+    const { logger } = recordingTools()
+    const error = await buildAndPush(
+      [planFor('backend')],
+      { push: true, loggedIn: true },
+      { docker, logger, redact },
+    ).catch((caught: unknown) => caught)
+    expect((error as Error).message).toContain(
+      'Last lines of its output:\n  Step 3/3 : RUN exit 3\nFix',
+    )
   })
 
   test('the failure names the image, the command, its output tail and the fix', async () => {

@@ -49,6 +49,12 @@ describe('branch gate', () => {
       "('main')",
     ],
     ['a tag push', { branch: undefined, event: 'push' }, undefined, 'not on a branch'],
+    [
+      'a local run outside git',
+      { platform: 'local', event: 'local', branch: undefined },
+      undefined,
+      'git could not name the branch',
+    ],
     ['a branch the pattern does not cover', { branch: 'release' }, ['release/*'], "'release/*'"],
   ])('skips %s', (_name, context, branches, reason) => {
     const decision = decideGate({ ...push, ...context }, branches)

@@ -9,6 +9,9 @@ import type { ImagePlan } from './plan.js'
 /** The three images are independent; the engine builds them side by side. */
 export const MAX_PARALLEL_BUILDS = 3
 const SHOWN_TAIL_LINES = 20
+/** Docker 23+ prints this banner before every build without buildx: noise in an error. */
+const BUILDER_BANNER =
+  /legacy builder is deprecated|Install the buildx component|docs\.docker\.com\/go\/buildx/
 
 export interface BuiltImage {
   kind: ImageKind
@@ -105,7 +108,10 @@ function explain(
   if (!(error instanceof DockerCommandError)) {
     return new ActionError(redact(`The ${plan.kind} image failed: ${errorMessage(error)}`))
   }
-  const tail = error.tail.slice(-SHOWN_TAIL_LINES).map((line) => `  ${line}`)
+  const tail = error.tail
+    .filter((line) => line.trim() !== '' && !BUILDER_BANNER.test(line))
+    .slice(-SHOWN_TAIL_LINES)
+    .map((line) => `  ${line}`)
   const output = tail.length > 0 ? ` Last lines of its output:\n${tail.join('\n')}\n` : ' '
   const pushing = error.command === 'docker push'
   const what = pushing
@@ -118,7 +124,11 @@ function explain(
 }
 
 function pushAdvice(output: string, loggedIn: boolean): string {
-  if (/unauthori[sz]ed|denied|authentication required|forbidden/i.test(output)) {
+  if (
+    /unauthori[sz]ed|denied|authentication required|no basic auth credentials|forbidden/i.test(
+      output,
+    )
+  ) {
     return loggedIn
       ? "The registry refused the push: check that 'registry-username' and 'registry-password' may write to this image name (a token needs package write access)."
       : "The registry refused the push: set 'registry-username' and 'registry-password', or log in to the registry in an earlier step."

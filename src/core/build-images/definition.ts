@@ -112,7 +112,7 @@ export const buildImagesDefinition = {
     'codeasdata-digest': { description: 'Manifest digest of the pushed code-as-data image.' },
     images: {
       description:
-        'JSON list of the images built: `[{kind, reference, references, digest, size}]`; `[]` when skipped.',
+        'JSON list of the images built: `[{kind, reference, references, digest, size}]` (size in bytes, unpacked, as `docker image ls` counts it); `[]` when skipped.',
     },
     skipped: {
       description:

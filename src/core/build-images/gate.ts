@@ -23,9 +23,13 @@ export function decideGate(context: BuildContext, configured?: readonly string[]
   }
   const branch = context.branch
   if (branch === undefined) {
+    const where =
+      context.platform === 'local'
+        ? 'git could not name the branch (run it in a git checkout, on a branch)'
+        : `this run is not on a branch (event '${context.event}', for example a tag)`
     return {
       build: false,
-      reason: `this run is not on a branch (event '${context.event}', for example a tag), and images are built only on the branches ${wanted}`,
+      reason: `${where}, and images are built only on the branches ${wanted}`,
     }
   }
   if (!branches.some((pattern) => branchMatches(pattern, branch))) {

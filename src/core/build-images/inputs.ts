@@ -1,9 +1,9 @@
-import { basename, isAbsolute, normalize, resolve } from 'node:path'
+import { basename, resolve } from 'node:path'
 import * as v from 'valibot'
 import type { RawInputs } from '../definition.js'
 import { InputError } from '../shared/errors.js'
-import { describeInputProblem, parseInputs, refine } from '../shared/inputs.js'
-import { booleanInput, optionalText, parseList } from '../shared/parse.js'
+import { describeInputProblem, parseInputs } from '../shared/inputs.js'
+import { booleanInput, optionalText } from '../shared/parse.js'
 import {
   buildImagesDefinition,
   IMAGE_KINDS,
@@ -14,10 +14,20 @@ import {
   defaultImageName,
   GITHUB_REGISTRY,
   imageNameProblem,
-  parseRegistry,
   type RegistryTarget,
 } from './image-names.js'
-import { templateProblem } from './tags.js'
+import {
+  branches,
+  buildArgs,
+  cacheFrom,
+  drawVersion,
+  extraTags,
+  imageName,
+  platform,
+  registry,
+  relativeFolder,
+  tagTemplate,
+} from './input-fields.js'
 
 /** The build-images action's inputs, validated, with their context-dependent defaults filled. */
 export interface BuildImagesInputs {
@@ -47,97 +57,6 @@ export interface InputFacts {
   repository?: string
   workspace: string
 }
-
-/** Lines only: build arguments and cache sources may hold commas (`type=registry,ref=…`). */
-const lines = (raw: string): string[] =>
-  raw
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '')
-
-const registry = refine<RegistryTarget | undefined>((raw) =>
-  raw === '' ? undefined : parseRegistry(raw),
-)
-
-const imageName = refine<string | undefined>((raw) => {
-  if (raw === '') return undefined
-  const problem = imageNameProblem(raw)
-  return problem ? { problem } : raw
-})
-
-const tagTemplate = refine((raw) => {
-  const problem = templateProblem(raw)
-  return problem ? { problem } : raw
-})
-
-const extraTags = refine((raw) => {
-  const tags = parseList(raw)
-  for (const tag of tags) {
-    const problem = templateProblem(tag)
-    if (problem) return { problem: `tag '${tag}' ${problem}` }
-  }
-  return tags
-})
-
-const branches = refine<string[] | undefined>((raw) => {
-  const names = parseList(raw)
-  const bad = names.find((name) => /\s/.test(name))
-  if (bad !== undefined)
-    return { problem: `branch '${bad}' contains a space; expected branch names` }
-  return names.length === 0 ? undefined : names
-})
-
-const relativeFolder = (what: string): v.GenericSchema<string, string> =>
-  refine((raw) => {
-    if (raw === '') return { problem: `is empty; expected the ${what}` }
-    if (isAbsolute(raw))
-      return {
-        problem: `is absolute; expected the ${what} relative to 'working-directory', the build context`,
-      }
-    const normal = normalize(raw)
-    if (normal === '..' || normal.startsWith('../'))
-      return {
-        problem: `is outside 'working-directory', the build context, where docker cannot read it; expected the ${what} inside the project`,
-      }
-    return normal.replace(/\/+$/, '')
-  })
-
-const drawVersion = refine<string | undefined>((raw) => {
-  if (raw === '') return undefined
-  if (raw.length > 128 || !/^[\x21-\x7e]+$/.test(raw))
-    return { problem: 'expected a version such as 2.11.3 (no spaces, at most 128 characters)' }
-  return raw
-})
-
-const RESERVED_BUILD_ARG = 'SOURCES_PATH'
-const buildArgs = refine<Array<[string, string]>>((raw) => {
-  const parsed: Array<[string, string]> = []
-  for (const line of lines(raw)) {
-    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line)
-    if (!match) return { problem: `line '${line}' is not NAME=value` }
-    const [, name = '', value = ''] = match
-    if (name === RESERVED_BUILD_ARG)
-      return {
-        problem: `sets ${RESERVED_BUILD_ARG}, which is set per image from 'frontend-sources', 'backend-sources' and 'codeasdata-sources'; set those instead`,
-      }
-    parsed.push([name, value])
-  }
-  return parsed
-})
-
-const platform = refine<string | undefined>((raw) => {
-  if (raw === '') return undefined
-  if (raw.includes(','))
-    return {
-      problem:
-        'names several platforms; expected one, such as linux/amd64 (multi-platform images need buildx)',
-    }
-  if (!/^[a-z0-9_]+\/[a-z0-9_]+(?:\/[a-z0-9_]+)?$/.test(raw))
-    return { problem: 'expected os/architecture[/variant], such as linux/amd64 or linux/arm64/v8' }
-  return raw
-})
-
-const cacheFrom = refine((raw) => lines(raw))
 
 const BuildImagesInputsSchema = v.object({
   registry,

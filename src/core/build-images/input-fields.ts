@@ -1,0 +1,99 @@
+import { isAbsolute, normalize } from 'node:path'
+import * as v from 'valibot'
+import { refine } from '../shared/inputs.js'
+import { parseList } from '../shared/parse.js'
+import { imageNameProblem, parseRegistry, type RegistryTarget } from './image-names.js'
+import { templateProblem } from './tags.js'
+
+/** The build-images inputs one by one: each turns a string into a value or one sentence. */
+
+/** Lines only: build arguments and cache sources may hold commas (`type=registry,ref=…`). */
+const lines = (raw: string): string[] =>
+  raw
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+
+export const registry = refine<RegistryTarget | undefined>((raw) =>
+  raw === '' ? undefined : parseRegistry(raw),
+)
+
+export const imageName = refine<string | undefined>((raw) => {
+  if (raw === '') return undefined
+  const problem = imageNameProblem(raw)
+  return problem ? { problem } : raw
+})
+
+export const tagTemplate = refine((raw) => {
+  const problem = templateProblem(raw)
+  return problem ? { problem } : raw
+})
+
+export const extraTags = refine((raw) => {
+  const tags = parseList(raw)
+  for (const tag of tags) {
+    const problem = templateProblem(tag)
+    if (problem) return { problem: `tag '${tag}' ${problem}` }
+  }
+  return tags
+})
+
+export const branches = refine<string[] | undefined>((raw) => {
+  const names = parseList(raw)
+  const bad = names.find((name) => /\s/.test(name))
+  if (bad !== undefined)
+    return { problem: `branch '${bad}' contains a space; expected branch names` }
+  return names.length === 0 ? undefined : names
+})
+
+export const relativeFolder = (what: string): v.GenericSchema<string, string> =>
+  refine((raw) => {
+    if (raw === '') return { problem: `is empty; expected the ${what}` }
+    if (isAbsolute(raw))
+      return {
+        problem: `is absolute; expected the ${what} relative to 'working-directory', the build context`,
+      }
+    const normal = normalize(raw)
+    if (normal === '..' || normal.startsWith('../'))
+      return {
+        problem: `is outside 'working-directory', the build context, where docker cannot read it; expected the ${what} inside the project`,
+      }
+    return normal.replace(/\/+$/, '')
+  })
+
+export const drawVersion = refine<string | undefined>((raw) => {
+  if (raw === '') return undefined
+  if (raw.length > 128 || !/^[\x21-\x7e]+$/.test(raw))
+    return { problem: 'expected a version such as 2.11.3 (no spaces, at most 128 characters)' }
+  return raw
+})
+
+const RESERVED_BUILD_ARG = 'SOURCES_PATH'
+export const buildArgs = refine<Array<[string, string]>>((raw) => {
+  const parsed: Array<[string, string]> = []
+  for (const line of lines(raw)) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line)
+    if (!match) return { problem: `line '${line}' is not NAME=value` }
+    const [, name = '', value = ''] = match
+    if (name === RESERVED_BUILD_ARG)
+      return {
+        problem: `sets ${RESERVED_BUILD_ARG}, which is set per image from 'frontend-sources', 'backend-sources' and 'codeasdata-sources'; set those instead`,
+      }
+    parsed.push([name, value])
+  }
+  return parsed
+})
+
+export const platform = refine<string | undefined>((raw) => {
+  if (raw === '') return undefined
+  if (raw.includes(','))
+    return {
+      problem:
+        'names several platforms; expected one, such as linux/amd64 (multi-platform images need buildx)',
+    }
+  if (!/^[a-z0-9_]+\/[a-z0-9_]+(?:\/[a-z0-9_]+)?$/.test(raw))
+    return { problem: 'expected os/architecture[/variant], such as linux/amd64 or linux/arm64/v8' }
+  return raw
+})
+
+export const cacheFrom = refine((raw) => lines(raw))

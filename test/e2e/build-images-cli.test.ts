@@ -1,0 +1,132 @@
+// The same bundle through the command line, as a GitLab job runs it (INPUT_* variables, dotenv
+// outputs), and by hand in a git checkout, where git says which branch and commit this is.
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { execFileSync } from 'node:child_process'
+import {
+  SAMPLE_DRAW_VERSION,
+  SAMPLE_PROJECT,
+  SHA,
+  startDockerSuite,
+  type DockerSuite,
+} from '../helpers/docker-suite.js'
+import { runCli, type RunResult } from '../helpers/run-action.js'
+import { expectNoSecrets } from '../helpers/secrets.js'
+
+let suite: DockerSuite
+
+beforeAll(async () => {
+  suite = await startDockerSuite()
+}, 60_000)
+
+afterAll(async () => {
+  await suite.stop()
+})
+
+async function cli(
+  repository: string,
+  env: Record<string, string>,
+  cwd = SAMPLE_PROJECT,
+): Promise<RunResult> {
+  await suite.spy.reset()
+  const result = await runCli('build-images', {
+    cwd,
+    inputs: {
+      registry: suite.registry.host,
+      'registry-username': suite.registry.user,
+      'registry-password': suite.registry.password,
+      'tag-template': env.GITLAB_CI ? '{branch}-{run-id}' : '{branch}-{short-sha}',
+      'frontend-image-name': `${repository}/frontend`,
+      'backend-image-name': `${repository}/backend`,
+    },
+    env: { ...suite.env, ...env },
+  })
+  expectNoSecrets(
+    {
+      stdout: result.stdout,
+      stderr: result.stderr,
+      ...result.files,
+      'docker argv': (await suite.spy.commands()).join('\n'),
+    },
+    [suite.registry.password],
+  )
+  return result
+}
+
+function gitlab(repository: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    GITLAB_CI: 'true',
+    CI_PIPELINE_SOURCE: 'push',
+    CI_COMMIT_BRANCH: 'main',
+    CI_DEFAULT_BRANCH: 'main',
+    CI_COMMIT_SHA: SHA,
+    CI_PIPELINE_ID: '777',
+    CI_PROJECT_PATH: repository,
+    CI_PROJECT_URL: `https://gitlab.example/${repository}`,
+    CI_PROJECT_DIR: SAMPLE_PROJECT,
+    ...extra,
+  }
+}
+
+describe('build-images through the CLI', () => {
+  test('a GitLab job builds, pushes and writes the dotenv outputs', async () => {
+    const repository = suite.uniqueRepository('gitlab')
+    const result = await cli(repository, gitlab(repository))
+    expect(result.code).toBe(0)
+    const host = suite.registry.host
+    expect(result.outputs).toMatchObject({
+      skipped: 'false',
+      'frontend-image': `${host}/${repository}/frontend:main-777`,
+      'backend-image': `${host}/${repository}/backend:main-777`,
+      'codeasdata-image': '',
+    })
+    expect(result.files.dotenv).toContain(
+      `OLYMPE_BUILD_IMAGES_FRONTEND_IMAGE=${host}/${repository}/frontend:main-777\n`,
+    )
+    const manifest = await suite.registry.manifest(`${repository}/frontend`, 'main-777')
+    expect(result.outputs['frontend-digest']).toBe(manifest.digest)
+    expect(manifest.config.Labels).toMatchObject({
+      draw_version: SAMPLE_DRAW_VERSION,
+      'org.opencontainers.image.source': `https://gitlab.example/${repository}`,
+      'org.opencontainers.image.revision': SHA,
+    })
+    const images = JSON.parse(result.outputs.images ?? '') as Array<{ digest: string }>
+    expect(images.map((image) => image.digest)).toEqual([
+      result.outputs['frontend-digest'],
+      result.outputs['backend-digest'],
+    ])
+    // GitLab's collapsible sections, one per phase.
+    expect(result.stdout).toMatch(/section_start:\d+:olympe_\d+_pre_flight_checks/)
+    expect(result.stdout).toContain('Olympe images built and pushed')
+  })
+
+  test('a merge request pipeline is skipped, and says so in the dotenv', async () => {
+    const repository = suite.uniqueRepository('mr')
+    const result = await cli(
+      repository,
+      gitlab(repository, { CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_IID: '3' }),
+    )
+    expect(result.code).toBe(0)
+    expect(result.outputs).toMatchObject({ skipped: 'true', 'frontend-image': '', images: '[]' })
+    expect(result.stdout).toContain("pull or merge request (event 'merge_request_event')")
+    expect(await suite.spy.commands()).toEqual([])
+  })
+
+  test('run by hand in a git checkout, the branch and commit come from git', async () => {
+    const project = await suite.copyProject()
+    const git = (...args: string[]): string =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], {
+        cwd: project,
+        encoding: 'utf8',
+      }).trim()
+    git('init', '-q', '-b', 'main')
+    git('add', '.')
+    git('commit', '-q', '-m', 'sample')
+    const sha = git('rev-parse', 'HEAD')
+    const repository = suite.uniqueRepository('local')
+    const result = await cli(repository, {}, project)
+    expect(result.code).toBe(0)
+    expect(result.outputs['frontend-image']).toBe(
+      `${suite.registry.host}/${repository}/frontend:main-${sha.slice(0, 7)}`,
+    )
+  })
+})

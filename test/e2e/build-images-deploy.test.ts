@@ -1,0 +1,92 @@
+// The hand-over of spec steps 3 and 4: the build-images outputs feed the deploy bundle, and the
+// platform's webhook (played on loopback) receives exactly the references that were pushed.
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { SAMPLE_PROJECT, SHA, startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { runAsGithub } from '../helpers/run-action.js'
+import { expectNoSecrets } from '../helpers/secrets.js'
+import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+
+const WEBHOOK_TOKEN = 'whk-token-5e2a9d7c1b'
+
+let suite: DockerSuite
+let webhook: WebhookServer
+
+beforeAll(async () => {
+  suite = await startDockerSuite()
+  webhook = await startWebhookServer()
+}, 60_000)
+
+afterAll(async () => {
+  await webhook.stop()
+  await suite.stop()
+})
+
+describe('build-images then deploy', () => {
+  test('the webhook receives exactly the pushed references', async () => {
+    const repository = suite.uniqueRepository('handover')
+    const built = await runAsGithub('build-images', {
+      cwd: SAMPLE_PROJECT,
+      inputs: {
+        registry: suite.registry.host,
+        'registry-username': suite.registry.user,
+        'registry-password': suite.registry.password,
+        codeasdata: 'true',
+      },
+      env: { ...suite.env, GITHUB_SHA: SHA, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: '9' },
+      event: { name: 'workflow_dispatch', payload: { repository: { default_branch: 'main' } } },
+    })
+    expect(built.code).toBe(0)
+    const outputs = built.outputs
+
+    const deployed = await runAsGithub('deploy', {
+      inputs: {
+        'webhook-url': webhook.url,
+        'webhook-token': WEBHOOK_TOKEN,
+        'frontend-image': outputs['frontend-image'] ?? '',
+        'backend-images': outputs['backend-image'] ?? '',
+        'codeasdata-image': outputs['codeasdata-image'] ?? '',
+      },
+      env: { GITHUB_SHA: SHA, GITHUB_REPOSITORY: repository },
+    })
+    expect(deployed.code).toBe(0)
+    expect(webhook.requests).toHaveLength(1)
+    const request = webhook.requests[0]
+    expect(request?.headers.authorization).toBe(`Bearer ${WEBHOOK_TOKEN}`)
+    const payload = JSON.parse(request?.body ?? '') as {
+      frontend: { image: string }
+      backends: { images: string[] }
+      codeAsData: { image: string }
+    }
+
+    // Each reference sent is one the registry serves, with the digest the build reported.
+    const sent = {
+      frontend: payload.frontend.image,
+      backend: payload.backends.images,
+      codeasdata: payload.codeAsData.image,
+    }
+    expect(sent).toEqual({
+      frontend: outputs['frontend-image'],
+      backend: [outputs['backend-image']],
+      codeasdata: outputs['codeasdata-image'],
+    })
+    for (const kind of ['frontend', 'backend', 'codeasdata']) {
+      const reference = outputs[`${kind}-image`] ?? ''
+      const [name = '', tag = ''] = reference.slice(suite.registry.host.length + 1).split(':')
+      const manifest = await suite.registry.manifest(name, tag)
+      expect(manifest.digest).toBe(outputs[`${kind}-digest`])
+    }
+
+    expectNoSecrets(
+      {
+        buildStdout: built.stdout,
+        buildStderr: built.stderr,
+        ...built.files,
+        deployStdout: deployed.stdout,
+        deployStderr: deployed.stderr,
+        ...Object.fromEntries(Object.entries(deployed.files).map(([k, v]) => [`deploy ${k}`, v])),
+        'docker argv': (await suite.spy.commands()).join('\n'),
+      },
+      [suite.registry.password, WEBHOOK_TOKEN],
+    )
+  })
+})

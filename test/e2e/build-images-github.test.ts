@@ -1,0 +1,230 @@
+// The built bundle dist/build-images/index.js, run as the GitHub runner runs it, against the real
+// engine and a registry with basic auth: what is pushed, with which tags and labels, what a
+// container of the frontend image holds, and what happens when the run must not build.
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { dockerRun } from '../helpers/docker-env.js'
+import {
+  SAMPLE_DRAW_VERSION,
+  SAMPLE_PROJECT,
+  SHA,
+  startDockerSuite,
+  type DockerSuite,
+} from '../helpers/docker-suite.js'
+import { runAsGithub, type RunOptions, type RunResult } from '../helpers/run-action.js'
+import { expectNoSecrets } from '../helpers/secrets.js'
+
+let suite: DockerSuite
+
+beforeAll(async () => {
+  suite = await startDockerSuite()
+}, 60_000)
+
+afterAll(async () => {
+  await suite.stop()
+})
+
+const TAG = 'main-1a2b3c4'
+const WRONG_PASSWORD = 'wrong-Pa55word-4f1c'
+
+interface Run {
+  repository: string
+  inputs?: Record<string, string>
+  event?: RunOptions['event']
+  env?: Record<string, string>
+  cwd?: string
+}
+
+async function buildImages(run: Run): Promise<RunResult> {
+  await suite.spy.reset()
+  const result = await runAsGithub('build-images', {
+    cwd: run.cwd ?? SAMPLE_PROJECT,
+    inputs: {
+      registry: suite.registry.host,
+      'registry-username': suite.registry.user,
+      'registry-password': suite.registry.password,
+      ...run.inputs,
+    },
+    env: {
+      ...suite.env,
+      GITHUB_SHA: SHA,
+      GITHUB_REPOSITORY: run.repository,
+      GITHUB_RUN_ID: '4242',
+      GITHUB_SERVER_URL: 'https://github.example',
+      ...run.env,
+    },
+    event: {
+      name: 'push',
+      payload: { repository: { default_branch: 'main' } },
+      ...run.event,
+    },
+  })
+  // Everything a user or a log collector could see, docker's argv (process lists) included.
+  expectNoSecrets(
+    {
+      stdout: result.stdout,
+      stderr: result.stderr,
+      ...result.files,
+      'docker argv': (await suite.spy.commands()).join('\n'),
+    },
+    [suite.registry.password, WRONG_PASSWORD],
+  )
+  // The step logs in inside its own DOCKER_CONFIG: the job's stays as it was.
+  expect(await suite.storedAuths()).toEqual([])
+  return result
+}
+
+/** The repositories of one test in the registry's catalog, without the registry host. */
+async function pushedRepositories(repository: string): Promise<string[]> {
+  const catalog = await suite.registry.catalog()
+  return catalog.filter((name) => name.startsWith(`${repository}/`)).sort()
+}
+
+function ownersOf(listing: string): string[] {
+  return listing
+    .split('\n')
+    .filter((line) => line.startsWith('-'))
+    .map((line) => {
+      const cols = line.trim().split(/\s+/)
+      return `${cols.at(-1) ?? ''} ${cols[2] ?? ''}:${cols[3] ?? ''}`
+    })
+}
+
+describe('build-images on GitHub', () => {
+  test('builds, logs in and pushes the frontend and backend with tags and labels', async () => {
+    const repository = `Acme/Shop-${Date.now()}`
+    const name = repository.toLowerCase()
+    const started = Date.now()
+    const result = await buildImages({ repository })
+    expect(result.code).toBe(0)
+
+    const host = suite.registry.host
+    expect(result.outputs).toMatchObject({
+      skipped: 'false',
+      'frontend-image': `${host}/${name}/frontend:${TAG}`,
+      'backend-image': `${host}/${name}/backend:${TAG}`,
+      'codeasdata-image': '',
+      'codeasdata-digest': '',
+    })
+    expect(await pushedRepositories(name)).toEqual([`${name}/backend`, `${name}/frontend`])
+
+    for (const kind of ['frontend', 'backend']) {
+      expect(await suite.registry.tags(`${name}/${kind}`)).toEqual([TAG])
+      const manifest = await suite.registry.manifest(`${name}/${kind}`, TAG)
+      expect(result.outputs[`${kind}-digest`]).toBe(manifest.digest)
+      const labels = manifest.config.Labels ?? {}
+      expect(labels.draw_version).toBe(SAMPLE_DRAW_VERSION)
+      expect(labels['org.opencontainers.image.source']).toBe(`https://github.example/${repository}`)
+      expect(labels['org.opencontainers.image.revision']).toBe(SHA)
+      const created = Date.parse(labels['org.opencontainers.image.created'] ?? '')
+      expect(created).toBeGreaterThanOrEqual(started - 1000)
+      expect(created).toBeLessThanOrEqual(Date.now())
+    }
+    const images = JSON.parse(result.outputs.images ?? '') as Array<{ kind: string; size: number }>
+    expect(images.map((image) => image.kind)).toEqual(['frontend', 'backend'])
+    expect(images.every((image) => image.size > 0)).toBe(true)
+
+    // Spec 1.3 rule 3: the web files belong to nginx, group root.
+    const listing = await dockerRun(result.outputs['frontend-image'] ?? '', [
+      'ls',
+      '-ln',
+      '/usr/share/nginx/html',
+    ])
+    expect(ownersOf(listing)).toEqual(['index.html 101:0', 'version.json 101:0'])
+
+    const commands = await suite.spy.commands()
+    expect(commands.filter((line) => line.startsWith('login'))).toEqual([
+      `login ${host} --username ci-user --password-stdin`,
+    ])
+    expect(commands.filter((line) => line.startsWith('build'))).toHaveLength(2)
+    expect(commands.filter((line) => line.startsWith('push'))).toHaveLength(2)
+    for (const group of ['Branch check', 'Plan', 'Pre-flight checks', 'Build and push'])
+      expect(result.stdout).toContain(`::group::${group}`)
+    expect(result.stdout).toContain('Docker client ')
+    expect(result.summary).toContain('### Olympe images built and pushed')
+    expect(result.summary).toContain(`| Frontend | \`${host}/${name}/frontend:${TAG}\``)
+  })
+
+  test('codeasdata true builds the third image and warns about the database', async () => {
+    const repository = suite.uniqueRepository('cad')
+    const result = await buildImages({
+      repository,
+      inputs: { codeasdata: 'true', 'extra-tags': 'latest' },
+    })
+    expect(result.code).toBe(0)
+    expect(await pushedRepositories(repository)).toEqual([
+      `${repository}/backend`,
+      `${repository}/codeasdata`,
+      `${repository}/frontend`,
+    ])
+    expect((await suite.registry.tags(`${repository}/codeasdata`)).sort()).toEqual(['latest', TAG])
+    expect(result.outputs['codeasdata-image']).toBe(
+      `${suite.registry.host}/${repository}/codeasdata:${TAG}`,
+    )
+    expect(result.outputs['codeasdata-digest']).toMatch(/^sha256:[0-9a-f]{64}$/)
+    expect(result.stdout).toMatch(/::warning title=Code as data::The code-as-data image is built/)
+    expect(result.summary).toContain('briefly interrupt')
+  })
+
+  test.each<[string, RunOptions['event'], string]>([
+    [
+      'a non-default branch',
+      { name: 'push', ref: 'refs/heads/feature/login' },
+      "branch 'feature/login'",
+    ],
+    [
+      'a pull request',
+      { name: 'pull_request', ref: 'refs/pull/7/merge', payload: { repository: {} } },
+      "pull or merge request (event 'pull_request')",
+    ],
+  ])(
+    '%s is skipped with a notice, empty outputs, and no docker at all',
+    async (_name, event, why) => {
+      const repository = suite.uniqueRepository('skip')
+      const result = await buildImages({ repository, event, env: { GITHUB_HEAD_REF: 'main' } })
+      expect(result.code).toBe(0)
+      expect(result.outputs).toEqual({
+        skipped: 'true',
+        'frontend-image': '',
+        'frontend-digest': '',
+        'backend-image': '',
+        'backend-digest': '',
+        'codeasdata-image': '',
+        'codeasdata-digest': '',
+        images: '[]',
+      })
+      expect(result.stdout).toContain('Skipped, nothing is built:')
+      expect(result.stdout).toContain(why)
+      expect(result.summary).toContain('Olympe images: skipped')
+      expect(await suite.spy.commands()).toEqual([])
+    },
+  )
+
+  test('a wrong registry password fails clearly, builds nothing and leaks nothing', async () => {
+    const repository = suite.uniqueRepository('badpw')
+    const result = await buildImages({
+      repository,
+      inputs: { 'registry-password': WRONG_PASSWORD },
+    })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain(
+      `::error title=olympe build-images failed::Logging in to the registry '${suite.registry.host}' as 'ci-user' failed: docker login exited with 1`,
+    )
+    expect(result.stdout).toMatch(/unauthorized/i)
+    expect(result.stdout).toContain("Check 'registry-username' and 'registry-password'")
+    expect(await suite.spy.subcommands()).toEqual(['version', 'login'])
+    expect(await pushedRepositories(repository)).toEqual([])
+  })
+
+  test('a missing dist folder fails before any build', async () => {
+    const project = await suite.copyProject()
+    await rm(join(project, 'dist/node'), { recursive: true })
+    const result = await buildImages({ repository: suite.uniqueRepository('nodist'), cwd: project })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain('The pre-flight checks failed, so no image was built:')
+    expect(result.stdout).toContain("The backend sources folder 'dist/node' does not exist")
+    expect(result.stdout).toContain("Run 'npm run build:node' before this step")
+    expect(await suite.spy.subcommands()).toEqual(['version'])
+  })
+})

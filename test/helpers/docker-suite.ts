@@ -1,0 +1,71 @@
+// What every build-images suite against the real engine needs: the daemon and base images, a
+// registry of its own with a random password, a private DOCKER_CONFIG, a docker spy, and a
+// cleanup that removes only the images pushed to that registry (so suites can run in parallel).
+import { randomBytes } from 'node:crypto'
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  ensureBaseImages,
+  ensureDockerDaemon,
+  removeImages,
+  startRegistry,
+  type Registry,
+} from './docker-env.js'
+import { startDockerSpy, type DockerSpy } from './docker-spy.js'
+
+export const SAMPLE_PROJECT = join(import.meta.dirname, '../fixtures/sample-project')
+export const SAMPLE_DRAW_VERSION = '2.11.3'
+export const SHA = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
+
+export interface DockerSuite {
+  registry: Registry
+  spy: DockerSpy
+  /** DOCKER_CONFIG for every docker the suite runs, the action's included. */
+  dockerConfig: string
+  /** Environment for the process under test: the private DOCKER_CONFIG and the spy's PATH. */
+  env: Record<string, string>
+  /** A repository name no other test uses, so image names never collide. */
+  uniqueRepository(label: string): string
+  /** A copy of the sample project that a test may break. */
+  copyProject(): Promise<string>
+  /** The login the test's DOCKER_CONFIG holds, if any (the action must leave it untouched). */
+  storedAuths(): Promise<string[]>
+  stop(): Promise<void>
+}
+
+export async function startDockerSuite(): Promise<DockerSuite> {
+  await ensureDockerDaemon()
+  await ensureBaseImages()
+  const password = `pw-${randomBytes(12).toString('hex')}`
+  const registry = await startRegistry({ user: 'ci-user', password })
+  const spy = await startDockerSpy()
+  const dockerConfig = await mkdtemp(join(tmpdir(), 'olympe-docker-config-test-'))
+  const copies: string[] = []
+  let counter = 0
+  return {
+    registry,
+    spy,
+    dockerConfig,
+    env: { DOCKER_CONFIG: dockerConfig, PATH: spy.path },
+    uniqueRepository: (label) =>
+      `acme/${label}-${process.pid}-${++counter}-${randomBytes(3).toString('hex')}`,
+    copyProject: async () => {
+      const copy = await mkdtemp(join(tmpdir(), 'olympe-sample-project-'))
+      await cp(SAMPLE_PROJECT, copy, { recursive: true })
+      copies.push(copy)
+      return copy
+    },
+    storedAuths: async () => {
+      const text = await readFile(join(dockerConfig, 'config.json'), 'utf8').catch(() => '{}')
+      const config = JSON.parse(text) as { auths?: Record<string, unknown> }
+      return Object.keys(config.auths ?? {})
+    },
+    stop: async () => {
+      await registry.stop()
+      await removeImages(`${registry.host}/`)
+      await spy.remove()
+      for (const dir of [dockerConfig, ...copies]) await rm(dir, { recursive: true, force: true })
+    },
+  }
+}
