@@ -1,6 +1,7 @@
 import { ACTION_DEFINITIONS, ROOT_ACTION } from '../src/core/definitions.js'
 import { snapshotConfigJsonSchema } from '../src/core/snapshot/json-schema.js'
 import { renderActionYml } from './render/action-yml.js'
+import { gitlabFiles } from './render/gitlab.js'
 import { renderInputsTable, renderOutputsTable, replaceBetweenMarkers } from './render/readme.js'
 
 /** Path → content of every generated file; README.md is regenerated between its markers. */
@@ -26,5 +27,8 @@ export async function generatedFiles(
     )
   }
   files['README.md'] = readme
+  // The GitLab templates pin the package version they run: the one being built.
+  const { version } = JSON.parse(await read('package.json')) as { version: string }
+  Object.assign(files, gitlabFiles(ACTION_DEFINITIONS, version))
   return files
 }

@@ -1,0 +1,208 @@
+// gitlab/deploy.yml and gitlab/snapshot.yml as a consumer includes them, run by gitlab-ci-local:
+// the job fetches the packed package by version from a loopback npm registry and deploys to a
+// loopback webhook; the rules keep merge requests, other branches and schedules from deploying.
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  component,
+  createGitlabProject,
+  listJobs,
+  logsOf,
+  runPipeline,
+  type GitlabProject,
+  type PipelineOptions,
+  type PipelineRun,
+} from '../helpers/gitlab-ci-local.js'
+import { expectNoSecrets } from '../helpers/secrets.js'
+import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
+import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+
+const TOKEN = 'gl-webhook-token-3f8a1c'
+const HOOK_PATH = '/hooks/9d2e4f6a8b1c-deploy-key'
+const FRONTEND = '127.0.0.1:5000/acme/shop/frontend:main-1a2b3c4'
+const BACKEND = '127.0.0.1:5000/acme/shop/backend:main-1a2b3c4'
+const CODEASDATA = '127.0.0.1:5000/acme/shop/codeasdata:main-1a2b3c4'
+
+let registry: Verdaccio
+let webhook: WebhookServer
+let npmCache: string
+let version: string
+const projects: GitlabProject[] = []
+const runs: PipelineRun[] = []
+
+beforeAll(async () => {
+  registry = await startVerdaccio()
+  ;({ version } = await publishProject(registry))
+  // Only the operator's address deploys; any other path is unknown to the platform.
+  webhook = await startWebhookServer(
+    (request, index, res) =>
+      (request.path === HOOK_PATH ? answer(200) : answer(404, { message: 'no such hook' }))(
+        request,
+        index,
+        res,
+      ),
+    HOOK_PATH,
+  )
+  npmCache = await mkdtemp(join(tmpdir(), 'olympe-npm-cache-'))
+}, 60_000)
+
+afterAll(async () => {
+  await Promise.all(projects.map((project) => project.stop()))
+  await webhook.stop()
+  await registry.stop()
+  await rm(npmCache, { recursive: true, force: true })
+})
+
+function ciFile(includes: string): string {
+  return `stages: [build, deploy]\ninclude:\n${includes}`
+}
+
+function deployInclude(inputs: Record<string, string>): string {
+  const lines = Object.entries({ 'npm-registry': registry.url, ...inputs }).map(
+    ([name, value]) => `      ${name}: ${JSON.stringify(value)}`,
+  )
+  return [`  - component: ${component('deploy')}`, '    inputs:', ...lines, ''].join('\n')
+}
+
+async function project(
+  files: Record<string, string>,
+  options: { branch?: string } = {},
+): Promise<GitlabProject> {
+  const created = await createGitlabProject(files, options)
+  projects.push(created)
+  return created
+}
+
+async function pipeline(
+  target: GitlabProject,
+  options: PipelineOptions = {},
+): Promise<PipelineRun> {
+  webhook.requests.length = 0
+  const run = await runPipeline(target, {
+    ...options,
+    variables: { WEBHOOK_URL: webhook.url, WEBHOOK_TOKEN: TOKEN, ...options.variables },
+    // npm's http log lines show where the package came from; a fresh cache makes it fetch.
+    env: { npm_config_cache: npmCache, npm_config_loglevel: 'http', ...options.env },
+  })
+  runs.push(run)
+  return run
+}
+
+describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
+  test('fetches the package by version from the registry input and sends the payload', async () => {
+    const target = await project({
+      '.gitlab-ci.yml': ciFile(
+        deployInclude({
+          'frontend-image': FRONTEND,
+          'backend-images': BACKEND,
+          'codeasdata-image': CODEASDATA,
+          'codeasdata-update-mode': 'auto',
+        }),
+      ),
+    })
+    const run = await pipeline(target)
+
+    expect(run.code).toBe(0)
+    const log = run.jobLogs['olympe-deploy'] ?? ''
+    expect(log).toContain(`npx --yes olympe-deploy-actions@${version} deploy --dotenv`)
+    expect(log).toMatch(new RegExp(`GET 200 ${registry.url}olympe-deploy-actions`))
+    // Collapsible sections, which gitlab-ci-local shows as `<name>_started` … `<name> took`.
+    expect(log).toMatch(/olympe_\d+_webhook_call_started[\s\S]*olympe_\d+_webhook_call took/)
+    expect(webhook.requests).toHaveLength(1)
+    const [request] = webhook.requests
+    expect(request?.headers.authorization).toBe(`Bearer ${TOKEN}`)
+    expect(JSON.parse(request?.body ?? '')).toEqual({
+      frontend: { image: FRONTEND },
+      backends: { images: [BACKEND], deployRules: [{ source: '.*', target: '.*' }] },
+      codeAsData: { image: CODEASDATA, updateMode: 'auto' },
+      noDowntime: { promotionMode: 'manual' },
+    })
+  })
+
+  test('takes the images from the dotenv report of an earlier job by default', async () => {
+    const imagesJob = [
+      'images:',
+      '  stage: build',
+      '  script:',
+      `    - echo "OLYMPE_BUILD_IMAGES_FRONTEND_IMAGE=${FRONTEND}" > images.env`,
+      `    - echo "OLYMPE_BUILD_IMAGES_BACKEND_IMAGE=${BACKEND}" >> images.env`,
+      '  artifacts: { reports: { dotenv: images.env } }',
+      '',
+    ].join('\n')
+    const target = await project({
+      '.gitlab-ci.yml': ciFile(deployInclude({})) + imagesJob,
+    })
+    const run = await pipeline(target)
+
+    expect(run.code).toBe(0)
+    expect(webhook.requests).toHaveLength(1)
+    const payload = JSON.parse(webhook.requests[0]?.body ?? '') as Record<string, unknown>
+    expect(payload.frontend).toEqual({ image: FRONTEND })
+    expect(payload.backends).toEqual({
+      images: [BACKEND],
+      deployRules: [{ source: '.*', target: '.*' }],
+    })
+    // No code-as-data image was handed over, so none is deployed (spec 4 rule 3).
+    expect(payload.codeAsData).toEqual({ updateMode: 'manual' })
+  })
+
+  test('a merge request pipeline deploys nothing', async () => {
+    const target = await project({
+      '.gitlab-ci.yml': ciFile(deployInclude({ 'frontend-image': FRONTEND })),
+    })
+    const mergeRequest: PipelineOptions = {
+      variables: { CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_IID: '7' },
+      unset: ['CI_COMMIT_BRANCH'],
+    }
+    expect(await listJobs(target, mergeRequest)).toEqual([])
+    const run = await pipeline(target, mergeRequest)
+
+    expect(run.code).toBe(0)
+    expect(run.jobLogs['olympe-deploy']).toBeUndefined()
+    expect(webhook.requests).toHaveLength(0)
+  })
+
+  test('a branch other than the default one deploys nothing', async () => {
+    const target = await project(
+      { '.gitlab-ci.yml': ciFile(deployInclude({ 'frontend-image': FRONTEND })) },
+      { branch: 'feature/login' },
+    )
+    const run = await pipeline(target)
+
+    expect(run.code).toBe(0)
+    expect(run.jobLogs['olympe-deploy']).toBeUndefined()
+    expect(webhook.requests).toHaveLength(0)
+  })
+
+  test('a scheduled pipeline snapshots and deploys nothing; a push deploys and never snapshots', async () => {
+    const target = await project({
+      '.gitlab-ci.yml': ciFile(
+        `${deployInclude({ 'frontend-image': FRONTEND })}  - component: ${component('snapshot')}\n`,
+      ),
+    })
+    const scheduled = await listJobs(target, { variables: { CI_PIPELINE_SOURCE: 'schedule' } })
+    expect(scheduled.map((job) => job.name)).toEqual(['olympe-snapshot'])
+    const pushed = await listJobs(target, { variables: { CI_PIPELINE_SOURCE: 'push' } })
+    expect(pushed.map((job) => job.name)).toEqual(['olympe-deploy'])
+  })
+
+  test('a failing webhook fails the job with the status, and still leaks nothing', async () => {
+    const target = await project({
+      '.gitlab-ci.yml': ciFile(deployInclude({ 'frontend-image': FRONTEND })),
+    })
+    const run = await pipeline(target, {
+      variables: { WEBHOOK_URL: webhook.url.replace(HOOK_PATH, '/hooks/unknown') },
+    })
+
+    expect(run.code).not.toBe(0)
+    expect(run.jobLogs['olympe-deploy']).toMatch(/404/)
+  })
+
+  // Last on purpose: it reads what every run above printed.
+  test('no job log or output holds a secret', () => {
+    expect(runs.length).toBeGreaterThanOrEqual(4)
+    expectNoSecrets(logsOf(runs), [TOKEN, webhook.url, HOOK_PATH])
+  })
+})

@@ -1,0 +1,174 @@
+// gitlab-ci-local (under Node 24, every job in the host shell) on a temporary GitLab project that
+// includes our generated templates, as a consumer would. The templates are copied into the
+// project's templates/ folder, the catalog layout, so `include: component:` at the current commit
+// resolves locally.
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { NODE24 } from './node-binaries.js'
+import { ROOT, spawnCaptured } from './run-action.js'
+import { run } from './run-process.js'
+
+const GITLAB_CI_LOCAL = join(ROOT, 'node_modules/gitlab-ci-local/dist/index.js')
+export const PROJECT_PATH = 'acme/shop'
+
+/** `include:` line for one of our templates, as a catalog component at the current commit. */
+export const component = (name: string): string =>
+  `$CI_SERVER_FQDN/${PROJECT_PATH}/${name}@$CI_COMMIT_SHA`
+
+export interface GitlabProject {
+  dir: string
+  stop(): Promise<void>
+}
+
+/**
+ * A git repository with an `origin` remote and `origin/HEAD` pointing at `main` (gitlab-ci-local
+ * reads the default branch there), our templates in templates/, and the given files committed on
+ * `branch`.
+ */
+export async function createGitlabProject(
+  files: Record<string, string>,
+  options: { branch?: string; copyFrom?: Record<string, string> } = {},
+): Promise<GitlabProject> {
+  const dir = await mkdtemp(join(tmpdir(), 'olympe-gitlab-'))
+  const git = (...args: string[]): Promise<unknown> =>
+    run('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir },
+    })
+  await git('init', '-q', '-b', 'main')
+  await git('remote', 'add', 'origin', `https://gitlab.example.com/${PROJECT_PATH}.git`)
+  await mkdir(join(dir, 'templates'))
+  for (const file of await readdir(join(ROOT, 'gitlab'))) {
+    if (file.endsWith('.yml')) await cp(join(ROOT, 'gitlab', file), join(dir, 'templates', file))
+  }
+  for (const [target, source] of Object.entries(options.copyFrom ?? {}))
+    await cp(source, join(dir, target), { recursive: true })
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true })
+    await writeFile(join(dir, path), content)
+  }
+  await writeFile(join(dir, '.gitignore'), '.gitlab-ci-local/\nnode_modules/\n*.env\n')
+  await git('add', '-A')
+  await git('commit', '-q', '-m', 'sample project')
+  await git('update-ref', 'refs/remotes/origin/main', 'HEAD')
+  await git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main')
+  if (options.branch && options.branch !== 'main') await git('checkout', '-q', '-b', options.branch)
+  return { dir, stop: () => rm(dir, { recursive: true, force: true }) }
+}
+
+export interface PipelineOptions {
+  /** CI/CD variables (`--variable KEY=value`): secrets, pipeline source… */
+  variables?: Record<string, string>
+  /** Predefined variables to remove, such as CI_COMMIT_BRANCH in a merge request pipeline. */
+  unset?: string[]
+  /** Manual jobs to run as if someone clicked them. */
+  manual?: string[]
+  /** Environment of gitlab-ci-local and so of the shell jobs (npm registry, Docker…). */
+  env?: Record<string, string>
+  timeoutMs?: number
+}
+
+export interface PipelineRun {
+  code: number | null
+  /** gitlab-ci-local's whole output, job lines included. */
+  output: string
+  /** Each job's log file, by job name. */
+  jobLogs: Record<string, string>
+}
+
+function cliArgs(options: PipelineOptions): string[] {
+  const args = ['--force-shell-executor', '--no-color', '--max-job-name-padding', '0']
+  // gitlab-ci-local says GITLAB_CI=false so that scripts can tell; the bundle must see GitLab.
+  const variables = { GITLAB_CI: 'true', ...options.variables }
+  for (const [key, value] of Object.entries(variables)) args.push('--variable', `${key}=${value}`)
+  // Overriding predefined variables (the pipeline source…) is the point here: no warning.
+  args.push('--ignore-predefined-vars', Object.keys(variables).join(','))
+  for (const name of options.unset ?? []) args.push('--unset-variable', name)
+  for (const job of options.manual ?? []) args.push('--manual', job)
+  return args
+}
+
+function environment(options: PipelineOptions): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/root',
+    LANG: 'C.UTF-8',
+    ...options.env,
+  }
+}
+
+export async function runPipeline(
+  project: GitlabProject,
+  options: PipelineOptions = {},
+): Promise<PipelineRun> {
+  const result = await spawnCaptured(
+    NODE24,
+    [GITLAB_CI_LOCAL, ...cliArgs(options)],
+    environment(options),
+    project.dir,
+    options.timeoutMs ?? 150_000,
+  )
+  return {
+    code: result.code,
+    output: result.stdout + result.stderr,
+    jobLogs: await jobLogs(project.dir),
+  }
+}
+
+async function jobLogs(dir: string): Promise<Record<string, string>> {
+  const folder = join(dir, '.gitlab-ci-local/output')
+  const logs: Record<string, string> = {}
+  for (const file of await readdir(folder).catch(() => [])) {
+    logs[file.replace(/\.log$/, '')] = await readFile(join(folder, file), 'utf8')
+  }
+  return logs
+}
+
+export interface ListedJob {
+  name: string
+  stage: string
+  when: string
+  allowFailure: boolean
+}
+
+/** The jobs a pipeline would have, with their `when`, without running any. */
+export async function listJobs(
+  project: GitlabProject,
+  options: PipelineOptions = {},
+): Promise<ListedJob[]> {
+  const result = await spawnCaptured(
+    NODE24,
+    [GITLAB_CI_LOCAL, '--list-json', ...cliArgs(options)],
+    environment(options),
+    project.dir,
+    options.timeoutMs ?? 60_000,
+  )
+  if (result.code !== 0) throw new Error(`gitlab-ci-local --list-json failed: ${result.stderr}`)
+  // Warnings (about overridden predefined variables…) come before the JSON line.
+  const start = result.stdout.search(/^\[/m)
+  const jobs = JSON.parse(result.stdout.slice(start)) as {
+    name: string
+    stage: string
+    when: string
+    allow_failure: boolean
+  }[]
+  return jobs
+    .filter((job) => job.when !== 'never')
+    .map((job) => ({
+      name: job.name,
+      stage: job.stage,
+      when: job.when,
+      allowFailure: job.allow_failure,
+    }))
+}
+
+/** Every run's output and job logs, named for a secret scan's report. */
+export function logsOf(runs: PipelineRun[]): Record<string, string> {
+  const logs: Record<string, string> = {}
+  runs.forEach((run, index) => {
+    logs[`run ${index} output`] = run.output
+    for (const [job, log] of Object.entries(run.jobLogs)) logs[`run ${index} ${job}.log`] = log
+  })
+  return logs
+}

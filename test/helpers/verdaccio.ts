@@ -1,0 +1,186 @@
+// A real npm registry on loopback (verdaccio) for the GitLab templates' own command,
+// `npx --yes olympe-deploy-actions@<version>`: the packed project is published to it together
+// with its runtime dependencies (no uplinks, so everything works offline, as an on-premise
+// mirror would).
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
+import { ROOT } from './run-action.js'
+import { chunksToText, freePort, run } from './run-process.js'
+
+const VERDACCIO = join(ROOT, 'node_modules/verdaccio/bin/verdaccio')
+const STARTUP_TIMEOUT_MS = 20_000
+
+export interface Verdaccio {
+  /** `http://127.0.0.1:PORT/`, the value for `npm_config_registry`. */
+  url: string
+  /** Publishes an `npm pack` tarball; its manifest is read from the tarball itself. */
+  publish(tarball: string): Promise<void>
+  /** Which versions of a package the registry holds (empty when none). */
+  versions(name: string): Promise<string[]>
+  logs(): string
+  stop(): Promise<void>
+}
+
+export async function startVerdaccio(): Promise<Verdaccio> {
+  const dir = await mkdtemp(join(tmpdir(), 'olympe-verdaccio-'))
+  const port = await freePort()
+  const config = join(dir, 'config.yaml')
+  await writeFile(config, verdaccioConfig(dir, port))
+  const child = spawn(process.execPath, [VERDACCIO, '--config', config], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', HOME: dir },
+  })
+  const output: Buffer[] = []
+  child.stdout.on('data', (chunk: Buffer) => output.push(chunk))
+  child.stderr.on('data', (chunk: Buffer) => output.push(chunk))
+  const url = `http://127.0.0.1:${port}/`
+  const stop = async (): Promise<void> => {
+    await stopChild(child)
+    await rm(dir, { recursive: true, force: true })
+  }
+  try {
+    await waitForPing(url, child, () => chunksToText(output))
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  return {
+    url,
+    publish: (tarball) => publishTarball(url, tarball),
+    versions: async (name) => {
+      const response = await fetch(new URL(encodePackageName(name), url))
+      if (response.status === 404) return []
+      const document = (await response.json()) as { versions?: Record<string, unknown> }
+      return Object.keys(document.versions ?? {})
+    },
+    logs: () => chunksToText(output),
+    stop,
+  }
+}
+
+// Anonymous publish, no uplinks: nothing reaches the Internet, everything is published here.
+function verdaccioConfig(dir: string, port: number): string {
+  return [
+    `storage: ${join(dir, 'storage')}`,
+    `listen: 127.0.0.1:${port}`,
+    'auth:',
+    '  htpasswd:',
+    `    file: ${join(dir, 'htpasswd')}`,
+    'uplinks: {}',
+    'packages:',
+    "  '**':",
+    '    access: $all',
+    '    publish: $all',
+    'logs: { type: stdout, format: pretty, level: warn }',
+    '',
+  ].join('\n')
+}
+
+async function waitForPing(url: string, child: ChildProcess, logs: () => string): Promise<void> {
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`verdaccio exited with ${child.exitCode}: ${logs()}`)
+    try {
+      const response = await fetch(new URL('-/ping', url))
+      if (response.ok) return
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`verdaccio did not answer ${url} within ${STARTUP_TIMEOUT_MS} ms: ${logs()}`)
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    child.once('close', () => resolve())
+    child.kill('SIGTERM')
+  })
+}
+
+const encodePackageName = (name: string): string => name.replace('/', '%2f')
+
+/** What `npm publish` sends: the manifest, its dist fields, and the tarball as an attachment. */
+async function publishTarball(registry: string, tarball: string): Promise<void> {
+  const data = await readFile(tarball)
+  const { stdout } = await run('tar', ['-xzOf', tarball, 'package/package.json'])
+  const manifest = JSON.parse(stdout) as { name: string; version: string }
+  const file = `${basename(manifest.name)}-${manifest.version}.tgz`
+  const document = {
+    _id: manifest.name,
+    name: manifest.name,
+    'dist-tags': { latest: manifest.version },
+    versions: {
+      [manifest.version]: {
+        ...manifest,
+        _id: `${manifest.name}@${manifest.version}`,
+        dist: {
+          shasum: createHash('sha1').update(data).digest('hex'),
+          integrity: `sha512-${createHash('sha512').update(data).digest('base64')}`,
+          tarball: new URL(`${encodePackageName(manifest.name)}/-/${file}`, registry).href,
+        },
+      },
+    },
+    _attachments: {
+      [file]: {
+        content_type: 'application/octet-stream',
+        data: data.toString('base64'),
+        length: data.length,
+      },
+    },
+  }
+  const response = await fetch(new URL(encodePackageName(manifest.name), registry), {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(document),
+  })
+  if (!response.ok)
+    throw new Error(`Publishing ${file} failed: ${response.status} ${await response.text()}`)
+}
+
+/**
+ * Packs this project and every package its runtime dependencies need (from node_modules), and
+ * publishes them all: exactly what `npx olympe-deploy-actions@<version>` will ask the registry for.
+ */
+export async function publishProject(
+  registry: Verdaccio,
+): Promise<{ name: string; version: string }> {
+  const out = await mkdtemp(join(tmpdir(), 'olympe-pack-'))
+  try {
+    const folders = await runtimeDependencyFolders()
+    const { stdout } = await run(
+      'npm',
+      ['pack', '--json', '--ignore-scripts', '--pack-destination', out, ROOT, ...folders],
+      { cwd: out, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' } },
+    )
+    const packed = JSON.parse(stdout) as { filename: string }[]
+    for (const { filename } of packed) await registry.publish(join(out, basename(filename)))
+    const own = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+      name: string
+      version: string
+    }
+    return { name: own.name, version: own.version }
+  } finally {
+    await rm(out, { recursive: true, force: true })
+  }
+}
+
+async function runtimeDependencyFolders(): Promise<string[]> {
+  // `npm ls` exits non-zero on any oddity of the dev tree; its list of folders is still right.
+  const listing = await new Promise<string>((resolve, reject) => {
+    const child = spawn('npm', ['ls', '--omit=dev', '--omit=peer', '--all', '--parseable'], {
+      cwd: ROOT,
+    })
+    const chunks: Buffer[] = []
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk))
+    child.on('error', reject)
+    child.on('close', () => resolve(chunksToText(chunks)))
+  })
+  const folders = listing.split('\n').filter((line) => line !== '' && line !== ROOT)
+  return [...new Set(folders)]
+}
