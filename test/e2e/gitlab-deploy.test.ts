@@ -10,6 +10,7 @@ import {
   createGitlabProject,
   listJobs,
   logsOf,
+  outcome,
   runPipeline,
   type GitlabProject,
   type PipelineOptions,
@@ -104,7 +105,7 @@ describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
     })
     const run = await pipeline(target)
 
-    expect(run.code).toBe(0)
+    expect(outcome(run)).toEqual({ code: 0, tail: '' })
     const log = run.jobLogs['olympe-deploy'] ?? ''
     expect(log).toContain(`npx --yes olympe-deploy-actions@${version} deploy --dotenv`)
     expect(log).toMatch(new RegExp(`GET 200 ${registry.url}olympe-deploy-actions`))
@@ -136,7 +137,7 @@ describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
     })
     const run = await pipeline(target)
 
-    expect(run.code).toBe(0)
+    expect(outcome(run)).toEqual({ code: 0, tail: '' })
     expect(webhook.requests).toHaveLength(1)
     const payload = JSON.parse(webhook.requests[0]?.body ?? '') as Record<string, unknown>
     expect(payload.frontend).toEqual({ image: FRONTEND })
@@ -159,7 +160,7 @@ describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
     expect(await listJobs(target, mergeRequest)).toEqual([])
     const run = await pipeline(target, mergeRequest)
 
-    expect(run.code).toBe(0)
+    expect(outcome(run)).toEqual({ code: 0, tail: '' })
     expect(run.jobLogs['olympe-deploy']).toBeUndefined()
     expect(webhook.requests).toHaveLength(0)
   })
@@ -171,7 +172,7 @@ describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
     )
     const run = await pipeline(target)
 
-    expect(run.code).toBe(0)
+    expect(outcome(run)).toEqual({ code: 0, tail: '' })
     expect(run.jobLogs['olympe-deploy']).toBeUndefined()
     expect(webhook.requests).toHaveLength(0)
   })

@@ -48,7 +48,8 @@ export async function createGitlabProject(
     await mkdir(dirname(join(dir, path)), { recursive: true })
     await writeFile(join(dir, path), content)
   }
-  await writeFile(join(dir, '.gitignore'), '.gitlab-ci-local/\nnode_modules/\n*.env\n')
+  const ignored = files['.gitignore'] ?? ''
+  await writeFile(join(dir, '.gitignore'), `.gitlab-ci-local/\nnode_modules/\n*.env\n${ignored}`)
   await git('add', '-A')
   await git('commit', '-q', '-m', 'sample project')
   await git('update-ref', 'refs/remotes/origin/main', 'HEAD')
@@ -77,10 +78,16 @@ export interface PipelineRun {
   jobLogs: Record<string, string>
 }
 
-function cliArgs(options: PipelineOptions): string[] {
+function cliArgs(project: GitlabProject, options: PipelineOptions): string[] {
   const args = ['--force-shell-executor', '--no-color', '--max-job-name-padding', '0']
-  // gitlab-ci-local says GITLAB_CI=false so that scripts can tell; the bundle must see GitLab.
-  const variables = { GITLAB_CI: 'true', ...options.variables }
+  const variables = {
+    // gitlab-ci-local says GITLAB_CI=false so that scripts can tell; the bundle must see GitLab.
+    GITLAB_CI: 'true',
+    // A job with `image:` keeps the container path (/builds/<path>) even when forced into the
+    // shell; a real runner's CI_PROJECT_DIR is the folder the job runs in.
+    CI_PROJECT_DIR: project.dir,
+    ...options.variables,
+  }
   for (const [key, value] of Object.entries(variables)) args.push('--variable', `${key}=${value}`)
   // Overriding predefined variables (the pipeline source…) is the point here: no warning.
   args.push('--ignore-predefined-vars', Object.keys(variables).join(','))
@@ -104,7 +111,7 @@ export async function runPipeline(
 ): Promise<PipelineRun> {
   const result = await spawnCaptured(
     NODE24,
-    [GITLAB_CI_LOCAL, ...cliArgs(options)],
+    [GITLAB_CI_LOCAL, ...cliArgs(project, options)],
     environment(options),
     project.dir,
     options.timeoutMs ?? 150_000,
@@ -139,7 +146,7 @@ export async function listJobs(
 ): Promise<ListedJob[]> {
   const result = await spawnCaptured(
     NODE24,
-    [GITLAB_CI_LOCAL, '--list-json', ...cliArgs(options)],
+    [GITLAB_CI_LOCAL, '--list-json', ...cliArgs(project, options)],
     environment(options),
     project.dir,
     options.timeoutMs ?? 60_000,
@@ -171,4 +178,74 @@ export function logsOf(runs: PipelineRun[]): Record<string, string> {
     for (const [job, log] of Object.entries(run.jobLogs)) logs[`run ${index} ${job}.log`] = log
   })
   return logs
+}
+
+const SAMPLE = join(ROOT, 'test/fixtures/sample-project')
+
+/**
+ * An Olympe project to build from scratch: `npm ci` installs a stand-in toolkit from a local
+ * folder (offline), `build:draw` and `build:node` lay out dist/web and dist/node, and
+ * `npx olympe buildCodeAsData` dist/codeAsData, all from the build-images sample's files.
+ */
+export function sampleOlympeProject(gitlabCi: string): Promise<GitlabProject> {
+  const toolkitPackage = {
+    name: '@olympeio/toolkit',
+    version: '0.0.0-fake',
+    bin: { olympe: 'olympe.js' },
+  }
+  const packageJson = {
+    name: 'sample-olympe-project',
+    version: '1.4.0',
+    private: true,
+    type: 'module',
+    scripts: { 'build:draw': 'node build.js web', 'build:node': 'node build.js node' },
+    devDependencies: { '@olympeio/toolkit': 'file:tools/toolkit' },
+  }
+  const lock = {
+    name: packageJson.name,
+    version: packageJson.version,
+    lockfileVersion: 3,
+    requires: true,
+    packages: {
+      '': {
+        name: packageJson.name,
+        version: packageJson.version,
+        devDependencies: packageJson.devDependencies,
+      },
+      'node_modules/@olympeio/toolkit': { resolved: 'tools/toolkit', link: true },
+      'tools/toolkit': { ...toolkitPackage, dev: true },
+    },
+  }
+  const copy = "import { cpSync } from 'node:fs'\n"
+  return createGitlabProject(
+    {
+      '.gitlab-ci.yml': gitlabCi,
+      '.gitignore': 'dist/\nnode_modules/\n',
+      'package.json': JSON.stringify(packageJson, null, 2),
+      'package-lock.json': JSON.stringify(lock, null, 2),
+      'build.js': `${copy}cpSync(\`prebuilt/\${process.argv[2]}\`, \`dist/\${process.argv[2]}\`, { recursive: true })\n`,
+      'tools/toolkit/package.json': JSON.stringify(toolkitPackage, null, 2),
+      'tools/toolkit/olympe.js': [
+        '#!/usr/bin/env node',
+        copy,
+        "if (process.argv[2] !== 'buildCodeAsData') process.exit(2)",
+        "console.log('fake toolkit: buildCodeAsData')",
+        "cpSync('prebuilt/codeAsData', 'dist/codeAsData', { recursive: true })",
+        '',
+      ].join('\n'),
+    },
+    {
+      copyFrom: {
+        docker: join(SAMPLE, 'docker'),
+        'prebuilt/web': join(SAMPLE, 'dist/web'),
+        'prebuilt/node': join(SAMPLE, 'dist/node'),
+        'prebuilt/codeAsData': join(SAMPLE, 'dist/codeAsData'),
+      },
+    },
+  )
+}
+
+/** `{code, tail}` for `toEqual({code: 0, tail: ''})`: a failure shows the end of the output. */
+export function outcome(run: PipelineRun): { code: number | null; tail: string } {
+  return { code: run.code, tail: run.code === 0 ? '' : run.output.slice(-4000) }
 }

@@ -1,0 +1,227 @@
+// gitlab/pipeline.yml end to end, as a consumer includes it: gitlab-ci-local builds a sample
+// project (npm ci, build:draw, build:node, buildCodeAsData when asked), builds and pushes its
+// images on the real Docker engine to a private registry, and deploys them to a loopback webhook
+// through the dotenv hand-over. The package comes from a loopback npm registry by version.
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { connect, createServer, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import {
+  component,
+  listJobs,
+  logsOf,
+  outcome,
+  runPipeline,
+  sampleOlympeProject,
+  type GitlabProject,
+  type PipelineRun,
+} from '../helpers/gitlab-ci-local.js'
+import { expectNoSecrets } from '../helpers/secrets.js'
+import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
+import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+
+const TOKEN = 'gl-pipeline-token-58c2e1'
+const HOOK_PATH = '/hooks/b7c6d5e4f3a2-deploy-key'
+
+let docker: DockerSuite
+let npmRegistry: Verdaccio
+let webhook: WebhookServer
+let npmCache: string
+const projects: GitlabProject[] = []
+const runs: PipelineRun[] = []
+
+beforeAll(async () => {
+  ;[docker, npmRegistry, webhook] = await Promise.all([
+    startDockerSuite(),
+    startVerdaccio(),
+    startWebhookServer(undefined, HOOK_PATH),
+  ])
+  await publishProject(npmRegistry)
+  npmCache = await mkdtemp(join(tmpdir(), 'olympe-npm-cache-'))
+}, 120_000)
+
+afterAll(async () => {
+  await Promise.all(projects.map((project) => project.stop()))
+  await Promise.all([docker.stop(), npmRegistry.stop(), webhook.stop()])
+  await rm(npmCache, { recursive: true, force: true })
+})
+
+async function sampleProject(codeasdata: boolean): Promise<GitlabProject> {
+  const ci = [
+    'stages: [build, deploy]',
+    'include:',
+    `  - component: ${component('pipeline')}`,
+    '    inputs:',
+    `      registry: ${docker.registry.host}`,
+    `      npm-registry: ${npmRegistry.url}`,
+    `      codeasdata: ${String(codeasdata)}`,
+    '',
+  ].join('\n')
+  const project = await sampleOlympeProject(ci)
+  projects.push(project)
+  return project
+}
+
+async function pipeline(
+  project: GitlabProject,
+  options: { manual?: string[]; dockerHost?: string } = {},
+): Promise<PipelineRun> {
+  webhook.requests.length = 0
+  const run = await runPipeline(project, {
+    manual: options.manual,
+    variables: {
+      WEBHOOK_URL: webhook.url,
+      WEBHOOK_TOKEN: TOKEN,
+      // GitLab's own registry credentials, which the template uses by default.
+      CI_REGISTRY_USER: docker.registry.user,
+      CI_REGISTRY_PASSWORD: docker.registry.password,
+      ...(options.dockerHost ? { DOCKER_HOST: options.dockerHost } : {}),
+    },
+    env: { ...docker.env, npm_config_cache: npmCache },
+  })
+  runs.push(run)
+  return run
+}
+
+interface DockerProxy {
+  dockerHost: string
+  connections(): number
+  stop(): Promise<void>
+}
+
+/**
+ * The engine on a TCP address, as a Docker-in-Docker service offers it (`tcp://docker:2375`):
+ * a loopback port relayed to the local socket, counting who comes through.
+ */
+async function startDockerProxy(socketPath = '/var/run/docker.sock'): Promise<DockerProxy> {
+  let connections = 0
+  const sockets = new Set<Socket>()
+  const server = createServer((client) => {
+    connections++
+    const engine = connect(socketPath)
+    for (const socket of [client, engine]) {
+      sockets.add(socket)
+      socket.on('error', () => {
+        client.destroy()
+        engine.destroy()
+      })
+      socket.on('close', () => sockets.delete(socket))
+    }
+    client.pipe(engine).pipe(client)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  return {
+    dockerHost: `tcp://127.0.0.1:${port}`,
+    connections: () => connections,
+    stop: async () => {
+      for (const socket of sockets) socket.destroy()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
+
+const sentPayload = (): Record<string, unknown> => {
+  expect(webhook.requests).toHaveLength(1)
+  return JSON.parse(webhook.requests[0]?.body ?? '') as Record<string, unknown>
+}
+
+async function pushedReference(kind: string): Promise<string> {
+  const name = `acme/shop/${kind}`
+  const tags = await docker.registry.tags(name)
+  expect(tags).toHaveLength(1)
+  return `${docker.registry.host}/${name}:${tags[0] ?? ''}`
+}
+
+describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine', () => {
+  let proxy: DockerProxy
+  beforeAll(async () => {
+    proxy = await startDockerProxy()
+  })
+  afterAll(async () => {
+    await proxy.stop()
+  })
+
+  test('codeasdata true: builds the code as data and three images, and deploys all three', async () => {
+    const project = await sampleProject(true)
+    expect((await listJobs(project)).map((job) => [job.name, job.when])).toEqual([
+      ['olympe-build', 'on_success'],
+      ['olympe-images', 'on_success'],
+      ['olympe-deploy', 'on_success'],
+    ])
+    // DOCKER_HOST as a Docker-in-Docker service sets it: the engine is reached through it.
+    const run = await pipeline(project, { dockerHost: proxy.dockerHost })
+
+    expect(outcome(run)).toEqual({ code: 0, tail: '' })
+    expect(run.jobLogs['olympe-build']).toContain('fake toolkit: buildCodeAsData')
+    expect(proxy.connections()).toBeGreaterThan(0)
+    const payload = sentPayload()
+    expect(payload.frontend).toEqual({ image: await pushedReference('frontend') })
+    expect(payload.backends).toEqual({
+      images: [await pushedReference('backend')],
+      deployRules: [{ source: '.*', target: '.*' }],
+    })
+    expect(payload.codeAsData).toEqual({
+      image: await pushedReference('codeasdata'),
+      updateMode: 'manual',
+    })
+  })
+
+  test('codeasdata false: two images deployed, the code-as-data image a manual job that blocks nothing', async () => {
+    const project = await sampleProject(false)
+    expect(await listJobs(project)).toEqual([
+      { name: 'olympe-build', stage: 'build', when: 'on_success', allowFailure: false },
+      { name: 'olympe-images', stage: 'build', when: 'on_success', allowFailure: false },
+      { name: 'olympe-codeasdata-image', stage: 'build', when: 'manual', allowFailure: true },
+      { name: 'olympe-deploy', stage: 'deploy', when: 'on_success', allowFailure: false },
+    ])
+    const before = await docker.registry.tags('acme/shop/codeasdata')
+    const run = await pipeline(project)
+
+    expect(outcome(run)).toEqual({ code: 0, tail: '' })
+    expect(run.jobLogs['olympe-build']).toContain('Not asked (codeasdata is false).')
+    expect(run.jobLogs['olympe-codeasdata-image']).toBeUndefined()
+    expect(await docker.registry.tags('acme/shop/codeasdata')).toEqual(before)
+    const payload = sentPayload()
+    expect(payload.frontend).toEqual({ image: expect.stringContaining('/acme/shop/frontend:') })
+    expect(payload.codeAsData).toEqual({ updateMode: 'manual' })
+  })
+
+  test('the manual code-as-data job, once run, hands its image to the deploy job', async () => {
+    const project = await sampleProject(false)
+    const run = await pipeline(project, { manual: ['olympe-codeasdata-image'] })
+
+    expect(outcome(run)).toEqual({ code: 0, tail: '' })
+    expect(run.jobLogs['olympe-codeasdata-image']).toContain('fake toolkit: buildCodeAsData')
+    const payload = sentPayload()
+    const codeAsData = payload.codeAsData as { image?: string }
+    expect(codeAsData.image).toMatch(new RegExp(`^${docker.registry.host}/acme/shop/codeasdata:`))
+    // The frontend and backend references are still the images job's.
+    expect(run.jobLogs['olympe-images']).toContain((payload.frontend as { image: string }).image)
+  })
+
+  test('a merge request pipeline builds and deploys nothing', async () => {
+    const project = await sampleProject(true)
+    const run = await runPipeline(project, {
+      variables: { CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_IID: '12' },
+      unset: ['CI_COMMIT_BRANCH'],
+    })
+    runs.push(run)
+    expect(outcome(run)).toEqual({ code: 0, tail: '' })
+    expect(Object.keys(run.jobLogs)).toEqual([])
+  })
+
+  // Last on purpose: it reads what every run above printed.
+  test('no job log holds the registry password or the webhook secrets', async () => {
+    expect(runs.length).toBeGreaterThanOrEqual(3)
+    expectNoSecrets({ ...logsOf(runs), 'docker argv': (await docker.spy.commands()).join('\n') }, [
+      docker.registry.password,
+      TOKEN,
+      webhook.url,
+      HOOK_PATH,
+    ])
+  })
+})
