@@ -63,6 +63,8 @@ export interface PipelineOptions {
   variables?: Record<string, string>
   /** Predefined variables to remove, such as CI_COMMIT_BRANCH in a merge request pipeline. */
   unset?: string[]
+  /** Pipeline-level inputs (`spec: inputs` of .gitlab-ci.yml), as the "Run pipeline" form sets them. */
+  inputs?: Record<string, string>
   /** Manual jobs to run as if someone clicked them. */
   manual?: string[]
   /** Environment of gitlab-ci-local and so of the shell jobs (npm registry, Docker…). */
@@ -93,6 +95,8 @@ function cliArgs(project: GitlabProject, options: PipelineOptions): string[] {
   args.push('--ignore-predefined-vars', Object.keys(variables).join(','))
   for (const name of options.unset ?? []) args.push('--unset-variable', name)
   for (const job of options.manual ?? []) args.push('--manual', job)
+  for (const [key, value] of Object.entries(options.inputs ?? {}))
+    args.push('--input', `${key}=${value}`)
   return args
 }
 

@@ -1,0 +1,70 @@
+// examples/gitlab/.gitlab-ci.yml, the pipeline users copy, as gitlab-ci-local reads it: the
+// catalog references point at this commit's templates, and each kind of pipeline gets the jobs
+// spec 1.3 rule 7 asks for.
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import {
+  PROJECT_PATH,
+  createGitlabProject,
+  listJobs,
+  type GitlabProject,
+} from '../helpers/gitlab-ci-local.js'
+import { ROOT } from '../helpers/run-action.js'
+
+let project: GitlabProject
+
+beforeAll(async () => {
+  const example = await readFile(join(ROOT, 'examples/gitlab/.gitlab-ci.yml'), 'utf8')
+  // The published form `<group>/olympe-deploy-actions/<name>@<version>` becomes this commit's.
+  const local = example.replace(
+    /<group>\/olympe-deploy-actions\/([a-z-]+)@[0-9.]+/g,
+    `${PROJECT_PATH}/$1@$CI_COMMIT_SHA`,
+  )
+  expect(local).not.toBe(example)
+  project = await createGitlabProject({ '.gitlab-ci.yml': local })
+})
+
+afterAll(async () => {
+  await project.stop()
+})
+
+const names = async (options: Parameters<typeof listJobs>[1]): Promise<string[][]> =>
+  (await listJobs(project, options)).map((job) => [job.name, job.when])
+
+describe('the example .gitlab-ci.yml', () => {
+  test('a push to the default branch builds, builds two images and deploys; code as data is manual', async () => {
+    expect(await names({ variables: { CI_PIPELINE_SOURCE: 'push' } })).toEqual([
+      ['olympe-build', 'on_success'],
+      ['olympe-images', 'on_success'],
+      ['olympe-codeasdata-image', 'manual'],
+      ['olympe-deploy', 'on_success'],
+    ])
+  })
+
+  test('"Run pipeline" with codeasdata true builds the code-as-data image in the images job', async () => {
+    const jobs = await names({
+      variables: { CI_PIPELINE_SOURCE: 'web' },
+      inputs: { codeasdata: 'true' },
+    })
+    expect(jobs).toEqual([
+      ['olympe-build', 'on_success'],
+      ['olympe-images', 'on_success'],
+      ['olympe-deploy', 'on_success'],
+    ])
+  })
+
+  test('the nightly schedule only snapshots', async () => {
+    expect(await names({ variables: { CI_PIPELINE_SOURCE: 'schedule' } })).toEqual([
+      ['olympe-snapshot', 'on_success'],
+    ])
+  })
+
+  test('a merge request pipeline runs none of them', async () => {
+    const mergeRequest = {
+      variables: { CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_IID: '3' },
+      unset: ['CI_COMMIT_BRANCH'],
+    }
+    expect(await names(mergeRequest)).toEqual([])
+  })
+})
