@@ -20,14 +20,16 @@ export interface GitToolOptions {
 
 /** Certificate settings corporate runners rely on; plain data, so safe to pass to git. */
 const PASSED_GIT_VARIABLES = ['GIT_SSL_CAINFO', 'GIT_SSL_CAPATH']
+const CONFIG_VARIABLES = ['GIT_CONFIG_COUNT', 'GIT_CONFIG_KEY_0', 'GIT_CONFIG_VALUE_0']
 // simple-git refuses these when present in an env we hand it; git does not need them here.
 const DROPPED_VARIABLES = new Set(['editor', 'pager', 'prefix', 'ssh_askpass', 'visual'])
 
 /**
  * Git through simple-git, built so that credentials never reach argv or a message: the URL is
- * credential-free, the token travels as an `http.<url>.extraheader` given to the constructor
- * (simple-git keeps task arguments, not constructor config, on `GitError.task`), and every error
- * becomes a GitFailure carrying only a cleaned, redacted message.
+ * credential-free, and the token travels as an `http.<url>.extraheader` set through git's
+ * GIT_CONFIG_* environment (a `-c` argument would show in every process listing of the machine;
+ * the environment is readable by the job's own user only, and simple-git does not keep it on
+ * `GitError.task`). Every error becomes a GitFailure carrying only a cleaned, redacted message.
  */
 export function createGitPort(options: GitToolOptions): GitPort {
   const git = (repo: RemoteRepo, identity: GitIdentity, baseDir: string): SimpleGit =>
@@ -90,7 +92,6 @@ function client(
   options: GitToolOptions,
 ): SimpleGit {
   const config = [
-    `http.${repo.url}.extraheader=Authorization: ${repo.authorization}`,
     // No stored or prompted credentials: the header is the only one, so a bad token fails fast.
     'credential.helper=',
     'commit.gpgsign=false',
@@ -100,10 +101,15 @@ function client(
   return simpleGit({
     baseDir,
     config,
-    allowEnvironment: ['GIT_TERMINAL_PROMPT', ...PASSED_GIT_VARIABLES],
-    unsafe: { allowUnsafeCredentialHelper: true },
+    allowEnvironment: [...CONFIG_VARIABLES, 'GIT_TERMINAL_PROMPT', ...PASSED_GIT_VARIABLES],
+    unsafe: { allowUnsafeCredentialHelper: true, allowUnsafeConfigEnvCount: true },
     timeout: { block: options.blockTimeoutMs ?? 10 * 60_000 },
-  }).env(childEnv())
+  }).env({
+    ...childEnv(),
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: `http.${repo.url}.extraheader`,
+    GIT_CONFIG_VALUE_0: `Authorization: ${repo.authorization}`,
+  })
 }
 
 /** The job's environment without the variables simple-git guards, plus no prompts, English. */

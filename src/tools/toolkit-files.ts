@@ -26,6 +26,9 @@ export const toolkitFiles: SnapshotFiles = {
     await writeFile(path, text)
   },
   makeTempDir: (prefix) => mkdtemp(join(tmpdir(), prefix)),
+  async makeDir(path) {
+    await mkdir(path, { recursive: true })
+  },
   async replaceDir(from, to) {
     await rm(to, { recursive: true, force: true })
     const exists = await stat(from).then(

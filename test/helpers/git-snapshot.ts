@@ -1,6 +1,6 @@
 // Runs the snapshot core in-process with its real tools (simple-git, the fake toolkit through the
 // exec port, the file system) and captures what a user would see, for integration tests.
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { withDefaults } from '../../src/core/definition.js'
@@ -17,6 +17,7 @@ import { DRAW_PASSWORD, DRAW_USERNAME, PLATFORM_STATE, TOOLKIT_COMMAND } from '.
 import { git } from './git-repos.js'
 
 export interface CoreRun {
+  workspace: string
   error?: Error
   log: string[]
   outputs: Record<string, string>
@@ -34,9 +35,22 @@ export interface CoreRunOptions {
 
 export const TEST_IDENTITY = { name: 'Snapshot Bot', email: 'snapshot-bot@example.test' }
 
+const scratch: string[] = []
+
+/** A temporary folder, removed by removeScratch (call it in afterAll). */
+export async function scratchDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix))
+  scratch.push(dir)
+  return dir
+}
+
+export async function removeScratch(): Promise<void> {
+  await Promise.all(scratch.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
+}
+
 /** A workspace with the configuration written to res/snapshot-config.json. */
 export async function makeWorkspace(config: unknown): Promise<string> {
-  const workspace = await mkdtemp(path.join(tmpdir(), 'snapshot-ws-'))
+  const workspace = await scratchDir('snapshot-ws-')
   await mkdir(path.join(workspace, 'res'))
   await writeFile(path.join(workspace, 'res/snapshot-config.json'), JSON.stringify(config, null, 2))
   return workspace
@@ -46,7 +60,7 @@ export async function runSnapshotCore(options: CoreRunOptions): Promise<CoreRun>
   const workspace = await makeWorkspace(options.config)
   const redactor = new Redactor()
   const r = (text: string): string => redactor.redact(text)
-  const run: CoreRun = { log: [], outputs: {}, summaries: [] }
+  const run: CoreRun = { workspace, log: [], outputs: {}, summaries: [] }
   const say = (prefix: string) => (message: string) => run.log.push(`${prefix}${r(message)}`)
   const raw = withDefaults(snapshotDefinition, {
     'toolkit-command': TOOLKIT_COMMAND,
@@ -126,7 +140,7 @@ export async function pushAsSomeoneElse(
   subject: string,
   change: (clone: string) => Promise<void>,
 ): Promise<void> {
-  const clone = await mkdtemp(path.join(tmpdir(), 'someone-else-'))
+  const clone = await scratchDir('someone-else-')
   const env = { ...process.env, GIT_TERMINAL_PROMPT: '0' }
   await git(['clone', '--quiet', '--depth', '1', url, clone], { env })
   await change(clone)

@@ -1,13 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
-import { mkdir, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { GitFailure } from '../../src/core/snapshot/ports.js'
 import { parseRepoUrl } from '../../src/core/snapshot/repo-url.js'
 import { createGitPort } from '../../src/tools/git.js'
 import { DRAW_PASSWORD, FAKE_TOOLKIT, IDS, PLATFORM_STATE } from '../helpers/fake-toolkit.js'
-import { pushAsSomeoneElse, runSnapshotCore, TEST_IDENTITY } from '../helpers/git-snapshot.js'
+import {
+  pushAsSomeoneElse,
+  removeScratch,
+  runSnapshotCore,
+  scratchDir,
+  TEST_IDENTITY,
+} from '../helpers/git-snapshot.js'
 import { git, startGitServer, type GitServer } from '../helpers/git-server.js'
 
 const TOKEN = 'glpat-integration-5a7c9e1b3d'
@@ -17,6 +22,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await server.stop()
+  await removeScratch()
 })
 
 let repoCount = 0
@@ -84,7 +90,7 @@ describe('snapshot core against a real git server', () => {
           server.urlFor(repo),
           'Same snapshot, other runner',
           async (clone) => {
-            const config = path.join(clone, '..', `${path.basename(clone)}.json`)
+            const config = path.join(await scratchDir('config-'), 'config.json')
             const snapshooter = {
               name: 'sales',
               rootTags: [IDS.sales],
@@ -109,6 +115,43 @@ describe('snapshot core against a real git server', () => {
     ])
     expect(run.outputs).toEqual({ changed: 'false', commits: '[]' })
     expect(server.forcePushes(repo)).toBe(0)
+  })
+
+  test("git's argv never holds the token, not even base64-encoded in a -c header", async () => {
+    const repo = await freshRepo()
+    const bin = await scratchDir('git-argv-')
+    const argvLog = path.join(bin, 'argv.log')
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()
+    const wrapper = `#!/bin/sh\nprintf '%s\\n' "$*" >> '${argvLog}'\nexec '${realGit}' "$@"\n`
+    await writeFile(path.join(bin, 'git'), wrapper, { mode: 0o755 })
+    const savedPath = process.env.PATH
+    process.env.PATH = `${bin}:${savedPath ?? ''}`
+    try {
+      const run = await runSnapshotCore({
+        config: [salesEntry(repo)],
+        beforePush: async (attempt) => {
+          if (attempt === 1)
+            await pushAsSomeoneElse(server.urlFor(repo), 'Meanwhile', async (clone) => {
+              await writeFile(path.join(clone, 'meanwhile.txt'), 'x\n')
+            })
+        },
+      })
+      expect(run.error).toBeUndefined()
+    } finally {
+      process.env.PATH = savedPath
+    }
+    const argv = await readFile(argvLog, 'utf8')
+    // Every git command of ours starts with the client's fixed options; the rest are the test's.
+    const ours = argv.split('\n').filter((line) => line.startsWith('-c credential.helper= '))
+    expect(ours.some((line) => line.includes(' ls-remote '))).toBe(true)
+    expect(ours.some((line) => line.includes(' push '))).toBe(true)
+    expect(ours.some((line) => line.includes(' fetch '))).toBe(true)
+    const basic = Buffer.from(`${TOKEN}:`).toString('base64')
+    for (const line of ours) {
+      expect(line).not.toContain(TOKEN)
+      expect(line).not.toContain(basic)
+      expect(line).not.toContain('extraheader')
+    }
   })
 
   test('gives up after push-attempts, never forcing, and says so', async () => {
@@ -201,6 +244,17 @@ describe('snapshot core against a real git server', () => {
       ['local', expect.stringContaining('written to out/local')],
     ])
     expect(run.outputs).toEqual({ changed: 'false', commits: '[]' })
+    expect(await readdir(path.join(run.workspace, 'out/local', IDS.shared))).toHaveLength(2)
+  })
+
+  test('a dry run leaves the working directory as it is', async () => {
+    const run = await runSnapshotCore({
+      config: [{ snapshooter: { name: 'local', rootTags: [IDS.shared], outputDir: 'out/local' } }],
+      inputs: { 'dry-run': 'true' },
+    })
+    expect(run.error).toBeUndefined()
+    expect(run.summaries[0]?.rows[0]?.[1]).toContain('dry run: exported into a scratch folder')
+    expect(await readdir(run.workspace)).toEqual(['res'])
   })
 })
 
@@ -238,7 +292,7 @@ describe('git port', () => {
     const name = await freshRepo()
     const repo = repoFor(name)
     if ('problem' in repo) throw new Error(repo.problem)
-    const dir = path.join(tmpdir(), `port-clone-${Date.now()}`)
+    const dir = path.join(await scratchDir('port-clone-'), 'clone')
     const worktree = await port.clone(repo, 'main', dir, TEST_IDENTITY)
     const remote = await git(['remote', 'get-url', 'origin'], { cwd: worktree.dir })
     expect(remote.trim()).toBe(server.urlFor(name, ''))

@@ -24,6 +24,7 @@ function memoryFiles(files: Record<string, string>): SnapshotFiles {
     readText: (path) => Promise.resolve(files[path] ?? ''),
     writeText: () => Promise.resolve(),
     makeTempDir: () => Promise.resolve('/tmp/x'),
+    makeDir: () => Promise.resolve(),
     replaceDir: () => Promise.resolve(),
     remove: () => Promise.resolve(),
   }
@@ -224,9 +225,9 @@ describe('snapshot configuration', () => {
       entry({ snapshooter: { rootTags: ['x'], outputDir: '../x' } }),
       entry({ git: { branch: '' } }),
     ])
-    expect(message).toContain('c.json: at [0].snapshooter.rootTags[0]')
-    expect(message).toContain('c.json: at [0].snapshooter.outputDir')
-    expect(message).toContain('c.json: at [1].git.branch: is empty')
+    expect(message).toContain('at [0].snapshooter.rootTags[0]')
+    expect(message).toContain('at [0].snapshooter.outputDir')
+    expect(message).toContain('at [1].git.branch: is empty')
     expect(message.split('\n').filter((line) => line.startsWith('  - '))).toHaveLength(3)
   })
 

@@ -42,30 +42,32 @@ export async function loadSnapshotConfig(
   const files = await configFiles(path, shown, tools.files)
   const problems: string[] = []
   const entries: SnapshotEntry[] = []
+  // Within a folder each problem names its file; a single file is named once, in the heading.
+  const prefix = (file: { shown: string }): string => (files.length > 1 ? `${file.shown}: ` : '')
   for (const file of files) {
     const text = await tools.files.readText(file.path)
     for (const secret of credentialsInText(text)) tools.registerSecret(secret)
     const parsed = parseJson(text)
     if (typeof parsed === 'string') {
-      problems.push(`${file.shown}: ${parsed}`)
+      problems.push(`${prefix(file)}${parsed}`)
       continue
     }
     const expanded = expandRepoVariables(parsed, tools)
-    problems.push(...expanded.problems.map((problem) => `${file.shown}: ${problem}`))
+    problems.push(...expanded.problems.map((problem) => `${prefix(file)}${problem}`))
     const result = v.safeParse(SnapshotConfigSchema, expanded.document)
     if (!result.success) {
-      problems.push(...describeConfigIssues(result.issues).map((line) => `${file.shown}: ${line}`))
+      problems.push(...describeConfigIssues(result.issues).map((line) => `${prefix(file)}${line}`))
       continue
     }
     entries.push(...result.output.map((entry, index) => toEntry(entry, `${file.shown} [${index}]`)))
   }
   if (problems.length === 0 && entries.length === 0)
-    problems.push(`${shown}: holds no entries: add at least one {"snapshooter": {…}} entry`)
+    problems.push('it holds no entries: add at least one {"snapshooter": {…}} entry')
   problems.push(...overlapProblems(entries))
   if (problems.length > 0) {
     throw new InputError(
       'config',
-      `Invalid snapshot configuration ${shown}:\n${problems.map((p) => `  - ${p}`).join('\n')}\n${HOW_TO_FIX}`,
+      `Invalid snapshot configuration '${shown}':\n${problems.map((p) => `  - ${p}`).join('\n')}\n${HOW_TO_FIX}`,
     )
   }
   for (const entry of entries)

@@ -70,6 +70,7 @@ export interface SnapshotFiles {
   readText(path: string): Promise<string>
   writeText(path: string, text: string): Promise<void>
   makeTempDir(prefix: string): Promise<string>
+  makeDir(path: string): Promise<void>
   /** Makes `to` an exact copy of `from`; a missing `from` leaves `to` missing. */
   replaceDir(from: string, to: string): Promise<void>
   remove(path: string): Promise<void>

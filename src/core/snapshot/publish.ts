@@ -10,7 +10,7 @@ import type { EntryResult } from './summary.js'
 
 export interface PublishOptions {
   attempts: number
-  /** The snapshot's time, for `{date}`: the same in every commit of the run. */
+  /** The snapshot's time, for `{date}`: the same in every commit of the clone. */
   date: Date
   /** Where each entry's exported folder was kept, to re-apply it after a lost push race. */
   saved: ReadonlyMap<SnapshotEntry, string>

@@ -25,6 +25,7 @@ export async function runSnapshot(
   const projectDir = resolve(context.workspace, inputs.workingDirectory ?? '.')
   const configPath = resolve(projectDir, inputs.config)
   const { entries } = await logger.group('Configuration', async () => {
+    logger.info(`Reading ${inputs.config} in ${projectDir}.`)
     const loaded = await loadSnapshotConfig(configPath, inputs.config, tools)
     for (const warning of loaded.warnings) logger.warning(warning)
     if (inputs.drawPassword && /\s/.test(inputs.drawPassword))
@@ -39,35 +40,23 @@ export async function runSnapshot(
   try {
     const plan = planSnapshot(entries, join(temp, 'clones'))
     const identity = gitIdentity(inputs, context)
-    const worktrees = await logger.group('Git repositories', () => cloneAll(plan, identity, tools))
+    const clones = await logger.group('Git repositories', () => cloneAll(plan, identity, tools))
     const settings: ToolkitSettings = {
       argv: toolkitArgv(inputs.toolkitCommand, projectDir),
       env: toolkitEnv(inputs),
       tempDir: temp,
     }
-    const saved = await exportAll(plan, entries, projectDir, settings, tools, temp)
-    const date = tools.now()
+    // A dry run must leave the working directory as it is: entries without git go to scratch.
+    const localDir = inputs.dryRun ? join(temp, 'dry-run') : projectDir
+    if (inputs.dryRun) await tools.files.makeDir(localDir)
+    const saved = await exportAll(plan, entries, localDir, settings, tools, temp)
     const results: EntryResult[] = plan.local.map((entry) => ({
       entry,
-      status: 'written',
+      status: inputs.dryRun ? 'exported' : 'written',
       changes: [],
     }))
     try {
-      for (const [index, target] of plan.targets.entries()) {
-        const worktree = worktrees[index] as GitWorktree
-        const title = `${inputs.dryRun ? 'Dry run' : 'Commit and push'}: ${describeTarget(target)}`
-        const done = await logger.group(title, () =>
-          inputs.dryRun
-            ? previewTarget(target, worktree, tools)
-            : publishTarget(
-                target,
-                worktree,
-                { attempts: inputs.pushAttempts, date, saved },
-                tools,
-              ),
-        )
-        results.push(...done)
-      }
+      for (const clone of clones) results.push(...(await commitClone(clone, inputs, saved, tools)))
     } catch (error) {
       throw withPushedSoFar(error, results)
     } finally {
@@ -84,7 +73,7 @@ async function cloneAll(
   plan: SnapshotPlan,
   identity: GitIdentity,
   tools: SnapshotTools,
-): Promise<GitWorktree[]> {
+): Promise<Clone[]> {
   if (plan.targets.length === 0) {
     tools.logger.info('No entry has a git object: the toolkit writes into the working directory.')
     return []
@@ -97,16 +86,37 @@ async function cloneAll(
   }
   if (problems.length > 0)
     throw new ActionError(`${problems.join('\n')}\nNothing was exported or pushed.`)
-  const worktrees: GitWorktree[] = []
+  const clones: Clone[] = []
   for (const target of plan.targets) {
     try {
-      worktrees.push(await tools.git.clone(target.repo, target.branch, target.dir, identity))
+      const worktree = await tools.git.clone(target.repo, target.branch, target.dir, identity)
+      clones.push({ target, worktree })
     } catch (error) {
       throw explainGitFailure(error, `Cloning ${describeTarget(target)}`)
     }
     tools.logger.info(`Cloned ${describeTarget(target)} (shallow, single branch).`)
   }
-  return worktrees
+  return clones
+}
+
+interface Clone {
+  target: GitTarget
+  worktree: GitWorktree
+}
+
+/** Commits and pushes one clone's entries, or on a dry run only says what would be committed. */
+function commitClone(
+  { target, worktree }: Clone,
+  inputs: SnapshotInputs,
+  saved: ReadonlyMap<SnapshotEntry, string>,
+  tools: SnapshotTools,
+): Promise<EntryResult[]> {
+  const title = `${inputs.dryRun ? 'Dry run' : 'Commit and push'}: ${describeTarget(target)}`
+  return tools.logger.group(title, () => {
+    if (inputs.dryRun) return previewTarget(target, worktree, tools)
+    const options = { attempts: inputs.pushAttempts, date: tools.now(), saved }
+    return publishTarget(target, worktree, options, tools)
+  })
 }
 
 async function checkBranch(target: GitTarget, tools: SnapshotTools): Promise<string | undefined> {
@@ -125,7 +135,7 @@ async function checkBranch(target: GitTarget, tools: SnapshotTools): Promise<str
 async function exportAll(
   plan: SnapshotPlan,
   entries: readonly SnapshotEntry[],
-  projectDir: string,
+  localDir: string,
   settings: ToolkitSettings,
   tools: SnapshotTools,
   temp: string,
@@ -133,7 +143,7 @@ async function exportAll(
   const saved = new Map<SnapshotEntry, string>()
   for (const [index, entry] of entries.entries()) {
     const target = plan.targets.find((t) => t.entries.includes(entry))
-    const cwd = target?.dir ?? projectDir
+    const cwd = target?.dir ?? localDir
     await tools.logger.group(`Export '${entry.name}'`, async () => {
       await exportEntry(entry, index, cwd, settings, tools)
       if (!target) return

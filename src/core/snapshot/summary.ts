@@ -4,7 +4,7 @@ import type { SnapshotEntry } from './config.js'
 import type { FileChange } from './ports.js'
 import { describeTarget, type GitTarget } from './plan.js'
 
-export type EntryStatus = 'pushed' | 'unchanged' | 'would-commit' | 'written'
+export type EntryStatus = 'pushed' | 'unchanged' | 'would-commit' | 'written' | 'exported'
 
 export interface EntryResult {
   entry: SnapshotEntry
@@ -46,6 +46,8 @@ export function statusText(result: EntryResult): string {
       return `dry run: would commit ${dir} to ${where}: ${counts}`
     case 'written':
       return `written to ${dir} in ${where} (no git entry)`
+    case 'exported':
+      return `dry run: exported into a scratch folder; ${dir} in ${where} was left as it is`
   }
 }
 
