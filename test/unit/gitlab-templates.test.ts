@@ -1,0 +1,173 @@
+// The generated GitLab templates against their one source, the action definitions: same input
+// names, GitLab types, options and defaults; secrets only from CI/CD variables; nothing global.
+import { describe, expect, test } from '@jest/globals'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { parseAllDocuments } from 'yaml'
+import { ACTION_DEFINITIONS } from '../../src/core/definitions.js'
+import type { InputSpec } from '../../src/core/definition.js'
+import { gitlabInput, VERSION_PATTERN } from '../../scripts/render/gitlab-inputs.js'
+import { ROOT } from '../helpers/run-action.js'
+
+interface SpecInput {
+  type?: string
+  default?: unknown
+  options?: string[]
+  regex?: string
+}
+interface Template {
+  inputs: Record<string, SpecInput>
+  jobs: Record<string, Record<string, unknown>>
+  text: string
+}
+
+async function template(name: string): Promise<Template> {
+  const text = await readFile(join(ROOT, 'gitlab', `${name}.yml`), 'utf8')
+  const [header, body] = parseAllDocuments(text).map((document) => document.toJS() as unknown)
+  const spec = header as { spec: { inputs: Record<string, SpecInput> } }
+  return { inputs: spec.spec.inputs, jobs: body as Template['jobs'], text }
+}
+
+const envName = (input: string): string => `INPUT_${input.toUpperCase().replace(/-/g, '_')}`
+const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string
+}
+
+describe('gitlabInput: a definition input in GitLab terms', () => {
+  test.each<[string, InputSpec, object]>([
+    [
+      'boolean',
+      { description: 'd', type: 'boolean', default: 'true' },
+      { type: 'boolean', default: true },
+    ],
+    [
+      'number',
+      { description: 'd', type: 'number', default: '60' },
+      { type: 'number', default: 60 },
+    ],
+    [
+      'number without default stays a string',
+      { description: 'd', type: 'number' },
+      { default: '' },
+    ],
+    ['optional string', { description: 'd' }, { default: '' }],
+    ['required string is mandatory', { description: 'd', required: true }, {}],
+    [
+      'options allow "not given"',
+      { description: 'd', type: 'choice', options: ['auto', 'manual'] },
+      { default: '', options: ['', 'auto', 'manual'] },
+    ],
+    [
+      'options with a default',
+      { description: 'd', type: 'choice', options: ['a', 'b'], default: 'a' },
+      { default: 'a', options: ['a', 'b'] },
+    ],
+  ])('%s', (_name, spec, expected) => {
+    expect(gitlabInput(spec)).toEqual({ description: 'd', ...expected })
+  })
+})
+
+describe.each(ACTION_DEFINITIONS.map((definition) => [definition.id, definition] as const))(
+  'gitlab/%s.yml',
+  (id, definition) => {
+    test('has every non-secret input of the action, typed as GitLab types them', async () => {
+      const { inputs } = await template(id)
+      for (const [name, spec] of Object.entries(definition.inputs)) {
+        if (spec.secret) {
+          expect({ name, input: inputs[name] }).toEqual({ name, input: undefined })
+          continue
+        }
+        const input = inputs[name]
+        expect({ name, present: input !== undefined }).toEqual({ name, present: true })
+        if (spec.type === 'boolean') expect(input?.type).toBe('boolean')
+        if (spec.type === 'number' && spec.default)
+          expect(input?.default).toBe(Number(spec.default))
+        if (spec.options) expect(input?.options).toEqual(expect.arrayContaining([...spec.options]))
+      }
+    })
+
+    test('passes secrets from CI/CD variables and every input as INPUT_<NAME>', async () => {
+      const { jobs } = await template(id)
+      const job = Object.values(jobs)[0] as { variables: Record<string, string>; script: string[] }
+      const script = job.script.join('\n')
+      for (const [name, spec] of Object.entries(definition.inputs)) {
+        const value = job.variables[envName(name)]
+        if (spec.secret) expect(value).toMatch(/^\$[A-Z_]+$/)
+        else if (spec.type === 'boolean')
+          expect(script).toContain(`${envName(name)}=$[[ inputs.${name} ]]`)
+        else expect(value).toBe(`$[[ inputs.${name} ]]`)
+      }
+    })
+
+    test('runs the pinned package with npx, and declares every input it uses', async () => {
+      const { inputs, text } = await template(id)
+      expect(inputs.version?.default).toBe(version)
+      expect(text).toContain(`npx --yes olympe-deploy-actions@$[[ inputs.version ]] ${id} --dotenv`)
+      const body = text.slice(text.indexOf('\n---'))
+      const used = new Set([...body.matchAll(/\$\[\[ inputs\.([\w-]+) \]\]/g)].map((m) => m[1]))
+      expect([...used].sort()).toEqual(Object.keys(inputs).sort())
+    })
+  },
+)
+
+describe('every template', () => {
+  const names = ['snapshot', 'build-images', 'deploy', 'pipeline']
+  // Keywords that would change the consumer's whole pipeline (GitLab: "avoid global keywords").
+  const GLOBAL = [
+    'default',
+    'stages',
+    'variables',
+    'workflow',
+    'include',
+    'image',
+    'services',
+    'cache',
+    'before_script',
+    'after_script',
+  ]
+
+  test.each(names)('%s.yml holds jobs only', async (name) => {
+    const { jobs } = await template(name)
+    expect(Object.keys(jobs).filter((key) => GLOBAL.includes(key))).toEqual([])
+    for (const job of Object.values(jobs)) expect(job).toHaveProperty('script')
+  })
+
+  test.each(names)(
+    '%s.yml: images and deploys never in merge requests or schedules',
+    async (name) => {
+      const { jobs } = await template(name)
+      for (const [jobName, job] of Object.entries(jobs)) {
+        const rules = job.rules as { if?: string; when?: string }[]
+        if (name === 'snapshot') {
+          expect(rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule"' }])
+          continue
+        }
+        expect({ jobName, first: rules.slice(0, 2) }).toEqual({
+          jobName,
+          first: [
+            { if: '$CI_PIPELINE_SOURCE == "merge_request_event"', when: 'never' },
+            { if: '$CI_PIPELINE_SOURCE == "schedule"', when: 'never' },
+          ],
+        })
+        expect(rules.at(-1)?.if).toBe('$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH')
+      }
+    },
+  )
+
+  test('the deploy jobs take a resource group, so two never run at once', async () => {
+    for (const name of ['deploy', 'pipeline']) {
+      const { jobs } = await template(name)
+      const deploys = Object.entries(jobs).filter(([, job]) =>
+        (job.script as string[]).some((line) => / deploy --dotenv /.test(line)),
+      )
+      expect(deploys.map(([, job]) => job.resource_group)).toEqual(['$[[ inputs.resource-group ]]'])
+    }
+  })
+
+  test('the version pattern keeps the command line safe', () => {
+    const pattern = new RegExp(VERSION_PATTERN)
+    for (const good of ['1.0.0', '1.2.3-rc.1', 'latest', '2.0.0+build.5'])
+      expect(good).toMatch(pattern)
+    for (const bad of ['1.0; rm -rf /', '$(id)', '', '-v', '1 2']) expect(bad).not.toMatch(pattern)
+  })
+})
