@@ -18,6 +18,7 @@ export function createGithubRuntime(
 ): Runtime {
   const gh = new GithubCommands(write, env)
   const redactor = new Redactor()
+  const masked = new Set<string>()
   const r = (text: string): string => redactor.redact(text)
   const logger: Logger = {
     info: (message) => write(`${r(message)}\n`),
@@ -51,8 +52,11 @@ export function createGithubRuntime(
     readInputs: <I extends string>(definition: ActionDefinition<I>) =>
       inputsFromEnv(definition, env),
     registerSecret: (value) => {
-      if (!value) return
-      for (const form of leakForms(value)) gh.issue('add-mask', form)
+      for (const form of leakForms(value)) {
+        if (masked.has(form)) continue
+        masked.add(form)
+        gh.issue('add-mask', form)
+      }
       redactor.add(value)
     },
   }

@@ -75,3 +75,30 @@ export async function startWebhookServer(
     },
   }
 }
+
+/** Faults a real network or a broken platform produces, for the fault suite. */
+export const faults = {
+  neverAnswer: (): Responder => () => undefined,
+  stallAfterHeaders: (): Responder => (_request, _index, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' })
+    res.flushHeaders()
+  },
+  stallInBody: (): Responder => (_request, _index, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' })
+    res.write('{"mess')
+  },
+  resetConnection: (): Responder => (_request, _index, res) => {
+    res.socket?.resetAndDestroy()
+  },
+  closeBeforeAnswering: (): Responder => (_request, _index, res) => {
+    res.socket?.end()
+  },
+  largeBody:
+    (status: number, bytes: number): Responder =>
+    (_request, _index, res) => {
+      res.writeHead(status, { 'Content-Type': 'text/plain' })
+      const chunk = 'x'.repeat(64 * 1024)
+      for (let sent = 0; sent < bytes; sent += chunk.length) res.write(chunk)
+      res.end()
+    },
+}

@@ -103,10 +103,14 @@ async function attemptOnce(
       retryable: RETRYABLE_FAILURES.has(error.kind),
     }
   }
-  return judgeResponse(response, tools.redact)
+  return judgeResponse(response, call.url, tools.redact)
 }
 
-export function judgeResponse(response: HttpResponse, redact: (text: string) => string): Attempt {
+export function judgeResponse(
+  response: HttpResponse,
+  url: URL,
+  redact: (text: string) => string,
+): Attempt {
   const { status } = response
   const body = showBody(response, redact)
   if (status === 200) {
@@ -120,7 +124,12 @@ export function judgeResponse(response: HttpResponse, redact: (text: string) => 
     }
   }
   if (status >= 300 && status < 400) {
-    return { kind: 'failed', status, retryable: false, reason: redirectMessage(response, redact) }
+    return {
+      kind: 'failed',
+      status,
+      retryable: false,
+      reason: redirectMessage(response, url, redact),
+    }
   }
   return {
     kind: 'failed',
@@ -152,19 +161,26 @@ function statusHint(status: number): string {
   return ''
 }
 
-function redirectMessage(response: HttpResponse, redact: (text: string) => string): string {
-  const location = response.headers.location
-  let host = 'an unknown address'
-  if (location) {
-    try {
-      host = `'${new URL(location, 'http://unknown.invalid').host}'`
-    } catch {
-      host = 'an unparseable address'
-    }
-  }
+/** Names where a redirect points, but never the webhook's own host: its URL is a secret. */
+function redirectMessage(
+  response: HttpResponse,
+  url: URL,
+  redact: (text: string) => string,
+): string {
   return redact(
-    `The webhook answered HTTP ${response.status}, a redirect to ${host}. Redirects are not followed, because the bearer token would be sent to another address: ask the platform operator for the current webhook URL.`,
+    `The webhook answered HTTP ${response.status}, a redirect to ${redirectTarget(response.headers.location, url)}. Redirects are not followed, because the bearer token would be sent to another address: ask the platform operator for the current webhook URL.`,
   )
+}
+
+function redirectTarget(location: string | undefined, url: URL): string {
+  if (!location) return 'no address (no Location header)'
+  let target: URL
+  try {
+    target = new URL(location, url)
+  } catch {
+    return 'an unparseable address'
+  }
+  return target.host === url.host ? 'another path on the same host' : `'${target.host}'`
 }
 
 function showBody(response: HttpResponse, redact: (text: string) => string): string {

@@ -29,8 +29,6 @@ export class Redactor {
 }
 
 export function leakForms(secret: string): string[] {
-  const forms = [secret, secret.trim()]
-  const encoded = encodeURIComponent(secret)
-  if (encoded !== secret) forms.push(encoded)
-  return forms.filter((form) => form.length > 0)
+  const forms = new Set([secret, secret.trim(), encodeURIComponent(secret)])
+  return [...forms].filter((form) => form.length > 0)
 }
