@@ -214,6 +214,43 @@ describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine',
     expect(Object.keys(run.jobLogs)).toEqual([])
   })
 
+  test('build-images.yml and deploy.yml included separately hand the images over by dotenv', async () => {
+    const ci = [
+      'stages: [build, images, deploy]',
+      'include:',
+      `  - component: ${component('build-images')}`,
+      '    inputs:',
+      '      stage: images',
+      `      registry: ${docker.registry.host}`,
+      `      npm-registry: ${npmRegistry.url}`,
+      '      tag-template: "{branch}-{run-id}"',
+      `  - component: ${component('deploy')}`,
+      '    inputs:',
+      `      npm-registry: ${npmRegistry.url}`,
+      // The project's own build job, as a team that does not use pipeline.yml writes it.
+      'build:',
+      '  stage: build',
+      '  script: [npm ci, npm run build:draw, npm run build:node]',
+      '  artifacts: { paths: [dist/] }',
+      '',
+    ].join('\n')
+    const project = await sampleOlympeProject(ci)
+    projects.push(project)
+    const run = await pipeline(project)
+
+    expect(outcome(run)).toEqual({ code: 0, tail: '' })
+    expect(Object.keys(run.jobLogs).sort()).toEqual([
+      'build',
+      'olympe-build-images',
+      'olympe-deploy',
+    ])
+    const payload = sentPayload()
+    const frontend = (payload.frontend as { image: string }).image
+    expect(frontend).toMatch(new RegExp(`^${docker.registry.host}/acme/shop/frontend:main-\\d+$`))
+    expect(run.jobLogs['olympe-build-images']).toContain(frontend)
+    expect(payload.codeAsData).toEqual({ updateMode: 'manual' })
+  })
+
   // Last on purpose: it reads what every run above printed.
   test('no job log holds the registry password or the webhook secrets', async () => {
     expect(runs.length).toBeGreaterThanOrEqual(3)

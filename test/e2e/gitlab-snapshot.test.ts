@@ -1,0 +1,115 @@
+// gitlab/snapshot.yml in a scheduled pipeline, run by gitlab-ci-local: the configuration comes
+// from a File-type CI/CD variable (it holds the git token), the password from DRAW_PASSWORD, the
+// package from a loopback npm registry; the snapshot lands in a real git remote over HTTP.
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  DRAW_PASSWORD,
+  DRAW_USERNAME,
+  IDS,
+  PLATFORM_STATE,
+  TOOLKIT_COMMAND,
+} from '../helpers/fake-toolkit.js'
+import { startGitServer, type GitServer } from '../helpers/git-server.js'
+import {
+  component,
+  createGitlabProject,
+  logsOf,
+  outcome,
+  runPipeline,
+  type GitlabProject,
+  type PipelineRun,
+} from '../helpers/gitlab-ci-local.js'
+import { expectNoSecrets } from '../helpers/secrets.js'
+import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
+
+const TOKEN = 'glpat-snapshotToken7d3e9a1c'
+const BASIC = Buffer.from(`${TOKEN}:`).toString('base64')
+const REPO = 'acme/shop-cad'
+
+let gitServer: GitServer
+let npmRegistry: Verdaccio
+let scratch: string
+let project: GitlabProject
+const runs: PipelineRun[] = []
+
+beforeAll(async () => {
+  ;[gitServer, npmRegistry] = await Promise.all([
+    startGitServer({ token: TOKEN }),
+    startVerdaccio(),
+  ])
+  await publishProject(npmRegistry)
+  await gitServer.createRepo(REPO)
+  scratch = await mkdtemp(join(tmpdir(), 'olympe-gitlab-snapshot-'))
+  const ci = [
+    'stages: [build]',
+    'include:',
+    `  - component: ${component('snapshot')}`,
+    '    inputs:',
+    '      config: $SNAPSHOT_CONFIG',
+    `      toolkit-command: ${JSON.stringify(TOOLKIT_COMMAND)}`,
+    `      draw-username: ${DRAW_USERNAME}`,
+    '      install-dependencies: false',
+    `      npm-registry: ${npmRegistry.url}`,
+    '',
+  ].join('\n')
+  project = await createGitlabProject({ '.gitlab-ci.yml': ci })
+}, 60_000)
+
+afterAll(async () => {
+  await project.stop()
+  await Promise.all([gitServer.stop(), npmRegistry.stop()])
+  await rm(scratch, { recursive: true, force: true })
+})
+
+/** What GitLab does for a File variable: writes the value to a file, the variable holds its path. */
+async function fileVariable(name: string, value: unknown): Promise<string> {
+  const path = join(scratch, name)
+  await writeFile(path, JSON.stringify(value))
+  return path
+}
+
+describe('gitlab/snapshot.yml run by gitlab-ci-local', () => {
+  test('a scheduled pipeline commits the code as data and pushes it', async () => {
+    const config = [
+      {
+        snapshooter: { name: 'sales', rootTags: [IDS.sales], outputDir: 'snapshot/sales' },
+        git: {
+          repo: gitServer.urlFor(REPO),
+          branch: 'main',
+          commitMessage: 'Snapshot in {folder}',
+        },
+      },
+    ]
+    const run = await runPipeline(project, {
+      variables: {
+        CI_PIPELINE_SOURCE: 'schedule',
+        SNAPSHOT_CONFIG: await fileVariable('snapshot-config.json', config),
+        DRAW_PASSWORD,
+        GITLAB_USER_NAME: 'Pipeline Owner',
+        GITLAB_USER_EMAIL: 'owner@acme.test',
+      },
+      // The fake toolkit prints the password at debug level, as the real one does.
+      env: { FAKE_PLATFORM_STATE: PLATFORM_STATE, FAKE_TOOLKIT_ECHO_SECRETS: '1' },
+    })
+    runs.push(run)
+
+    expect(outcome(run)).toEqual({ code: 0, tail: '' })
+    const [tip] = await gitServer.log(REPO, 'main')
+    expect(tip).toMatchObject({
+      subject: 'Snapshot in snapshot/sales',
+      authorName: 'Pipeline Owner',
+      authorEmail: 'owner@acme.test',
+    })
+    const files = Object.keys(await gitServer.files(REPO, 'main', 'snapshot'))
+    expect(files).toContain(`snapshot/sales/${IDS.sales}/${IDS.sales}.json`)
+    expect(gitServer.forcePushes(REPO)).toBe(0)
+  })
+
+  test('no job log holds the git token or the platform password', () => {
+    expect(runs).toHaveLength(1)
+    expectNoSecrets(logsOf(runs), [TOKEN, BASIC, DRAW_PASSWORD])
+  })
+})
