@@ -85,6 +85,12 @@ async function readBasePayload(
       `Invalid input 'payload-file' '${path}': not valid JSON (${errorMessage(error)}).`,
     )
   }
+  // valibot's object schemas take arrays too; a payload is a JSON object.
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    throw new ActionError(
+      `Invalid input 'payload-file' '${path}': expected a JSON object (spec 2.1).`,
+    )
+  }
   const result = v.safeParse(BasePayloadSchema, document)
   if (!result.success) {
     const problems = describeIssues(result.issues).join('; ')
