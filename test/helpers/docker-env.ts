@@ -140,14 +140,28 @@ function failureOf(child: ChildProcess): Promise<string | undefined> {
   })
 }
 
-/** Removes every local image whose reference starts with PREFIX (e.g. `127.0.0.1:5123/`). */
+/**
+ * Removes every local image under PREFIX (e.g. `127.0.0.1:5123/`, a registry only one suite
+ * uses): tagged references, and images a rebuild of the same tag left dangling. A dangling one
+ * goes by `name@digest` when it was pushed, else by ID without --force, which docker refuses
+ * when another name still uses the image: nothing outside PREFIX is ever removed.
+ */
 export async function removeImages(prefix: string): Promise<string[]> {
-  const listing = await docker(['image', 'ls', '--format', '{{.Repository}}:{{.Tag}}'])
-  const references = listing
-    .split('\n')
-    .filter((reference) => reference.startsWith(prefix) && !reference.endsWith(':<none>'))
+  const format = '{{.Repository}} {{.Tag}} {{.Digest}} {{.ID}}'
+  const listing = await docker(['image', 'ls', '--digests', '--format', format])
+  const byReference: string[] = []
+  const byId: string[] = []
+  for (const line of listing.split('\n')) {
+    const [repository = '', tag = '', digest = '', id = ''] = line.split(' ')
+    if (!repository.startsWith(prefix)) continue
+    if (tag !== '<none>') byReference.push(`${repository}:${tag}`)
+    else if (digest !== '<none>') byReference.push(`${repository}@${digest}`)
+    else byId.push(id)
+  }
+  const references = [...new Set(byReference)]
   if (references.length > 0) await docker(['image', 'rm', '--force', ...references])
-  return references
+  for (const id of new Set(byId)) await docker(['image', 'rm', id]).catch(() => '')
+  return [...references, ...byId]
 }
 
 /** `docker login` for a test registry; set DOCKER_CONFIG in `env` to keep ~/.docker untouched. */
