@@ -11,6 +11,7 @@ import {
 } from '../helpers/fake-toolkit.js'
 import { git, startGitServer, type GitServer } from '../helpers/git-server.js'
 import { makeWorkspace, removeScratch, scratchDir } from '../helpers/git-snapshot.js'
+import { NODE20 } from '../helpers/node-binaries.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
@@ -181,10 +182,11 @@ describe('the snapshot bundle as the GitHub runner runs it', () => {
     expectNoSecrets(captured(run), SECRETS)
   })
 
-  test('the command line (the GitLab path): pipeline user as identity, dotenv outputs', async () => {
+  test('the command line (the GitLab path) on Node 20: pipeline user as identity, dotenv outputs', async () => {
     const repo = await freshRepo()
     const workspace = await makeWorkspace([entry(repo)])
     const run = await runCli('snapshot', {
+      node: NODE20,
       cwd: workspace,
       inputs: { 'toolkit-command': TOOLKIT_COMMAND, 'draw-password': DRAW_PASSWORD },
       env: {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
 import { rm } from 'node:fs/promises'
+import path from 'node:path'
 import { DRAW_PASSWORD, IDS, PLATFORM_STATE, TOOLKIT_COMMAND } from '../helpers/fake-toolkit.js'
 import { git, startGitServer, type GitServer } from '../helpers/git-server.js'
-import { makeWorkspace, removeScratch } from '../helpers/git-snapshot.js'
+import { makeWorkspace, removeScratch, scratchDir } from '../helpers/git-snapshot.js'
 import { runAsGithub } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
@@ -19,6 +20,7 @@ afterAll(async () => {
 test('three snapshot runs started at once on one branch all land, one after the other, never forced', async () => {
   const repo = 'acme/shared-branch'
   const bare = await server.createRepo(repo)
+  const barrier = path.join(await scratchDir('barrier-'), 'arrived')
   // Each run snapshots its own project, so every run has something of its own to commit.
   const projects = [
     ['sales', IDS.sales],
@@ -40,7 +42,9 @@ test('three snapshot runs started at once on one branch all land, one after the 
       const run = await runAsGithub('snapshot', {
         cwd: workspace,
         inputs: { 'toolkit-command': TOOLKIT_COMMAND, 'draw-password': DRAW_PASSWORD },
-        env: { FAKE_PLATFORM_STATE: PLATFORM_STATE },
+        // The three toolkits wait for each other: every run has cloned the same tip, so all
+        // three race to push it and two must retry.
+        env: { FAKE_PLATFORM_STATE: PLATFORM_STATE, FAKE_TOOLKIT_BARRIER: `${barrier}:3` },
       })
       await rm(workspace, { recursive: true, force: true })
       return run
@@ -53,10 +57,11 @@ test('three snapshot runs started at once on one branch all land, one after the 
     expect(run.outputs.changed).toBe('true')
     expectNoSecrets({ stdout: run.stdout, ...run.files }, [TOKEN, DRAW_PASSWORD])
   }
-  // At least one run lost a race and retried on top of the others.
-  expect(runs.some((run) => run.stdout.includes('was rejected: someone pushed meanwhile'))).toBe(
-    true,
+  // All three pushed from the same tip: the first won, the others retried on top of it.
+  const retried = runs.filter((run) =>
+    run.stdout.includes('was rejected: someone pushed meanwhile'),
   )
+  expect(retried.length).toBeGreaterThanOrEqual(2)
 
   const log = await server.log(repo, 'main')
   expect(log).toHaveLength(4)
