@@ -4,9 +4,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { replaceBetweenMarkers } from '../scripts/render/readme.js'
+import { benchBuildImages } from './build-images.js'
 import { benchBundles, type BundleFigure } from './bundles.js'
 import { benchDeploy, benchLargeResponse } from './deploy.js'
 import type { Figure } from './measure.js'
+import { benchSnapshot } from './snapshot.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const RUNS = Number(process.env.BENCH_RUNS ?? 15)
@@ -19,6 +21,10 @@ try {
   const bundles = await benchBundles(RUNS)
   console.log('deploy with a 10 MB response…')
   const large = await benchLargeResponse(Math.max(3, Math.floor(RUNS / 3)), tmp)
+  console.log('build-images against plain docker commands…')
+  const images = await benchBuildImages(Math.max(3, Math.floor(RUNS / 3)), tmp)
+  console.log('snapshot cost against history…')
+  const snapshot = await benchSnapshot(Math.max(3, Math.floor(RUNS / 2)), tmp)
   const results = {
     date: new Date().toISOString(),
     runs: RUNS,
@@ -26,14 +32,20 @@ try {
     deploy,
     bundles,
     large,
+    images,
+    snapshot,
   }
   await writeFile(join(ROOT, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`)
   const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
   await writeFile(
     join(ROOT, 'README.md'),
-    replaceBetweenMarkers(readme, 'performance', renderTables(deploy, bundles, large)),
+    replaceBetweenMarkers(
+      readme,
+      'performance',
+      renderTables(deploy, bundles, large, images, snapshot),
+    ),
   )
-  console.log(renderTables(deploy, bundles, large))
+  console.log(renderTables(deploy, bundles, large, images, snapshot))
 } finally {
   await rm(tmp, { recursive: true, force: true })
 }
@@ -42,6 +54,8 @@ function renderTables(
   deploy: Record<string, Figure>,
   bundles: BundleFigure[],
   large: Figure,
+  images: { cold: Record<string, Figure>; warm: Record<string, Figure> },
+  snapshot: Record<string, Figure>,
 ): string {
   const floor = deploy['(a) node:http script'] as Figure
   const ratio = (value: number, base: number): string => `${(value / base).toFixed(2)}×`
@@ -65,5 +79,24 @@ function renderTables(
     ...bundleRows,
     '',
     `Deploy when the webhook answers with a 10 MB body: ${(large.seconds * 1000).toFixed(0)} ms, peak RSS ${large.maxRssMb.toFixed(1)} MB (only 64 KiB of the body is kept).`,
+    '',
+    '| Three images, build and push | Time | vs plain docker | Peak RSS of the step |',
+    '|---|---|---|---|',
+    ...pairRows(images.cold),
+    ...pairRows(images.warm),
+    '',
+    '| Snapshot (clone, export, compare; nothing to commit) | Time | vs 1 commit | Peak RSS |',
+    '|---|---|---|---|',
+    ...pairRows(snapshot, true),
   ].join('\n')
+}
+
+/** Rows for a pair measured together: the second is the baseline of the first, or the reverse. */
+function pairRows(figures: Record<string, Figure>, firstIsBaseline = false): string[] {
+  const list = Object.values(figures)
+  const base = (firstIsBaseline ? list[0] : list[list.length - 1]) as Figure
+  return list.map(
+    (f) =>
+      `| ${f.name} | ${f.seconds.toFixed(2)} s | ${(f.seconds / base.seconds).toFixed(2)}× | ${f.maxRssMb.toFixed(1)} MB |`,
+  )
 }
