@@ -21,9 +21,7 @@ export const buildImagesAction: Action<BuildImagesInputName> = {
       : [],
   async run(raw, tools) {
     const context = await withLocalGitFacts(tools.context, exec)
-    const inputs = await tools.logger.group('Inputs', () =>
-      Promise.resolve(parseBuildImagesInputs(raw, context)),
-    )
+    const inputs = parseBuildImagesInputs(raw, context)
     const session = inputs.credentials ? await isolatedDockerConfig(process.env) : undefined
     try {
       await runBuildImages(inputs, {

@@ -13,9 +13,7 @@ export const deployAction: Action<DeployInputName> = {
   derivedSecrets: (raw) => webhookUrlSecrets(raw['webhook-url']),
   async run(raw, tools) {
     const parseYaml = await yamlParserFor(raw['deploy-rules'])
-    const inputs = await tools.logger.group('Inputs', () =>
-      Promise.resolve(parseDeployInputs(raw, parseYaml)),
-    )
+    const inputs = parseDeployInputs(raw, parseYaml)
     await runDeploy(inputs, {
       ...tools,
       http: createHttpClient(),

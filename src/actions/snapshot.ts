@@ -10,9 +10,7 @@ import { toolkitFiles } from '../tools/toolkit-files.js'
 export const snapshotAction: Action<SnapshotInputName> = {
   definition: snapshotDefinition,
   async run(raw, tools) {
-    const inputs = await tools.logger.group('Inputs', () =>
-      Promise.resolve(parseSnapshotInputs(raw)),
-    )
+    const inputs = parseSnapshotInputs(raw)
     await runSnapshot(inputs, tools.context, {
       ...tools,
       git: createGitPort({ redact: tools.redact }),

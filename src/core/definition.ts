@@ -57,3 +57,22 @@ export function inputEnvNames(name: string): [hyphenated: string, underscored: s
   const upper = `INPUT_${name.toUpperCase()}`
   return [upper, upper.replace(/-/g, '_')]
 }
+
+/** The inputs as the step received them, for its log: secrets masked, empty ones left out. */
+export function describeInputs<I extends string>(
+  definition: ActionDefinition<I>,
+  raw: RawInputs<I>,
+): string {
+  const lines = inputNames(definition)
+    .filter((name) => raw[name] !== '')
+    .map((name) => {
+      const value = raw[name]
+      const shown = definition.inputs[name].secret
+        ? '***'
+        : value.includes('\n')
+          ? JSON.stringify(value)
+          : value
+      return `${name}: ${shown}`
+    })
+  return lines.length > 0 ? lines.join('\n') : '(no inputs given)'
+}

@@ -1,4 +1,5 @@
 import {
+  describeInputs,
   withDefaults,
   secretInputs,
   type ActionDefinition,
@@ -63,6 +64,10 @@ export async function runAction<I extends string>(action: Action<I>): Promise<vo
   const raw = withDefaults(action.definition, given)
   for (const secret of action.derivedSecrets?.(raw) ?? []) runtime.registerSecret(secret)
 
+  await runtime.logger.group('Inputs', () => {
+    runtime.logger.info(describeInputs(action.definition, raw))
+    return Promise.resolve()
+  })
   try {
     await action.run(raw, {
       logger: runtime.logger,
@@ -73,6 +78,13 @@ export async function runAction<I extends string>(action: Action<I>): Promise<vo
     })
   } catch (error) {
     report(runtime.logger, action.definition.id, error)
+    // The job page shows summaries first: say there too why the step failed.
+    if (runtime.kind === 'github') {
+      await runtime.reporter.summary({
+        heading: `olympe ${action.definition.id} failed`,
+        rows: [['Reason', errorMessage(error)]],
+      })
+    }
     process.exitCode = 1
   }
 }

@@ -80,6 +80,9 @@ describe.each(NODES)('the deploy bundle as the GitHub runner runs it, on $label'
     expect(run.summary).toContain('| Frontend image | 127.0.0.1:5000/shop/frontend:main-1a2b3c4 |')
     expect(run.summary).toContain('| Status | 200 (after 1 attempt(s)) |')
     expect(run.stdout).toContain('::add-mask::')
+    expect(run.stdout).toContain(
+      '::group::Inputs\nwebhook-url: ***\nwebhook-token: ***\nfrontend-image: 127.0.0.1:5000/shop/frontend:main-1a2b3c4',
+    )
     expectNoSecrets(captured(run), secrets())
   })
 })
@@ -119,6 +122,7 @@ describe('failures through the GitHub bundle', () => {
     expect(server.requests).toHaveLength(requests)
     expect(run.stdout).toContain('::error title=olympe deploy failed::')
     expect(run.stdout).toContain(message)
+    expect(run.summary).toContain('### olympe deploy failed')
     expectNoSecrets(captured(run), secrets())
   })
 

@@ -14,6 +14,7 @@ import {
 import { InputError } from '../shared/errors.js'
 import { deployDefinition, type DeployInputName } from './definition.js'
 import { DeployRuleSchema, MODES, type DeployRule, type Mode } from './payload-schema.js'
+import { isLoopbackHost } from '../shared/loopback.js'
 
 /** The deploy action's inputs, validated and typed. */
 export interface DeployInputs {
@@ -169,12 +170,6 @@ export function parseDeployInputs(
     )
   }
   return inputs
-}
-
-const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1'])
-
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
 }
 
 /** Plain http would carry the bearer token in clear, except on this machine's loopback. */

@@ -1,13 +1,8 @@
 import type { RemoteRepo } from './ports.js'
+import { isLoopbackHost } from '../shared/loopback.js'
 
 export const REPO_EXPECTED =
   "expected 'https://<token>@<host>/<path>.git' (the access token in the user part, or '<user>:<token>@')"
-
-const LOOPBACK_HOSTS = new Set(['localhost', '[::1]'])
-
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
-}
 
 /**
  * Takes the credentials out of a `git.repo` URL: git is given the bare URL, and the user part
