@@ -17,17 +17,26 @@ const KINDS = [
   ['codeasdata', 'dist/codeAsData'],
 ] as const
 
-/** What a user would write by hand for the same three images: build, build, build, push, push, push. */
+/**
+ * What a user would write by hand for the same three images, labels included (draw_version and the
+ * OCI source, revision and created labels): build, build, build, push, push, push.
+ */
 function plainScript(registry: string, repository: string): string {
   const reference = (kind: string): string => `${registry}/${repository}/${kind}:main-1a2b3c4`
+  const labels = [
+    '--label draw_version=2.11.3',
+    '--label org.opencontainers.image.source=https://github.com/bench/plain',
+    '--label org.opencontainers.image.revision=1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d',
+    '--label "org.opencontainers.image.created=$(date -u +%Y-%m-%dT%H:%M:%SZ)"',
+  ].join(' ')
   return [
     'set -euo pipefail',
     `printf '%s' "$REGISTRY_PASSWORD" | docker login ${registry} -u "$REGISTRY_USER" --password-stdin >/dev/null`,
     ...KINDS.map(
       ([kind, sources]) =>
-        `docker build -q -f docker/${kind}.Dockerfile --build-arg SOURCES_PATH=${sources} -t ${reference(kind)} . >/dev/null`,
+        `docker build -f docker/${kind}.Dockerfile --build-arg SOURCES_PATH=${sources} ${labels} -t ${reference(kind)} . >/dev/null`,
     ),
-    ...KINDS.map(([kind]) => `docker push -q ${reference(kind)} >/dev/null`),
+    ...KINDS.map(([kind]) => `docker push ${reference(kind)} >/dev/null`),
   ].join('\n')
 }
 

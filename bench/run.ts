@@ -2,6 +2,7 @@
 // Writes bench/results.json and the README's performance section. Not part of `npm test`.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
+import { format, resolveConfig } from 'prettier'
 import { join } from 'node:path'
 import { replaceBetweenMarkers } from '../scripts/render/readme.js'
 import { benchBuildImages } from './build-images.js'
@@ -36,14 +37,14 @@ try {
     snapshot,
   }
   await writeFile(join(ROOT, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`)
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
+  const readmePath = join(ROOT, 'README.md')
+  const readme = await readFile(readmePath, 'utf8')
+  const tables = renderTables(deploy, bundles, large, images, snapshot)
+  // Formatted as the generator and \`prettier --check\` want it.
+  const updated = replaceBetweenMarkers(readme, 'performance', tables)
   await writeFile(
-    join(ROOT, 'README.md'),
-    replaceBetweenMarkers(
-      readme,
-      'performance',
-      renderTables(deploy, bundles, large, images, snapshot),
-    ),
+    readmePath,
+    await format(updated, { ...((await resolveConfig(readmePath)) ?? {}), filepath: readmePath }),
   )
   console.log(renderTables(deploy, bundles, large, images, snapshot))
 } finally {

@@ -1,23 +1,7 @@
 import { readFileSync } from 'node:fs'
+import type { CiContext, Platform } from '../core/shared/context.js'
 
-export type Platform = 'github' | 'gitlab' | 'local'
-
-/** The facts about the CI run that actions need, read once from the environment. */
-export interface CiContext {
-  platform: Platform
-  workspace: string
-  /** push, pull_request, workflow_dispatch, schedule… on GitHub; CI_PIPELINE_SOURCE on GitLab. */
-  event: string
-  isPullRequest: boolean
-  branch?: string
-  defaultBranch?: string
-  sha?: string
-  runId?: string
-  /** owner/name on GitHub, group/project on GitLab. */
-  repository?: string
-  repositoryUrl?: string
-  actor?: { name: string; email: string }
-}
+export type { CiContext, Platform }
 
 type Env = Record<string, string | undefined>
 

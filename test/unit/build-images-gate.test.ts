@@ -1,8 +1,8 @@
 import { describe, expect, test } from '@jest/globals'
-import type { BuildContext } from '../../src/core/build-images/context.js'
+import type { CiContext } from '../../src/core/shared/context.js'
 import { branchMatches, decideGate } from '../../src/core/build-images/gate.js'
 
-const push: BuildContext = {
+const push: CiContext = {
   platform: 'github',
   workspace: '/ws',
   event: 'push',
@@ -12,7 +12,7 @@ const push: BuildContext = {
 }
 
 describe('branch gate', () => {
-  test.each<[string, Partial<BuildContext>, string[] | undefined, string]>([
+  test.each<[string, Partial<CiContext>, string[] | undefined, string]>([
     ['the default branch', {}, undefined, 'main'],
     ['another default branch', { branch: 'trunk', defaultBranch: 'trunk' }, undefined, 'trunk'],
     ['unknown default branch falls back to main', { defaultBranch: undefined }, undefined, 'main'],
@@ -23,7 +23,7 @@ describe('branch gate', () => {
     expect(decideGate({ ...push, ...context }, branches)).toMatchObject({ build: true, branch })
   })
 
-  test.each<[string, Partial<BuildContext>, string[] | undefined, string]>([
+  test.each<[string, Partial<CiContext>, string[] | undefined, string]>([
     [
       'a pull request, even from main',
       { event: 'pull_request', isPullRequest: true },

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
-import type { BuildContext } from '../../src/core/build-images/context.js'
+import type { CiContext } from '../../src/core/shared/context.js'
 import { withDefaults } from '../../src/core/definition.js'
 import {
   buildImagesDefinition,
@@ -11,7 +11,7 @@ import { buildOutputs, formatSize } from '../../src/core/build-images/report.js'
 import { InputError } from '../../src/core/shared/errors.js'
 
 const SHA = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
-const context: BuildContext = {
+const context: CiContext = {
   platform: 'github',
   workspace: '/ws',
   event: 'push',
@@ -79,7 +79,7 @@ describe('image plan', () => {
   })
 
   test('labels for facts a local run lacks are left out', () => {
-    const local: BuildContext = { ...context, repositoryUrl: undefined, sha: undefined }
+    const local: CiContext = { ...context, repositoryUrl: undefined, sha: undefined }
     const plans = planImages(inputs({ registry: 'r.io', 'tag-template': '{date}' }), local, {
       branch: 'main',
       now,
@@ -91,7 +91,7 @@ describe('image plan', () => {
   })
 
   test('a placeholder the run cannot fill is an input error naming the template', () => {
-    const local: BuildContext = { ...context, runId: undefined }
+    const local: CiContext = { ...context, runId: undefined }
     let error: unknown
     try {
       planImages(inputs({ registry: 'r.io', 'extra-tags': 'build-{run-id}' }), local, {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
-import type { BuildContext } from '../../src/core/build-images/context.js'
+import type { CiContext } from '../../src/core/shared/context.js'
 import {
   buildImagesDefinition,
   type BuildImagesInputName,
@@ -36,7 +36,7 @@ function filesFrom(tree: Record<string, string>): ProjectFiles {
   }
 }
 
-const context: BuildContext = {
+const context: CiContext = {
   platform: 'github',
   workspace: '/p',
   event: 'push',
@@ -50,7 +50,7 @@ const context: BuildContext = {
 async function runWith(
   options: {
     given?: Partial<Record<BuildImagesInputName, string>>
-    context?: Partial<BuildContext>
+    context?: Partial<CiContext>
     files?: Record<string, string>
     docker?: FakeDockerScript
   } = {},

@@ -1,4 +1,4 @@
-import type { BuildContext } from './context.js'
+import type { CiContext } from '../shared/context.js'
 
 /** Used when the default branch is unknown: locally, or on a runner that does not say. */
 export const FALLBACK_DEFAULT_BRANCH = 'main'
@@ -10,7 +10,7 @@ export type GateDecision =
  * Spec 1.3 rule 7: images are built for the configured branches only, and never for pull or
  * merge requests, whose code is not yet accepted.
  */
-export function decideGate(context: BuildContext, configured?: readonly string[]): GateDecision {
+export function decideGate(context: CiContext, configured?: readonly string[]): GateDecision {
   const branches = configured?.length
     ? [...configured]
     : [context.defaultBranch ?? FALLBACK_DEFAULT_BRANCH]

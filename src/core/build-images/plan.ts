@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { InputError, quote } from '../shared/errors.js'
-import type { BuildContext } from './context.js'
+import type { CiContext } from '../shared/context.js'
 import { IMAGE_KINDS, type ImageKind } from './definition.js'
 import type { BuildCommand } from './docker-args.js'
 import { imageReference } from './image-names.js'
@@ -40,7 +40,7 @@ export function kindsToBuild(inputs: Pick<BuildImagesInputs, 'codeasdata'>): Ima
 
 export function planImages(
   inputs: BuildImagesInputs,
-  context: BuildContext,
+  context: CiContext,
   facts: PlanFacts,
 ): ImagePlan[] {
   const tagFacts: TagFacts = {
@@ -80,7 +80,7 @@ export function planImages(
   })
 }
 
-export function imageLabels(context: BuildContext, facts: PlanFacts): Array<[string, string]> {
+export function imageLabels(context: CiContext, facts: PlanFacts): Array<[string, string]> {
   const labels: Array<[string, string]> = []
   if (facts.drawVersion) labels.push([DRAW_VERSION_LABEL, facts.drawVersion])
   if (context.repositoryUrl) labels.push([OCI_LABELS.source, context.repositoryUrl])

@@ -1,7 +1,7 @@
 import { ActionError } from '../shared/errors.js'
 import type { Logger, Reporter } from '../shared/ports.js'
 import { buildAndPush, type BuiltImage } from './build.js'
-import type { BuildContext } from './context.js'
+import type { CiContext } from '../shared/context.js'
 import type { DockerClient } from './docker.js'
 import { DockerCommandError } from './docker.js'
 import { resolveDrawVersion, type DrawVersion } from './draw-version.js'
@@ -16,7 +16,7 @@ export interface BuildImagesTools {
   logger: Logger
   reporter: Reporter
   redact: (text: string) => string
-  context: BuildContext
+  context: CiContext
   docker: DockerClient
   files: ProjectFiles
   now: () => Date

@@ -9,12 +9,10 @@ import { describeTarget, planSnapshot, type GitTarget, type SnapshotPlan } from 
 import { previewTarget, publishTarget } from './publish.js'
 import { commitsOutput, snapshotSummary, type EntryResult } from './summary.js'
 import { exportEntry, toolkitEnv, type ToolkitSettings } from './toolkit.js'
+import type { CiContext } from '../shared/context.js'
 
 /** What the core needs to know about the CI run. */
-export interface SnapshotContext {
-  workspace: string
-  actor?: { name: string; email: string }
-}
+export type SnapshotContext = Pick<CiContext, 'workspace' | 'actor'>
 
 export async function runSnapshot(
   inputs: SnapshotInputs,

@@ -1,0 +1,18 @@
+export type Platform = 'github' | 'gitlab' | 'local'
+
+/** The facts about the CI run that actions need, read once from the environment. */
+export interface CiContext {
+  platform: Platform
+  workspace: string
+  /** push, pull_request, workflow_dispatch, schedule… on GitHub; CI_PIPELINE_SOURCE on GitLab. */
+  event: string
+  isPullRequest: boolean
+  branch?: string
+  defaultBranch?: string
+  sha?: string
+  runId?: string
+  /** owner/name on GitHub, group/project on GitLab. */
+  repository?: string
+  repositoryUrl?: string
+  actor?: { name: string; email: string }
+}
