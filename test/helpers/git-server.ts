@@ -136,6 +136,10 @@ function proxyToBackend(
     // The backend may exit before reading a body it rejects; the EPIPE that follows is expected.
     child.stdin.on('error', () => undefined)
     req.pipe(child.stdin)
+    // A client that goes away mid-request leaves the backend waiting for input: end it.
+    res.on('close', () => {
+      if (!res.writableFinished) child.kill()
+    })
     child.stderr.on('data', (c: Buffer) => stderr.push(c))
     child.stdout.on('data', (chunk: Buffer) => {
       if (headersSent) {
