@@ -1,5 +1,6 @@
 // `npm run bench`: medians of repeated runs, each against its baseline measured in the same run.
 // Writes bench/results.json and the README's performance section. Not part of `npm test`.
+import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { format, resolveConfig } from 'prettier'
@@ -13,6 +14,16 @@ import { benchSnapshot } from './snapshot.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const RUNS = Number(process.env.BENCH_RUNS ?? 15)
+
+// The baselines are the tools a hand-written pipeline uses; GNU time reads peak memory.
+for (const tool of ['/usr/bin/time', '/usr/bin/jq', '/usr/bin/curl']) {
+  if (!existsSync(tool)) {
+    console.error(
+      `bench needs ${tool}: apt-get install -y time jq curl (and .ci/setup.sh for Docker).`,
+    )
+    process.exit(1)
+  }
+}
 
 const tmp = await mkdtemp(join(tmpdir(), 'olympe-bench-'))
 try {
