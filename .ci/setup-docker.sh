@@ -14,13 +14,19 @@ export DEBIAN_FRONTEND=noninteractive
 log() { printf 'setup-docker: %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
+daemon_answers() { docker info >/dev/null 2>&1; }
+
 is_installed() {
   [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" == 'install ok installed' ]]
 }
 
 missing_packages() {
   local pkg
-  for pkg in "${PACKAGES[@]}"; do is_installed "$pkg" || printf '%s\n' "$pkg"; done
+  for pkg in "${PACKAGES[@]}"; do
+    # A machine whose engine already answers (a GitHub runner's docker-ce) keeps its own engine.
+    if [[ "$pkg" == docker.io ]] && daemon_answers; then continue; fi
+    is_installed "$pkg" || printf '%s\n' "$pkg"
+  done
 }
 
 # An image without package lists (or with lists that predate a package) needs an update first.
@@ -51,8 +57,6 @@ install_packages() {
     apt-get install -y --no-install-recommends "${missing[@]}"
   fi
 }
-
-daemon_answers() { docker info >/dev/null 2>&1; }
 
 daemon_process_alive() {
   [[ -s "$DOCKERD_PIDFILE" ]] && kill -0 "$(cat "$DOCKERD_PIDFILE")" 2>/dev/null
