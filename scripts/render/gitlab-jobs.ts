@@ -25,12 +25,15 @@ const DEFAULT_BRANCH = '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH'
 export const DEFAULT_BRANCH_RULES: Rule[] = [MERGE_REQUESTS, SCHEDULES, { if: DEFAULT_BRANCH }]
 export const SCHEDULE_RULES: Rule[] = [{ if: '$CI_PIPELINE_SOURCE == "schedule"' }]
 
-/** Runs when the switch is off, as a manual job that blocks nothing; absent when it is on. */
-export function manualUnlessRules(booleanInput: string): Rule[] {
+/**
+ * Runs on its own when the switch is on; when it is off, a manual job that blocks nothing
+ * (spec 1.3 rule 7). Default branch only, as the other image jobs.
+ */
+export function automaticOrManualRules(booleanInput: string): Rule[] {
   return [
     MERGE_REQUESTS,
     SCHEDULES,
-    { if: `"${input(booleanInput)}" == "true"`, when: 'never' },
+    { if: `"${input(booleanInput)}" == "true" && ${DEFAULT_BRANCH}` },
     { if: DEFAULT_BRANCH, when: 'manual', allow_failure: true },
   ]
 }
@@ -76,14 +79,18 @@ export function dotenvReport(file: string): Job {
   return { reports: { dotenv: file } }
 }
 
-/** Keeps only the dotenv lines of one output group, e.g. OLYMPE_BUILD_IMAGES_CODEASDATA_*. */
-export function keepDotenvLines(file: string, actionId: string, outputPrefix: string): string {
-  return `sed -i '/^${dotenvKey(actionId, outputPrefix)}/!d' ${file}`
-}
-
-/** Drops the empty lines of one output group, so another job's value for them wins. */
-export function dropEmptyDotenvLines(file: string, actionId: string, outputPrefix: string): string {
-  return `sed -i '/^${dotenvKey(actionId, outputPrefix)}[A-Z0-9_]*=$/d' ${file}`
+/**
+ * Keeps (or drops) the dotenv lines of one output group, e.g. OLYMPE_BUILD_IMAGES_CODEASDATA_*:
+ * two jobs that hand the same names to one later job must not both write them, since GitLab
+ * sets no order between their dotenv reports.
+ */
+export function filterDotenvLines(
+  file: string,
+  actionId: string,
+  outputPrefix: string,
+  mode: 'keep' | 'drop',
+): string {
+  return `sed -i '/^${dotenvKey(actionId, outputPrefix)}/${mode === 'keep' ? '!' : ''}d' ${file}`
 }
 
 /** Docker images have no Node.js: add it where the image can (Alpine), say so otherwise. */

@@ -1,6 +1,7 @@
 // gitlab/pipeline.yml: the whole chain of spec steps 2 to 4 in one include. Build the project,
-// build and push its images, deploy them; the code-as-data image only when asked (spec 1.3
-// rule 7), otherwise as a manual job that blocks nothing.
+// build and push its images, deploy them. The code-as-data image has a job of its own that builds
+// only that image: automatic when asked (spec 1.3 rule 7), otherwise manual and blocking nothing,
+// so running it later never pushes the frontend and backend tags the deploy used again.
 import type { ActionDefinition } from '../../src/core/definition.js'
 import {
   DOCKER_IMAGE,
@@ -21,11 +22,10 @@ import {
   DEFAULT_BRANCH_RULES,
   ENSURE_NODE,
   actionJob,
+  automaticOrManualRules,
   dotenvReport,
-  dropEmptyDotenvLines,
+  filterDotenvLines,
   input,
-  keepDotenvLines,
-  manualUnlessRules,
   section,
   type Job,
 } from './gitlab-jobs.js'
@@ -34,6 +34,12 @@ import { secretVariables, type Template } from './gitlab-template.js'
 const CODEASDATA_DOTENV = 'olympe-codeasdata-image.env'
 const CODEASDATA_OUTPUTS = 'codeasdata-'
 const BUILD_CODE_AS_DATA = 'npx olympe buildCodeAsData'
+// Each image job builds its own images, whatever the pipeline's codeasdata switch says: the
+// images job never the code as data, its job nothing else.
+const IMAGES_JOB_BUILDS = { images: 'frontend,backend', codeasdata: 'false' }
+const CODEASDATA_JOB_BUILDS = { images: 'codeasdata', codeasdata: 'true' }
+const CODEASDATA_INPUT =
+  'Build the code-as-data image in `<prefix>-codeasdata-image` before the deploy; when false, that job is manual and blocks nothing. Deploying it updates the composition database, which can briefly interrupt it.'
 
 const job = (suffix: string): string => `${input('job-prefix')}-${suffix}`
 
@@ -61,7 +67,8 @@ function pipelineInputs(
         default: 'deploy',
       },
     },
-    definitionInputs(buildImages),
+    // `images` is the image jobs' own: each builds a fixed set.
+    pipelineImageInputs(buildImages),
     // The images come from the image jobs' dotenv reports, not from inputs.
     definitionInputs(deploy, { omit: Object.keys(IMAGE_HANDOVER) }),
     resourceGroupInput('olympe-deploy', 'deployments'),
@@ -78,6 +85,13 @@ function pipelineInputs(
     },
     SERVICES_INPUT,
   )
+}
+
+function pipelineImageInputs(buildImages: ActionDefinition): GitlabInputs {
+  const inputs = definitionInputs(buildImages, { omit: ['images'] })
+  const codeasdata = inputs.codeasdata
+  if (!codeasdata) throw new Error("build-images has no 'codeasdata' input any more.")
+  return { ...inputs, codeasdata: { ...codeasdata, description: CODEASDATA_INPUT } }
 }
 
 function buildJob(): Job {
@@ -135,24 +149,26 @@ export function pipelineTemplate(
         ...actionJob({
           definition: buildImages,
           dotenv: imagesDotenv,
+          fixed: IMAGES_JOB_BUILDS,
           before: [ENSURE_NODE],
-          // An empty code-as-data reference must not hide the manual job's, should it run.
-          after: [dropEmptyDotenvLines(imagesDotenv, buildImages.id, CODEASDATA_OUTPUTS)],
+          // Its code-as-data lines are empty: they must not hide the code-as-data job's.
+          after: [filterDotenvLines(imagesDotenv, buildImages.id, CODEASDATA_OUTPUTS, 'drop')],
         }),
         artifacts: dotenvReport(imagesDotenv),
       }),
       [job('codeasdata-image')]: imageJob({
-        rules: manualUnlessRules('codeasdata'),
+        rules: automaticOrManualRules('codeasdata'),
         ...actionJob({
           definition: buildImages,
           dotenv: CODEASDATA_DOTENV,
-          fixed: { codeasdata: 'true' },
+          fixed: CODEASDATA_JOB_BUILDS,
           before: [
             ENSURE_NODE,
-            `(cd "\${INPUT_WORKING_DIRECTORY:-.}" && npm ci && ${BUILD_CODE_AS_DATA})`,
+            // Asked for, the build job built the code as data; run by hand, the job builds it.
+            `if [ "${input('codeasdata')}" != true ]; then (cd "\${INPUT_WORKING_DIRECTORY:-.}" && npm ci && ${BUILD_CODE_AS_DATA}); fi`,
           ],
-          // The frontend and backend references stay those of the images job.
-          after: [keepDotenvLines(CODEASDATA_DOTENV, buildImages.id, CODEASDATA_OUTPUTS)],
+          // Only its own lines: the frontend and backend references are the images job's.
+          after: [filterDotenvLines(CODEASDATA_DOTENV, buildImages.id, CODEASDATA_OUTPUTS, 'keep')],
         }),
         artifacts: dotenvReport(CODEASDATA_DOTENV),
       }),

@@ -42,7 +42,7 @@ describe('the example .gitlab-ci.yml', () => {
     ])
   })
 
-  test('"Run pipeline" with codeasdata true builds the code-as-data image in the images job', async () => {
+  test('"Run pipeline" with codeasdata true runs the code-as-data job on its own', async () => {
     const jobs = await names({
       variables: { CI_PIPELINE_SOURCE: 'web' },
       inputs: { codeasdata: 'true' },
@@ -50,6 +50,7 @@ describe('the example .gitlab-ci.yml', () => {
     expect(jobs).toEqual([
       ['olympe-build', 'on_success'],
       ['olympe-images', 'on_success'],
+      ['olympe-codeasdata-image', 'on_success'],
       ['olympe-deploy', 'on_success'],
     ])
   })

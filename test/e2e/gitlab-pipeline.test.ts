@@ -129,6 +129,24 @@ const sentPayload = (): Record<string, unknown> => {
   return JSON.parse(webhook.requests[0]?.body ?? '') as Record<string, unknown>
 }
 
+/** What one job pushed, from the `[kind] $ docker push <reference>` lines of its log. */
+function pushedBy(run: PipelineRun, job: string): string[] {
+  const log = run.jobLogs[job] ?? ''
+  return [...log.matchAll(/\] \$ docker push (\S+)/g)].map((match) => match[1] ?? '').sort()
+}
+
+/** The digest one job reported for an image kind (`[kind] pushed, digest sha256:…`). */
+function digestFrom(run: PipelineRun, job: string, kind: string): string | undefined {
+  const log = run.jobLogs[job] ?? ''
+  return new RegExp(`\\[${kind}\\] pushed, digest (sha256:[0-9a-f]{64})`).exec(log)?.[1]
+}
+
+/** The digest the registry holds now for an image reference. */
+async function registryDigest(reference: string): Promise<string> {
+  const [, name = '', tag = ''] = /^[^/]+\/(.+):([^:]+)$/.exec(reference) ?? []
+  return (await docker.registry.manifest(name, tag)).digest
+}
+
 async function pushedReference(kind: string): Promise<string> {
   const name = `acme/shop/${kind}`
   const tags = await docker.registry.tags(name)
@@ -145,11 +163,12 @@ describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine',
     await proxy.stop()
   })
 
-  test('codeasdata true: builds the code as data and three images, and deploys all three', async () => {
+  test('codeasdata true: the code-as-data job runs on its own, and all three images are deployed', async () => {
     const project = await sampleProject(true)
     expect((await listJobs(project)).map((job) => [job.name, job.when])).toEqual([
       ['olympe-build', 'on_success'],
       ['olympe-images', 'on_success'],
+      ['olympe-codeasdata-image', 'on_success'],
       ['olympe-deploy', 'on_success'],
     ])
     // DOCKER_HOST as a Docker-in-Docker service sets it: the engine is reached through it.
@@ -157,20 +176,24 @@ describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine',
 
     expect(outcome(run)).toEqual({ code: 0, tail: '' })
     expect(run.jobLogs['olympe-build']).toContain('fake toolkit: buildCodeAsData')
+    // The build job built the code as data: its image job does not build it again.
+    expect(run.jobLogs['olympe-codeasdata-image']).not.toContain('fake toolkit')
     expect(proxy.connections()).toBeGreaterThan(0)
+    const [frontend, backend, codeasdata] = await Promise.all(
+      ['frontend', 'backend', 'codeasdata'].map(pushedReference),
+    )
+    expect(pushedBy(run, 'olympe-images')).toEqual([backend, frontend])
+    expect(pushedBy(run, 'olympe-codeasdata-image')).toEqual([codeasdata])
     const payload = sentPayload()
-    expect(payload.frontend).toEqual({ image: await pushedReference('frontend') })
+    expect(payload.frontend).toEqual({ image: frontend })
     expect(payload.backends).toEqual({
-      images: [await pushedReference('backend')],
+      images: [backend],
       deployRules: [{ source: '.*', target: '.*' }],
     })
-    expect(payload.codeAsData).toEqual({
-      image: await pushedReference('codeasdata'),
-      updateMode: 'manual',
-    })
+    expect(payload.codeAsData).toEqual({ image: codeasdata, updateMode: 'manual' })
   })
 
-  test('codeasdata false: two images deployed, the code-as-data image a manual job that blocks nothing', async () => {
+  test('codeasdata false: two images pushed and deployed, the code-as-data image a manual job that blocks nothing', async () => {
     const project = await sampleProject(false)
     expect(await listJobs(project)).toEqual([
       { name: 'olympe-build', stage: 'build', when: 'on_success', allowFailure: false },
@@ -185,22 +208,39 @@ describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine',
     expect(run.jobLogs['olympe-build']).toContain('Not asked (codeasdata is false).')
     expect(run.jobLogs['olympe-codeasdata-image']).toBeUndefined()
     expect(await docker.registry.tags('acme/shop/codeasdata')).toEqual(before)
+    const pushed = pushedBy(run, 'olympe-images')
+    expect(pushed).toHaveLength(2)
+    expect(pushed.map((reference) => reference.replace(/:[^:/]+$/, ''))).toEqual([
+      `${docker.registry.host}/acme/shop/backend`,
+      `${docker.registry.host}/acme/shop/frontend`,
+    ])
     const payload = sentPayload()
-    expect(payload.frontend).toEqual({ image: expect.stringContaining('/acme/shop/frontend:') })
+    expect(payload.frontend).toEqual({ image: pushed[1] })
     expect(payload.codeAsData).toEqual({ updateMode: 'manual' })
   })
 
-  test('the manual code-as-data job, once run, hands its image to the deploy job', async () => {
+  test('the manual code-as-data job pushes its image only: the deployed tags keep their digests', async () => {
     const project = await sampleProject(false)
     const run = await pipeline(project, { manual: ['olympe-codeasdata-image'] })
 
     expect(outcome(run)).toEqual({ code: 0, tail: '' })
     expect(run.jobLogs['olympe-codeasdata-image']).toContain('fake toolkit: buildCodeAsData')
+    const [backend = '', frontend = ''] = pushedBy(run, 'olympe-images')
+    const codeasdata = pushedBy(run, 'olympe-codeasdata-image')
+    expect(codeasdata).toEqual([expect.stringMatching(/\/acme\/shop\/codeasdata:/)])
+    // The frontend and backend tags still hold the images job's builds, not new ones.
+    for (const [kind, reference] of [
+      ['frontend', frontend],
+      ['backend', backend],
+    ] as const) {
+      const digest = digestFrom(run, 'olympe-images', kind)
+      expect(digest).toMatch(/^sha256:/)
+      expect({ kind, digest: await registryDigest(reference) }).toEqual({ kind, digest })
+    }
     const payload = sentPayload()
-    const codeAsData = payload.codeAsData as { image?: string }
-    expect(codeAsData.image).toMatch(new RegExp(`^${docker.registry.host}/acme/shop/codeasdata:`))
-    // The frontend and backend references are still the images job's.
-    expect(run.jobLogs['olympe-images']).toContain((payload.frontend as { image: string }).image)
+    expect(payload.frontend).toEqual({ image: frontend })
+    expect(payload.backends).toMatchObject({ images: [backend] })
+    expect(payload.codeAsData).toEqual({ image: codeasdata[0], updateMode: 'manual' })
   })
 
   test('a merge request pipeline builds and deploys nothing', async () => {

@@ -5,6 +5,7 @@ import {
   type BuildImagesInputName,
 } from '../../src/core/build-images/definition.js'
 import { parseBuildImagesInputs, type InputFacts } from '../../src/core/build-images/inputs.js'
+import type { ImageKind } from '../../src/core/build-images/definition.js'
 import { InputError } from '../../src/core/shared/errors.js'
 
 type Given = Partial<Record<BuildImagesInputName, string>>
@@ -39,7 +40,7 @@ describe('build-images inputs', () => {
       },
       tagTemplate: '{branch}-{short-sha}',
       extraTags: [],
-      codeasdata: false,
+      images: ['frontend', 'backend'],
       push: true,
       branches: undefined,
       dockerFolder: 'docker',
@@ -110,7 +111,7 @@ describe('build-images inputs', () => {
         ],
         cacheFrom: ['type=registry,ref=r.io/x:cache', 'r.io/x:main'],
         platform: 'linux/arm64/v8',
-        codeasdata: true,
+        images: ['frontend', 'backend', 'codeasdata'],
         push: false,
         sources: { frontend: 'build/web', backend: 'dist/node', codeasdata: 'dist/codeAsData' },
       },
@@ -130,6 +131,14 @@ describe('build-images inputs', () => {
     [{ 'tag-template': '-{branch}' }, 'tag-template', 'does not give a valid tag'],
     [{ 'extra-tags': 'latest, bad tag' }, 'extra-tags', "tag 'bad tag'"],
     [{ codeasdata: 'yes' }, 'codeasdata', "expected 'true' or 'false'"],
+    [
+      { images: 'frontend,db' },
+      'images',
+      "names an unknown image 'db'; expected one or more of 'frontend', 'backend', 'codeasdata'",
+    ],
+    [{ images: 'Frontend\nweb, web' }, 'images', "names unknown images 'Frontend', 'web'"],
+    [{ images: ',' }, 'images', 'names no image; expected one or more of'],
+    [{ images: ',\n,', codeasdata: 'true' }, 'images', 'names no image'],
     [{ push: '1' }, 'push', "expected 'true' or 'false'"],
     [{ branches: 'main, my branch' }, 'branches', 'contains a space'],
     [{ 'docker-folder': '/etc' }, 'docker-folder', 'is absolute'],
@@ -151,6 +160,40 @@ describe('build-images inputs', () => {
     const value = given[input]
     if (value && input !== 'registry-password') expect(error.message).toContain(`'${value}'`)
     expect(error.message).not.toContain(PASSWORD)
+  })
+
+  // `codeasdata: true` keeps its meaning whatever `images` says: it adds the third image.
+  test.each<[string, Given, ImageKind[]]>([
+    ['default: frontend and backend', {}, ['frontend', 'backend']],
+    [
+      'codeasdata true adds code as data',
+      { codeasdata: 'true' },
+      ['frontend', 'backend', 'codeasdata'],
+    ],
+    ['code as data only', { images: 'codeasdata' }, ['codeasdata']],
+    [
+      'code as data only, codeasdata true too',
+      { images: 'codeasdata', codeasdata: 'true' },
+      ['codeasdata'],
+    ],
+    ['backend only', { images: 'backend' }, ['backend']],
+    [
+      'backend, plus codeasdata true',
+      { images: 'backend', codeasdata: 'True' },
+      ['backend', 'codeasdata'],
+    ],
+    [
+      'all three by name',
+      { images: 'frontend,backend,codeasdata' },
+      ['frontend', 'backend', 'codeasdata'],
+    ],
+    [
+      'lines, spaces, repeats and any order: reported in the usual order',
+      { images: ' codeasdata\nfrontend , frontend,\n' },
+      ['frontend', 'codeasdata'],
+    ],
+  ])('images: %s', (_name, given, expected) => {
+    expect(parse(given).images).toEqual(expected)
   })
 
   test('outside GitHub the registry is required', () => {

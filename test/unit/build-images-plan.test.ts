@@ -4,6 +4,7 @@ import { withDefaults } from '../../src/core/definition.js'
 import {
   buildImagesDefinition,
   type BuildImagesInputName,
+  type ImageKind,
 } from '../../src/core/build-images/definition.js'
 import { parseBuildImagesInputs } from '../../src/core/build-images/inputs.js'
 import { planImages } from '../../src/core/build-images/plan.js'
@@ -76,6 +77,29 @@ describe('image plan', () => {
     ])
     expect(plans[2]?.command.sourcesPath).toBe('dist/codeAsData')
     expect(plans[2]?.command.labels.map(([name]) => name)).not.toContain('draw_version')
+  })
+
+  test.each<[string, Partial<Record<BuildImagesInputName, string>>, ImageKind[]]>([
+    ['default', {}, ['frontend', 'backend']],
+    ['codeasdata true', { codeasdata: 'true' }, ['frontend', 'backend', 'codeasdata']],
+    ['images: codeasdata', { images: 'codeasdata' }, ['codeasdata']],
+    [
+      'images: frontend, codeasdata true',
+      { images: 'frontend', codeasdata: 'true' },
+      ['frontend', 'codeasdata'],
+    ],
+    ['images: backend', { images: 'backend' }, ['backend']],
+  ])('plans only the images selected: %s', (_name, given, kinds) => {
+    const plans = planImages(inputs({ registry: 'r.io', ...given }), context, {
+      branch: 'main',
+      now,
+    })
+    expect(plans.map((plan) => plan.kind)).toEqual(kinds)
+    // Each plan keeps its own Dockerfile, sources and name, whatever else is built.
+    for (const plan of plans) {
+      expect(plan.dockerfile).toBe(`docker/${plan.kind}.Dockerfile`)
+      expect(plan.reference).toBe(`r.io/acme/shop/${plan.kind}:main-1a2b3c4`)
+    }
   })
 
   test('labels for facts a local run lacks are left out', () => {

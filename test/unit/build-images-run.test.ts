@@ -2,14 +2,24 @@ import { describe, expect, test } from '@jest/globals'
 import type { CiContext } from '../../src/core/shared/context.js'
 import {
   buildImagesDefinition,
+  IMAGE_KINDS,
   type BuildImagesInputName,
+  type ImageKind,
 } from '../../src/core/build-images/definition.js'
 import type { ProjectFiles } from '../../src/core/build-images/files.js'
 import { parseBuildImagesInputs } from '../../src/core/build-images/inputs.js'
 import { declaresSourcesPath } from '../../src/core/build-images/preflight.js'
+import { CODEASDATA_WARNING } from '../../src/core/build-images/report.js'
 import { runBuildImages } from '../../src/core/build-images/run.js'
 import { withDefaults } from '../../src/core/definition.js'
 import { fakeDocker, recordingTools, type FakeDockerScript } from '../helpers/docker-fake.js'
+
+type Given = Partial<Record<BuildImagesInputName, string>>
+const KIND_LABELS: Record<ImageKind, string> = {
+  frontend: 'Frontend',
+  backend: 'Backend',
+  codeasdata: 'Code as data',
+}
 
 const DOCKERFILE = 'FROM base\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n'
 const PROJECT: Record<string, string> = {
@@ -49,7 +59,7 @@ const context: CiContext = {
 
 async function runWith(
   options: {
-    given?: Partial<Record<BuildImagesInputName, string>>
+    given?: Given
     context?: Partial<CiContext>
     files?: Record<string, string>
     docker?: FakeDockerScript
@@ -119,10 +129,67 @@ describe('build-images run', () => {
     expect(summaries[0]?.heading).toBe('Olympe images: skipped')
   })
 
-  test('codeasdata warns about the composition database', async () => {
-    const { lines, outputs } = await runWith({ given: { codeasdata: 'true' } })
-    expect(lines.join('\n')).toContain('warning: The code-as-data image is built')
-    expect(outputs['codeasdata-image']).toBe('r.io/acme/shop/codeasdata:main-1a2b3c4')
+  // What `images` and `codeasdata` select is all that is built, pushed and reported; the
+  // outputs of the others stay empty, and the database warning comes with code as data only.
+  test.each<[string, Given, ImageKind[]]>([
+    ['default', {}, ['frontend', 'backend']],
+    ['codeasdata true', { codeasdata: 'true' }, ['frontend', 'backend', 'codeasdata']],
+    ['images: codeasdata', { images: 'codeasdata' }, ['codeasdata']],
+    ['images: backend', { images: 'backend' }, ['backend']],
+    [
+      'images: frontend, codeasdata true',
+      { images: 'frontend', codeasdata: 'true' },
+      ['frontend', 'codeasdata'],
+    ],
+  ])('builds and pushes the images selected only: %s', async (_name, given, kinds) => {
+    const { lines, outputs, summaries, docker, error } = await runWith({ given })
+    expect(error).toBeUndefined()
+    const reference = (kind: ImageKind): string => `r.io/acme/shop/${kind}:main-1a2b3c4`
+    expect(docker.calls.filter((call) => call.startsWith('build ')).sort()).toEqual(
+      kinds.map((kind) => `build ${kind}`).sort(),
+    )
+    expect(docker.calls.filter((call) => call.startsWith('push ')).sort()).toEqual(
+      kinds.map((kind) => `push ${reference(kind)}`).sort(),
+    )
+    for (const kind of IMAGE_KINDS) {
+      const built = kinds.includes(kind)
+      expect({ kind, image: outputs[`${kind}-image`] }).toEqual({
+        kind,
+        image: built ? reference(kind) : '',
+      })
+      expect({ kind, digested: outputs[`${kind}-digest`] !== '' }).toEqual({
+        kind,
+        digested: built,
+      })
+    }
+    const listed = JSON.parse(outputs.images ?? '') as Array<{ kind: string }>
+    expect(listed.map((image) => image.kind)).toEqual(kinds)
+
+    const summary = summaries[0]
+    const notes = summary?.notes ?? []
+    expect(summary?.rows.slice(1, -2).map(([label]) => label)).toEqual(
+      kinds.map((kind) => KIND_LABELS[kind]),
+    )
+    const left = IMAGE_KINDS.filter((kind) => !kinds.includes(kind))
+    const notBuilt = notes.find((note) => note.startsWith('Not built'))
+    if (left.length === 0) expect(notBuilt).toBeUndefined()
+    else for (const kind of left) expect(notBuilt).toContain(KIND_LABELS[kind].toLowerCase())
+
+    const withCodeAsData = kinds.includes('codeasdata')
+    expect(lines.some((line) => line.startsWith('warning: The code-as-data image is built'))).toBe(
+      withCodeAsData,
+    )
+    expect(notes.includes(CODEASDATA_WARNING)).toBe(withCodeAsData)
+  })
+
+  test('code as data only: the frontend and backend files are not needed', async () => {
+    const files = Object.fromEntries(
+      Object.entries(PROJECT).filter(([path]) => /codeasdata|codeAsData/.test(path)),
+    )
+    const { error, docker, lines } = await runWith({ given: { images: 'codeasdata' }, files })
+    expect(error).toBeUndefined()
+    expect(docker.calls.filter((call) => call.startsWith('build '))).toEqual(['build codeasdata'])
+    expect(lines).toContain("Not built (not named in 'images'): frontend, backend.")
   })
 
   test('pre-flight reports every problem at once and builds nothing', async () => {

@@ -171,3 +171,61 @@ describe('every template', () => {
     for (const bad of ['1.0; rm -rf /', '$(id)', '', '-v', '1 2']) expect(bad).not.toMatch(pattern)
   })
 })
+
+describe('pipeline.yml: one job per set of images', () => {
+  interface ImageJob {
+    rules: { if?: string; when?: string; allow_failure?: boolean }[]
+    variables: Record<string, string>
+    script: string[]
+    artifacts: { reports: { dotenv: string } }
+  }
+  const imageJobs = async (): Promise<Record<'images' | 'codeasdata', ImageJob>> => {
+    const { jobs } = await template('pipeline')
+    const job = (name: string): ImageJob =>
+      jobs[`$[[ inputs.job-prefix ]]-${name}`] as unknown as ImageJob
+    return { images: job('images'), codeasdata: job('codeasdata-image') }
+  }
+  const exported = (job: ImageJob): string =>
+    job.script.find((line) => line.startsWith('export INPUT_CODEASDATA=')) ?? ''
+
+  test("the images job builds the frontend and backend only, whatever 'codeasdata' says", async () => {
+    const { images } = await imageJobs()
+    expect(images.variables.INPUT_IMAGES).toBe('frontend,backend')
+    expect(exported(images)).toMatch(/^export INPUT_CODEASDATA=false /)
+    expect(images.rules.at(-1)).toEqual({ if: '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH' })
+  })
+
+  test('the code-as-data job builds that image only: automatic when asked, else manual', async () => {
+    const { codeasdata } = await imageJobs()
+    expect(codeasdata.variables.INPUT_IMAGES).toBe('codeasdata')
+    expect(codeasdata.rules.slice(2)).toEqual([
+      {
+        if: '"$[[ inputs.codeasdata ]]" == "true" && $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH',
+      },
+      { if: '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH', when: 'manual', allow_failure: true },
+    ])
+    // Run by hand, it builds the code as data itself: the build job did not.
+    expect(codeasdata.script.join('\n')).toContain(
+      'if [ "$[[ inputs.codeasdata ]]" != true ]; then (cd "${INPUT_WORKING_DIRECTORY:-.}" && npm ci && npx olympe buildCodeAsData); fi',
+    )
+  })
+
+  test('their dotenv reports never name the same variable', async () => {
+    const { images, codeasdata } = await imageJobs()
+    const filter = (job: ImageJob): string | undefined =>
+      job.script.find((line) => line.startsWith('sed -i'))
+    expect(filter(images)).toBe(
+      `sed -i '/^OLYMPE_BUILD_IMAGES_CODEASDATA_/d' ${images.artifacts.reports.dotenv}`,
+    )
+    expect(filter(codeasdata)).toBe(
+      `sed -i '/^OLYMPE_BUILD_IMAGES_CODEASDATA_/!d' ${codeasdata.artifacts.reports.dotenv}`,
+    )
+    expect(images.artifacts.reports.dotenv).not.toBe(codeasdata.artifacts.reports.dotenv)
+  })
+
+  test("the pipeline has no 'images' input: each image job sets its own", async () => {
+    const { inputs } = await template('pipeline')
+    expect(inputs.images).toBeUndefined()
+    expect(inputs.codeasdata).toMatchObject({ type: 'boolean', default: false })
+  })
+})

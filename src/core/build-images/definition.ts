@@ -4,7 +4,7 @@ export const buildImagesDefinition = {
   id: 'build-images',
   name: 'Olympe build images',
   description:
-    "Builds the Olympe project's frontend, backend and (on request) code-as-data images from its docker/ folder, pushes them and outputs their references for the deploy action.",
+    'Builds the frontend, backend and code-as-data images an Olympe project asks for (`images`, `codeasdata`) from its docker/ folder, pushes them and outputs their references for the deploy action.',
   inputs: {
     registry: {
       description:
@@ -40,9 +40,15 @@ export const buildImagesDefinition = {
         'More tags for every image (such as `latest`), one per line or comma-separated; placeholders as in `tag-template`.',
       multiline: true,
     },
+    images: {
+      description:
+        'Images to build, one per line or comma-separated, among `frontend`, `backend` and `codeasdata`. The outputs of the others stay empty.',
+      default: 'frontend,backend',
+      multiline: true,
+    },
     codeasdata: {
       description:
-        'Also build the code-as-data image. Deploying it updates the composition database, which can briefly interrupt it.',
+        'Also build the code-as-data image (adds `codeasdata` to `images`). Deploying it updates the composition database, which can briefly interrupt it.',
       default: 'false',
       type: 'boolean',
     },
@@ -99,9 +105,12 @@ export const buildImagesDefinition = {
   },
   outputs: {
     'frontend-image': {
-      description: 'Reference of the frontend image built (`<registry>/<name>:<tag>`).',
+      description:
+        'Reference of the frontend image built (`<registry>/<name>:<tag>`); empty when it was not built.',
     },
-    'backend-image': { description: 'Reference of the backend image built.' },
+    'backend-image': {
+      description: 'Reference of the backend image built; empty when it was not built.',
+    },
     'codeasdata-image': {
       description: 'Reference of the code-as-data image; empty when it was not built.',
     },

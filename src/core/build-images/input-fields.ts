@@ -2,6 +2,7 @@ import { isAbsolute, normalize } from 'node:path'
 import * as v from 'valibot'
 import { refine } from '../shared/inputs.js'
 import { parseList } from '../shared/parse.js'
+import { IMAGE_KINDS, type ImageKind } from './definition.js'
 import { imageNameProblem, parseRegistry, type RegistryTarget } from './image-names.js'
 import { templateProblem } from './tags.js'
 
@@ -36,6 +37,25 @@ export const extraTags = refine((raw) => {
     if (problem) return { problem: `tag '${tag}' ${problem}` }
   }
   return tags
+})
+
+const KINDS_EXPECTED = `one or more of ${IMAGE_KINDS.map((kind) => `'${kind}'`).join(', ')}, one per line or comma-separated`
+
+const isImageKind = (name: string): name is ImageKind =>
+  (IMAGE_KINDS as readonly string[]).includes(name)
+
+/** The images to build, in the order they are reported, whatever order they were named in. */
+export const images = refine<ImageKind[]>((raw) => {
+  const names = parseList(raw)
+  const unknown = [...new Set(names.filter((name) => !isImageKind(name)))]
+  if (unknown.length > 0) {
+    const named = unknown.map((name) => `'${name}'`).join(', ')
+    return {
+      problem: `names ${unknown.length === 1 ? 'an unknown image' : 'unknown images'} ${named}; expected ${KINDS_EXPECTED}`,
+    }
+  }
+  if (names.length === 0) return { problem: `names no image; expected ${KINDS_EXPECTED}` }
+  return IMAGE_KINDS.filter((kind) => names.includes(kind))
 })
 
 export const branches = refine<string[] | undefined>((raw) => {

@@ -23,6 +23,7 @@ import {
   drawVersion,
   extraTags,
   imageName,
+  images,
   platform,
   registry,
   relativeFolder,
@@ -36,7 +37,8 @@ export interface BuildImagesInputs {
   imageNames: Record<ImageKind, string>
   tagTemplate: string
   extraTags: string[]
-  codeasdata: boolean
+  /** What to build, in IMAGE_KINDS order: `images`, plus code as data when `codeasdata` is true. */
+  images: ImageKind[]
   push: boolean
   /** Undefined: the repository's default branch. */
   branches?: string[]
@@ -67,6 +69,7 @@ const BuildImagesInputsSchema = v.object({
   'codeasdata-image-name': imageName,
   'tag-template': tagTemplate,
   'extra-tags': extraTags,
+  images,
   codeasdata: booleanInput,
   push: booleanInput,
   branches,
@@ -96,7 +99,9 @@ export function parseBuildImagesInputs(raw: Raw, facts: InputFacts): BuildImages
     imageNames: imageNames(i, raw, facts.repository ?? basename(workingDirectory)),
     tagTemplate: i['tag-template'],
     extraTags: i['extra-tags'],
-    codeasdata: i.codeasdata,
+    images: IMAGE_KINDS.filter(
+      (kind) => i.images.includes(kind) || (kind === 'codeasdata' && i.codeasdata),
+    ),
     push: i.push,
     branches: i.branches,
     dockerFolder: i['docker-folder'],

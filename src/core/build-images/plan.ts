@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { InputError, quote } from '../shared/errors.js'
 import type { CiContext } from '../shared/context.js'
-import { IMAGE_KINDS, type ImageKind } from './definition.js'
+import type { ImageKind } from './definition.js'
 import type { BuildCommand } from './docker-args.js'
 import { imageReference } from './image-names.js'
 import type { BuildImagesInputs } from './inputs.js'
@@ -34,10 +34,6 @@ export const OCI_LABELS = {
 } as const
 export const DRAW_VERSION_LABEL = 'draw_version'
 
-export function kindsToBuild(inputs: Pick<BuildImagesInputs, 'codeasdata'>): ImageKind[] {
-  return IMAGE_KINDS.filter((kind) => kind !== 'codeasdata' || inputs.codeasdata)
-}
-
 export function planImages(
   inputs: BuildImagesInputs,
   context: CiContext,
@@ -54,7 +50,7 @@ export function planImages(
     ...inputs.extraTags.map((template) => tagFrom('extra-tags', template, tagFacts)),
   ])
   const labels = imageLabels(context, facts)
-  return kindsToBuild(inputs).map((kind) => {
+  return inputs.images.map((kind) => {
     const references = tags.map((tag) =>
       imageReference(inputs.registry, inputs.imageNames[kind], tag),
     )

@@ -38,7 +38,8 @@ export interface SummaryFacts {
   branch: string
   pushed: boolean
   drawVersion?: string
-  codeasdata: boolean
+  /** The images asked for (`images`, and `codeasdata`); the others are named as not built. */
+  selected: readonly ImageKind[]
 }
 
 export function builtSummary(images: readonly BuiltImage[], facts: SummaryFacts): Summary {
@@ -55,12 +56,21 @@ export function builtSummary(images: readonly BuiltImage[], facts: SummaryFacts)
   const notes: string[] = []
   if (!facts.pushed)
     notes.push('push is false: the images were built but not pushed, and have no digests.')
-  if (facts.codeasdata) notes.push(CODEASDATA_WARNING)
+  const left = notSelected(facts.selected)
+  if (left.length > 0)
+    notes.push(
+      `Not built (not named in 'images'; their outputs are empty): ${left.map((kind) => KIND_LABEL[kind].toLowerCase()).join(', ')}.`,
+    )
+  if (facts.selected.includes('codeasdata')) notes.push(CODEASDATA_WARNING)
   return {
     heading: facts.pushed ? 'Olympe images built and pushed' : 'Olympe images built (not pushed)',
     rows: [['Image', 'Reference · digest · size'], ...rows],
     notes,
   }
+}
+
+export function notSelected(selected: readonly ImageKind[]): ImageKind[] {
+  return IMAGE_KINDS.filter((kind) => !selected.includes(kind))
 }
 
 export function skippedSummary(reason: string): Summary {

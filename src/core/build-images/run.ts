@@ -10,7 +10,13 @@ import { decideGate } from './gate.js'
 import type { BuildImagesInputs } from './inputs.js'
 import { planImages, type ImagePlan } from './plan.js'
 import { preflight } from './preflight.js'
-import { buildOutputs, builtSummary, CODEASDATA_WARNING, skippedSummary } from './report.js'
+import {
+  buildOutputs,
+  builtSummary,
+  CODEASDATA_WARNING,
+  notSelected,
+  skippedSummary,
+} from './report.js'
 
 export interface BuildImagesTools {
   logger: Logger
@@ -60,7 +66,7 @@ export async function runBuildImages(
       branch: gate.branch,
       pushed: inputs.push,
       drawVersion: drawVersion?.value,
-      codeasdata: inputs.codeasdata,
+      selected: inputs.images,
     }),
   )
   return images
@@ -98,7 +104,10 @@ async function plan(
       `${image.kind}: ${image.references.join(', ')} from ${image.dockerfile} with SOURCES_PATH=${image.sources}`,
     )
   }
-  if (inputs.codeasdata) logger.warning(CODEASDATA_WARNING, { title: 'Code as data' })
+  const left = notSelected(inputs.images)
+  if (left.length > 0) logger.info(`Not built (not named in 'images'): ${left.join(', ')}.`)
+  if (inputs.images.includes('codeasdata'))
+    logger.warning(CODEASDATA_WARNING, { title: 'Code as data' })
   return { plans, drawVersion: lookup.found }
 }
 
