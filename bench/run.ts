@@ -86,7 +86,7 @@ function renderTables(
     '|---|---|---|---|---|',
     ...deployRows,
     '',
-    '| Bundle | Size (minified) | gzip | Load (over empty `node`) | Peak RSS |',
+    '| Bundle (with its lazy chunks) | Size (minified) | gzip | Load (over empty `node`) | Peak RSS |',
     '|---|---|---|---|---|',
     ...bundleRows,
     '',

@@ -1,6 +1,7 @@
 // Bundles each action with ncc into dist/<action>/ (committed). `--check` builds in memory and
 // fails when the committed files differ, so a stale dist/ cannot land.
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises'
+import { transformSync } from 'esbuild'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -26,8 +27,21 @@ async function bundle(id) {
     transpileOnly: true,
   })
   const files = { 'index.js': code, 'package.json': '{"type":"module"}\n' }
-  for (const [name, asset] of Object.entries(assets)) files[name] = asset.source.toString()
+  for (const [name, asset] of Object.entries(assets)) {
+    const source = asset.source.toString()
+    // ncc minifies the entry file only; its lazily loaded chunks (the YAML parser) need it too.
+    files[name] = name.endsWith('.js') ? minifyChunk(source) : source
+  }
   return files
+}
+
+function minifyChunk(code) {
+  return transformSync(code, {
+    minify: true,
+    format: 'esm',
+    target: 'es2022',
+    legalComments: 'none',
+  }).code
 }
 
 async function write(id, files) {
