@@ -62,10 +62,7 @@ async function commitEntries(
   const results: EntryResult[] = []
   for (const entry of target.entries) {
     const dir = entry.snapshooter.outputDir
-    const changes = await gitStep(
-      worktree.stage(dir),
-      `Staging ${dir} in ${describeTarget(target)}`,
-    )
+    const changes = await stageEntry(target, worktree, entry)
     if (changes.length === 0) {
       tools.logger.info(`'${entry.name}': no change in ${dir}.`)
       results.push({ entry, target, status: 'unchanged', changes })
@@ -109,10 +106,7 @@ export async function previewTarget(
   const results: EntryResult[] = []
   for (const entry of target.entries) {
     const dir = entry.snapshooter.outputDir
-    const changes = await gitStep(
-      worktree.stage(dir),
-      `Staging ${dir} in ${describeTarget(target)}`,
-    )
+    const changes = await stageEntry(target, worktree, entry)
     const status = changes.length === 0 ? 'unchanged' : 'would-commit'
     const detail =
       changes.length === 0 ? 'no change' : `would commit ${describeCounts(countChanges(changes))}`
@@ -121,6 +115,16 @@ export async function previewTarget(
     results.push({ entry, target, status, changes })
   }
   return results
+}
+
+/** Stages the entry's outputDir (added, modified and deleted files) and lists what changed. */
+function stageEntry(
+  target: GitTarget,
+  worktree: GitWorktree,
+  entry: SnapshotEntry,
+): ReturnType<GitWorktree['stage']> {
+  const dir = entry.snapshooter.outputDir
+  return gitStep(worktree.stage(dir), `Staging ${dir} in ${describeTarget(target)}`)
 }
 
 async function gitStep<T>(promise: Promise<T>, doing: string): Promise<T> {
