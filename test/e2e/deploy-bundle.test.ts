@@ -33,22 +33,12 @@ const EXPECTED_PAYLOAD = {
 }
 
 let server: WebhookServer
-let respond: Responder = answer(200)
 beforeAll(async () => {
-  server = await startWebhookServer(
-    (request, index, res) => respond(request, index, res),
-    HOOK_PATH,
-  )
+  server = await startWebhookServer(answer(200), HOOK_PATH)
 })
 afterAll(async () => {
   await server.stop()
 })
-
-/** Each scenario starts with a fresh request log and its own answer. */
-function serve(responder: Responder): void {
-  server.requests.length = 0
-  respond = responder
-}
 
 const secrets = (): string[] => [TOKEN, server.url, HOOK_PATH, 'Bearer ' + TOKEN]
 const captured = (run: RunResult): Record<string, string> => ({
@@ -64,7 +54,7 @@ const withSecrets = (inputs: Record<string, string>): Record<string, string> => 
 
 describe.each(NODES)('the deploy bundle as the GitHub runner runs it, on $label', ({ binary }) => {
   test('sends the exact payload and headers, writes the outputs and the summary', async () => {
-    serve(answer(200, { message: 'success' }))
+    server.respondWith(answer(200, { message: 'success' }))
     const run = await runAsGithub('deploy', { node: binary, inputs: withSecrets(IMAGES) })
 
     expect(run.code).toBe(0)
@@ -116,7 +106,7 @@ describe('failures through the GitHub bundle', () => {
       "a redirect to 'elsewhere.example.net'",
     ],
   ])('%s fails the step with a clear message', async (_name, responder, requests, message) => {
-    serve(responder)
+    server.respondWith(responder)
     const run = await runAsGithub('deploy', { inputs: withSecrets(IMAGES) })
     expect(run.code).toBe(1)
     expect(server.requests).toHaveLength(requests)
@@ -135,7 +125,7 @@ describe('failures through the GitHub bundle', () => {
       2,
     ],
   ])('%s succeeds after retrying', async (_name, responder, requests) => {
-    serve(responder)
+    server.respondWith(responder)
     const run = await runAsGithub('deploy', { inputs: withSecrets(IMAGES) })
     expect(run.code).toBe(0)
     expect(server.requests).toHaveLength(requests)
@@ -143,7 +133,7 @@ describe('failures through the GitHub bundle', () => {
   })
 
   test('a hang fails within timeout-seconds, without a second POST', async () => {
-    serve(() => undefined)
+    server.respondWith(() => undefined)
     const started = Date.now()
     const run = await runAsGithub('deploy', {
       inputs: withSecrets({ ...IMAGES, 'timeout-seconds': '2' }),
@@ -196,7 +186,7 @@ describe('failures through the GitHub bundle', () => {
       "Invalid input 'payload-file' 'missing.json': cannot read it",
     ],
   ])('%s: exits 1 before sending anything, naming the input', async (_name, inputs, message) => {
-    serve(answer(200))
+    server.respondWith(answer(200))
     const run = await runAsGithub('deploy', { inputs: withSecrets(inputs) })
     expect(run.code).toBe(1)
     expect(server.requests).toHaveLength(0)
@@ -205,7 +195,7 @@ describe('failures through the GitHub bundle', () => {
   })
 
   test('a missing token is named, and nothing is sent', async () => {
-    serve(answer(200))
+    server.respondWith(answer(200))
     const run = await runAsGithub('deploy', { inputs: { ...IMAGES, 'webhook-url': server.url } })
     expect(run.code).toBe(1)
     expect(server.requests).toHaveLength(0)
@@ -245,7 +235,7 @@ describe('a base payload file', () => {
       "at 'extraArgs.0': the only accepted value is '--force-sync'",
     ],
   ])('%s is refused before sending', async (_name, file, message) => {
-    serve(answer(200))
+    server.respondWith(answer(200))
     const run = await runAsGithub('deploy', {
       cwd: workspace,
       inputs: withSecrets({ ...IMAGES, 'payload-file': file }),
@@ -256,7 +246,7 @@ describe('a base payload file', () => {
   })
 
   test('the inputs set and append to it; an empty frontend group is never sent', async () => {
-    serve(answer(200))
+    server.respondWith(answer(200))
     const run = await runAsGithub('deploy', {
       cwd: workspace,
       inputs: withSecrets({ 'backend-images': 'r.io/shop/api:8', 'payload-file': 'good.json' }),
@@ -297,9 +287,9 @@ describe('the same scenarios through the command line give the same payload', ()
     ],
   ]
   test.each(scenarios)('%s', async (_name, inputs) => {
-    serve(answer(200))
+    server.respondWith(answer(200))
     const github = await runAsGithub('deploy', { inputs: withSecrets(inputs) })
-    serve(answer(200))
+    server.respondWith(answer(200))
     const cli = await runCli('deploy', { inputs: withSecrets(inputs), env: { GITLAB_CI: 'true' } })
     expect([github.code, cli.code]).toEqual([0, 0])
     expect(server.requests).toHaveLength(1)
@@ -309,7 +299,7 @@ describe('the same scenarios through the command line give the same payload', ()
   })
 
   test('flags work like INPUT_ variables, and a dry run sends nothing', async () => {
-    serve(answer(200))
+    server.respondWith(answer(200))
     const run = await runCli('deploy', {
       inputs: { 'webhook-url': server.url, 'webhook-token': TOKEN },
       args: ['--frontend-image', IMAGES['frontend-image'], '--dry-run'],
@@ -327,7 +317,7 @@ describe('the same scenarios through the command line give the same payload', ()
   })
 
   test('--help lists every input and exits 0 without doing anything', async () => {
-    serve(answer(200))
+    server.respondWith(answer(200))
     const run = await runCli('deploy', { inputs: {}, args: ['--help'] })
     expect(run.code).toBe(0)
     expect(server.requests).toHaveLength(0)
@@ -342,7 +332,7 @@ describe('the same scenarios through the command line give the same payload', ()
   })
 
   test('a secret given as a flag works, is masked, and earns a warning', async () => {
-    serve(answer(200))
+    server.respondWith(answer(200))
     const run = await runCli('deploy', {
       inputs: { 'frontend-image': IMAGES['frontend-image'] },
       args: ['--webhook-url', server.url, '--webhook-token', TOKEN],
@@ -355,7 +345,7 @@ describe('the same scenarios through the command line give the same payload', ()
   })
 
   test('an invalid input fails the same way', async () => {
-    serve(answer(200))
+    server.respondWith(answer(200))
     const run = await runCli('deploy', { inputs: withSecrets({ 'frontend-image': 'Bad:Image' }) })
     expect(run.code).toBe(1)
     expect(server.requests).toHaveLength(0)

@@ -23,12 +23,8 @@ const START_UP_SLACK_MS = 4000
 const MB = 1024 * 1024
 
 let server: WebhookServer
-let respond: Responder = answer(200)
 beforeAll(async () => {
-  server = await startWebhookServer(
-    (request, index, res) => respond(request, index, res),
-    HOOK_PATH,
-  )
+  server = await startWebhookServer(answer(200), HOOK_PATH)
 })
 afterAll(async () => {
   await server.stop()
@@ -164,8 +160,7 @@ describe('deploy against a faulty webhook', () => {
   test.each(cases)(
     '$name: $posts POST(s), a clear failure, in time',
     async (fault) => {
-      server.requests.length = 0
-      respond = fault.responder
+      server.respondWith(fault.responder)
       const budget = fault.hang ? HANG_TIMEOUT_SECONDS : TIMEOUT_SECONDS
       const started = Date.now()
       const run = await runAsGithub('deploy', {

@@ -18,6 +18,8 @@ export type Responder = (
 export interface WebhookServer {
   url: string
   requests: ReceivedRequest[]
+  /** Starts a new scenario: forgets what arrived and answers the next requests with `responder`. */
+  respondWith(responder: Responder): void
   stop(): Promise<void>
 }
 
@@ -41,9 +43,10 @@ export const sequence =
 
 /** The platform's webhook played on loopback: it records what arrives and answers as told. */
 export async function startWebhookServer(
-  respond: Responder = answer(200),
+  initial: Responder = answer(200),
   path = '/hooks/deploy',
 ): Promise<WebhookServer> {
+  let respond = initial
   const requests: ReceivedRequest[] = []
   const sockets = new Set<Socket>()
   const server = createServer((req, res) => {
@@ -69,6 +72,10 @@ export async function startWebhookServer(
   return {
     url: `http://127.0.0.1:${port}${path}`,
     requests,
+    respondWith: (responder) => {
+      requests.length = 0
+      respond = responder
+    },
     stop: async () => {
       for (const socket of sockets) socket.destroy()
       await new Promise<void>((resolve) => server.close(() => resolve()))
