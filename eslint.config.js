@@ -62,6 +62,23 @@ export default tseslint.config(
     },
   },
   {
+    files: ['scripts/**/*.ts', 'scripts/**/*.js'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/src/platform/*', '**/src/platform/**'],
+              message:
+                'The generator describes actions from their definitions (src/core); it never runs them.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },

@@ -2,7 +2,7 @@
 // files: same names, GitLab types, options and defaults. Secrets never become inputs: an input's
 // value is part of the pipeline configuration, which anyone with read access can see.
 import type { ActionDefinition, InputSpec } from '../../src/core/definition.js'
-import { dotenvKey } from '../../src/platform/cli.js'
+import { dotenvKey } from '../../src/core/definition.js'
 
 export interface GitlabInput {
   description: string

@@ -1,7 +1,6 @@
 // The job bodies of the GitLab templates: each job runs the same committed bundle as the GitHub
 // action, fetched by version with npx, its inputs passed as INPUT_<NAME_WITH_UNDERSCORES>.
-import type { ActionDefinition } from '../../src/core/definition.js'
-import { dotenvKey } from '../../src/platform/cli.js'
+import { dotenvKey, inputEnvName, type ActionDefinition } from '../../src/core/definition.js'
 import { secretVariable } from './gitlab-inputs.js'
 
 export const PACKAGE_NAME = 'olympe-deploy-actions'
@@ -14,7 +13,7 @@ export type Rule = {
 export type Job = Record<string, unknown>
 
 export const input = (name: string): string => `$[[ inputs.${name} ]]`
-export const inputEnv = (name: string): string => `INPUT_${name.toUpperCase().replace(/-/g, '_')}`
+export const inputEnv = inputEnvName
 
 // Spec 1.3 rule 7: images and deploys come from the default branch only, never from a merge
 // request; a scheduled pipeline is for the snapshot and must not redeploy as a side effect.

@@ -52,10 +52,24 @@ export function secretInputs<I extends string>(definition: ActionDefinition<I>):
   return inputNames(definition).filter((name) => definition.inputs[name].secret === true)
 }
 
-/** The environment variable a runner or a GitLab job uses for an input: INPUT_FOO-BAR / INPUT_FOO_BAR. */
+/**
+ * The environment variables that carry an input. The GitHub runner keeps hyphens
+ * (INPUT_FRONTEND-IMAGE); shells and GitLab variables cannot hold them, so GitLab jobs and people
+ * use the underscored form (INPUT_FRONTEND_IMAGE), which is also the one to write.
+ */
 export function inputEnvNames(name: string): [hyphenated: string, underscored: string] {
   const upper = `INPUT_${name.toUpperCase()}`
   return [upper, upper.replace(/-/g, '_')]
+}
+
+/** The variable a GitLab job or a person sets for an input: INPUT_<NAME_WITH_UNDERSCORES>. */
+export function inputEnvName(name: string): string {
+  return inputEnvNames(name)[1]
+}
+
+/** An output's key in the dotenv report (GitLab `artifacts:reports:dotenv`): OLYMPE_<ACTION>_<OUTPUT>. */
+export function dotenvKey(actionId: string, output: string): string {
+  return `OLYMPE_${actionId}_${output}`.toUpperCase().replace(/[^A-Z0-9_]/g, '_')
 }
 
 /** The inputs as the step received them, for its log: secrets masked, empty ones left out. */

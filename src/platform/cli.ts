@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs'
-import type { ActionDefinition } from '../core/definition.js'
+import { dotenvKey, type ActionDefinition } from '../core/definition.js'
 import type { Logger, Reporter, Summary } from '../core/shared/ports.js'
 import { Redactor } from '../core/shared/redactor.js'
 import { parseCliArgs, type CliArgs } from './cli-args.js'
@@ -75,11 +75,7 @@ export function createCliRuntime<I extends string>(
   }
 }
 
-/** KEY=value lines for GitLab's dotenv report: single-line values only, keys [A-Z0-9_]. */
-export function dotenvKey(actionId: string, output: string): string {
-  return `OLYMPE_${actionId}_${output}`.toUpperCase().replace(/[^A-Z0-9_]/g, '_')
-}
-
+/** KEY=value lines for GitLab's dotenv report: single-line values only. */
 function writeDotenv(
   path: string,
   actionId: string,

@@ -1,5 +1,6 @@
 import {
   describeInputs,
+  inputEnvName,
   withDefaults,
   secretInputs,
   type ActionDefinition,
@@ -58,7 +59,7 @@ export async function runAction<I extends string>(action: Action<I>): Promise<vo
   for (const name of secretInputs(action.definition)) runtime.registerSecret(given[name] ?? '')
   for (const name of runtime.cliArgs?.secretFlags ?? []) {
     runtime.logger.warning(
-      `The secret '${name}' was given as a flag, which process lists and job logs can show: prefer the INPUT_${name.toUpperCase().replace(/-/g, '_')} environment variable.`,
+      `The secret '${name}' was given as a flag, which process lists and job logs can show: prefer the ${inputEnvName(name)} environment variable.`,
     )
   }
   const raw = withDefaults(action.definition, given)

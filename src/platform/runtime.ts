@@ -1,4 +1,4 @@
-import type { ActionDefinition } from '../core/definition.js'
+import { inputEnvNames, type ActionDefinition } from '../core/definition.js'
 import type { Redactor } from '../core/shared/redactor.js'
 import type { Logger, Reporter } from '../core/shared/ports.js'
 import type { CliArgs } from './cli-args.js'
@@ -21,18 +21,15 @@ export interface Runtime {
 
 type Env = Record<string, string | undefined>
 
-/**
- * Inputs arrive as INPUT_<NAME> with the name upper-cased. The GitHub runner keeps hyphens
- * (INPUT_FRONTEND-IMAGE); shells and GitLab variables cannot, so INPUT_FRONTEND_IMAGE works too.
- */
+/** Each input from either of its environment variables (see inputEnvNames). */
 export function inputsFromEnv<I extends string>(
   definition: ActionDefinition<I>,
   env: Env,
 ): Partial<Record<I, string>> {
   const given: Partial<Record<I, string>> = {}
   for (const name of Object.keys(definition.inputs) as I[]) {
-    const upper = `INPUT_${name.toUpperCase()}`
-    const value = env[upper] ?? env[upper.replace(/-/g, '_')]
+    const [hyphenated, underscored] = inputEnvNames(name)
+    const value = env[hyphenated] ?? env[underscored]
     if (value !== undefined) given[name] = value
   }
   return given
