@@ -43,10 +43,32 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          paths: ['fs', 'fs/promises', 'child_process', 'http', 'https', 'net', 'tls'].map(
+            (name) => ({
+              name,
+              message: 'src/core does no I/O: take a port (Files, Exec, HttpClient…) instead.',
+            }),
+          ),
           patterns: [
             {
               group: ['@actions/*'],
               message: 'src/core is platform-neutral: use the injected ports.',
+            },
+            {
+              group: [
+                'node:fs',
+                'node:fs/*',
+                'node:child_process',
+                'node:http',
+                'node:https',
+                'node:net',
+                'node:tls',
+              ],
+              message: 'src/core does no I/O: take a port (Files, Exec, HttpClient…) instead.',
+            },
+            {
+              group: ['**/platform/*', '**/tools/*', '**/actions/*'],
+              message: 'src/core depends on nothing outside it: the platform injects ports.',
             },
           ],
         },

@@ -26,16 +26,17 @@ async function bundle(id) {
     // Types are checked once by `npm run typecheck`; bundling only transpiles.
     transpileOnly: true,
   })
-  const files = { 'index.js': code, 'package.json': '{"type":"module"}\n' }
+  // ncc minifies the entry file only, and less tightly than esbuild: esbuild minifies the entry
+  // again (about 8% smaller) and the lazily loaded chunks (Octokit, the YAML parser) once.
+  const files = { 'index.js': minify(code), 'package.json': '{"type":"module"}\n' }
   for (const [name, asset] of Object.entries(assets)) {
     const source = asset.source.toString()
-    // ncc minifies the entry file only; its lazily loaded chunks (the YAML parser) need it too.
-    files[name] = name.endsWith('.js') ? minifyChunk(source) : source
+    files[name] = name.endsWith('.js') ? minify(source) : source
   }
   return files
 }
 
-function minifyChunk(code) {
+function minify(code) {
   return transformSync(code, {
     minify: true,
     format: 'esm',

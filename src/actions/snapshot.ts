@@ -1,27 +1,27 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { snapshotDefinition, type SnapshotInputName } from '../core/snapshot/definition.js'
 import { parseSnapshotInputs } from '../core/snapshot/inputs.js'
 import { runSnapshot } from '../core/snapshot/run.js'
-import type { Action } from '../platform/run.js'
+import { runAction, type Action } from '../platform/run.js'
+import { systemClock } from '../tools/clock.js'
 import { exec } from '../tools/exec.js'
+import { nodeFiles } from '../tools/files.js'
 import { createGitPort } from '../tools/git.js'
-import { toolkitFiles } from '../tools/toolkit-files.js'
 
 export const snapshotAction: Action<SnapshotInputName> = {
   definition: snapshotDefinition,
-  async run(raw, tools) {
+  async run(raw, context, platform) {
     const inputs = parseSnapshotInputs(raw)
-    await runSnapshot(inputs, tools.context, {
-      ...tools,
-      git: createGitPort({ redact: tools.redact }),
+    await runSnapshot(inputs, context, {
+      ...platform,
+      git: createGitPort({ redact: platform.redact }),
       exec,
-      files: toolkitFiles,
+      files: nodeFiles,
+      clock: systemClock,
       variable: (name) => process.env[name],
-      now: () => new Date(),
-      sleep: async (ms) => {
-        await sleep(ms)
-      },
       random: Math.random,
     })
   },
 }
+
+/** The step, for the bundle's entry and for @github/local-action; importing it runs nothing. */
+export const run = (): Promise<void> => runAction(snapshotAction)

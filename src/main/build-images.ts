@@ -1,4 +1,3 @@
-import { buildImagesAction } from '../actions/build-images.js'
-import { runAction } from '../platform/run.js'
+import { run } from '../actions/build-images.js'
 
-await runAction(buildImagesAction)
+await run()

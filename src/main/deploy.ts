@@ -1,4 +1,3 @@
-import { deployAction } from '../actions/deploy.js'
-import { runAction } from '../platform/run.js'
+import { run } from '../actions/deploy.js'
 
-await runAction(deployAction)
+await run()

@@ -1,4 +1,3 @@
-import { snapshotAction } from '../actions/snapshot.js'
-import { runAction } from '../platform/run.js'
+import { run } from '../actions/snapshot.js'
 
-await runAction(snapshotAction)
+await run()

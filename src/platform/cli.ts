@@ -3,10 +3,10 @@ import { dotenvKey, type ActionDefinition } from '../core/definition.js'
 import type { Logger, Reporter, Summary } from '../core/shared/ports.js'
 import { Redactor } from '../core/shared/redactor.js'
 import { parseCliArgs, type CliArgs } from './cli-args.js'
-import type { CiContext } from './context.js'
+import type { Env } from '../core/shared/env.js'
+import { systemClock } from '../tools/clock.js'
 import { inputsFromEnv, type Runtime } from './runtime.js'
 
-type Env = Record<string, string | undefined>
 type Write = (text: string) => void
 
 export interface CliRuntime extends Runtime {
@@ -21,7 +21,6 @@ export function createCliRuntime<I extends string>(
   definition: ActionDefinition<I>,
   env: Env,
   argv: readonly string[],
-  context: CiContext,
   out: Write = (text) => process.stdout.write(text),
   err: Write = (text) => process.stderr.write(text),
 ): CliRuntime {
@@ -29,7 +28,7 @@ export function createCliRuntime<I extends string>(
   const redactor = new Redactor()
   const r = (text: string): string => redactor.redact(text)
   const debugOn = args.options.debug || env.RUNNER_DEBUG === '1' || env.CI_DEBUG_TRACE === 'true'
-  const sections = context.platform === 'gitlab' ? gitlabSections(out) : plainSections(out)
+  const sections = env.GITLAB_CI === 'true' ? gitlabSections(out) : plainSections(out)
   const logger: Logger = {
     info: (message) => out(`${r(message)}\n`),
     warning: (message) => err(`Warning: ${r(message)}\n`),
@@ -62,7 +61,6 @@ export function createCliRuntime<I extends string>(
   }
   return {
     kind: 'cli',
-    context,
     redactor,
     logger,
     reporter,
@@ -72,6 +70,10 @@ export function createCliRuntime<I extends string>(
       ...(args.given as unknown as Partial<Record<J, string>>),
     }),
     registerSecret: (value) => redactor.add(value),
+    fail: (message) => {
+      logger.error(message)
+      process.exitCode = 1
+    },
   }
 }
 
@@ -102,7 +104,7 @@ interface Sections {
 /** GitLab's collapsible sections (job_logs.md): ESC[0K section_start:<epoch>:<name> CR ESC[0K <title>. */
 function gitlabSections(out: Write): Sections {
   let counter = 0
-  const now = (): number => Math.floor(Date.now() / 1000)
+  const now = (): number => Math.floor(systemClock.now().getTime() / 1000)
   return {
     start(title) {
       const id = `olympe_${++counter}_${title

@@ -1,14 +1,15 @@
-import { readFileSync } from 'node:fs'
-import type { CiContext, Platform } from '../core/shared/context.js'
+import type { CiContext } from '../core/shared/context.js'
+import type { Env } from '../core/shared/env.js'
+import type { Exec } from '../core/shared/exec.js'
 
-export type { CiContext, Platform }
-
-type Env = Record<string, string | undefined>
-
-export function detectContext(env: Env, cwd: string): CiContext {
+/**
+ * The facts about this run, read once. GitHub's come from @actions/github's context (loaded only
+ * on GitHub: it brings Octokit); GitLab's and a local run's are what @actions/github cannot know.
+ */
+export async function detectContext(env: Env, cwd: string, exec: Exec): Promise<CiContext> {
   if (env.GITHUB_ACTIONS === 'true') return githubContext(env, cwd)
   if (env.GITLAB_CI === 'true') return gitlabContext(env, cwd)
-  return { platform: 'local', workspace: cwd, event: 'local', isPullRequest: false }
+  return localContext(cwd, exec)
 }
 
 const GITHUB_PR_EVENTS = new Set([
@@ -18,44 +19,44 @@ const GITHUB_PR_EVENTS = new Set([
   'merge_group',
 ])
 
-function githubContext(env: Env, cwd: string): CiContext {
-  const event = env.GITHUB_EVENT_NAME ?? ''
+const GITHUB_BOT = {
+  name: 'github-actions[bot]',
+  email: '41898282+github-actions[bot]@users.noreply.github.com',
+}
+
+interface GithubPayload {
+  repository?: { default_branch?: string }
+  pull_request?: { head?: { ref?: string } }
+}
+
+async function githubContext(env: Env, cwd: string): Promise<CiContext> {
+  const { context } = await import('@actions/github')
+  const payload = context.payload as GithubPayload
+  const event = context.eventName
   const isPullRequest = GITHUB_PR_EVENTS.has(event)
-  const ref = env.GITHUB_REF ?? ''
+  // The context's fields are plain copies of GITHUB_* variables: absent outside a runner.
+  const ref = (context.ref as string | undefined) ?? ''
   const branch = isPullRequest
-    ? env.GITHUB_HEAD_REF || undefined
+    ? payload.pull_request?.head?.ref || env.GITHUB_HEAD_REF || undefined
     : ref.startsWith('refs/heads/')
       ? ref.slice('refs/heads/'.length)
       : undefined
-  const server = env.GITHUB_SERVER_URL ?? 'https://github.com'
+  // context.repo throws without GITHUB_REPOSITORY; a run id is a number only on a runner.
+  const repository = env.GITHUB_REPOSITORY
+    ? `${context.repo.owner}/${context.repo.repo}`
+    : undefined
   return {
     platform: 'github',
     workspace: env.GITHUB_WORKSPACE || cwd,
     event,
     isPullRequest,
     branch,
-    defaultBranch: githubDefaultBranch(env.GITHUB_EVENT_PATH),
-    sha: env.GITHUB_SHA,
-    runId: env.GITHUB_RUN_ID,
-    repository: env.GITHUB_REPOSITORY,
-    repositoryUrl: env.GITHUB_REPOSITORY ? `${server}/${env.GITHUB_REPOSITORY}` : undefined,
-    actor: {
-      name: 'github-actions[bot]',
-      email: '41898282+github-actions[bot]@users.noreply.github.com',
-    },
-  }
-}
-
-/** The event payload is the only place a JavaScript action learns the default branch. */
-function githubDefaultBranch(eventPath: string | undefined): string | undefined {
-  if (!eventPath) return undefined
-  try {
-    const event = JSON.parse(readFileSync(eventPath, 'utf8')) as {
-      repository?: { default_branch?: string }
-    }
-    return event.repository?.default_branch
-  } catch {
-    return undefined
+    defaultBranch: payload.repository?.default_branch,
+    sha: context.sha || undefined,
+    runId: Number.isFinite(context.runId) ? String(context.runId) : undefined,
+    repository,
+    repositoryUrl: repository ? `${context.serverUrl}/${repository}` : undefined,
+    actor: GITHUB_BOT,
   }
 }
 
@@ -79,5 +80,29 @@ function gitlabContext(env: Env, cwd: string): CiContext {
           email: env.GITLAB_USER_EMAIL,
         }
       : undefined,
+  }
+}
+
+/**
+ * Run by hand, there is no CI to say which branch and commit this is: ask git, so that the
+ * branch gate and `{short-sha}` work as they would in CI. Outside a git repository both stay
+ * unknown, and whoever needs them says so.
+ */
+async function localContext(cwd: string, exec: Exec): Promise<CiContext> {
+  const [sha, branch] = await gitFacts(cwd, exec)
+  return { platform: 'local', workspace: cwd, event: 'local', isPullRequest: false, branch, sha }
+}
+
+/** `git rev-parse HEAD --abbrev-ref HEAD`: the commit, then the branch (HEAD when detached). */
+async function gitFacts(cwd: string, exec: Exec): Promise<Array<string | undefined>> {
+  try {
+    const result = await exec('git', ['rev-parse', 'HEAD', '--abbrev-ref', 'HEAD'], { cwd })
+    if (result.code !== 0) return []
+    return result.stdout
+      .split('\n')
+      .map((line) => line.trim())
+      .map((answer) => (answer === '' || answer === 'HEAD' ? undefined : answer))
+  } catch {
+    return []
   }
 }

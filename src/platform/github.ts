@@ -1,70 +1,64 @@
-import type { Logger, Reporter, Summary } from '../core/shared/ports.js'
-import { leakForms, Redactor } from '../core/shared/redactor.js'
+import * as core from '@actions/core'
 import type { ActionDefinition } from '../core/definition.js'
-import type { CiContext } from './context.js'
-import { GithubCommands } from './github-commands.js'
-import { inputsFromEnv, type Runtime } from './runtime.js'
-
-type Env = Record<string, string | undefined>
+import { tableCell } from '../core/shared/markdown.js'
+import type { Logger, Reporter, Summary } from '../core/shared/ports.js'
+import { Redactor } from '../core/shared/redactor.js'
+import { leakForms } from '../core/shared/secrets.js'
+import type { Runtime } from './runtime.js'
 
 /**
- * The runner masks registered secrets in its log, but not in the files we write (outputs,
- * summary) nor in anything a log forwarder captures raw: so we redact ourselves too.
+ * The GitHub runner, spoken to through @actions/core. The runner masks registered secrets in
+ * its log, but not in the files we write (outputs, summary) nor in what a log forwarder or
+ * @github/local-action captures: so we redact ourselves too.
  */
-export function createGithubRuntime(
-  env: Env,
-  context: CiContext,
-  write: (text: string) => void = (text) => process.stdout.write(text),
-): Runtime {
-  const gh = new GithubCommands(write, env)
+export function createGithubRuntime(): Runtime {
   const redactor = new Redactor()
   const masked = new Set<string>()
   const r = (text: string): string => redactor.redact(text)
   const logger: Logger = {
-    info: (message) => write(`${r(message)}\n`),
-    warning: (message, annotation) => gh.issue('warning', r(message), annotation),
-    error: (message, annotation) => gh.issue('error', r(message), annotation),
-    debug: (message) => {
-      if (gh.debugEnabled) gh.issue('debug', r(message))
-    },
-    group: async (title, run) => {
-      gh.issue('group', r(title))
-      try {
-        return await run()
-      } finally {
-        gh.issue('endgroup', '')
-      }
-    },
+    info: (message) => core.info(r(message)),
+    warning: (message, annotation) => core.warning(r(message), annotation),
+    error: (message, annotation) => core.error(r(message), annotation),
+    debug: (message) => core.debug(r(message)),
+    group: (title, run) => core.group(r(title), run),
   }
   const reporter: Reporter = {
-    setOutput: (name, value) => gh.setOutput(name, r(value)),
-    summary: (summary) => {
-      gh.appendSummary(r(summaryMarkdown(summary)))
-      return Promise.resolve()
+    setOutput: (name, value) => core.setOutput(name, r(value)),
+    summary: async (summary) => {
+      // Without GITHUB_STEP_SUMMARY (an old runner, a local run) there is no summary to write.
+      if (!process.env.GITHUB_STEP_SUMMARY) return
+      await core.summary.addRaw(r(summaryMarkdown(summary))).write()
     },
   }
   return {
     kind: 'github',
-    context,
     redactor,
     logger,
     reporter,
-    readInputs: <I extends string>(definition: ActionDefinition<I>) =>
-      inputsFromEnv(definition, env),
+    readInputs: <I extends string>(definition: ActionDefinition<I>) => {
+      const given: Partial<Record<I, string>> = {}
+      for (const name of Object.keys(definition.inputs) as I[]) given[name] = core.getInput(name)
+      return given
+    },
     registerSecret: (value) => {
       for (const form of leakForms(value)) {
         if (masked.has(form)) continue
         masked.add(form)
-        gh.issue('add-mask', form)
+        core.setSecret(form)
       }
       redactor.add(value)
+    },
+    // What core.setFailed does (an error, exit code 1), but with a title: it names the failed
+    // input, and core.setFailed cannot give one.
+    fail: (message, title) => {
+      core.error(r(message), { title })
+      process.exitCode = 1
     },
   }
 }
 
 export function summaryMarkdown(summary: Summary): string {
-  const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ')
-  const rows = summary.rows.map(([name, value]) => `| ${cell(name)} | ${cell(value)} |`)
+  const rows = summary.rows.map(([name, value]) => `| ${tableCell(name)} | ${tableCell(value)} |`)
   const notes = (summary.notes ?? []).map((note) => `> ${note}`)
   return [`### ${summary.heading}`, '', '| | |', '|---|---|', ...rows, '', ...notes, ''].join('\n')
 }

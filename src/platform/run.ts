@@ -2,32 +2,28 @@ import {
   describeInputs,
   inputEnvName,
   withDefaults,
-  secretInputs,
   type ActionDefinition,
   type RawInputs,
 } from '../core/definition.js'
+import type { CiContext } from '../core/shared/context.js'
 import { ActionError, InputError, errorMessage } from '../core/shared/errors.js'
-import type { Logger, Reporter } from '../core/shared/ports.js'
+import type { CommonPorts } from '../core/shared/ports.js'
+import { actionSecrets } from '../core/shared/secrets.js'
+import { exec } from '../tools/exec.js'
 import { usage } from './cli-args.js'
 import { createCliRuntime } from './cli.js'
-import { detectContext, type CiContext } from './context.js'
+import { detectContext } from './context.js'
 import { createGithubRuntime } from './github.js'
 import type { Runtime } from './runtime.js'
 
-/** What an action's run function gets from the platform. */
-export interface ActionTools {
-  logger: Logger
-  reporter: Reporter
-  context: CiContext
-  redact: (text: string) => string
-  registerSecret: (value: string) => void
-}
+/** What the platform gives an action; it adds the ports of its own tools. */
+export type PlatformPorts = Pick<CommonPorts, 'logger' | 'reporter' | 'redact' | 'registerSecret'>
 
 export interface Action<I extends string> {
   definition: ActionDefinition<I>
-  /** Values derived from inputs that must be masked as well (a token inside a URL…). */
+  /** Values derived from the inputs that can leak on their own (see actionSecrets). */
   derivedSecrets?: (raw: RawInputs<I>) => string[]
-  run: (raw: RawInputs<I>, tools: ActionTools) => Promise<void>
+  run: (raw: RawInputs<I>, context: CiContext, platform: PlatformPorts) => Promise<void>
 }
 
 /** The bin script sets this so that the command line behaves the same inside a GitHub job. */
@@ -39,66 +35,67 @@ export const CLI_MARKER = 'OLYMPE_DEPLOY_CLI'
  */
 export async function runAction<I extends string>(action: Action<I>): Promise<void> {
   const env = process.env
-  const context = detectContext(env, process.cwd())
+  const { definition } = action
   let runtime: Runtime
   try {
     runtime =
       env.GITHUB_ACTIONS === 'true' && env[CLI_MARKER] !== '1'
-        ? createGithubRuntime(env, context)
-        : createCliRuntime(action.definition, env, process.argv.slice(2), context)
+        ? createGithubRuntime()
+        : createCliRuntime(definition, env, process.argv.slice(2))
   } catch (error) {
     process.stderr.write(`Error: ${errorMessage(error)}\n`)
     process.exitCode = 1
     return
   }
   if (runtime.cliArgs?.options.help) {
-    process.stdout.write(`${usage(action.definition)}\n`)
+    process.stdout.write(`${usage(definition)}\n`)
     return
   }
-  const given = runtime.readInputs(action.definition)
-  for (const name of secretInputs(action.definition)) runtime.registerSecret(given[name] ?? '')
+  const raw = withDefaults(definition, runtime.readInputs(definition))
+  for (const secret of actionSecrets(definition, raw, action.derivedSecrets?.(raw)))
+    runtime.registerSecret(secret)
   for (const name of runtime.cliArgs?.secretFlags ?? []) {
     runtime.logger.warning(
       `The secret '${name}' was given as a flag, which process lists and job logs can show: prefer the ${inputEnvName(name)} environment variable.`,
     )
   }
-  const raw = withDefaults(action.definition, given)
-  for (const secret of action.derivedSecrets?.(raw) ?? []) runtime.registerSecret(secret)
-
   await runtime.logger.group('Inputs', () => {
-    runtime.logger.info(describeInputs(action.definition, raw))
+    runtime.logger.info(describeInputs(definition, raw))
     return Promise.resolve()
   })
   try {
-    await action.run(raw, {
+    const context = await detectContext(env, process.cwd(), exec)
+    await action.run(raw, context, {
       logger: runtime.logger,
       reporter: runtime.reporter,
-      context,
       redact: (text) => runtime.redactor.redact(text),
       registerSecret: (value) => runtime.registerSecret(value),
     })
   } catch (error) {
-    report(runtime.logger, action.definition.id, error)
+    runtime.fail(failureMessage(error), failureTitle(definition.id, error))
+    if (!isExpected(error) && error instanceof Error && error.stack)
+      runtime.logger.debug(error.stack)
     // The job page shows summaries first: say there too why the step failed.
     if (runtime.kind === 'github') {
       await runtime.reporter.summary({
-        heading: `olympe ${action.definition.id} failed`,
+        heading: `olympe ${definition.id} failed`,
         rows: [['Reason', errorMessage(error)]],
       })
     }
-    process.exitCode = 1
   }
 }
 
-function report(logger: Logger, actionId: string, error: unknown): void {
-  if (error instanceof InputError) {
-    logger.error(error.message, { title: `olympe ${actionId}: invalid input '${error.input}'` })
-  } else if (error instanceof ActionError) {
-    logger.error(error.message, { title: `olympe ${actionId} failed` })
-  } else {
-    logger.error(`Unexpected failure: ${errorMessage(error)}`, {
-      title: `olympe ${actionId} failed`,
-    })
-    if (error instanceof Error && error.stack) logger.debug(error.stack)
-  }
+/** A failure we described for the user, as opposed to a bug that needs its stack trace. */
+function isExpected(error: unknown): error is ActionError | InputError {
+  return error instanceof ActionError || error instanceof InputError
+}
+
+function failureMessage(error: unknown): string {
+  return isExpected(error) ? error.message : `Unexpected failure: ${errorMessage(error)}`
+}
+
+function failureTitle(actionId: string, error: unknown): string {
+  return error instanceof InputError
+    ? `olympe ${actionId}: invalid input '${error.input}'`
+    : `olympe ${actionId} failed`
 }

@@ -1,25 +1,24 @@
 import { inputEnvNames, type ActionDefinition } from '../core/definition.js'
+import type { Env } from '../core/shared/env.js'
 import type { Redactor } from '../core/shared/redactor.js'
 import type { Logger, Reporter } from '../core/shared/ports.js'
 import type { CliArgs } from './cli-args.js'
-import type { CiContext } from './context.js'
 
 /** Everything that differs between the GitHub runner and a CLI / GitLab job. */
 export interface Runtime {
   readonly kind: 'github' | 'cli'
-  readonly context: CiContext
   readonly redactor: Redactor
   readonly logger: Logger
   readonly reporter: Reporter
   /** Present on the command line only: options such as --help and which secrets came as flags. */
   readonly cliArgs?: CliArgs<string>
-  /** The inputs as given (before defaults), or an error naming a bad flag. */
+  /** The inputs as given, before defaults. */
   readInputs<I extends string>(definition: ActionDefinition<I>): Partial<Record<I, string>>
   /** Masks a value in everything printed from now on (and on GitHub, in the runner's log too). */
   registerSecret(value: string): void
+  /** Reports the step's failure: an error (annotation) with a title, and exit code 1. */
+  fail(message: string, title: string): void
 }
-
-type Env = Record<string, string | undefined>
 
 /** Each input from either of its environment variables (see inputEnvNames). */
 export function inputsFromEnv<I extends string>(

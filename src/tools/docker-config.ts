@@ -2,7 +2,7 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-type Env = Record<string, string | undefined>
+import type { Env } from '../core/shared/env.js'
 
 export interface DockerConfigSession {
   /** The DOCKER_CONFIG folder every docker command of this run uses. */

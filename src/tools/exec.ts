@@ -1,35 +1,29 @@
-import { spawn } from 'node:child_process'
-import type { Exec, ExecOptions, ExecResult } from '../core/shared/exec.js'
+import { exec as runTool } from '@actions/exec'
+import type { Exec, ExecOptions } from '../core/shared/exec.js'
 
-/** Runs a tool from an argv array (never a shell string), streaming its lines as they come. */
-export const exec: Exec = (command, args, options: ExecOptions = {}) =>
-  new Promise<ExecResult>((resolve, reject) => {
-    const child = spawn(command, [...args], {
-      cwd: options.cwd,
-      env: { ...process.env, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
-    const out = collect('stdout', options.onLine)
-    const err = collect('stderr', options.onLine)
-    child.stdout.on('data', out.push)
-    child.stderr.on('data', err.push)
-    const timer = options.timeoutMs
-      ? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs)
-      : undefined
-    child.on('error', (error) => {
-      clearTimeout(timer)
-      reject(error)
-    })
-    child.on('close', (code, signal) => {
-      clearTimeout(timer)
-      resolve({ code: code ?? (signal ? 128 : 1), stdout: out.end(), stderr: err.end() })
-    })
-    // A tool that exits without reading its input (docker version) must not crash us with EPIPE.
-    child.stdin.on('error', () => undefined)
-    child.stdin.end(options.input ?? '')
-  })
+/**
+ * Runs a tool from an argv array (never a shell string) through @actions/exec, silenced so that
+ * neither the command line nor the output reaches the log unredacted: every line goes to
+ * `onLine`, which feeds the logger and its redactor. Lines are cut from the raw chunks here
+ * because @actions/exec drops a last line that has no line break from its line listeners.
+ */
+export const exec: Exec = async (command, args, options: ExecOptions = {}) => {
+  const out = lines('stdout', options.onLine)
+  const err = lines('stderr', options.onLine)
+  // Typed as a number, but null when a signal killed the tool.
+  const code = (await runTool(command, [...args], {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env } as Record<string, string>,
+    // Always a (possibly empty) stdin that ends: a tool waiting for input must not hang the step.
+    input: Buffer.from(options.input ?? ''),
+    silent: true,
+    ignoreReturnCode: true,
+    listeners: { stdout: out.push, stderr: err.push },
+  })) as number | null
+  return { code: code ?? 1, stdout: out.end(), stderr: err.end() }
+}
 
-function collect(
+function lines(
   stream: 'stdout' | 'stderr',
   onLine: ExecOptions['onLine'],
 ): { push: (chunk: Buffer) => void; end: () => string } {
@@ -40,9 +34,9 @@ function collect(
       const piece = chunk.toString('utf8')
       text += piece
       if (!onLine) return
-      const lines = (pending + piece).split(/\r?\n/)
-      pending = lines.pop() ?? ''
-      for (const line of lines) onLine(line, stream)
+      const split = (pending + piece).split(/\r?\n/)
+      pending = split.pop() ?? ''
+      for (const line of split) onLine(line, stream)
     },
     end: () => {
       if (onLine && pending) onLine(pending, stream)

@@ -1,5 +1,7 @@
 import * as http from 'node:http'
 import * as https from 'node:https'
+import type { Socket } from 'node:net'
+import { HttpClient as ActionsHttpClient } from '@actions/http-client'
 import {
   HttpFailure,
   type HttpClient,
@@ -7,72 +9,145 @@ import {
   type HttpResponse,
 } from '../core/shared/http.js'
 
-/**
- * node:http(s) rather than fetch: it loads in a fraction of the time, which is most of a
- * deploy step's cost, and lets us tell "never connected" from "sent, then lost".
- */
-export function createHttpClient(): HttpClient {
-  return { request: send }
+type RequestInfo = Parameters<ActionsHttpClient['requestRawWithCallback']>[0]
+
+/** How far a request got: what decides whether it may have reached the server. */
+interface Progress {
+  request?: http.ClientRequest
+  /** A connection to the server (directly, or through a proxy's tunnel) was made. */
+  connected: boolean
+  /** The TLS handshake with the server completed. */
+  secured: boolean
 }
 
-function send(request: HttpRequest): Promise<HttpResponse> {
+/**
+ * HTTP through @actions/http-client, so that requests go the way every JavaScript action's do:
+ * HTTPS_PROXY / HTTP_PROXY / NO_PROXY honoured, NODE_EXTRA_CA_CERTS trusted, and a
+ * User-Agent naming us. The client is never asked to redirect or retry: the core decides.
+ * The request's socket is watched, because the core must tell "never reached the server" from
+ * "sent, then lost", which an error alone does not say.
+ */
+export function createHttpClient(userAgent: string): HttpClient {
+  const client = new ActionsHttpClient(userAgent, [], {
+    allowRedirects: false,
+    allowRetries: false,
+    keepAlive: false,
+    // Its own idle timeout must never fire before ours (it would name the URL's path).
+    socketTimeout: 4 * 60 * 60_000,
+  })
+  return { request: (request) => send(client, request) }
+}
+
+function send(client: ActionsHttpClient, request: HttpRequest): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
-    const transport = request.url.protocol === 'https:' ? https : http
-    let responded = false
-    const req = transport.request(request.url, {
-      method: request.method,
-      headers: { ...request.headers, 'Content-Length': Buffer.byteLength(request.body).toString() },
-      agent: false,
-    })
-    const timer = setTimeout(() => {
-      req.destroy(new HttpFailure('timeout', 'no complete response within the time allowed'))
-    }, request.timeoutMs)
-    const fail = (error: Error): void => {
+    const progress: Progress = { connected: false, secured: false }
+    const https = request.url.protocol === 'https:'
+    let settled = false
+    const settle = (outcome: HttpResponse | HttpFailure): void => {
+      if (settled) return
+      settled = true
       clearTimeout(timer)
-      reject(error instanceof HttpFailure ? error : classify(error, responded))
+      if (outcome instanceof HttpFailure) {
+        progress.request?.destroy()
+        reject(outcome)
+      } else resolve(outcome)
     }
-    req.on('error', fail)
-    req.on('response', (res) => {
-      responded = true
-      readBody(res, request.maxBodyBytes)
-        .then(({ body, truncated }) => {
-          clearTimeout(timer)
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: flatHeaders(res.headers),
+    const timer = setTimeout(() => {
+      settle(
+        progress.connected
+          ? new HttpFailure('timeout', 'no complete response within the time allowed')
+          : new HttpFailure(
+              'connect-timeout',
+              'no connection to the server within the time allowed',
+            ),
+      )
+    }, request.timeoutMs)
+    const info = requestInfo(client, request, progress)
+    client.requestRawWithCallback(info, request.body ?? null, (error, response) => {
+      if (error || !response) {
+        settle(classify(error ?? new Error('no response'), progress, https))
+        return
+      }
+      readBody(response.message, request.maxBodyBytes).then(
+        ({ body, truncated }) =>
+          settle({
+            status: response.message.statusCode ?? 0,
+            headers: flatHeaders(response.message.headers),
             body,
             bodyTruncated: truncated,
-          })
-        })
-        .catch(fail)
-      res.on('error', fail)
+          }),
+        (failure: unknown) =>
+          settle(
+            failure instanceof HttpFailure ? failure : new HttpFailure('partial', String(failure)),
+          ),
+      )
     })
-    req.end(request.body)
   })
 }
 
+/** The request as http-client builds it (its agent routes through a proxy or not), observed. */
+function requestInfo(
+  client: ActionsHttpClient,
+  request: HttpRequest,
+  progress: Progress,
+): RequestInfo {
+  const { url } = request
+  const base = url.protocol === 'https:' ? https : http
+  const observed = (
+    options: http.RequestOptions,
+    callback?: (response: http.IncomingMessage) => void,
+  ): http.ClientRequest => {
+    const req = base.request(options, callback)
+    progress.request = req
+    req.on('socket', (socket: Socket) => watchSocket(socket, progress))
+    return req
+  }
+  return {
+    parsedUrl: url,
+    // http-client calls nothing but request() on it.
+    httpModule: { request: observed } as unknown as typeof https,
+    options: {
+      host: url.hostname,
+      port: url.port === '' ? undefined : Number(url.port),
+      path: `${url.pathname}${url.search}`,
+      method: request.method,
+      headers: { ...request.headers, 'user-agent': client.userAgent },
+      agent: client.getAgent(url.href),
+    },
+  }
+}
+
+/**
+ * A direct socket is handed over still connecting; a proxy's tunnel is handed over once the
+ * proxy has connected to the server. A TLS socket reports its handshake with secureConnect.
+ */
+function watchSocket(socket: Socket, progress: Progress): void {
+  if (socket.connecting) socket.once('connect', () => (progress.connected = true))
+  else progress.connected = true
+  socket.once('secureConnect', () => (progress.secured = true))
+}
+
 function readBody(
-  res: http.IncomingMessage,
+  response: http.IncomingMessage,
   maxBytes: number,
 ): Promise<{ body: string; truncated: boolean }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let kept = 0
     let truncated = false
-    res.on('data', (chunk: Buffer) => {
-      if (kept >= maxBytes) {
-        truncated = true
-        return
-      }
-      const part = chunk.subarray(0, maxBytes - kept)
+    response.on('data', (chunk: Buffer) => {
+      const part = chunk.subarray(0, Math.max(0, maxBytes - kept))
       truncated ||= part.length < chunk.length
-      chunks.push(part)
+      if (part.length > 0) chunks.push(part)
       kept += part.length
     })
-    res.on('end', () => resolve({ body: Buffer.concat(chunks).toString('utf8'), truncated }))
-    res.on('aborted', () =>
-      reject(new HttpFailure('other', 'the connection was closed in the middle of the response')),
-    )
+    response.on('end', () => resolve({ body: Buffer.concat(chunks).toString('utf8'), truncated }))
+    const cut = (): void =>
+      reject(new HttpFailure('partial', 'the connection was closed in the middle of the response'))
+    response.on('error', cut)
+    response.on('close', () => {
+      if (!response.complete) cut()
+    })
   })
 }
 
@@ -83,27 +158,40 @@ function flatHeaders(headers: http.IncomingHttpHeaders): Record<string, string |
   return flat
 }
 
-/** Messages never quote Node's own text: it names the host, and the whole URL is a secret. */
-function classify(error: Error, responded: boolean): HttpFailure {
+const CERTIFICATE_CODE = /CERT|SELF_SIGNED|VERIFY|ISSUER|ALTNAME/
+
+/** Messages never quote Node's own text: it can name the host, and a webhook URL is a secret. */
+function classify(error: Error, progress: Progress, overTls: boolean): HttpFailure {
   const code = (error as NodeJS.ErrnoException).code ?? ''
-  if (responded)
+  if (error.message.startsWith('tunneling socket could not be established')) {
+    const status = /statusCode=(\d+)/.exec(error.message)?.[1]
     return new HttpFailure(
-      'other',
-      `the connection failed in the middle of the response (${code || 'error'})`,
+      'proxy',
+      `the proxy (HTTPS_PROXY or HTTP_PROXY) opened no tunnel to the server (${status ? `it answered ${status}` : 'it could not be reached'}); check the proxy settings, or list the host in NO_PROXY`,
     )
-  if (code === 'ECONNREFUSED')
-    return new HttpFailure('refused', 'the webhook host refused the connection (ECONNREFUSED)')
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return new HttpFailure('dns', `the webhook host name could not be resolved (${code})`)
   }
-  if (code === 'ECONNRESET' || code === 'EPIPE' || error.message === 'socket hang up') {
+  if (!progress.connected) {
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+      return new HttpFailure('dns', `the host name could not be resolved (${code})`)
+    return new HttpFailure(
+      'refused',
+      code === 'ECONNREFUSED'
+        ? 'the server refused the connection (ECONNREFUSED)'
+        : `no connection could be made (${code || 'no code'})`,
+    )
+  }
+  if (overTls && !progress.secured) {
+    if (CERTIFICATE_CODE.test(code))
+      return new HttpFailure(
+        'tls',
+        `the server's TLS certificate was refused (${code}); if it is signed by a private certificate authority, give that authority's PEM file in the NODE_EXTRA_CA_CERTS environment variable of the step`,
+      )
+    return new HttpFailure('tls', `the TLS handshake failed (${code || 'no code'})`)
+  }
+  if (code === 'ECONNRESET' || code === 'EPIPE' || error.message === 'socket hang up')
     return new HttpFailure(
       'reset',
       `the connection was closed before any response (${code || 'socket hang up'})`,
     )
-  }
-  if (code.startsWith('ERR_TLS') || code.includes('CERT') || code.startsWith('ERR_SSL')) {
-    return new HttpFailure('tls', `the TLS connection to the webhook failed (${code})`)
-  }
   return new HttpFailure('other', `the request failed (${code || 'unknown error'})`)
 }

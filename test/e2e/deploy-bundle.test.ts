@@ -228,11 +228,15 @@ describe('a base payload file', () => {
   })
 
   test.each([
-    ['an unknown key, named with its path', 'unknown-key.json', "unknown key 'backends.rules'"],
+    [
+      'an unknown key, named with its path',
+      'unknown-key.json',
+      'at backends.rules: unknown key "rules": expected only "images", "deployRules"',
+    ],
     [
       'an extra argument other than --force-sync',
       'bad-arg.json',
-      "at 'extraArgs.0': the only accepted value is '--force-sync'",
+      "at extraArgs[0]: the only accepted value is '--force-sync'",
     ],
   ])('%s is refused before sending', async (_name, file, message) => {
     server.respondWith(answer(200))

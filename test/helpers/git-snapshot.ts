@@ -8,11 +8,11 @@ import type { Summary } from '../../src/core/shared/ports.js'
 import { Redactor } from '../../src/core/shared/redactor.js'
 import { snapshotDefinition, type SnapshotInputName } from '../../src/core/snapshot/definition.js'
 import { parseSnapshotInputs } from '../../src/core/snapshot/inputs.js'
-import type { GitPort, GitWorktree, SnapshotTools } from '../../src/core/snapshot/ports.js'
+import type { GitPort, GitWorktree, SnapshotPorts } from '../../src/core/snapshot/ports.js'
 import { runSnapshot } from '../../src/core/snapshot/run.js'
 import { exec } from '../../src/tools/exec.js'
 import { createGitPort } from '../../src/tools/git.js'
-import { toolkitFiles } from '../../src/tools/toolkit-files.js'
+import { nodeFiles } from '../../src/tools/files.js'
 import { DRAW_PASSWORD, DRAW_USERNAME, PLATFORM_STATE, TOOLKIT_COMMAND } from './fake-toolkit.js'
 import { git } from './git-repos.js'
 
@@ -69,7 +69,7 @@ export async function runSnapshotCore(options: CoreRunOptions): Promise<CoreRun>
     ...options.inputs,
   })
   redactor.add(raw['draw-password'])
-  const tools: SnapshotTools = {
+  const tools: SnapshotPorts = {
     logger: {
       info: say(''),
       warning: say('warning: '),
@@ -95,10 +95,9 @@ export async function runSnapshotCore(options: CoreRunOptions): Promise<CoreRun>
         ...o,
         env: { FAKE_PLATFORM_STATE: PLATFORM_STATE, ...options.toolkitEnv, ...o?.env },
       }),
-    files: toolkitFiles,
+    files: nodeFiles,
     variable: () => undefined,
-    now: () => new Date(2026, 2, 4, 5, 6, 7),
-    sleep: () => Promise.resolve(),
+    clock: { now: () => new Date(2026, 2, 4, 5, 6, 7), sleep: () => Promise.resolve() },
     random: () => 0,
   }
   try {

@@ -1,4 +1,10 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type ServerResponse,
+} from 'node:http'
+import { createServer as createTlsServer } from 'node:https'
 import type { AddressInfo, Socket } from 'node:net'
 
 export interface ReceivedRequest {
@@ -17,6 +23,7 @@ export type Responder = (
 
 export interface WebhookServer {
   url: string
+  port: number
   requests: ReceivedRequest[]
   /** Starts a new scenario: forgets what arrived and answers the next requests with `responder`. */
   respondWith(responder: Responder): void
@@ -41,15 +48,30 @@ export const sequence =
   (request, index, res) =>
     (responders[Math.min(index, responders.length - 1)] ?? answer(500))(request, index, res)
 
+export interface WebhookServerOptions {
+  path?: string
+  /** Serve HTTPS with this key and certificate (see tls-certificates.ts). */
+  tls?: { key: string; cert: string }
+  /** The address to listen on (default loopback) and the host name the URL uses. */
+  listen?: string
+  host?: string
+}
+
 /** The platform's webhook played on loopback: it records what arrives and answers as told. */
 export async function startWebhookServer(
   initial: Responder = answer(200),
-  path = '/hooks/deploy',
+  options: WebhookServerOptions | string = {},
 ): Promise<WebhookServer> {
+  const {
+    path = '/hooks/deploy',
+    tls,
+    listen = '127.0.0.1',
+    host = listen,
+  } = typeof options === 'string' ? { path: options } : options
   let respond = initial
   const requests: ReceivedRequest[] = []
   const sockets = new Set<Socket>()
-  const server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
@@ -62,15 +84,19 @@ export async function startWebhookServer(
       requests.push(request)
       void Promise.resolve(respond(request, requests.length - 1, res)).catch(() => res.destroy())
     })
-  })
+  }
+  const server = tls ? createTlsServer(tls, handler) : createServer(handler)
   server.on('connection', (socket) => {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  // A refused TLS handshake must not crash the test process.
+  server.on('tlsClientError', () => undefined)
+  await new Promise<void>((resolve) => server.listen(0, listen, resolve))
   const { port } = server.address() as AddressInfo
   return {
-    url: `http://127.0.0.1:${port}${path}`,
+    url: `${tls ? 'https' : 'http'}://${host}:${port}${path}`,
+    port,
     requests,
     respondWith: (responder) => {
       requests.length = 0

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import type { ProjectFiles } from './files.js'
+import type { Files } from '../shared/ports.js'
 
 /** The design tool's package: its version is the `draw_version` label (spec 1.3 rule 4). */
 export const DRAW_PACKAGE_JSON = 'node_modules/@olympeio/draw/package.json'
@@ -30,7 +30,7 @@ interface Candidate {
 export async function resolveDrawVersion(
   explicit: string | undefined,
   project: { root: string; frontendSources: string; codeasdataSources: string },
-  files: ProjectFiles,
+  files: Pick<Files, 'readText'>,
 ): Promise<DrawVersionLookup> {
   if (explicit)
     return { found: { value: explicit, source: "input 'draw-version'" }, notes: [], looked: [] }
@@ -41,7 +41,7 @@ export async function resolveDrawVersion(
   ]
   const notes: string[] = []
   for (const { file, field } of candidates) {
-    const text = await files.readText(join(project.root, file))
+    const text = await files.readText(join(project.root, file)).catch(() => undefined)
     if (text === undefined) continue
     const value = versionField(text, field)
     if (typeof value === 'string') return { found: { value, source: file }, notes, looked: [] }

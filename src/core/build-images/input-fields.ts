@@ -1,5 +1,6 @@
 import { isAbsolute, normalize } from 'node:path'
 import * as v from 'valibot'
+import { unique } from '../shared/collections.js'
 import { refine } from '../shared/inputs.js'
 import { parseList } from '../shared/parse.js'
 import { IMAGE_KINDS, type ImageKind } from './definition.js'
@@ -47,7 +48,7 @@ const isImageKind = (name: string): name is ImageKind =>
 /** The images to build, in the order they are reported, whatever order they were named in. */
 export const images = refine<ImageKind[]>((raw) => {
   const names = parseList(raw)
-  const unknown = [...new Set(names.filter((name) => !isImageKind(name)))]
+  const unknown = unique(names.filter((name) => !isImageKind(name)))
   if (unknown.length > 0) {
     const named = unknown.map((name) => `'${name}'`).join(', ')
     return {

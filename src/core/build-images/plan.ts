@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { unique } from '../shared/collections.js'
 import { InputError, quote } from '../shared/errors.js'
 import type { CiContext } from '../shared/context.js'
 import type { ImageKind } from './definition.js'
@@ -93,8 +94,4 @@ function tagFrom(input: 'tag-template' | 'extra-tags', template: string, facts: 
       ? `uses {${rendered.missing}}, but ${PLACEHOLDER_SOURCE[rendered.missing]}; remove it from the template`
       : `gives ${quote(rendered.invalid)} in this run, not a valid tag (${TAG_EXPECTED})`
   throw new InputError(input, `Invalid input '${input}' ${quote(template)}: ${problem}.`)
-}
-
-function unique(items: readonly string[]): string[] {
-  return [...new Set(items)]
 }

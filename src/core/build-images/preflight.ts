@@ -4,8 +4,10 @@ import type { Logger } from '../shared/ports.js'
 import type { ImageKind } from './definition.js'
 import { majorVersion } from './docker-args.js'
 import type { DockerClient } from './docker.js'
-import type { ProjectFiles } from './files.js'
+import type { Files } from '../shared/ports.js'
 import type { ImagePlan } from './plan.js'
+
+type ProjectFiles = Pick<Files, 'stat' | 'readText' | 'list'>
 
 /** Spec 1.3 and 9: Docker 24 or newer. */
 export const MIN_DOCKER_MAJOR = 24
@@ -67,7 +69,10 @@ async function checkDockerfile(
   findings: Findings,
 ): Promise<void> {
   const path = join(root, plan.dockerfile)
-  const text = (await files.kind(path)) === 'file' ? await files.readText(path) : undefined
+  const text =
+    (await files.stat(path))?.kind === 'file'
+      ? await files.readText(path).catch(() => undefined)
+      : undefined
   if (text === undefined) {
     findings.problems.push(
       `The ${plan.kind} image definition '${plan.dockerfile}' does not exist (looked for '${path}'). Expected '${plan.kind}.Dockerfile' in 'docker-folder': add it, or set 'docker-folder' to the folder that holds it.`,
@@ -88,17 +93,17 @@ async function checkSources(
   findings: Findings,
 ): Promise<void> {
   const path = join(root, plan.sources)
-  const kind = await files.kind(path)
+  const kind = (await files.stat(path))?.kind
   const fix = `Run '${BUILT_BY[plan.kind]}' before this step, or set '${SOURCES_INPUT[plan.kind]}' to the folder your build writes.`
   if (kind === undefined) {
     findings.problems.push(
       `The ${plan.kind} sources folder '${plan.sources}' does not exist (looked for '${path}'). Expected the project's built ${plan.kind}. ${fix}`,
     )
-  } else if (kind !== 'folder') {
+  } else if (kind !== 'directory') {
     findings.problems.push(
       `The ${plan.kind} sources '${plan.sources}' is not a folder. Expected the folder of the built ${plan.kind}. ${fix}`,
     )
-  } else if ((await files.list(path))?.length === 0) {
+  } else if ((await files.list(path).catch(() => undefined))?.length === 0) {
     findings.problems.push(
       `The ${plan.kind} sources folder '${plan.sources}' is empty: the image would hold no application. ${fix}`,
     )

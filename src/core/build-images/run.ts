@@ -1,11 +1,9 @@
-import { ActionError } from '../shared/errors.js'
-import type { Logger, Reporter } from '../shared/ports.js'
-import { buildAndPush, type BuiltImage } from './build.js'
 import type { CiContext } from '../shared/context.js'
-import type { DockerClient } from './docker.js'
-import { DockerCommandError } from './docker.js'
+import { ActionError } from '../shared/errors.js'
+import type { CommonPorts, Reporter } from '../shared/ports.js'
+import { buildAndPush, type BuiltImage } from './build.js'
+import { DockerCommandError, type DockerClient } from './docker.js'
 import { resolveDrawVersion, type DrawVersion } from './draw-version.js'
-import type { ProjectFiles } from './files.js'
 import { decideGate } from './gate.js'
 import type { BuildImagesInputs } from './inputs.js'
 import { planImages, type ImagePlan } from './plan.js'
@@ -18,24 +16,22 @@ import {
   skippedSummary,
 } from './report.js'
 
-export interface BuildImagesTools {
-  logger: Logger
-  reporter: Reporter
-  redact: (text: string) => string
-  context: CiContext
+export interface BuildImagesPorts extends Pick<
+  CommonPorts,
+  'logger' | 'reporter' | 'redact' | 'files' | 'clock'
+> {
   docker: DockerClient
-  files: ProjectFiles
-  now: () => Date
 }
 
 /** Branch gate, plan, pre-flight, login, then build and push: each phase its own log group. */
 export async function runBuildImages(
   inputs: BuildImagesInputs,
-  tools: BuildImagesTools,
+  context: CiContext,
+  ports: BuildImagesPorts,
 ): Promise<BuiltImage[]> {
-  const { logger, reporter } = tools
+  const { logger, reporter } = ports
   const gate = await logger.group('Branch check', () => {
-    const decision = decideGate(tools.context, inputs.branches)
+    const decision = decideGate(context, inputs.branches)
     logger.info(
       decision.build
         ? `Branch '${decision.branch}' is one of the branches to build (${decision.branches.join(', ')}).`
@@ -49,16 +45,18 @@ export async function runBuildImages(
     return []
   }
 
-  const { plans, drawVersion } = await logger.group('Plan', () => plan(inputs, tools, gate.branch))
-  await logger.group('Pre-flight checks', () => preflight(plans, inputs.workingDirectory, tools))
+  const { plans, drawVersion } = await logger.group('Plan', () =>
+    plan(inputs, context, ports, gate.branch),
+  )
+  await logger.group('Pre-flight checks', () => preflight(plans, inputs.workingDirectory, ports))
   const { credentials } = inputs
   if (credentials) {
     await logger.group(`Registry login: ${inputs.registry.host}`, () =>
-      login(inputs.registry.host, credentials, tools),
+      login(inputs.registry.host, credentials, ports),
     )
   }
   const images = await logger.group(inputs.push ? 'Build and push' : 'Build', () =>
-    buildAndPush(plans, { push: inputs.push, loggedIn: credentials !== undefined }, tools),
+    buildAndPush(plans, { push: inputs.push, loggedIn: credentials !== undefined }, ports),
   )
   setOutputs(reporter, images, false)
   await reporter.summary(
@@ -74,10 +72,11 @@ export async function runBuildImages(
 
 async function plan(
   inputs: BuildImagesInputs,
-  tools: BuildImagesTools,
+  context: CiContext,
+  ports: BuildImagesPorts,
   branch: string,
 ): Promise<{ plans: ImagePlan[]; drawVersion?: DrawVersion }> {
-  const { logger } = tools
+  const { logger } = ports
   const lookup = await resolveDrawVersion(
     inputs.drawVersion,
     {
@@ -85,7 +84,7 @@ async function plan(
       frontendSources: inputs.sources.frontend,
       codeasdataSources: inputs.sources.codeasdata,
     },
-    tools.files,
+    ports.files,
   )
   for (const note of lookup.notes) logger.warning(`Not used for the draw_version label: ${note}.`)
   if (lookup.found) logger.info(`draw_version ${lookup.found.value} (from ${lookup.found.source})`)
@@ -94,10 +93,10 @@ async function plan(
       `No draw_version label: no version found in ${lookup.looked.join(', ')}; set 'draw-version' to add one.`,
     )
 
-  const plans = planImages(inputs, tools.context, {
+  const plans = planImages(inputs, context, {
     branch,
     drawVersion: lookup.found?.value,
-    now: tools.now(),
+    now: ports.clock.now(),
   })
   for (const image of plans) {
     logger.info(
@@ -114,10 +113,10 @@ async function plan(
 async function login(
   host: string,
   credentials: { username: string; password: string },
-  tools: BuildImagesTools,
+  ports: BuildImagesPorts,
 ): Promise<void> {
   try {
-    await tools.docker.login(host, credentials.username, credentials.password)
+    await ports.docker.login(host, credentials.username, credentials.password)
   } catch (error) {
     if (!(error instanceof DockerCommandError)) throw error
     const said = error.tail
@@ -126,12 +125,12 @@ async function login(
       .join(' ')
       .trim()
     throw new ActionError(
-      tools.redact(
+      ports.redact(
         `Logging in to the registry '${host}' as '${credentials.username}' failed: ${error.message}${said ? ` (${said})` : ''}. Check 'registry-username' and 'registry-password' (a token needs package write access), and that 'registry' names the right host. Nothing was built.`,
       ),
     )
   }
-  tools.logger.info(`Logged in to ${host} as ${credentials.username}.`)
+  ports.logger.info(`Logged in to ${host} as ${credentials.username}.`)
 }
 
 function setOutputs(reporter: Reporter, images: readonly BuiltImage[], skipped: boolean): void {

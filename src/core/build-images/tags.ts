@@ -1,10 +1,10 @@
+import { isValidTag, MAX_TAG_LENGTH } from '../shared/image-ref.js'
+
 /**
- * Image tags from a template: `{branch}-{short-sha}` and the like. Docker's tag grammar is
- * `[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}`; a raw branch name such as `feature/x` breaks it, the most
- * common `invalid reference format` in CI, so branch values are made valid first.
+ * Image tags from a template: `{branch}-{short-sha}` and the like. A raw branch name such as
+ * `feature/x` breaks the tag grammar (the most common `invalid reference format` in CI), so
+ * branch values are made valid first.
  */
-export const MAX_TAG_LENGTH = 128
-const TAG_RE = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/
 export const TAG_EXPECTED = `letters, digits, '_', '.' and '-', not starting with '.' or '-', at most ${MAX_TAG_LENGTH} characters`
 
 export const PLACEHOLDERS = ['branch', 'sha', 'short-sha', 'run-id', 'date'] as const
@@ -17,10 +17,6 @@ export interface TagFacts {
   sha?: string
   runId?: string
   date: Date
-}
-
-export function isValidTag(tag: string): boolean {
-  return TAG_RE.test(tag)
 }
 
 /** `Feature/JIRA-1 fix` → `feature-jira-1-fix`: lowercase, invalid runs become one `-`. */

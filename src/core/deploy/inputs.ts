@@ -13,7 +13,13 @@ import {
 } from '../shared/parse.js'
 import { InputError } from '../shared/errors.js'
 import { deployDefinition, type DeployInputName } from './definition.js'
-import { DeployRuleSchema, MODES, type DeployRule, type Mode } from './payload-schema.js'
+import {
+  DeployRuleSchema,
+  MODES,
+  RULES_WORDING,
+  type DeployRule,
+  type Mode,
+} from './payload-schema.js'
 import { isLoopbackHost } from '../shared/loopback.js'
 
 /** The deploy action's inputs, validated and typed. */
@@ -93,7 +99,7 @@ export function parseDeployRules(
   const result = v.safeParse(v.array(DeployRuleSchema), document)
   if (!result.success) {
     return {
-      problem: `expected a list of {source, target}: ${describeIssues(result.issues).join('; ')}`,
+      problem: `expected a list of {source, target}: ${describeIssues(result.issues, RULES_WORDING).join('; ')}`,
     }
   }
   for (const [index, rule] of result.output.entries()) {

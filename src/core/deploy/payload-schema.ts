@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import type { IssueWording } from '../shared/issues.js'
 
 /** Spec 2.1 is the whole schema: unknown keys are refused at every level. */
 export const MODES = ['auto', 'manual'] as const
@@ -52,3 +53,31 @@ export const BasePayloadSchema = v.strictObject({
 export type DeployRule = v.InferOutput<typeof DeployRuleSchema>
 export type Payload = v.InferOutput<typeof PayloadSchema>
 export type BasePayload = v.InferOutput<typeof BasePayloadSchema>
+
+const RULE_KEYS = ['source', 'target']
+const RULE_MISSING = {
+  source: 'give the regular expression that the image references must match',
+  target: 'give the regular expression that the backend names must match',
+}
+
+/** The payload's keys, for the message about an unknown one (spec 2.1). */
+export const PAYLOAD_WORDING: IssueWording = {
+  keys: {
+    '': ['backends', 'codeAsData', 'frontend', 'noDowntime', 'skipUpdateVersions', 'extraArgs'],
+    backends: ['images', 'deployRules'],
+    deployRules: RULE_KEYS,
+    codeAsData: ['image', 'updateMode'],
+    frontend: ['image'],
+    noDowntime: ['promotionMode'],
+  },
+  missing: {
+    ...RULE_MISSING,
+    images: 'list the backend images to deploy',
+    deployRules: 'give at least one {source, target} rule',
+    image: 'give the image reference',
+    promotionMode: "give 'auto' or 'manual'",
+  },
+}
+
+/** The `deploy-rules` input: a list of rules at the top. */
+export const RULES_WORDING: IssueWording = { keys: { '': RULE_KEYS }, missing: RULE_MISSING }

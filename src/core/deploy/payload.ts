@@ -1,3 +1,4 @@
+import { unique } from '../shared/collections.js'
 import { InputError } from '../shared/errors.js'
 import {
   FORCE_SYNC,
@@ -82,8 +83,4 @@ function unmatchedBackendWarnings(
       (image) =>
         `Backend image '${image}' matches no deploy rule's source (${rules.map((r) => `'${r.source}'`).join(', ')}): the platform will not deploy it to any backend.`,
     )
-}
-
-function unique<T>(items: readonly T[]): T[] {
-  return [...new Set(items)]
 }

@@ -1,28 +1,36 @@
+import { resolve } from 'node:path'
 import * as v from 'valibot'
+import type { CiContext } from '../shared/context.js'
 import { ActionError, errorMessage } from '../shared/errors.js'
 import type { HttpClient } from '../shared/http.js'
 import { describeIssues } from '../shared/issues.js'
-import type { Logger, Reporter, Summary } from '../shared/ports.js'
+import type { CommonPorts, Files, Summary } from '../shared/ports.js'
 import type { DeployInputs } from './inputs.js'
 import { buildPayload } from './payload.js'
-import { BasePayloadSchema, type BasePayload, type Payload } from './payload-schema.js'
+import {
+  BasePayloadSchema,
+  PAYLOAD_WORDING,
+  type BasePayload,
+  type Payload,
+} from './payload-schema.js'
 import { callWebhook, WebhookError, type WebhookResult } from './webhook.js'
 
-export interface DeployTools {
-  logger: Logger
-  reporter: Reporter
+export interface DeployPorts extends Pick<
+  CommonPorts,
+  'logger' | 'reporter' | 'redact' | 'clock' | 'files'
+> {
   http: HttpClient
-  redact: (text: string) => string
-  readFile: (path: string) => Promise<string>
-  sleep: (ms: number) => Promise<void>
-  now: () => number
 }
 
-export async function runDeploy(inputs: DeployInputs, tools: DeployTools): Promise<void> {
-  const { logger, reporter } = tools
+export async function runDeploy(
+  inputs: DeployInputs,
+  context: Pick<CiContext, 'workspace'>,
+  ports: DeployPorts,
+): Promise<void> {
+  const { logger, reporter } = ports
   const payload = await logger.group('Deployment payload', async () => {
     const base = inputs.payloadFile
-      ? await readBasePayload(inputs.payloadFile, tools.readFile)
+      ? await readBasePayload(inputs.payloadFile, context.workspace, ports.files)
       : undefined
     const built = buildPayload(inputs, base)
     for (const warning of built.warnings) logger.warning(warning)
@@ -49,7 +57,7 @@ export async function runDeploy(inputs: DeployInputs, tools: DeployTools): Promi
           payload: body,
           timeoutSeconds: inputs.timeoutSeconds,
         },
-        tools,
+        ports,
       )
     } catch (error) {
       if (error instanceof WebhookError)
@@ -67,11 +75,12 @@ export async function runDeploy(inputs: DeployInputs, tools: DeployTools): Promi
 
 async function readBasePayload(
   path: string,
-  readFile: (path: string) => Promise<string>,
+  workspace: string,
+  files: Files,
 ): Promise<BasePayload> {
   let text: string
   try {
-    text = await readFile(path)
+    text = await files.readText(resolve(workspace, path))
   } catch (error) {
     throw new ActionError(
       `Invalid input 'payload-file' '${path}': cannot read it (${errorMessage(error)}).`,
@@ -93,7 +102,7 @@ async function readBasePayload(
   }
   const result = v.safeParse(BasePayloadSchema, document)
   if (!result.success) {
-    const problems = describeIssues(result.issues).join('; ')
+    const problems = describeIssues(result.issues, PAYLOAD_WORDING).join('; ')
     throw new ActionError(
       `Invalid input 'payload-file' '${path}': it does not follow the deployment payload schema (spec 2.1): ${problems}.`,
     )

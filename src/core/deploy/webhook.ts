@@ -1,6 +1,6 @@
 import { ActionError } from '../shared/errors.js'
 import { HttpFailure, type HttpClient, type HttpResponse } from '../shared/http.js'
-import type { Logger } from '../shared/ports.js'
+import type { CommonPorts } from '../shared/ports.js'
 
 export const MAX_ATTEMPTS = 3
 const BACKOFF_BASE_MS = 1000
@@ -17,13 +17,7 @@ export interface WebhookCall {
   timeoutSeconds: number
 }
 
-export interface WebhookTools {
-  http: HttpClient
-  logger: Logger
-  redact: (text: string) => string
-  sleep: (ms: number) => Promise<void>
-  now: () => number
-}
+export type WebhookPorts = Pick<CommonPorts, 'logger' | 'redact' | 'clock'> & { http: HttpClient }
 
 export interface WebhookResult {
   status: number
@@ -37,25 +31,25 @@ export interface WebhookResult {
  * host, reset before any response) or the server asks for it (429, 502, 503, 504), at most
  * MAX_ATTEMPTS times within the one time budget.
  */
-export async function callWebhook(call: WebhookCall, tools: WebhookTools): Promise<WebhookResult> {
-  const deadline = tools.now() + call.timeoutSeconds * 1000
+export async function callWebhook(call: WebhookCall, ports: WebhookPorts): Promise<WebhookResult> {
+  const deadline = ports.clock.now().getTime() + call.timeoutSeconds * 1000
   for (let attempt = 1; ; attempt++) {
-    const remaining = deadline - tools.now()
+    const remaining = deadline - ports.clock.now().getTime()
     if (remaining <= 0) throw new ActionError(timeoutMessage(call.timeoutSeconds, attempt - 1))
-    tools.logger.info(`POST to the deployment webhook (attempt ${attempt} of ${MAX_ATTEMPTS})`)
-    const outcome = await attemptOnce(call, tools, remaining)
+    ports.logger.info(`POST to the deployment webhook (attempt ${attempt} of ${MAX_ATTEMPTS})`)
+    const outcome = await attemptOnce(call, ports, remaining)
     if (outcome.kind === 'done') return { ...outcome.result, attempts: attempt }
     const wait = outcome.retryAfterMs ?? backoff(attempt)
     const last = attempt >= MAX_ATTEMPTS
-    const beyondBudget = tools.now() + wait >= deadline
+    const beyondBudget = ports.clock.now().getTime() + wait >= deadline
     if (!outcome.retryable || last || beyondBudget) {
       throw new WebhookError(
         finalMessage(outcome.reason, attempt, outcome.retryable, last, wait),
         outcome.status,
       )
     }
-    tools.logger.warning(`${outcome.reason}; retrying in ${formatSeconds(wait)}.`)
-    await tools.sleep(wait)
+    ports.logger.warning(`${outcome.reason}; retrying in ${formatSeconds(wait)}.`)
+    await ports.clock.sleep(wait)
   }
 }
 
@@ -75,12 +69,12 @@ export class WebhookError extends ActionError {
 
 async function attemptOnce(
   call: WebhookCall,
-  tools: WebhookTools,
+  ports: WebhookPorts,
   remainingMs: number,
 ): Promise<Attempt> {
   let response: HttpResponse
   try {
-    response = await tools.http.request({
+    response = await ports.http.request({
       method: 'POST',
       url: call.url,
       headers: {
@@ -99,17 +93,18 @@ async function attemptOnce(
     }
     return {
       kind: 'failed',
-      reason: tools.redact(error.message),
+      reason: ports.redact(error.message),
       retryable: RETRYABLE_FAILURES.has(error.kind),
     }
   }
-  return judgeResponse(response, call.url, tools.redact)
+  return judgeResponse(response, call.url, ports.redact, ports.clock.now().getTime())
 }
 
 export function judgeResponse(
   response: HttpResponse,
   url: URL,
   redact: (text: string) => string,
+  now: number,
 ): Attempt {
   const { status } = response
   const body = showBody(response, redact)
@@ -136,7 +131,9 @@ export function judgeResponse(
     status,
     retryable: RETRYABLE_STATUSES.has(status),
     retryAfterMs:
-      status === 429 || status === 503 ? retryAfterMs(response.headers['retry-after']) : undefined,
+      status === 429 || status === 503
+        ? retryAfterMs(response.headers['retry-after'], now)
+        : undefined,
     reason: `The webhook answered HTTP ${status}${statusHint(status)}. Response body: ${body}`,
   }
 }
@@ -191,7 +188,7 @@ function showBody(response: HttpResponse, redact: (text: string) => string): str
 }
 
 /** Retry-After is either delay-seconds or an HTTP date (RFC 9110 10.2.3). */
-export function retryAfterMs(header: string | undefined, now = Date.now()): number | undefined {
+export function retryAfterMs(header: string | undefined, now: number): number | undefined {
   if (!header) return undefined
   const trimmed = header.trim()
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000

@@ -7,7 +7,6 @@ export interface ExecOptions {
   input?: string
   /** Each output line as it arrives, for streaming to the log (the logger redacts). */
   onLine?: (line: string, stream: 'stdout' | 'stderr') => void
-  timeoutMs?: number
 }
 
 export interface ExecResult {

@@ -1,9 +1,9 @@
-/** The HTTP port the core uses; the tools layer implements it with node:http(s). */
+/** The HTTP port the core uses; src/tools/http.ts implements it with @actions/http-client. */
 export interface HttpRequest {
-  method: 'POST'
+  method: 'POST' | 'GET' | 'HEAD'
   url: URL
   headers: Record<string, string>
-  body: string
+  body?: string
   /** The whole exchange, connection to last byte, must end within this. */
   timeoutMs: number
   /** Bytes of the response body kept; the rest is read and dropped. */
@@ -18,11 +18,23 @@ export interface HttpResponse {
 }
 
 /**
- * Why no response arrived. `sent` is false only when the request surely never reached the
- * server (refused connection, unknown host): the only failures it is safe to repeat a POST after,
- * together with a reset before any byte of a response.
+ * Why no (whole) response arrived, and so whether the request can have reached the server.
+ * Never reached it: `refused` (no connection could be made), `dns` (unknown host), `proxy` (the
+ * proxy opened no tunnel), `tls` (the handshake failed, certificate refused included),
+ * `connect-timeout` (no connection within the time allowed). May have reached it: `reset` (the
+ * connection broke after it was made), `timeout` (connected, then no complete answer in time),
+ * `partial` (the response was cut off), `other`.
  */
-export type HttpFailureKind = 'refused' | 'dns' | 'reset' | 'timeout' | 'tls' | 'other'
+export type HttpFailureKind =
+  | 'refused'
+  | 'dns'
+  | 'proxy'
+  | 'tls'
+  | 'connect-timeout'
+  | 'reset'
+  | 'timeout'
+  | 'partial'
+  | 'other'
 
 export class HttpFailure extends Error {
   override readonly name = 'HttpFailure'

@@ -5,7 +5,9 @@
 const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])'
 const DOMAIN = `(?:${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*|\\[[0-9a-fA-F:]+\\])(?::[0-9]+)?`
 const PATH_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*'
-const TAG = '[\\w][\\w.-]{0,127}'
+/** A tag: letters, digits, '_', '.' and '-', not starting with '.' or '-', at most 128 characters. */
+export const MAX_TAG_LENGTH = 128
+const TAG = `[\\w][\\w.-]{0,${MAX_TAG_LENGTH - 1}}`
 const DIGEST = '[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}'
 
 const DOMAIN_RE = new RegExp(`^${DOMAIN}$`)
@@ -13,6 +15,10 @@ const PATH_RE = new RegExp(`^${PATH_COMPONENT}(?:/${PATH_COMPONENT})*$`)
 const TAG_RE = new RegExp(`^${TAG}$`)
 const DIGEST_RE = new RegExp(`^${DIGEST}$`)
 const MAX_NAME_LENGTH = 255
+
+export function isValidTag(tag: string): boolean {
+  return TAG_RE.test(tag)
+}
 
 export interface ImageReference {
   domain?: string

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import type { ActionDefinition, InputSpec, RawInputs } from '../definition.js'
+import { unique } from './collections.js'
 import { InputError, quote } from './errors.js'
 
 /**
@@ -16,7 +17,7 @@ export function parseInputs<I extends string, TOut>(
   const lines = result.issues.map((issue) =>
     describeInputProblem(definition, raw, inputOf(issue), issue.message),
   )
-  throw new InputError(inputOf(result.issues[0]), [...new Set(lines)].join('\n'))
+  throw new InputError(inputOf(result.issues[0]), unique(lines).join('\n'))
 }
 
 function inputOf(issue: v.BaseIssue<unknown>): string {

@@ -19,3 +19,42 @@ export interface Reporter {
   setOutput(name: string, value: string): void
   summary(summary: Summary): Promise<void>
 }
+
+/** Time, injected so that tests can freeze it and skip waits. */
+export interface Clock {
+  now(): Date
+  sleep(ms: number): Promise<void>
+}
+
+export type PathKind = 'file' | 'directory' | 'other'
+
+/** The file operations the actions need, so that the core stays free of I/O. */
+export interface Files {
+  /** What is at a path (symlinks followed), or undefined when nothing is. */
+  stat(path: string): Promise<{ kind: PathKind; size: number } | undefined>
+  /** A file's text; throws when it cannot be read. */
+  readText(path: string): Promise<string>
+  /** The names in a folder; throws when it is not a readable folder. */
+  list(path: string): Promise<string[]>
+  /** Every file below a folder, recursively, as full paths in a stable (sorted) order. */
+  listFilesDeep(path: string): Promise<string[]>
+  /** Writes a file, creating its missing parent folders. */
+  writeText(path: string, text: string): Promise<void>
+  makeTempDir(prefix: string): Promise<string>
+  makeDir(path: string): Promise<void>
+  /** Makes `to` an exact copy of `from`; a missing `from` leaves `to` missing. */
+  replaceDir(from: string, to: string): Promise<void>
+  remove(path: string): Promise<void>
+}
+
+/** The ports every action receives from the platform. */
+export interface CommonPorts {
+  logger: Logger
+  reporter: Reporter
+  /** Masks a value in everything printed from now on (and on GitHub, in the runner's log). */
+  registerSecret: (value: string) => void
+  /** Masks the registered secrets in a text kept for later (an error message). */
+  redact: (text: string) => string
+  clock: Clock
+  files: Files
+}

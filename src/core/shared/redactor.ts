@@ -1,9 +1,10 @@
+import { leakForms } from './secrets.js'
+
 const MASK = '***'
 
 /**
- * Replaces every registered secret, and the forms in which it commonly leaks (URL-encoded,
- * base64 inside an auth header), with `***`. Longer secrets are replaced first so that a
- * secret containing another is masked whole.
+ * Replaces every registered secret, and its leak forms (see leakForms), with `***`. Longer
+ * secrets are replaced first so that a secret containing another is masked whole.
  */
 export class Redactor {
   private readonly secrets = new Set<string>()
@@ -26,9 +27,4 @@ export class Redactor {
   get size(): number {
     return this.secrets.size
   }
-}
-
-export function leakForms(secret: string): string[] {
-  const forms = new Set([secret, secret.trim(), encodeURIComponent(secret)])
-  return [...forms].filter((form) => form.length > 0)
 }

@@ -1,10 +1,12 @@
 import { relative } from 'node:path'
 import * as v from 'valibot'
 import { errorMessage, InputError } from '../shared/errors.js'
-import { describeConfigIssues, jsonPath } from './config-issues.js'
+import { describeIssues, jsonPath } from '../shared/issues.js'
+import { CONFIG_WORDING } from './config-wording.js'
 import { SnapshotConfigSchema, type SnapshotEntryConfig } from './config-schema.js'
 import { normalizeOutputDir, overlaps } from './paths.js'
-import type { RemoteRepo, SnapshotFiles } from './ports.js'
+import type { Files } from '../shared/ports.js'
+import type { RemoteRepo } from './ports.js'
 import { credentialsInText, parseRepoUrl } from './repo-url.js'
 
 export interface SnapshotEntry {
@@ -21,7 +23,7 @@ export interface LoadedConfig {
 }
 
 export interface ConfigTools {
-  files: SnapshotFiles
+  files: Files
   registerSecret: (value: string) => void
   variable: (name: string) => string | undefined
 }
@@ -56,7 +58,9 @@ export async function loadSnapshotConfig(
     problems.push(...expanded.problems.map((problem) => `${prefix(file)}${problem}`))
     const result = v.safeParse(SnapshotConfigSchema, expanded.document)
     if (!result.success) {
-      problems.push(...describeConfigIssues(result.issues).map((line) => `${prefix(file)}${line}`))
+      problems.push(
+        ...describeIssues(result.issues, CONFIG_WORDING).map((line) => `${prefix(file)}${line}`),
+      )
       continue
     }
     entries.push(...result.output.map((entry, index) => toEntry(entry, `${file.shown} [${index}]`)))
@@ -78,17 +82,18 @@ export async function loadSnapshotConfig(
 async function configFiles(
   path: string,
   shown: string,
-  files: SnapshotFiles,
+  files: Files,
 ): Promise<Array<{ path: string; shown: string }>> {
-  const kind = await files.kind(path)
-  if (kind === 'missing') {
+  const kind = (await files.stat(path))?.kind
+  if (kind === undefined) {
     throw new InputError(
       'config',
       `Invalid input 'config' '${shown}': no such file or folder (looked for ${path}). Create it (spec 2.2: a JSON array of {"snapshooter", "git"} entries) or set 'config' to its path, relative to 'working-directory'.`,
     )
   }
-  if (kind === 'file') return [{ path, shown }]
-  const found = await files.listJsonFiles(path)
+  if (kind !== 'directory') return [{ path, shown }]
+  // Like the toolkit: every *.json below the folder, in a stable order.
+  const found = (await files.listFilesDeep(path)).filter((file) => file.endsWith('.json'))
   if (found.length === 0) {
     throw new InputError(
       'config',

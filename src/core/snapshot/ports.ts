@@ -1,5 +1,5 @@
 import type { Exec } from '../shared/exec.js'
-import type { Logger, Reporter } from '../shared/ports.js'
+import type { CommonPorts } from '../shared/ports.js'
 
 /** A remote repository with its credentials taken out of the URL. */
 export interface RemoteRepo {
@@ -62,33 +62,12 @@ export interface GitWorktree {
   syncTo(branch: string): Promise<string>
 }
 
-/** The few file operations the snapshot needs, so that the core stays free of I/O. */
-export interface SnapshotFiles {
-  kind(path: string): Promise<'file' | 'directory' | 'missing'>
-  /** Every `*.json` file under a folder, recursively, in a stable order. */
-  listJsonFiles(dir: string): Promise<string[]>
-  readText(path: string): Promise<string>
-  writeText(path: string, text: string): Promise<void>
-  makeTempDir(prefix: string): Promise<string>
-  makeDir(path: string): Promise<void>
-  /** Makes `to` an exact copy of `from`; a missing `from` leaves `to` missing. */
-  replaceDir(from: string, to: string): Promise<void>
-  remove(path: string): Promise<void>
-}
-
-export interface SnapshotTools {
-  logger: Logger
-  reporter: Reporter
-  /** Masks a value in everything printed from now on. */
-  registerSecret: (value: string) => void
-  /** Masks the registered secrets in a text kept for later (an error message). */
-  redact: (text: string) => string
+/** What the snapshot needs besides the common ports. */
+export interface SnapshotPorts extends CommonPorts {
   git: GitPort
   exec: Exec
-  files: SnapshotFiles
   /** `${NAME}` in `git.repo` reads this (the job's environment). */
   variable: (name: string) => string | undefined
-  now: () => Date
-  sleep: (ms: number) => Promise<void>
+  /** Spreads the retries of runs that collided (0 <= random() < 1). */
   random: () => number
 }

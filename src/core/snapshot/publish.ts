@@ -4,7 +4,7 @@ import { describeCounts, countChanges, listChanges } from './changes.js'
 import type { SnapshotEntry } from './config.js'
 import { explainGitFailure, indent } from './git-errors.js'
 import { renderCommitMessage } from './message.js'
-import { GitFailure, type GitWorktree, type SnapshotTools } from './ports.js'
+import { GitFailure, type GitWorktree, type SnapshotPorts } from './ports.js'
 import { describeTarget, type GitTarget } from './plan.js'
 import type { EntryResult } from './summary.js'
 
@@ -16,7 +16,7 @@ export interface PublishOptions {
   saved: ReadonlyMap<SnapshotEntry, string>
 }
 
-type PublishTools = Pick<SnapshotTools, 'logger' | 'files' | 'sleep' | 'random'>
+type PublishTools = Pick<SnapshotPorts, 'logger' | 'files' | 'clock' | 'random'>
 
 /**
  * Commits each changed entry and pushes the clone, fast-forward only. When someone pushed
@@ -85,7 +85,7 @@ async function reapply(
   tools: PublishTools,
 ): Promise<void> {
   // Spread the retries of runs that collided, so they do not collide again in step.
-  await tools.sleep(Math.round(300 + 700 * tools.random()))
+  await tools.clock.sleep(Math.round(300 + 700 * tools.random()))
   const tip = await gitStep(worktree.syncTo(target.branch), `Fetching ${describeTarget(target)}`)
   tools.logger.info(
     `Reset onto the branch's new tip ${tip.slice(0, 12)}; re-applying the snapshot.`,
@@ -101,7 +101,7 @@ async function reapply(
 export async function previewTarget(
   target: GitTarget,
   worktree: GitWorktree,
-  tools: Pick<SnapshotTools, 'logger'>,
+  tools: Pick<SnapshotPorts, 'logger'>,
 ): Promise<EntryResult[]> {
   const results: EntryResult[] = []
   for (const entry of target.entries) {

@@ -1,3 +1,4 @@
+import { unique } from '../shared/collections.js'
 import type { RemoteRepo } from './ports.js'
 import { isLoopbackHost } from '../shared/loopback.js'
 
@@ -83,8 +84,4 @@ function safeDecode(text: string): string {
   } catch {
     return text
   }
-}
-
-function unique(items: readonly string[]): string[] {
-  return [...new Set(items)]
 }

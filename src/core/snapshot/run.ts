@@ -4,7 +4,7 @@ import { toolkitArgv } from './command.js'
 import { loadSnapshotConfig, type SnapshotEntry } from './config.js'
 import { explainGitFailure } from './git-errors.js'
 import type { SnapshotInputs } from './inputs.js'
-import type { GitIdentity, GitWorktree, SnapshotTools } from './ports.js'
+import type { GitIdentity, GitWorktree, SnapshotPorts } from './ports.js'
 import { describeTarget, planSnapshot, type GitTarget, type SnapshotPlan } from './plan.js'
 import { previewTarget, publishTarget } from './publish.js'
 import { commitsOutput, snapshotSummary, type EntryResult } from './summary.js'
@@ -17,14 +17,14 @@ export type SnapshotContext = Pick<CiContext, 'workspace' | 'actor'>
 export async function runSnapshot(
   inputs: SnapshotInputs,
   context: SnapshotContext,
-  tools: SnapshotTools,
+  ports: SnapshotPorts,
 ): Promise<void> {
-  const { logger, reporter } = tools
+  const { logger, reporter } = ports
   const projectDir = resolve(context.workspace, inputs.workingDirectory ?? '.')
   const configPath = resolve(projectDir, inputs.config)
   const { entries } = await logger.group('Configuration', async () => {
     logger.info(`Reading ${inputs.config} in ${projectDir}.`)
-    const loaded = await loadSnapshotConfig(configPath, inputs.config, tools)
+    const loaded = await loadSnapshotConfig(configPath, inputs.config, ports)
     for (const warning of loaded.warnings) logger.warning(warning)
     if (inputs.drawPassword && /\s/.test(inputs.drawPassword))
       logger.warning(
@@ -34,11 +34,11 @@ export async function runSnapshot(
     return loaded
   })
 
-  const temp = await tools.files.makeTempDir('olympe-snapshot-')
+  const temp = await ports.files.makeTempDir('olympe-snapshot-')
   try {
     const plan = planSnapshot(entries, join(temp, 'clones'))
     const identity = gitIdentity(inputs, context)
-    const clones = await logger.group('Git repositories', () => cloneAll(plan, identity, tools))
+    const clones = await logger.group('Git repositories', () => cloneAll(plan, identity, ports))
     const settings: ToolkitSettings = {
       argv: toolkitArgv(inputs.toolkitCommand, projectDir),
       env: toolkitEnv(inputs),
@@ -46,23 +46,23 @@ export async function runSnapshot(
     }
     // A dry run must leave the working directory as it is: entries without git go to scratch.
     const localDir = inputs.dryRun ? join(temp, 'dry-run') : projectDir
-    if (inputs.dryRun) await tools.files.makeDir(localDir)
-    const saved = await exportAll(plan, entries, localDir, settings, tools, temp)
+    if (inputs.dryRun) await ports.files.makeDir(localDir)
+    const saved = await exportAll(plan, entries, localDir, settings, ports, temp)
     const results: EntryResult[] = plan.local.map((entry) => ({
       entry,
       status: inputs.dryRun ? 'exported' : 'written',
       changes: [],
     }))
     try {
-      for (const clone of clones) results.push(...(await commitClone(clone, inputs, saved, tools)))
+      for (const clone of clones) results.push(...(await commitClone(clone, inputs, saved, ports)))
     } catch (error) {
       throw withPushedSoFar(error, results)
     } finally {
-      report(results, entries, inputs.dryRun, tools)
+      report(results, entries, inputs.dryRun, ports)
     }
     await reporter.summary(snapshotSummary(ordered(results, entries), inputs.dryRun))
   } finally {
-    await tools.files.remove(temp)
+    await ports.files.remove(temp)
   }
 }
 
@@ -70,29 +70,29 @@ export async function runSnapshot(
 async function cloneAll(
   plan: SnapshotPlan,
   identity: GitIdentity,
-  tools: SnapshotTools,
+  ports: SnapshotPorts,
 ): Promise<Clone[]> {
   if (plan.targets.length === 0) {
-    tools.logger.info('No entry has a git object: the toolkit writes into the working directory.')
+    ports.logger.info('No entry has a git object: the toolkit writes into the working directory.')
     return []
   }
   const problems: string[] = []
   for (const target of plan.targets) {
-    const problem = await checkBranch(target, tools)
+    const problem = await checkBranch(target, ports)
     if (problem) problems.push(problem)
-    else tools.logger.info(`Branch '${target.branch}' exists in ${target.repo.display}.`)
+    else ports.logger.info(`Branch '${target.branch}' exists in ${target.repo.display}.`)
   }
   if (problems.length > 0)
     throw new ActionError(`${problems.join('\n')}\nNothing was exported or pushed.`)
   const clones: Clone[] = []
   for (const target of plan.targets) {
     try {
-      const worktree = await tools.git.clone(target.repo, target.branch, target.dir, identity)
+      const worktree = await ports.git.clone(target.repo, target.branch, target.dir, identity)
       clones.push({ target, worktree })
     } catch (error) {
       throw explainGitFailure(error, `Cloning ${describeTarget(target)}`)
     }
-    tools.logger.info(`Cloned ${describeTarget(target)} (shallow, single branch).`)
+    ports.logger.info(`Cloned ${describeTarget(target)} (shallow, single branch).`)
   }
   return clones
 }
@@ -107,21 +107,21 @@ function commitClone(
   { target, worktree }: Clone,
   inputs: SnapshotInputs,
   saved: ReadonlyMap<SnapshotEntry, string>,
-  tools: SnapshotTools,
+  ports: SnapshotPorts,
 ): Promise<EntryResult[]> {
   const title = `${inputs.dryRun ? 'Dry run' : 'Commit and push'}: ${describeTarget(target)}`
-  return tools.logger.group(title, () => {
-    if (inputs.dryRun) return previewTarget(target, worktree, tools)
-    const options = { attempts: inputs.pushAttempts, date: tools.now(), saved }
-    return publishTarget(target, worktree, options, tools)
+  return ports.logger.group(title, () => {
+    if (inputs.dryRun) return previewTarget(target, worktree, ports)
+    const options = { attempts: inputs.pushAttempts, date: ports.clock.now(), saved }
+    return publishTarget(target, worktree, options, ports)
   })
 }
 
-async function checkBranch(target: GitTarget, tools: SnapshotTools): Promise<string | undefined> {
+async function checkBranch(target: GitTarget, ports: SnapshotPorts): Promise<string | undefined> {
   const names = target.entries.map((entry) => `'${entry.name}'`).join(', ')
   let tip: string | undefined
   try {
-    tip = await tools.git.branchTip(target.repo, target.branch)
+    tip = await ports.git.branchTip(target.repo, target.branch)
   } catch (error) {
     return explainGitFailure(error, `Reading ${target.repo.display} (entry ${names})`).message
   }
@@ -135,18 +135,18 @@ async function exportAll(
   entries: readonly SnapshotEntry[],
   localDir: string,
   settings: ToolkitSettings,
-  tools: SnapshotTools,
+  ports: SnapshotPorts,
   temp: string,
 ): Promise<Map<SnapshotEntry, string>> {
   const saved = new Map<SnapshotEntry, string>()
   for (const [index, entry] of entries.entries()) {
     const target = plan.targets.find((t) => t.entries.includes(entry))
     const cwd = target?.dir ?? localDir
-    await tools.logger.group(`Export '${entry.name}'`, async () => {
-      await exportEntry(entry, index, cwd, settings, tools)
+    await ports.logger.group(`Export '${entry.name}'`, async () => {
+      await exportEntry(entry, index, cwd, settings, ports)
       if (!target) return
       const copy = join(temp, 'exports', String(index + 1))
-      await tools.files.replaceDir(join(cwd, entry.snapshooter.outputDir), copy)
+      await ports.files.replaceDir(join(cwd, entry.snapshooter.outputDir), copy)
       saved.set(entry, copy)
     })
   }
@@ -172,11 +172,11 @@ function report(
   results: readonly EntryResult[],
   entries: readonly SnapshotEntry[],
   dryRun: boolean,
-  tools: SnapshotTools,
+  ports: SnapshotPorts,
 ): void {
   const pushed = results.some((r) => r.status === 'pushed')
-  tools.reporter.setOutput('changed', String(pushed && !dryRun))
-  tools.reporter.setOutput('commits', dryRun ? '[]' : commitsOutput(ordered(results, entries)))
+  ports.reporter.setOutput('changed', String(pushed && !dryRun))
+  ports.reporter.setOutput('commits', dryRun ? '[]' : commitsOutput(ordered(results, entries)))
 }
 
 function ordered(

@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { ActionError, errorMessage, quote } from '../shared/errors.js'
 import { commandLine } from '../shared/exec.js'
 import type { SnapshotEntry } from './config.js'
-import type { SnapshotTools } from './ports.js'
+import type { SnapshotPorts } from './ports.js'
 
 export interface ToolkitSettings {
   argv: string[]
@@ -24,7 +24,7 @@ export async function exportEntry(
   index: number,
   cwd: string,
   settings: ToolkitSettings,
-  tools: Pick<SnapshotTools, 'exec' | 'files' | 'logger' | 'redact'>,
+  tools: Pick<SnapshotPorts, 'exec' | 'files' | 'logger' | 'redact'>,
 ): Promise<void> {
   const configFile = join(settings.tempDir, `toolkit-config-${index + 1}.json`)
   await tools.files.writeText(

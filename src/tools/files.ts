@@ -1,0 +1,38 @@
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import type { Files } from '../core/shared/ports.js'
+
+/** The Files port on the real file system. */
+export const nodeFiles: Files = {
+  async stat(path) {
+    const found = await stat(path).catch(() => undefined)
+    if (!found) return undefined
+    const kind = found.isFile() ? 'file' : found.isDirectory() ? 'directory' : 'other'
+    return { kind, size: found.size }
+  },
+  readText: (path) => readFile(path, 'utf8'),
+  list: (path) => readdir(path),
+  async listFilesDeep(path) {
+    const entries = await readdir(path, { recursive: true, withFileTypes: true })
+    return entries
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name))
+      .sort()
+  },
+  async writeText(path, text) {
+    await mkdir(dirname(path), { recursive: true })
+    await writeFile(path, text)
+  },
+  makeTempDir: (prefix) => mkdtemp(join(tmpdir(), prefix)),
+  async makeDir(path) {
+    await mkdir(path, { recursive: true })
+  },
+  async replaceDir(from, to) {
+    await rm(to, { recursive: true, force: true })
+    if (!(await stat(from).catch(() => undefined))) return
+    await mkdir(dirname(to), { recursive: true })
+    await cp(from, to, { recursive: true, verbatimSymlinks: true })
+  },
+  remove: (path) => rm(path, { recursive: true, force: true }),
+}

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { networkInterfaces } from 'node:os'
+import { runAsGithub, type RunResult } from '../helpers/run-action.js'
+import { startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js'
+import { expectNoSecrets } from '../helpers/secrets.js'
+import { makeTlsFiles, type TlsFiles } from '../helpers/tls-certificates.js'
+import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+
+// A corporate network: the webhook host resolves only on the proxy's side, the proxy is the only
+// way out, and the webhook's certificate is signed by the company's own authority.
+const WEBHOOK_HOST = 'deploy.olympe.test'
+const TOKEN = 'proxy-token-8d2f1c7e'
+const HOOK_PATH = '/hooks/b7c6d5e4-corp'
+const FRONTEND = 'registry.example.com/shop/frontend:main-1a2b3c4'
+
+function externalAddress(): string {
+  for (const addresses of Object.values(networkInterfaces()))
+    for (const address of addresses ?? [])
+      if (address.family === 'IPv4' && !address.internal) return address.address
+  throw new Error('this machine has no non-loopback IPv4 address')
+}
+
+let tls: TlsFiles
+let webhook: WebhookServer
+let proxy: ConnectProxy
+const address = externalAddress()
+
+beforeAll(async () => {
+  tls = await makeTlsFiles([WEBHOOK_HOST, address])
+  webhook = await startWebhookServer(answer(200), { path: HOOK_PATH, tls, listen: '0.0.0.0' })
+  proxy = await startConnectProxy({ [WEBHOOK_HOST]: webhook.port })
+})
+afterAll(async () => {
+  await proxy.stop()
+  await webhook.stop()
+  await tls.remove()
+})
+
+const url = (host: string): string => `https://${host}:${webhook.port}${HOOK_PATH}`
+
+function deploy(host: string, env: Record<string, string>): Promise<RunResult> {
+  return runAsGithub('deploy', {
+    inputs: { 'webhook-url': url(host), 'webhook-token': TOKEN, 'frontend-image': FRONTEND },
+    env,
+  })
+}
+
+function expectClean(run: RunResult, host: string): void {
+  expectNoSecrets({ stdout: run.stdout, stderr: run.stderr, ...run.files }, [
+    TOKEN,
+    url(host),
+    HOOK_PATH,
+  ])
+}
+
+describe('deploy behind a proxy, to a webhook with a private CA', () => {
+  test('HTTPS_PROXY and NODE_EXTRA_CA_CERTS: the webhook is reached through the tunnel', async () => {
+    webhook.respondWith(answer(200, { message: 'success' }))
+    const before = proxy.tunnels.length
+    const run = await deploy(WEBHOOK_HOST, {
+      HTTPS_PROXY: proxy.url,
+      NODE_EXTRA_CA_CERTS: tls.caFile,
+    })
+    expect(run.code).toBe(0)
+    expect(run.outputs.status).toBe('200')
+    expect(proxy.tunnels.slice(before)).toEqual([`${WEBHOOK_HOST}:${webhook.port}`])
+    expect(webhook.requests).toHaveLength(1)
+    expect(webhook.requests[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`)
+    expect(webhook.requests[0]?.headers['user-agent']).toMatch(
+      /^olympe-deploy-actions\/\d+\.\d+\.\d+/,
+    )
+    expectClean(run, WEBHOOK_HOST)
+  })
+
+  test('lower-case https_proxy is honoured too', async () => {
+    webhook.respondWith(answer(200, { message: 'success' }))
+    const before = proxy.tunnels.length
+    const run = await deploy(WEBHOOK_HOST, {
+      https_proxy: proxy.url,
+      NODE_EXTRA_CA_CERTS: tls.caFile,
+    })
+    expect(run.code).toBe(0)
+    expect(proxy.tunnels.length).toBe(before + 1)
+  })
+
+  test('a host listed in NO_PROXY is reached directly', async () => {
+    webhook.respondWith(answer(200, { message: 'success' }))
+    const before = proxy.tunnels.length
+    const run = await deploy(address, {
+      HTTPS_PROXY: proxy.url,
+      NO_PROXY: `intranet.example.com,${address}`,
+      NODE_EXTRA_CA_CERTS: tls.caFile,
+    })
+    expect(run.code).toBe(0)
+    expect(proxy.tunnels.length).toBe(before)
+    expect(webhook.requests).toHaveLength(1)
+  })
+
+  test('without the CA, the refused certificate is explained with NODE_EXTRA_CA_CERTS', async () => {
+    webhook.respondWith(answer(200, { message: 'success' }))
+    const run = await deploy(WEBHOOK_HOST, { HTTPS_PROXY: proxy.url })
+    expect(run.code).toBe(1)
+    expect(webhook.requests).toHaveLength(0)
+    expect(run.stdout).toMatch(
+      /::error title=olympe deploy failed::the server's TLS certificate was refused \([A-Z_]+\); if it is signed by a private certificate authority, give that authority's PEM file in the NODE_EXTRA_CA_CERTS environment variable of the step/,
+    )
+    expectClean(run, WEBHOOK_HOST)
+  })
+})

@@ -1,0 +1,54 @@
+import { createServer, type Server } from 'node:http'
+import { connect, type AddressInfo, type Socket } from 'node:net'
+
+export interface ConnectProxy {
+  /** `http://127.0.0.1:<port>`: the value of HTTPS_PROXY / HTTP_PROXY. */
+  url: string
+  /** Every CONNECT target asked for, `host:port`, in order. */
+  tunnels: string[]
+  stop(): Promise<void>
+}
+
+/**
+ * A CONNECT proxy on loopback, as corporate networks have. `routes` maps a host name that does
+ * not resolve (`webhook.olympe.test`) to a loopback port, so a request that arrives proves it
+ * went through the proxy; an unknown host is answered 502, as a real proxy does.
+ */
+export async function startConnectProxy(
+  routes: Record<string, number> = {},
+): Promise<ConnectProxy> {
+  const tunnels: string[] = []
+  const sockets = new Set<Socket>()
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(405).end('only CONNECT')
+  })
+  server.on('connect', (req, client: Socket) => {
+    const target = req.url ?? ''
+    tunnels.push(target)
+    const host = target.slice(0, target.lastIndexOf(':'))
+    const routed = routes[host]
+    if (routed === undefined) {
+      client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n')
+      return
+    }
+    const upstream = connect(routed, '127.0.0.1', () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+      upstream.pipe(client)
+      client.pipe(upstream)
+    })
+    for (const socket of [client, upstream]) {
+      sockets.add(socket)
+      socket.on('error', () => undefined)
+      socket.on('close', () => sockets.delete(socket))
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    tunnels,
+    stop: async () => {
+      for (const socket of sockets) socket.destroy()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}

@@ -1,0 +1,52 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ROOT, spawnCaptured, type ActionId } from './run-action.js'
+
+export interface LocalActionRun {
+  code: number | null
+  stdout: string
+  stderr: string
+  /** The outputs local-action reports in its "Action Outputs" table, by name. */
+  outputs: Record<string, string>
+}
+
+/**
+ * Runs an action the way its authors debug it, with GitHub's @github/local-action: it imports
+ * src/actions/<action>.ts, stands in for @actions/core and @actions/github, and calls run().
+ * `env` becomes the dotenv file it reads (INPUT_<NAME> with hyphens, GITHUB_* facts).
+ */
+export async function runLocalAction(
+  action: ActionId,
+  env: Record<string, string>,
+): Promise<LocalActionRun> {
+  const temp = await mkdtemp(join(tmpdir(), 'olympe-local-action-'))
+  try {
+    const dotenv = join(temp, '.env')
+    const lines = Object.entries({ GITHUB_ACTIONS: 'true', ...env }).map(
+      ([name, value]) => `${name}=${JSON.stringify(value)}`,
+    )
+    await writeFile(dotenv, `${lines.join('\n')}\n`)
+    const actionDir = action === 'deploy' ? '.' : `actions/${action}`
+    const entry = join(ROOT, 'src/actions', `${action}.ts`)
+    const run = await spawnCaptured(
+      join(ROOT, 'node_modules/.bin/local-action'),
+      ['run', actionDir, entry, dotenv],
+      { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', LANG: 'C.UTF-8' },
+      ROOT,
+      180_000,
+    )
+    return { ...run, outputs: reportedOutputs(run.stdout) }
+  } finally {
+    await rm(temp, { recursive: true, force: true })
+  }
+}
+
+/** Rows of console.table: `│ 0 │ 'payload' │ '{...}' │`. */
+function reportedOutputs(stdout: string): Record<string, string> {
+  const outputs: Record<string, string> = {}
+  const table = stdout.slice(stdout.indexOf('Action Outputs'))
+  for (const match of table.matchAll(/^│\s*\d+\s*│\s*'([^']+)'\s*│\s*(?:'(.*)'|(\S*))\s*│\s*$/gm))
+    outputs[match[1] ?? ''] = match[2] ?? match[3] ?? ''
+  return outputs
+}

@@ -1,0 +1,60 @@
+import type { Files } from '../../src/core/shared/ports.js'
+
+/**
+ * The Files port over an in-memory tree (absolute path -> text); folders are implied by the
+ * paths of their files. Only reads are supported: a core test that writes uses a temp folder.
+ */
+export function memoryFiles(tree: Readonly<Record<string, string>>): Files {
+  const children = (path: string): string[] => [
+    ...new Set(
+      Object.keys(tree)
+        .filter((file) => file.startsWith(`${path}/`))
+        .map((file) => file.slice(path.length + 1).split('/')[0] ?? ''),
+    ),
+  ]
+  const missing = (path: string): Error =>
+    Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), {
+      code: 'ENOENT',
+    })
+  const readOnly = (): Promise<never> => Promise.reject(new Error('memoryFiles is read-only'))
+  return {
+    stat: (path) => {
+      const text = tree[path]
+      if (text !== undefined) return Promise.resolve({ kind: 'file', size: text.length })
+      return Promise.resolve(children(path).length > 0 ? { kind: 'directory', size: 0 } : undefined)
+    },
+    readText: (path) => {
+      const text = tree[path]
+      return text === undefined ? Promise.reject(missing(path)) : Promise.resolve(text)
+    },
+    list: (path) => Promise.resolve(children(path)),
+    listFilesDeep: (path) =>
+      Promise.resolve(
+        Object.keys(tree)
+          .filter((file) => file.startsWith(`${path}/`))
+          .sort(),
+      ),
+    writeText: readOnly,
+    makeTempDir: readOnly,
+    makeDir: readOnly,
+    replaceDir: readOnly,
+    remove: readOnly,
+  }
+}
+
+/** A clock frozen at one instant, whose sleeps return at once and are recorded. */
+export function frozenClock(iso: string): {
+  now: () => Date
+  sleep: (ms: number) => Promise<void>
+  sleeps: number[]
+} {
+  const sleeps: number[] = []
+  return {
+    now: () => new Date(iso),
+    sleep: (ms) => {
+      sleeps.push(ms)
+      return Promise.resolve()
+    },
+    sleeps,
+  }
+}

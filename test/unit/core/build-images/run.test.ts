@@ -1,0 +1,237 @@
+import { describe, expect, test } from '@jest/globals'
+import type { CiContext } from '../../../../src/core/shared/context.js'
+import {
+  buildImagesDefinition,
+  IMAGE_KINDS,
+  type BuildImagesInputName,
+  type ImageKind,
+} from '../../../../src/core/build-images/definition.js'
+import { parseBuildImagesInputs } from '../../../../src/core/build-images/inputs.js'
+import { declaresSourcesPath } from '../../../../src/core/build-images/preflight.js'
+import { CODEASDATA_WARNING } from '../../../../src/core/build-images/report.js'
+import { runBuildImages } from '../../../../src/core/build-images/run.js'
+import { withDefaults } from '../../../../src/core/definition.js'
+import { fakeDocker, recordingTools, type FakeDockerScript } from '../../../helpers/docker-fake.js'
+import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
+
+type Given = Partial<Record<BuildImagesInputName, string>>
+const KIND_LABELS: Record<ImageKind, string> = {
+  frontend: 'Frontend',
+  backend: 'Backend',
+  codeasdata: 'Code as data',
+}
+
+const DOCKERFILE = 'FROM base\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n'
+const PROJECT: Record<string, string> = {
+  '/p/docker/frontend.Dockerfile': DOCKERFILE,
+  '/p/docker/backend.Dockerfile': DOCKERFILE,
+  '/p/docker/codeasdata.Dockerfile': DOCKERFILE,
+  '/p/dist/web/index.html': '<html>',
+  '/p/dist/web/version.json': '{"version":"2.11.3"}',
+  '/p/dist/node/main.js': '',
+  '/p/dist/codeAsData/import_order.json': '[]',
+}
+
+const context: CiContext = {
+  platform: 'github',
+  workspace: '/p',
+  event: 'push',
+  isPullRequest: false,
+  branch: 'main',
+  defaultBranch: 'main',
+  sha: '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d',
+  repository: 'acme/shop',
+}
+
+async function runWith(
+  options: {
+    given?: Given
+    context?: Partial<CiContext>
+    files?: Record<string, string>
+    docker?: FakeDockerScript
+  } = {},
+): Promise<
+  ReturnType<typeof recordingTools> & { docker: ReturnType<typeof fakeDocker>; error?: unknown }
+> {
+  const recorded = recordingTools()
+  const docker = fakeDocker({ server: '20.10.24', ...options.docker })
+  const ctx = { ...context, ...options.context }
+  try {
+    const raw = withDefaults(buildImagesDefinition, { registry: 'r.io', ...options.given })
+    await runBuildImages(parseBuildImagesInputs(raw, ctx), ctx, {
+      ...recorded,
+      redact: (text) => text,
+      docker,
+      files: memoryFiles(options.files ?? PROJECT),
+      clock: frozenClock('2026-11-22T10:00:00Z'),
+    })
+    return { ...recorded, docker }
+  } catch (error) {
+    return { ...recorded, docker, error }
+  }
+}
+
+describe('build-images run', () => {
+  test('happy path: phases in order, outputs and summary', async () => {
+    const { lines, outputs, summaries, docker, error } = await runWith({
+      given: { 'registry-username': 'ci', 'registry-password': 'pw-123456' },
+    })
+    expect(error).toBeUndefined()
+    expect(lines.filter((line) => line.startsWith('group: '))).toEqual([
+      'group: Branch check',
+      'group: Plan',
+      'group: Pre-flight checks',
+      'group: Registry login: r.io',
+      'group: Build and push',
+    ])
+    expect(lines).toContain('Docker client 28.2.2, daemon 20.10.24')
+    expect(lines).toContain('draw_version 2.11.3 (from dist/web/version.json)')
+    expect(docker.calls[0]).toBe('login r.io ci')
+    expect(docker.passwords).toEqual(['pw-123456'])
+    expect(outputs).toMatchObject({
+      skipped: 'false',
+      'frontend-image': 'r.io/acme/shop/frontend:main-1a2b3c4',
+      'backend-image': 'r.io/acme/shop/backend:main-1a2b3c4',
+      'codeasdata-image': '',
+    })
+    expect(summaries[0]?.rows.map(([name]) => name)).toEqual([
+      'Image',
+      'Frontend',
+      'Backend',
+      'Branch',
+      'draw_version label',
+    ])
+  })
+
+  test('skipped on another branch: empty outputs, a reason, no docker at all', async () => {
+    const { lines, outputs, summaries, docker, error } = await runWith({
+      context: { branch: 'feature/x' },
+    })
+    expect(error).toBeUndefined()
+    expect(docker.calls).toEqual([])
+    expect(outputs).toMatchObject({ skipped: 'true', 'frontend-image': '', images: '[]' })
+    expect(lines.join('\n')).toContain("Skipped, nothing is built: branch 'feature/x'")
+    expect(summaries[0]?.heading).toBe('Olympe images: skipped')
+  })
+
+  // What `images` and `codeasdata` select is all that is built, pushed and reported; the
+  // outputs of the others stay empty, and the database warning comes with code as data only.
+  test.each<[string, Given, ImageKind[]]>([
+    ['default', {}, ['frontend', 'backend']],
+    ['codeasdata true', { codeasdata: 'true' }, ['frontend', 'backend', 'codeasdata']],
+    ['images: codeasdata', { images: 'codeasdata' }, ['codeasdata']],
+    ['images: backend', { images: 'backend' }, ['backend']],
+    [
+      'images: frontend, codeasdata true',
+      { images: 'frontend', codeasdata: 'true' },
+      ['frontend', 'codeasdata'],
+    ],
+  ])('builds and pushes the images selected only: %s', async (_name, given, kinds) => {
+    const { lines, outputs, summaries, docker, error } = await runWith({ given })
+    expect(error).toBeUndefined()
+    const reference = (kind: ImageKind): string => `r.io/acme/shop/${kind}:main-1a2b3c4`
+    expect(docker.calls.filter((call) => call.startsWith('build ')).sort()).toEqual(
+      kinds.map((kind) => `build ${kind}`).sort(),
+    )
+    expect(docker.calls.filter((call) => call.startsWith('push ')).sort()).toEqual(
+      kinds.map((kind) => `push ${reference(kind)}`).sort(),
+    )
+    for (const kind of IMAGE_KINDS) {
+      const built = kinds.includes(kind)
+      expect({ kind, image: outputs[`${kind}-image`] }).toEqual({
+        kind,
+        image: built ? reference(kind) : '',
+      })
+      expect({ kind, digested: outputs[`${kind}-digest`] !== '' }).toEqual({
+        kind,
+        digested: built,
+      })
+    }
+    const listed = JSON.parse(outputs.images ?? '') as Array<{ kind: string }>
+    expect(listed.map((image) => image.kind)).toEqual(kinds)
+
+    const summary = summaries[0]
+    const notes = summary?.notes ?? []
+    expect(summary?.rows.slice(1, -2).map(([label]) => label)).toEqual(
+      kinds.map((kind) => KIND_LABELS[kind]),
+    )
+    const left = IMAGE_KINDS.filter((kind) => !kinds.includes(kind))
+    const notBuilt = notes.find((note) => note.startsWith('Not built'))
+    if (left.length === 0) expect(notBuilt).toBeUndefined()
+    else for (const kind of left) expect(notBuilt).toContain(KIND_LABELS[kind].toLowerCase())
+
+    const withCodeAsData = kinds.includes('codeasdata')
+    expect(lines.some((line) => line.startsWith('warning: The code-as-data image is built'))).toBe(
+      withCodeAsData,
+    )
+    expect(notes.includes(CODEASDATA_WARNING)).toBe(withCodeAsData)
+  })
+
+  test('code as data only: the frontend and backend files are not needed', async () => {
+    const files = Object.fromEntries(
+      Object.entries(PROJECT).filter(([path]) => /codeasdata|codeAsData/.test(path)),
+    )
+    const { error, docker, lines } = await runWith({ given: { images: 'codeasdata' }, files })
+    expect(error).toBeUndefined()
+    expect(docker.calls.filter((call) => call.startsWith('build '))).toEqual(['build codeasdata'])
+    expect(lines).toContain("Not built (not named in 'images'): frontend, backend.")
+  })
+
+  test('pre-flight reports every problem at once and builds nothing', async () => {
+    const files = { ...PROJECT }
+    delete files['/p/dist/node/main.js']
+    delete files['/p/docker/frontend.Dockerfile']
+    files['/p/docker/backend.Dockerfile'] = 'FROM base\nCOPY $SOURCES_PATH /app\n'
+    const { error, lines, docker } = await runWith({ files, docker: { client: '23.0.1' } })
+    const message = (error as Error).message
+    expect(message).toContain('The pre-flight checks failed, so no image was built:')
+    expect(message).toContain(
+      "The frontend image definition 'docker/frontend.Dockerfile' does not exist",
+    )
+    expect(message).toContain("The backend sources folder 'dist/node' does not exist")
+    expect(message).toContain("Run 'npm run build:node' before this step, or set 'backend-sources'")
+    expect(message).toContain("Docker client '23.0.1' is too old")
+    expect(lines.join('\n')).toContain(
+      "warning: 'docker/backend.Dockerfile' never declares 'ARG SOURCES_PATH'",
+    )
+    expect(docker.calls).toEqual([])
+  })
+
+  test('a daemon that does not answer fails the pre-flight', async () => {
+    const { error } = await runWith({ docker: { server: '' } })
+    expect((error as Error).message).toContain('The Docker daemon does not answer')
+  })
+
+  test('a refused login says what to check and builds nothing', async () => {
+    const { error, docker } = await runWith({
+      given: { 'registry-username': 'ci', 'registry-password': 'wrong-pass' },
+      docker: {
+        failLogin: [
+          'WARNING! Your password will be stored unencrypted',
+          'Error response from daemon: Get "http://r.io/v2/": unauthorized',
+        ],
+      },
+    })
+    const message = (error as Error).message
+    expect(message).toContain(
+      "Logging in to the registry 'r.io' as 'ci' failed: docker login exited with 1",
+    )
+    expect(message).toContain('unauthorized')
+    expect(message).not.toContain('WARNING!')
+    expect(docker.calls).toEqual(['login r.io ci'])
+  })
+})
+
+describe('ARG SOURCES_PATH detection', () => {
+  test.each([
+    ['ARG SOURCES_PATH', true],
+    ['  arg SOURCES_PATH=dist/web', true],
+    ['ARG A=1 SOURCES_PATH', true],
+    ['ARG SOURCES_PATH_2', false],
+    ['# ARG SOURCES_PATH', false],
+    ['ENV SOURCES_PATH=dist', false],
+    ['COPY $SOURCES_PATH /x', false],
+  ])('%j: %s', (line, expected) => {
+    expect(declaresSourcesPath(`FROM x\n${line}\n`)).toBe(expected)
+  })
+})

@@ -1,0 +1,165 @@
+import { describe, expect, test } from '@jest/globals'
+import { withDefaults } from '../../../../src/core/definition.js'
+import { deployDefinition, type DeployInputName } from '../../../../src/core/deploy/definition.js'
+import { parse as parseYaml } from 'yaml'
+import { parseDeployInputs } from '../../../../src/core/deploy/inputs.js'
+import { InputError } from '../../../../src/core/shared/errors.js'
+
+const SECRET_TOKEN = 'tok-3f9a7c1e5b'
+const valid: Partial<Record<DeployInputName, string>> = {
+  'webhook-url': 'https://deploy.example.com/hooks/abc',
+  'webhook-token': SECRET_TOKEN,
+  'frontend-image': 'r.io/shop/front:1',
+}
+const parse = (
+  overrides: Partial<Record<DeployInputName, string>>,
+): ReturnType<typeof parseDeployInputs> =>
+  parseDeployInputs(withDefaults(deployDefinition, { ...valid, ...overrides }), parseYaml)
+
+describe('deploy inputs', () => {
+  test('defaults come from the definition, as action.yml gives them on GitHub', () => {
+    const inputs = parse({})
+    expect(inputs).toMatchObject({
+      timeoutSeconds: 60,
+      dryRun: false,
+      forceSync: false,
+      skipUpdateVersions: false,
+      backendImages: [],
+    })
+    expect(inputs.deployRules).toBeUndefined()
+    expect(inputs.codeasdataUpdateMode).toBeUndefined()
+  })
+
+  test.each([
+    ['TRUE', true],
+    ['False', false],
+    [' true ', true],
+  ])('boolean %j reads as %s', (raw, expected) => {
+    expect(parse({ 'dry-run': raw }).dryRun).toBe(expected)
+  })
+
+  test.each([
+    ['one per line', 'r.io/a:1\nr.io/b:1\n\n', ['r.io/a:1', 'r.io/b:1']],
+    ['comma-separated', 'r.io/a:1, r.io/b:1', ['r.io/a:1', 'r.io/b:1']],
+  ])('backend-images %s', (_name, raw, expected) => {
+    expect(parse({ 'backend-images': raw }).backendImages).toEqual(expected)
+  })
+
+  test.each([
+    ['JSON', '[{"source": "api", "target": "^(?!legacy).*$"}]'],
+    ['YAML', '- source: api\n  target: ^(?!legacy).*$\n'],
+  ])('deploy-rules as %s', (_name, raw) => {
+    expect(parse({ 'deploy-rules': raw }).deployRules).toEqual([
+      { source: 'api', target: '^(?!legacy).*$' },
+    ])
+  })
+
+  test.each<[string, Partial<Record<DeployInputName, string>>, DeployInputName, string]>([
+    ['missing url', { 'webhook-url': '' }, 'webhook-url', 'is required'],
+    [
+      'relative url',
+      { 'webhook-url': 'deploy/hook' },
+      'webhook-url',
+      'expected an absolute https:// URL',
+    ],
+    [
+      'ftp url',
+      { 'webhook-url': 'ftp://x.example.com/h' },
+      'webhook-url',
+      'expected an https:// URL',
+    ],
+    [
+      'plain http to a remote host',
+      { 'webhook-url': 'http://deploy.example.com/h' },
+      'webhook-url',
+      'allow-insecure-http: true',
+    ],
+    ['missing token', { 'webhook-token': '' }, 'webhook-token', 'is required'],
+    ['yes as boolean', { 'dry-run': 'yes' }, 'dry-run', "expected 'true' or 'false'"],
+    [
+      'untagged image',
+      { 'frontend-image': 'r.io/shop/front' },
+      'frontend-image',
+      'has no tag or digest',
+    ],
+    [
+      'one bad backend',
+      { 'backend-images': 'r.io/a:1\nR.io/Bad Name:1' },
+      'backend-images',
+      "'R.io/Bad Name:1'",
+    ],
+    [
+      'unknown mode',
+      { 'promotion-mode': 'later' },
+      'promotion-mode',
+      "expected one of 'auto', 'manual'",
+    ],
+    ['zero timeout', { 'timeout-seconds': '0' }, 'timeout-seconds', 'whole number from 1 to 3600'],
+    ['fractional timeout', { 'timeout-seconds': '1.5' }, 'timeout-seconds', 'whole number'],
+    [
+      'rules not a list',
+      { 'deploy-rules': '{"source": ".*"}' },
+      'deploy-rules',
+      'expected a list of {source, target}',
+    ],
+    [
+      'rule without target',
+      { 'deploy-rules': '[{"source": ".*"}]' },
+      'deploy-rules',
+      'at [0].target: is missing: give the regular expression that the backend names must match',
+    ],
+    [
+      'rule with an unknown key',
+      { 'deploy-rules': '[{"source": ".*", "target": ".*", "x": 1}]' },
+      'deploy-rules',
+      'at [0].x: unknown key "x": expected only "source", "target"',
+    ],
+    [
+      'rule that does not compile',
+      { 'deploy-rules': '[{"source": "(", "target": ".*"}]' },
+      'deploy-rules',
+      'not a valid regular expression',
+    ],
+    [
+      'rules that are not YAML',
+      { 'deploy-rules': '[{source: ' },
+      'deploy-rules',
+      'neither JSON nor YAML',
+    ],
+  ])('%s: names %s and says what is expected', (_name, overrides, input, expected) => {
+    let error: unknown
+    try {
+      parse(overrides)
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).toBeInstanceOf(InputError)
+    expect((error as InputError).input).toBe(input)
+    expect((error as InputError).message).toContain(`Invalid input '${input}'`)
+    expect((error as InputError).message).toContain(expected)
+  })
+
+  test('every bad input is reported at once, secrets hidden', () => {
+    expect(() =>
+      parse({ 'webhook-url': 'not a url', 'dry-run': 'maybe', 'webhook-token': '' }),
+    ).toThrow(
+      /'webhook-url' \(value hidden: secret\)[\s\S]*'webhook-token'[\s\S]*'dry-run' 'maybe'/,
+    )
+  })
+
+  test.each([
+    'http://localhost:8080/h',
+    'http://127.0.0.1/h',
+    'http://127.4.5.6:1/h',
+    'http://[::1]:9/h',
+  ])('plain http is fine on loopback %s', (url) => {
+    expect(parse({ 'webhook-url': url }).webhookUrl.href).toBe(new URL(url).href)
+  })
+
+  test('plain http elsewhere with allow-insecure-http', () => {
+    expect(
+      parse({ 'webhook-url': 'http://deploy.lan/h', 'allow-insecure-http': 'true' })
+        .allowInsecureHttp,
+    ).toBe(true)
+  })
+})

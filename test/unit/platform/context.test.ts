@@ -1,0 +1,175 @@
+import { afterEach, describe, expect, jest, test } from '@jest/globals'
+import { execFileSync } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { CiContext } from '../../../src/core/shared/context.js'
+import type { Env } from '../../../src/core/shared/env.js'
+import { exec } from '../../../src/tools/exec.js'
+import { fixture } from '../../helpers/run-action.js'
+
+/** A fixture environment: KEY=value lines; GITHUB_EVENT_PATH is relative to the fixtures. */
+async function fixtureEnv(name: string): Promise<Record<string, string>> {
+  const env: Record<string, string> = {}
+  for (const line of (await readFile(fixture('ci-env', `${name}.env`), 'utf8')).split('\n')) {
+    const eq = line.indexOf('=')
+    if (line.startsWith('#') || eq < 0) continue
+    env[line.slice(0, eq)] = line.slice(eq + 1)
+  }
+  if (env.GITHUB_EVENT_PATH) env.GITHUB_EVENT_PATH = fixture('ci-env', env.GITHUB_EVENT_PATH)
+  return env
+}
+
+const saved = { ...process.env }
+
+/**
+ * @actions/github reads process.env once, when it is first imported: each case sets the
+ * environment, then imports the platform's context module afresh.
+ */
+async function detect(env: Env, cwd = '/work'): Promise<CiContext> {
+  for (const name of Object.keys(process.env))
+    if (/^(GITHUB_|CI_|GITLAB_)/.test(name)) delete process.env[name]
+  Object.assign(process.env, env)
+  jest.resetModules()
+  const { detectContext } = await import('../../../src/platform/context.js')
+  return detectContext(env, cwd, exec)
+}
+
+afterEach(() => {
+  process.env = { ...saved }
+})
+
+describe('the CI context', () => {
+  test('GitHub, a push to the default branch master', async () => {
+    expect(await detect(await fixtureEnv('github_push_master'))).toEqual({
+      platform: 'github',
+      workspace: '/home/runner/work/shop/shop',
+      event: 'push',
+      isPullRequest: false,
+      branch: 'master',
+      defaultBranch: 'master',
+      sha: '8f3e2a41c9d07b5e6a1f2c3d4e5f60718293a4b5',
+      runId: '9876543210',
+      repository: 'acme/shop',
+      repositoryUrl: 'https://github.com/acme/shop',
+      actor: {
+        name: 'github-actions[bot]',
+        email: '41898282+github-actions[bot]@users.noreply.github.com',
+      },
+    })
+  })
+
+  test('GitHub, a pull request: its head branch, never the merge ref', async () => {
+    const context = await detect(await fixtureEnv('github_pull_request'))
+    expect(context).toMatchObject({
+      event: 'pull_request',
+      isPullRequest: true,
+      branch: 'feature/login',
+      defaultBranch: 'master',
+    })
+  })
+
+  test('GitHub, a manual run on GitHub Enterprise Server', async () => {
+    const context = await detect(await fixtureEnv('github_workflow_dispatch'))
+    expect(context).toMatchObject({
+      event: 'workflow_dispatch',
+      isPullRequest: false,
+      branch: 'main',
+      defaultBranch: 'main',
+      runId: '77',
+      repositoryUrl: 'https://github.acme.internal/acme/shop',
+    })
+  })
+
+  test('GitHub, a tag: no branch', async () => {
+    const context = await detect(await fixtureEnv('github_tag'))
+    expect(context.branch).toBeUndefined()
+    expect(context).toMatchObject({ event: 'push', isPullRequest: false, defaultBranch: 'master' })
+  })
+
+  test('GitHub outside a runner: nothing is invented', async () => {
+    const context = await detect({ GITHUB_ACTIONS: 'true' })
+    expect(context).toMatchObject({ platform: 'github', workspace: '/work', isPullRequest: false })
+    for (const fact of ['branch', 'sha', 'runId', 'repository', 'repositoryUrl', 'defaultBranch'])
+      expect(context[fact as keyof CiContext]).toBeUndefined()
+  })
+
+  test('GitLab, a branch pipeline: the user who started it commits', async () => {
+    expect(await detect(await fixtureEnv('gitlab_branch'))).toEqual({
+      platform: 'gitlab',
+      workspace: '/builds/acme/shop',
+      event: 'push',
+      isPullRequest: false,
+      branch: 'master',
+      defaultBranch: 'master',
+      sha: '5e6f708192a3b4c5d6e7f8091a2b3c4d1a2b3c4d',
+      runId: '123456',
+      repository: 'acme/shop',
+      repositoryUrl: 'https://gitlab.example.com/acme/shop',
+      actor: { name: 'Ada Lovelace', email: 'ada@example.com' },
+    })
+  })
+
+  test('GitLab, a merge request: its source branch', async () => {
+    expect(await detect(await fixtureEnv('gitlab_merge_request'))).toMatchObject({
+      event: 'merge_request_event',
+      isPullRequest: true,
+      branch: 'feature/login',
+      actor: { name: 'ada', email: 'ada@example.com' },
+    })
+  })
+
+  test('GitLab, a tag: no branch, no actor without an e-mail', async () => {
+    const context = await detect(await fixtureEnv('gitlab_tag'))
+    expect(context.branch).toBeUndefined()
+    expect(context.actor).toBeUndefined()
+    expect(context.isPullRequest).toBe(false)
+  })
+
+  test('GitLab, a schedule', async () => {
+    expect(await detect(await fixtureEnv('gitlab_schedule'))).toMatchObject({
+      event: 'schedule',
+      isPullRequest: false,
+      branch: 'master',
+    })
+  })
+
+  describe('a local run asks git', () => {
+    let repo = ''
+    afterEach(async () => rm(repo, { recursive: true, force: true }))
+
+    test('in a checkout on a branch: its name and commit', async () => {
+      repo = await mkdtemp(join(tmpdir(), 'olympe-context-'))
+      const git = (...args: string[]): string =>
+        execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim()
+      git('init', '--quiet', '--initial-branch', 'release/2')
+      git(
+        '-c',
+        'user.name=t',
+        '-c',
+        'user.email=t@t',
+        'commit',
+        '--quiet',
+        '--allow-empty',
+        '-m',
+        'x',
+      )
+      const sha = git('rev-parse', 'HEAD')
+      expect(await detect({}, repo)).toEqual({
+        platform: 'local',
+        workspace: repo,
+        event: 'local',
+        isPullRequest: false,
+        branch: 'release/2',
+        sha,
+      })
+    })
+
+    test('outside a git repository: both unknown', async () => {
+      repo = await mkdtemp(join(tmpdir(), 'olympe-context-'))
+      const context = await detect({}, repo)
+      expect(context.branch).toBeUndefined()
+      expect(context.sha).toBeUndefined()
+    })
+  })
+})

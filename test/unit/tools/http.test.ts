@@ -1,0 +1,233 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals'
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import { networkInterfaces } from 'node:os'
+import { HttpFailure, type HttpRequest } from '../../../src/core/shared/http.js'
+import { USER_AGENT } from '../../../src/platform/package-info.js'
+import { createHttpClient } from '../../../src/tools/http.js'
+import { startConnectProxy, type ConnectProxy } from '../../helpers/connect-proxy.js'
+import { makeTlsFiles } from '../../helpers/tls-certificates.js'
+import { answer, startWebhookServer, type WebhookServer } from '../../helpers/webhook-server.js'
+
+const PROXY_VARIABLES = [
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+]
+const saved = Object.fromEntries(PROXY_VARIABLES.map((name) => [name, process.env[name]]))
+
+function post(url: string, overrides: Partial<HttpRequest> = {}): Promise<unknown> {
+  return createHttpClient(USER_AGENT).request({
+    method: 'POST',
+    url: new URL(url),
+    headers: { 'content-type': 'application/json' },
+    body: '{"hello":"world"}',
+    timeoutMs: 5000,
+    maxBodyBytes: 1024,
+    ...overrides,
+  })
+}
+
+async function failure(promise: Promise<unknown>): Promise<HttpFailure> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  )
+  expect(error).toBeInstanceOf(HttpFailure)
+  return error as HttpFailure
+}
+
+const rawServers: Server[] = []
+
+/** A TCP server that does `behave` with each connection, for the faults HTTP servers cannot make. */
+async function rawServer(
+  behave: (socket: Socket) => void,
+): Promise<{ url: string; server: Server }> {
+  const sockets: Socket[] = []
+  const server = createServer((socket) => {
+    sockets.push(socket)
+    behave(socket)
+  })
+  server.on('close', () => {
+    for (const socket of sockets) socket.destroy()
+  })
+  rawServers.push(server)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address() as AddressInfo
+  return { url: `http://127.0.0.1:${address.port}/hook`, server }
+}
+
+/** This machine's first address that is not loopback, for a host that bypasses no proxy by itself. */
+function externalAddress(): string {
+  for (const addresses of Object.values(networkInterfaces()))
+    for (const address of addresses ?? [])
+      if (address.family === 'IPv4' && !address.internal) return address.address
+  throw new Error('this machine has no non-loopback IPv4 address')
+}
+
+let webhook: WebhookServer
+beforeAll(async () => {
+  webhook = await startWebhookServer(answer(200, { message: 'success' }), {
+    listen: '0.0.0.0',
+    host: '127.0.0.1',
+  })
+})
+afterAll(async () => {
+  await webhook.stop()
+  for (const server of rawServers) {
+    server.close()
+    server.emit('close')
+  }
+})
+afterEach(() => {
+  for (const name of PROXY_VARIABLES) {
+    if (saved[name] === undefined) delete process.env[name]
+    else process.env[name] = saved[name]
+  }
+})
+
+describe('the HTTP tool', () => {
+  test('a POST: status, body, headers, and the User-Agent naming us', async () => {
+    webhook.respondWith(answer(200, { message: 'success' }, { 'X-Trace': 'abc' }))
+    const response = await post(webhook.url)
+    expect(response).toEqual({
+      status: 200,
+      headers: expect.objectContaining({ 'x-trace': 'abc' }) as unknown,
+      body: '{"message":"success"}',
+      bodyTruncated: false,
+    })
+    expect(webhook.requests[0]?.headers['user-agent']).toMatch(
+      /^olympe-deploy-actions\/\d+\.\d+\.\d+/,
+    )
+    expect(webhook.requests[0]?.body).toBe('{"hello":"world"}')
+  })
+
+  test('a large body is kept up to the limit and said to be cut', async () => {
+    webhook.respondWith(answer(500, 'x'.repeat(5000)))
+    expect(await post(webhook.url, { maxBodyBytes: 100 })).toMatchObject({
+      status: 500,
+      body: 'x'.repeat(100),
+      bodyTruncated: true,
+    })
+  })
+
+  test.each<[string, () => Promise<string>, HttpFailure['kind'], string]>([
+    [
+      'a closed port',
+      async () => {
+        const { url, server } = await rawServer(() => undefined)
+        server.close()
+        return url
+      },
+      'refused',
+      'the server refused the connection (ECONNREFUSED)',
+    ],
+    [
+      'an unknown host',
+      () => Promise.resolve('http://no-such-host.olympe.invalid/hook'),
+      'dns',
+      'the host name could not be resolved (ENOTFOUND)',
+    ],
+    [
+      'a reset once the request is sent',
+      async () =>
+        (await rawServer((socket) => socket.once('data', () => socket.resetAndDestroy()))).url,
+      'reset',
+      'the connection was closed before any response (ECONNRESET)',
+    ],
+    [
+      'a response cut after its status line',
+      async () =>
+        (
+          await rawServer((socket) =>
+            socket.once('data', () => {
+              socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"mess')
+              setTimeout(() => socket.destroy(), 50)
+            }),
+          )
+        ).url,
+      'partial',
+      'the connection was closed in the middle of the response',
+    ],
+    [
+      'no answer at all',
+      async () => (await rawServer(() => undefined)).url,
+      'timeout',
+      'no complete response within the time allowed',
+    ],
+  ])('%s', async (_name, url, kind, message) => {
+    const error = await failure(post(await url(), { timeoutMs: 800 }))
+    expect([error.kind, error.message]).toEqual([kind, message])
+  })
+
+  test('a refused certificate names NODE_EXTRA_CA_CERTS', async () => {
+    const tls = await makeTlsFiles(['127.0.0.1'])
+    const server = await startWebhookServer(answer(200), { tls })
+    try {
+      const error = await failure(post(server.url))
+      expect(error.kind).toBe('tls')
+      expect(error.message).toMatch(
+        /^the server's TLS certificate was refused \([A-Z_]+\); if it is signed by a private certificate authority, give that authority's PEM file in the NODE_EXTRA_CA_CERTS environment variable of the step$/,
+      )
+      expect(server.requests).toHaveLength(0)
+    } finally {
+      await server.stop()
+      await tls.remove()
+    }
+  })
+
+  describe('behind a proxy', () => {
+    let proxy: ConnectProxy
+    beforeAll(async () => {
+      proxy = await startConnectProxy({
+        'webhook.olympe.test': webhook.port,
+        [externalAddress()]: webhook.port,
+      })
+    })
+    afterAll(async () => proxy.stop())
+
+    test('HTTP_PROXY: a host that does not resolve here is reached through the tunnel', async () => {
+      process.env.HTTP_PROXY = proxy.url
+      webhook.respondWith(answer(200))
+      const before = proxy.tunnels.length
+      const url = `http://webhook.olympe.test:${webhook.port}/hooks/deploy`
+      expect(await post(url)).toMatchObject({ status: 200 })
+      expect(proxy.tunnels.slice(before)).toEqual([`webhook.olympe.test:${webhook.port}`])
+      expect(webhook.requests).toHaveLength(1)
+    })
+
+    test('lower-case http_proxy too', async () => {
+      process.env.http_proxy = proxy.url
+      const before = proxy.tunnels.length
+      await post(`http://webhook.olympe.test:${webhook.port}/hooks/deploy`)
+      expect(proxy.tunnels.length).toBe(before + 1)
+    })
+
+    test('NO_PROXY: a listed host is reached directly', async () => {
+      const address = externalAddress()
+      const url = `http://${address}:${webhook.port}/hooks/deploy`
+      process.env.HTTP_PROXY = proxy.url
+      const before = proxy.tunnels.length
+      await post(url)
+      expect(proxy.tunnels.length).toBe(before + 1)
+      process.env.NO_PROXY = `example.com,${address}`
+      webhook.respondWith(answer(200))
+      expect(await post(url)).toMatchObject({ status: 200 })
+      expect(proxy.tunnels.length).toBe(before + 1)
+      expect(webhook.requests).toHaveLength(1)
+    })
+
+    test('a proxy that opens no tunnel: said, never sent', async () => {
+      process.env.HTTP_PROXY = proxy.url
+      webhook.respondWith(answer(200))
+      const error = await failure(post('http://unrouted.olympe.test/hook'))
+      expect([error.kind, error.message]).toEqual([
+        'proxy',
+        'the proxy (HTTPS_PROXY or HTTP_PROXY) opened no tunnel to the server (it answered 502); check the proxy settings, or list the host in NO_PROXY',
+      ])
+      expect(webhook.requests).toHaveLength(0)
+    })
+  })
+})
