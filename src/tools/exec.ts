@@ -14,8 +14,9 @@ export const exec: Exec = async (command, args, options: ExecOptions = {}) => {
   const code = (await runTool(command, [...args], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env } as Record<string, string>,
-    // Always a (possibly empty) stdin that ends: a tool waiting for input must not hang the step.
-    input: Buffer.from(options.input ?? ''),
+    // Only for tools that read it (docker login --password-stdin): @actions/exec writes it with
+    // no guard, so a tool that exits without reading its stdin would fail the step with EPIPE.
+    input: options.input === undefined ? undefined : Buffer.from(options.input),
     silent: true,
     ignoreReturnCode: true,
     listeners: { stdout: out.push, stderr: err.push },

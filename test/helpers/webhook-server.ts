@@ -86,7 +86,7 @@ export async function startWebhookServer(
     })
   }
   const server = tls ? createTlsServer(tls, handler) : createServer(handler)
-  server.on('connection', (socket) => {
+  server.on('connection', (socket: Socket) => {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
   })

@@ -27,9 +27,8 @@ const saved = { ...process.env }
  * environment, then imports the platform's context module afresh.
  */
 async function detect(env: Env, cwd = '/work'): Promise<CiContext> {
-  for (const name of Object.keys(process.env))
-    if (/^(GITHUB_|CI_|GITLAB_)/.test(name)) delete process.env[name]
-  Object.assign(process.env, env)
+  const kept = Object.entries(saved).filter(([name]) => !/^(GITHUB_|CI_|GITLAB_)/.test(name))
+  process.env = { ...Object.fromEntries(kept), ...env }
   jest.resetModules()
   const { detectContext } = await import('../../../src/platform/context.js')
   return detectContext(env, cwd, exec)

@@ -16,7 +16,11 @@ const PROXY_VARIABLES = [
   'https_proxy',
   'no_proxy',
 ]
-const saved = Object.fromEntries(PROXY_VARIABLES.map((name) => [name, process.env[name]]))
+const saved = Object.fromEntries(
+  PROXY_VARIABLES.flatMap((name) =>
+    process.env[name] === undefined ? [] : [[name, process.env[name]]],
+  ),
+)
 
 function post(url: string, overrides: Partial<HttpRequest> = {}): Promise<unknown> {
   return createHttpClient(USER_AGENT).request({
@@ -82,10 +86,8 @@ afterAll(async () => {
   }
 })
 afterEach(() => {
-  for (const name of PROXY_VARIABLES) {
-    if (saved[name] === undefined) delete process.env[name]
-    else process.env[name] = saved[name]
-  }
+  const others = Object.entries(process.env).filter(([name]) => !PROXY_VARIABLES.includes(name))
+  process.env = { ...Object.fromEntries(others), ...saved }
 })
 
 describe('the HTTP tool', () => {
