@@ -2,11 +2,10 @@
 // when a committed file differs, so generated files cannot drift from their one source.
 import { readFile, mkdir, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { format, resolveConfig } from 'prettier'
 import { generatedFiles } from './generated-files.js'
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const root = resolve(import.meta.dirname, '..')
 const check = process.argv.includes('--check')
 const stale: string[] = []
 const files = await generatedFiles((path) => readFile(join(root, path), 'utf8'))

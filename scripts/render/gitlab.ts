@@ -1,43 +1,173 @@
-// The GitLab templates (gitlab/*.yml): `spec: inputs` from the action definitions, then jobs that
-// run the same bundle as the GitHub actions. No global keywords, so each file is also a CI/CD
-// catalog component as it stands.
-import type { ActionDefinition } from '../../src/core/definition.js'
-import { buildImagesTemplate, deployTemplate, snapshotTemplate } from './gitlab-actions.js'
-import { pipelineTemplate } from './gitlab-pipeline.js'
-import { renderGitlabReadme } from './gitlab-readme.js'
-import { renderTemplate, type Template } from './gitlab-template.js'
+// The GitLab templates, gitlab/*.yml, are written by hand. `npm run build` rewrites only the lines
+// between `# BEGIN GENERATED: <region>` and the next `# END GENERATED` at the same indentation:
+//   <action> inputs [without <input>…]           the action's inputs, as `spec: inputs` entries
+//   <action> variables [with <input>=<value>…]   its INPUT_<NAME> job variables
+//   <action> exports [with <input>=<value>…]     the script line that exports its boolean inputs
+//   package.json version                         the `default:` of the `version` input
+// Secrets are never inputs, whose values anyone who can read the pipeline configuration sees: the
+// jobs take them from CI/CD variables.
+import { parseAllDocuments, stringify } from 'yaml'
+import { ACTION_DEFINITIONS } from '../../src/core/definitions.js'
+import { dotenvKey, inputEnvName } from '../../src/core/definition.js'
+import type { ActionDefinition, InputSpec } from '../../src/core/definition.js'
+import { tableCell } from '../../src/core/shared/markdown.js'
 
-function byId(
-  definitions: readonly ActionDefinition[],
-  id: ActionDefinition['id'],
-): ActionDefinition {
-  const found = definitions.find((definition) => definition.id === id)
-  if (!found) throw new Error(`No action definition with id '${id}'.`)
+export const GITLAB_TEMPLATES = ['snapshot', 'build-images', 'deploy', 'pipeline']
+
+export interface GitlabInput {
+  description: string
+  type?: 'boolean' | 'number' | 'array'
+  default?: string | number | boolean | readonly unknown[]
+  options?: string[]
+}
+
+/** The CI/CD variable each secret comes from; any other secret `foo-bar` comes from FOO_BAR. */
+const SECRET_VARIABLES: Record<string, string> = { 'registry-password': 'CI_REGISTRY_PASSWORD' }
+const secretVariable = (name: string): string =>
+  SECRET_VARIABLES[name] ?? name.toUpperCase().replace(/-/g, '_')
+
+function action(id: string): ActionDefinition {
+  const found = ACTION_DEFINITIONS.find((definition) => definition.id === id)
+  if (!found) throw new Error(`There is no action '${id}' in src/core/definitions.ts.`)
   return found
 }
 
-export function gitlabTemplates(
-  definitions: readonly ActionDefinition[],
-  version: string,
-): Template[] {
-  const deploy = byId(definitions, 'deploy')
-  const buildImages = byId(definitions, 'build-images')
-  return [
-    snapshotTemplate(byId(definitions, 'snapshot'), version),
-    buildImagesTemplate(buildImages, version),
-    deployTemplate(deploy, buildImages, version),
-    pipelineTemplate({ buildImages, deploy }, version),
-  ]
+// Defaults only GitLab can give, expanded when the job runs: its predefined variables, and the
+// references the build-images job wrote to its dotenv report (spec 4 rule 3).
+function fromImageJob(output: string): string {
+  if (!Object.hasOwn(action('build-images').outputs, output))
+    throw new Error(`build-images has no output '${output}' any more.`)
+  return `$${dotenvKey('build-images', output)}`
+}
+const GITLAB_DEFAULTS: Record<string, Record<string, string> | undefined> = {
+  'build-images': { registry: '$CI_REGISTRY', 'registry-username': '$CI_REGISTRY_USER' },
+  deploy: {
+    'frontend-image': fromImageJob('frontend-image'),
+    'backend-images': fromImageJob('backend-image'),
+    'codeasdata-image': fromImageJob('codeasdata-image'),
+  },
 }
 
-/** Path → content of gitlab/<name>.yml for each template, and gitlab/README.md. */
-export function gitlabFiles(
-  definitions: readonly ActionDefinition[],
-  version: string,
-): Record<string, string> {
-  const templates = gitlabTemplates(definitions, version)
-  const files: Record<string, string> = {}
-  for (const template of templates) files[`gitlab/${template.name}.yml`] = renderTemplate(template)
-  files['gitlab/README.md'] = renderGitlabReadme(templates, version)
-  return files
+/** The GitLab form of one definition input (a secret has none). */
+export function gitlabInput(spec: InputSpec, gitlabDefault?: string): GitlabInput {
+  const value = gitlabDefault ?? spec.default ?? ''
+  const description = spec.description
+  if (spec.type === 'boolean') return { description, type: 'boolean', default: value === 'true' }
+  // A number input without a default stays a string: GitLab has no empty number.
+  if (spec.type === 'number' && value !== '')
+    return { description, type: 'number', default: Number(value) }
+  const input: GitlabInput = { description }
+  // An input without a default is mandatory on GitLab, as a required one should be.
+  if (!(spec.required && value === '')) input.default = value
+  // '' stands for "not given" and must be allowed: GitLab checks the default against the options.
+  if (spec.options) input.options = value === '' ? ['', ...spec.options] : [...spec.options]
+  return input
+}
+
+const yamlLines = (value: object): string[] =>
+  Object.keys(value).length === 0 ? [] : stringify(value, { lineWidth: 0 }).trimEnd().split('\n')
+
+/**
+ * The lines of one region. A job passes each input as INPUT_<NAME>: its `with` value, else the
+ * secret's CI/CD variable, else the template input of that name, else its GitLab default. Booleans
+ * are exported in the script: GitLab keeps an input's type when it is a whole YAML value and
+ * rejects a boolean variable. `declared` (the template's inputs) is known once its spec is filled.
+ */
+function regionLines(key: string, version: string, declared?: Set<string>): string[] | undefined {
+  if (key === 'package.json version') return yamlLines({ default: version })
+  const [id = '', kind = '', word, ...items] = key.split(' ')
+  const expected = kind === 'inputs' ? 'without' : 'with'
+  if (!['inputs', 'variables', 'exports'].includes(kind) || (word ?? expected) !== expected)
+    throw new Error(
+      `Unknown generated region '${key}': expected '<action> inputs [without <input>…]', '<action> variables|exports [with <input>=<value>…]' or 'package.json version'.`,
+    )
+  const { inputs } = action(id)
+  const ofRegion = (spec: InputSpec): boolean =>
+    kind === 'inputs' ? !spec.secret : (spec.type === 'boolean') === (kind === 'exports')
+  const own = Object.entries(inputs).filter(([, spec]) => ofRegion(spec))
+  const names = own.map(([name]) => name)
+  const given = new Map(items.map((item) => [item.replace(/=.*/, ''), item.replace(/^[^=]*=/, '')]))
+  const stray = [...given.keys()].find((name) => !names.includes(name))
+  if (stray !== undefined)
+    throw new Error(
+      `Region '${key}': '${stray}' is none of the ${id} inputs it holds (${names.join(', ')}).`,
+    )
+  const gitlabDefaults = GITLAB_DEFAULTS[id] ?? {}
+  if (kind === 'inputs') {
+    const kept = own.filter(([name]) => !given.has(name))
+    const entries = kept.map(
+      ([name, spec]) => [name, gitlabInput(spec, gitlabDefaults[name])] as const,
+    )
+    return yamlLines(Object.fromEntries(entries))
+  }
+  if (!declared) return undefined
+  const passed = (name: string, spec: InputSpec): string => {
+    const fromTemplate = declared.has(name) ? `$[[ inputs.${name} ]]` : gitlabDefaults[name]
+    const value = given.get(name) ?? (spec.secret ? `$${secretVariable(name)}` : fromTemplate)
+    if (value !== undefined) return value
+    throw new Error(
+      `Region '${key}' has no value for '${name}': declare that input in spec: inputs, or add '${name}=<value>' to the region.`,
+    )
+  }
+  const pairs = own.map(([name, spec]) => [inputEnvName(name), passed(name, spec)] as const)
+  if (kind === 'variables') return yamlLines(Object.fromEntries(pairs))
+  return pairs.length === 0 ? [] : yamlLines([`export ${pairs.map((p) => p.join('=')).join(' ')}`])
+}
+
+// A BEGIN line without its END matches alone, so that it is reported, never skipped.
+const REGION =
+  /^( *)# BEGIN GENERATED: (.+)\n(?:(?:(?! *# BEGIN GENERATED).*\n)*?\1# END GENERATED\n)?/gm
+
+function fillRegions(text: string, fill: (key: string) => string[] | undefined): string {
+  return text.replace(REGION, (region, indent: string, key: string) => {
+    if (!region.endsWith('# END GENERATED\n'))
+      throw new Error(`'# BEGIN GENERATED: ${key}' has no '# END GENERATED' at its indentation.`)
+    const lines = fill(key)?.map((line) => `${indent}${line}\n`)
+    return lines
+      ? `${indent}# BEGIN GENERATED: ${key}\n${lines.join('')}${indent}# END GENERATED\n`
+      : region
+  })
+}
+
+/** gitlab/<name>.yml as a person wrote it, with its regions filled from the definitions. */
+export function renderTemplate(path: string, source: string, version: string): string {
+  try {
+    const withSpec = fillRegions(source, (key) => regionLines(key, version))
+    const declared = new Set(Object.keys(specInputs(withSpec)))
+    const template = fillRegions(withSpec, (key) => regionLines(key, version, declared))
+    specInputs(template)
+    return template
+  } catch (error) {
+    throw new Error(`${path}: ${(error as Error).message}`, { cause: error })
+  }
+}
+
+function specInputs(template: string): Record<string, GitlabInput> {
+  const documents = parseAllDocuments(template)
+  const [problem] = documents.flatMap((document) => document.errors)
+  if (problem) throw problem
+  const header = documents[0]?.toJS() as { spec?: { inputs?: Record<string, GitlabInput> } } | null
+  return header?.spec?.inputs ?? {}
+}
+
+const shown = (value: unknown): string => {
+  const text = typeof value === 'string' ? value : JSON.stringify(value)
+  return text === '' ? '`""`' : `\`${text}\``
+}
+
+/** The inputs and CI/CD variables tables of one template, for gitlab/README.md. */
+export function templateTables(template: string): string {
+  const inputs = Object.entries(specInputs(template)).map(([name, input]) => {
+    const given = input.default === undefined ? '(mandatory)' : shown(input.default)
+    const options = input.options ? ` One of: ${input.options.map(shown).join(', ')}.` : ''
+    return `| \`${name}\` | ${input.type ?? 'string'} | ${given} | ${tableCell(input.description)}${options} |`
+  })
+  const ids = new Set(template.match(/(?<=# BEGIN GENERATED: )[\w-]+(?= variables)/g))
+  const secrets = [...ids]
+    .flatMap((id) => Object.entries(action(id).inputs))
+    .filter(([, spec]) => spec.secret)
+    .map(([name, spec]) => `| \`${secretVariable(name)}\` | ${tableCell(spec.description)} |`)
+  const inputsTable = ['| Input | Type | Default | Description |', '|---|---|---|---|', ...inputs]
+  const secretsTable = ['| CI/CD variable | What for |', '|---|---|', ...secrets]
+  return [...inputsTable, '', ...secretsTable].join('\n')
 }

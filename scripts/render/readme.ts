@@ -1,6 +1,5 @@
 import type { ActionDefinition } from '../../src/core/definition.js'
-
-const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ')
+import { tableCell } from '../../src/core/shared/markdown.js'
 
 export function renderInputsTable(definition: ActionDefinition): string {
   const rows = Object.entries(definition.inputs).map(([name, spec]) => {
@@ -8,14 +7,14 @@ export function renderInputsTable(definition: ActionDefinition): string {
       .filter(Boolean)
       .join(', ')
     const fallback = spec.default ? `\`${spec.default}\`` : ''
-    return `| \`${name}\` | ${cell(spec.description)}${notes ? ` (${notes})` : ''} | ${fallback} |`
+    return `| \`${name}\` | ${tableCell(spec.description)}${notes ? ` (${notes})` : ''} | ${fallback} |`
   })
   return ['| Input | Description | Default |', '|---|---|---|', ...rows].join('\n')
 }
 
 export function renderOutputsTable(definition: ActionDefinition): string {
   const rows = Object.entries(definition.outputs).map(
-    ([name, spec]) => `| \`${name}\` | ${cell(spec.description)} |`,
+    ([name, spec]) => `| \`${name}\` | ${tableCell(spec.description)} |`,
   )
   return ['| Output | Description |', '|---|---|', ...rows].join('\n')
 }

@@ -4,10 +4,10 @@ import { describe, expect, test } from '@jest/globals'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
-import { ACTION_DEFINITIONS } from '../../src/core/definitions.js'
-import type { InputSpec } from '../../src/core/definition.js'
-import { gitlabInput, VERSION_PATTERN } from '../../scripts/render/gitlab-inputs.js'
-import { ROOT } from '../helpers/run-action.js'
+import { ACTION_DEFINITIONS } from '../../../src/core/definitions.js'
+import type { InputSpec } from '../../../src/core/definition.js'
+import { gitlabInput } from '../../../scripts/render/gitlab.js'
+import { ROOT } from '../../helpers/run-action.js'
 
 interface SpecInput {
   type?: string
@@ -164,12 +164,21 @@ describe('every template', () => {
     }
   })
 
-  test('the version pattern keeps the command line safe', () => {
-    const pattern = new RegExp(VERSION_PATTERN)
+  test.each(names)('%s.yml: the version pattern keeps the command line safe', async (name) => {
+    const { inputs } = await template(name)
+    const pattern = new RegExp(inputs.version?.regex ?? '')
     for (const good of ['1.0.0', '1.2.3-rc.1', 'latest', '2.0.0+build.5'])
       expect(good).toMatch(pattern)
     for (const bad of ['1.0; rm -rf /', '$(id)', '', '-v', '1 2']) expect(bad).not.toMatch(pattern)
   })
+})
+
+test('gitlab/README.md pins the version being built in its examples', async () => {
+  const readme = await readFile(join(ROOT, 'gitlab/README.md'), 'utf8')
+  const pins = readme.matchAll(/olympe-deploy-actions\/[a-z-]+@([^\s`]+)|ref: v(\S+)/g)
+  const versions = [...pins].map((match) => match[1] ?? match[2])
+  expect(versions.length).toBeGreaterThan(0)
+  expect([...new Set(versions)]).toEqual([version])
 })
 
 describe('pipeline.yml: one job per set of images', () => {

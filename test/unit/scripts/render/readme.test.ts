@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
-import { replaceBetweenMarkers } from '../../scripts/render/readme.js'
+import { replaceBetweenMarkers } from '../../../../scripts/render/readme.js'
 
 describe('replaceBetweenMarkers', () => {
   const doc = 'intro\n<!-- BEGIN GENERATED: x -->\nold\n<!-- END GENERATED: x -->\nafter\n'
