@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
+import { lsFilesInRoot } from '../helpers/repo-copy.js'
 import { ROOT, spawnCaptured } from '../helpers/run-action.js'
 import { run } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -34,7 +35,7 @@ describe('npm pack', () => {
       .filter((line) => line !== '' && !line.endsWith('/'))
       .map((line) => line.replace(/^package\//, ''))
       .sort()
-    const committed = (await run('git', ['ls-files', ...SHIPPED], { cwd: ROOT })).stdout
+    const committed = (await run('git', [...lsFilesInRoot, ...SHIPPED], { cwd: ROOT })).stdout
       .split('\n')
       .filter((line) => line !== '')
       .sort()

@@ -13,13 +13,16 @@ export interface RepoCopy {
   stop(): Promise<void>
 }
 
+/**
+ * `git ls-files` in this checkout. CI runs the suite as root (`sudo bash .ci/run`) in a checkout
+ * another user owns, which git refuses unless the command line marks it safe.
+ */
+export const lsFilesInRoot = ['-c', `safe.directory=${ROOT}`, 'ls-files']
+
 export async function copyRepository(): Promise<RepoCopy> {
   const dir = await mkdtemp(join(tmpdir(), 'olympe-repo-'))
-  const { stdout } = await run(
-    'git',
-    ['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
-    { cwd: ROOT },
-  )
+  const listing = [...lsFilesInRoot, '-z', '--cached', '--others', '--exclude-standard']
+  const { stdout } = await run('git', listing, { cwd: ROOT })
   // A file deleted in the working tree is still listed as tracked: skip it.
   const files = stdout.split('\0').filter((file) => file !== '' && existsSync(join(ROOT, file)))
   for (const file of files) {
