@@ -21,6 +21,15 @@ export interface GitlabProject {
   stop(): Promise<void>
 }
 
+export interface GitlabProjectOptions {
+  branch?: string
+  copyFrom?: Record<string, string>
+  /** URL of `origin`, which names the project (`<group>/<project>`) and its GitLab host. */
+  origin?: string
+  /** Copy gitlab/*.yml into templates/ (default true); false for a project without them. */
+  templates?: boolean
+}
+
 /**
  * A git repository with an `origin` remote and `origin/HEAD` pointing at `main` (gitlab-ci-local
  * reads the default branch there), our templates in templates/, and the given files committed on
@@ -28,7 +37,7 @@ export interface GitlabProject {
  */
 export async function createGitlabProject(
   files: Record<string, string>,
-  options: { branch?: string; copyFrom?: Record<string, string> } = {},
+  options: GitlabProjectOptions = {},
 ): Promise<GitlabProject> {
   const dir = await mkdtemp(join(tmpdir(), 'olympe-gitlab-'))
   const git = (...args: string[]): Promise<unknown> =>
@@ -37,10 +46,13 @@ export async function createGitlabProject(
       env: { PATH: process.env.PATH ?? '', HOME: dir },
     })
   await git('init', '-q', '-b', 'main')
-  await git('remote', 'add', 'origin', `https://gitlab.example.com/${PROJECT_PATH}.git`)
-  await mkdir(join(dir, 'templates'))
-  for (const file of await readdir(join(ROOT, 'gitlab'))) {
-    if (file.endsWith('.yml')) await cp(join(ROOT, 'gitlab', file), join(dir, 'templates', file))
+  const origin = options.origin ?? `https://gitlab.example.com/${PROJECT_PATH}.git`
+  await git('remote', 'add', 'origin', origin)
+  if (options.templates !== false) {
+    await mkdir(join(dir, 'templates'))
+    for (const file of await readdir(join(ROOT, 'gitlab'))) {
+      if (file.endsWith('.yml')) await cp(join(ROOT, 'gitlab', file), join(dir, 'templates', file))
+    }
   }
   for (const [target, source] of Object.entries(options.copyFrom ?? {}))
     await cp(source, join(dir, target), { recursive: true })

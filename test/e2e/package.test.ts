@@ -1,0 +1,118 @@
+// The npm package as users get it: `npm pack` holds what they run and nothing else, and the
+// package fetched by version from a registry runs from an empty folder, outside this checkout.
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { delimiter, join } from 'node:path'
+import { lsFilesInRoot } from '../helpers/repo-copy.js'
+import { ROOT, spawnCaptured } from '../helpers/run-action.js'
+import { run } from '../helpers/run-process.js'
+import { expectNoSecrets } from '../helpers/secrets.js'
+import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
+
+const SHIPPED = ['bin', 'dist', 'gitlab', 'README.md', 'LICENSE', 'package.json']
+
+describe('npm pack', () => {
+  let out: string
+  beforeAll(async () => {
+    out = await mkdtemp(join(tmpdir(), 'olympe-pack-list-'))
+  })
+  afterAll(async () => {
+    await rm(out, { recursive: true, force: true })
+  })
+
+  test('holds exactly bin/, dist/, gitlab/, README.md, LICENSE and package.json, as committed', async () => {
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' }
+    const { stdout } = await run(
+      'npm',
+      ['pack', '--json', '--ignore-scripts', '--pack-destination', out, ROOT],
+      { cwd: out, env },
+    )
+    const [{ filename }] = JSON.parse(stdout) as [{ filename: string }]
+    const listing = await run('tar', ['-tzf', join(out, filename)])
+    const packed = listing.stdout
+      .split('\n')
+      .filter((line) => line !== '' && !line.endsWith('/'))
+      .map((line) => line.replace(/^package\//, ''))
+      .sort()
+    const committed = (await run('git', [...lsFilesInRoot, ...SHIPPED], { cwd: ROOT })).stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .sort()
+    expect(new Set(packed.map((path) => path.split('/')[0]))).toEqual(new Set(SHIPPED))
+    expect(packed).toEqual(committed)
+  })
+})
+
+describe('the published package, run from a clean folder', () => {
+  const TOKEN = 'npm-pack-webhook-token-51c7'
+  const WEBHOOK = 'https://deploy.example.invalid/hooks/7d1e9b3f-pack'
+  let registry: Verdaccio
+  let version: string
+  let home: string
+  let folder: string
+  // No node_modules/.bin of this checkout on PATH: only what npx fetches can answer.
+  const PATH = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((dir) => !dir.includes('node_modules'))
+    .join(delimiter)
+  const npx = (
+    args: string[],
+    env: Record<string, string> = {},
+  ): ReturnType<typeof spawnCaptured> =>
+    spawnCaptured(
+      'npx',
+      ['--yes', `olympe-deploy-actions@${version}`, ...args],
+      {
+        PATH,
+        HOME: home,
+        npm_config_registry: registry.url,
+        npm_config_cache: join(home, 'npm-cache'),
+        npm_config_update_notifier: 'false',
+        ...env,
+      },
+      folder,
+    )
+
+  beforeAll(async () => {
+    registry = await startVerdaccio()
+    ;({ version } = await publishProject(registry))
+    home = await mkdtemp(join(tmpdir(), 'olympe-pack-home-'))
+    folder = await mkdtemp(join(tmpdir(), 'olympe-pack-clean-'))
+  }, 120_000)
+  afterAll(async () => {
+    await registry.stop()
+    await rm(home, { recursive: true, force: true })
+    await rm(folder, { recursive: true, force: true })
+  })
+
+  test('`olympe-deploy --version` prints the version npx asked for', async () => {
+    const result = await npx(['--version'])
+    expect({ code: result.code, stdout: result.stdout }).toEqual({
+      code: 0,
+      stdout: `${version}\n`,
+    })
+  }, 120_000)
+
+  test('a deploy dry run prints the payload, sends nothing and leaves the folder empty', async () => {
+    const result = await npx(
+      [
+        'deploy',
+        '--frontend-image',
+        'registry.example.com/shop/frontend:1.4.0',
+        '--backend-images',
+        'registry.example.com/shop/backend:1.4.0',
+        '--dry-run',
+      ],
+      { INPUT_WEBHOOK_URL: WEBHOOK, INPUT_WEBHOOK_TOKEN: TOKEN },
+    )
+    expect({ code: result.code, stderr: result.code === 0 ? '' : result.stderr }).toEqual({
+      code: 0,
+      stderr: '',
+    })
+    expect(result.stdout).toContain('"image": "registry.example.com/shop/frontend:1.4.0"')
+    expect(result.stdout).toContain('registry.example.com/shop/backend:1.4.0')
+    expect(await readdir(folder)).toEqual([])
+    expectNoSecrets({ stdout: result.stdout, stderr: result.stderr }, [TOKEN, WEBHOOK])
+  }, 120_000)
+})
