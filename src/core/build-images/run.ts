@@ -4,7 +4,7 @@ import { buildAndPush, type BuiltImage } from './build.js'
 import type { CiContext } from '../shared/context.js'
 import type { DockerClient } from './docker.js'
 import { DockerCommandError } from './docker.js'
-import { resolveDrawVersion, type DrawVersion } from './draw-version.js'
+import { drawVersionMessage, resolveDrawVersion, type DrawVersion } from './draw-version.js'
 import type { ProjectFiles } from './files.js'
 import { decideGate } from './gate.js'
 import type { BuildImagesInputs } from './inputs.js'
@@ -88,7 +88,8 @@ async function plan(
     tools.files,
   )
   for (const note of lookup.notes) logger.warning(`Not used for the draw_version label: ${note}.`)
-  if (lookup.found) logger.info(`draw_version ${lookup.found.value} (from ${lookup.found.source})`)
+  if (lookup.found?.doubtful) logger.warning(drawVersionMessage(lookup.found))
+  else if (lookup.found) logger.info(drawVersionMessage(lookup.found))
   else
     logger.info(
       `No draw_version label: no version found in ${lookup.looked.join(', ')}; set 'draw-version' to add one.`,
