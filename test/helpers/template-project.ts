@@ -32,9 +32,10 @@ export interface TemplateRegistry {
   packages: string[]
   /**
    * The project's .npmrc: every package from this registry (`@olympeio` scoped, as with Olympe's
-   * own), with `_authToken=${OLYMPE_NPM_TOKEN}` ('env') or no credentials at all ('none').
+   * own), with `_authToken=${VARIABLE}` ('env'; OLYMPE_NPM_TOKEN unless named, e.g.
+   * NODE_AUTH_TOKEN as actions/setup-node writes it) or no credentials at all ('none').
    */
-  npmrc(credentials: 'env' | 'none'): string
+  npmrc(credentials: 'env' | 'none', variable?: string): string
   /** What no captured text may hold, in any form. */
   secrets: string[]
   stop(): Promise<void>
@@ -56,11 +57,11 @@ export async function startTemplateRegistry(): Promise<TemplateRegistry> {
       password,
       token,
       packages,
-      npmrc: (credentials) =>
+      npmrc: (credentials, variable = NPM_TOKEN_VARIABLE) =>
         [
           `registry=${verdaccio.url}`,
           `@olympeio:registry=${verdaccio.url}`,
-          ...(credentials === 'env' ? [`//${host}/:_authToken=\${${NPM_TOKEN_VARIABLE}}`] : []),
+          ...(credentials === 'env' ? [`//${host}/:_authToken=\${${variable}}`] : []),
           '',
         ].join('\n'),
       secrets: [token, password],
