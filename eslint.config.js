@@ -108,5 +108,14 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.mjs'],
     rules: { '@typescript-eslint/explicit-function-return-type': 'off' },
   },
+  {
+    // CommonJS, as the official template's own files are (its package.json has no "type").
+    files: ['test/fixtures/olympe-project-template/**/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   prettier,
 )

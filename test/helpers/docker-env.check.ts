@@ -17,6 +17,7 @@ import {
   startRegistry,
   type Registry,
 } from './docker-env.js'
+import { checkTemplateBaseFlavours } from './template-base-images.checks.js'
 
 const PROJECT = fileURLToPath(new URL('../fixtures/sample-project/', import.meta.url))
 const DRAW_VERSION = '2.11.3'
@@ -148,6 +149,7 @@ async function main(): Promise<void> {
     await step('removeImages', () => removeImages(`${registry.host}/`))
     await rm(dockerConfig, { recursive: true, force: true })
   }
+  await checkTemplateBaseFlavours(step)
   for (const [name, ms] of timings)
     console.log(`${name.padEnd(36)} ${ms.toFixed(0).padStart(6)} ms`)
   console.log('docker-env check: OK')

@@ -1,9 +1,11 @@
 // Checks for test/fixtures/fake-toolkit, run by git-server.check.ts: the fake must honour the
-// toolkit contract the snapshot action relies on, or tests built on it prove nothing.
+// toolkit contract the actions rely on (snapshot, buildCodeAsData), or tests built on it prove
+// nothing.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { GitServer } from './git-server.js'
@@ -150,6 +152,10 @@ export async function checkFakeToolkit({ step, server, work, gitIn }: CheckConte
     assert.equal(withGit.code, 1, 'the action must strip `git` before calling the toolkit')
   })
 
+  await step('fake toolkit buildCodeAsData: dependencies in order, snapshots, versions', () =>
+    checkBuildCodeAsData(path.join(work, 'code-as-data')),
+  )
+
   await step('fake toolkit installed as a dependency runs via npx', async () => {
     const project = path.join(work, 'sample-project')
     await writeJson(path.join(project, 'package.json'), { name: 'sample', private: true })
@@ -164,4 +170,97 @@ export async function checkFakeToolkit({ step, server, work, gitIn }: CheckConte
     assert.equal(result.code, 0, result.stderr)
     assert.match(result.stdout, /Snapshot finished/)
   })
+}
+
+// A project as `npm install` leaves it: packages with `codeAsData` folders (the runtime's two
+// halves share one module), a package without, snapshots with a users folder to leave out.
+const CODE_AS_DATA_PROJECT: Record<string, unknown> = {
+  'package.json': {
+    name: '@acme/app',
+    devDependencies: { '@olympeio/draw': '~2.15.0', other: '1.0.0' },
+    dependencies: { '@olympeio/runtime-node': '~9.15.0', '@olympeio/runtime-web': '~9.15.0' },
+  },
+  'node_modules/@olympeio/draw/package.json': {
+    version: '2.15.3',
+    codeAsData: 'cad',
+    dependencies: { '@olympeio/core': '~2.15.0' },
+  },
+  'node_modules/@olympeio/draw/cad/composer/d.json': { id: 'd' },
+  'node_modules/@olympeio/core/package.json': { version: '2.15.1', codeAsData: 'cad' },
+  'node_modules/@olympeio/core/cad/a/a.json': { id: 'a' },
+  'node_modules/@olympeio/core/cad/b/b.json': { id: 'b' },
+  'node_modules/@olympeio/runtime-web/package.json': { version: '9.15.3', codeAsData: 'cad' },
+  'node_modules/@olympeio/runtime-web/cad/runtime/r.json': { id: 'r' },
+  'node_modules/@olympeio/runtime-node/package.json': { version: '9.15.3', codeAsData: 'cad' },
+  'node_modules/@olympeio/runtime-node/cad/runtime/r.json': { id: 'r' },
+  'node_modules/other/package.json': { version: '1.0.0' },
+  'snapshot/sales/Home/s.json': { id: 's' },
+  'snapshot/users/u.json': { id: 'u' },
+  'dist/codeAsData/stale.json': {},
+}
+
+async function checkBuildCodeAsData(project: string): Promise<void> {
+  for (const [file, value] of Object.entries(CODE_AS_DATA_PROJECT))
+    await writeJson(path.join(project, file), value)
+  const build = (args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<RunResult> =>
+    run(process.execPath, [olympe, 'buildCodeAsData', ...args], project, {
+      PATH: process.env.PATH,
+      ...env,
+    })
+  const out = path.join(project, 'dist/codeAsData')
+
+  const all = await build()
+  assert.equal(all.code, 0, all.stderr)
+  assert.deepEqual(Object.keys(await treeDigest(out)).sort(), [
+    'acme.app/s.json',
+    'import_order.json',
+    'olympeio.core/a/a.json',
+    'olympeio.core/b/b.json',
+    'olympeio.draw/d.json',
+    'olympeio.runtime/r.json',
+    'version.json',
+  ])
+  const order = JSON.parse(await readFile(path.join(out, 'import_order.json'), 'utf8')) as {
+    name: string
+    rootTag: string
+    path: string
+  }[]
+  assert.deepEqual(
+    order.map(({ name, path: folder }) => `${name} ${folder}`),
+    [
+      '@olympeio/core olympeio.core',
+      '@olympeio/draw olympeio.draw',
+      '@olympeio/runtime olympeio.runtime',
+      '@acme/app acme.app',
+    ],
+  )
+  assert.ok(order.every(({ rootTag }) => rootTag === HOME))
+  assert.equal(
+    await readFile(path.join(out, 'version.json'), 'utf8'),
+    '{"drawVersion":"2.15.3","runtimeVersion":"9.15.3"}',
+  )
+
+  const own = await build(['--codeAsData.mode', 'project'])
+  assert.equal(own.code, 0, own.stderr)
+  assert.deepEqual(Object.keys(await treeDigest(out)).sort(), [
+    'acme.app/s.json',
+    'import_order.json',
+  ])
+
+  await writeJson(path.join(out, 'kept.json'), {})
+  const inDocker = await build([], { RUNNING_IN_DOCKER: 'true' })
+  assert.equal(inDocker.code, 0, 'the toolkit only logs this error')
+  assert.match(inDocker.stderr, /Cannot build code as data inside of the container/)
+  assert.ok(existsSync(path.join(out, 'kept.json')), 'nothing is touched in a container')
+
+  const badMode = await build(['--codeAsData.mode', 'everything'])
+  assert.equal(badMode.code, 1)
+  assert.match(badMode.stderr, /Unknown option for codeAsData mode everything/)
+
+  await writeJson(path.join(project, 'node_modules/@olympeio/core/package.json'), {
+    codeAsData: 'missing',
+  })
+  const missing = await build()
+  assert.equal(missing.code, 1)
+  assert.match(missing.stderr, /The given codeAsData path .*missing does not exist/)
 }

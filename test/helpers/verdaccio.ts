@@ -1,14 +1,15 @@
 // A real npm registry on loopback (verdaccio) for the GitLab templates' own command,
 // `npx --yes olympe-deploy-actions@<version>`: the packed project is published to it together
 // with its runtime dependencies (no uplinks, so everything works offline, as an on-premise
-// mirror would).
+// mirror would). With `auth`, it is a private registry like Olympe's: `@olympeio/*` only for
+// signed-in users, who get a token from the login API, and registration closed.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { ROOT } from './run-action.js'
-import { chunksToText, freePort, run } from './run-process.js'
+import { chunksToText, errorMessage, freePort, run } from './run-process.js'
 
 const VERDACCIO = join(ROOT, 'node_modules/verdaccio/bin/verdaccio')
 const STARTUP_TIMEOUT_MS = 20_000
@@ -17,18 +18,27 @@ export interface Verdaccio {
   /** `http://127.0.0.1:PORT/`, the value for `npm_config_registry`. */
   url: string
   /** Publishes an `npm pack` tarball; its manifest is read from the tarball itself. */
-  publish(tarball: string): Promise<void>
-  /** Which versions of a package the registry holds (empty when none). */
-  versions(name: string): Promise<string[]>
+  publish(tarball: string, token?: string): Promise<void>
+  /** Which versions of a package the registry holds (empty when none, or when not allowed). */
+  versions(name: string, token?: string): Promise<string[]>
+  /** Signs in as `npm login` does and resolves to the token for `_authToken`. */
+  login(user: string, password: string): Promise<string>
   logs(): string
   stop(): Promise<void>
 }
 
-export async function startVerdaccio(): Promise<Verdaccio> {
+export interface VerdaccioOptions {
+  /** The one user of a registry that requires authentication for `@olympeio/*` and publishing. */
+  auth?: { user: string; password: string }
+}
+
+export async function startVerdaccio(options: VerdaccioOptions = {}): Promise<Verdaccio> {
   const dir = await mkdtemp(join(tmpdir(), 'olympe-verdaccio-'))
   const port = await freePort()
   const config = join(dir, 'config.yaml')
-  await writeFile(config, verdaccioConfig(dir, port))
+  const htpasswd = join(dir, 'htpasswd')
+  if (options.auth) await writeHtpasswd(htpasswd, options.auth)
+  await writeFile(config, verdaccioConfig(dir, port, options.auth !== undefined))
   const child = spawn(process.execPath, [VERDACCIO, '--config', config], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH ?? '', HOME: dir },
@@ -49,34 +59,93 @@ export async function startVerdaccio(): Promise<Verdaccio> {
   }
   return {
     url,
-    publish: (tarball) => publishTarball(url, tarball),
-    versions: async (name) => {
-      const response = await fetch(new URL(encodePackageName(name), url))
-      if (response.status === 404) return []
+    publish: (tarball, token) => publishTarball(url, tarball, token),
+    versions: async (name, token) => {
+      const response = await fetch(new URL(encodePackageName(name), url), {
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+      })
+      if (response.status === 404 || response.status === 401) return []
       const document = (await response.json()) as { versions?: Record<string, unknown> }
       return Object.keys(document.versions ?? {})
     },
+    login: (user, password) =>
+      login(url, user, password).catch((error: unknown) => {
+        throw new Error(`${errorMessage(error)}; verdaccio said: ${chunksToText(output)}`, {
+          cause: error,
+        })
+      }),
     logs: () => chunksToText(output),
     stop,
   }
 }
 
-// Anonymous publish, no uplinks: nothing reaches the Internet, everything is published here.
-function verdaccioConfig(dir: string, port: number): string {
+// No uplinks: nothing reaches the Internet, everything is published here. Without auth anyone
+// reads and publishes; with it, `@olympeio/*` needs a signed-in user, and so does publishing.
+function verdaccioConfig(dir: string, port: number, auth: boolean): string {
+  const packages = auth
+    ? [
+        "  '@olympeio/*':",
+        '    access: $authenticated',
+        '    publish: $authenticated',
+        "  '**':",
+        '    access: $all',
+        '    publish: $authenticated',
+      ]
+    : ["  '**':", '    access: $all', '    publish: $all']
   return [
     `storage: ${join(dir, 'storage')}`,
     `listen: 127.0.0.1:${port}`,
     'auth:',
     '  htpasswd:',
     `    file: ${join(dir, 'htpasswd')}`,
+    ...(auth ? ['    max_users: -1'] : []),
+    // JWT tokens: the legacy ones need crypto.createCipher, which Node 22 removed.
+    ...(auth
+      ? [
+          'security:',
+          '  api:',
+          '    legacy: false',
+          '    jwt:',
+          '      sign:',
+          '        expiresIn: 1h',
+        ]
+      : []),
     'uplinks: {}',
     'packages:',
-    "  '**':",
-    '    access: $all',
-    '    publish: $all',
+    ...packages,
     'logs: { type: stdout, format: pretty, level: warn }',
     '',
   ].join('\n')
+}
+
+// bcrypt, as `htpasswd -B` writes it; -i reads the password from stdin, out of argv.
+async function writeHtpasswd(
+  file: string,
+  auth: { user: string; password: string },
+): Promise<void> {
+  const { stdout } = await run('htpasswd', ['-nBi', auth.user], { input: auth.password })
+  await writeFile(file, `${stdout.trim()}\n`, { mode: 0o600 })
+}
+
+// What `npm login` does against an existing user: PUT the user document with basic auth.
+async function login(registry: string, user: string, password: string): Promise<string> {
+  const response = await fetch(
+    new URL(`-/user/org.couchdb.user:${encodeURIComponent(user)}`, registry),
+    {
+      method: 'PUT',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+      },
+      body: JSON.stringify({ name: user, password }),
+    },
+  )
+  const body = (await response.json()) as { token?: string; error?: string }
+  if (!response.ok || !body.token)
+    throw new Error(
+      `Signing in to ${registry} as ${user} failed: ${response.status} ${body.error ?? ''}`,
+    )
+  return body.token
 }
 
 async function waitForPing(url: string, child: ChildProcess, logs: () => string): Promise<void> {
@@ -106,7 +175,7 @@ function stopChild(child: ChildProcess): Promise<void> {
 const encodePackageName = (name: string): string => name.replace('/', '%2f')
 
 /** What `npm publish` sends: the manifest, its dist fields, and the tarball as an attachment. */
-async function publishTarball(registry: string, tarball: string): Promise<void> {
+async function publishTarball(registry: string, tarball: string, token?: string): Promise<void> {
   const data = await readFile(tarball)
   const { stdout } = await run('tar', ['-xzOf', tarball, 'package/package.json'])
   const manifest = JSON.parse(stdout) as { name: string; version: string }
@@ -136,7 +205,10 @@ async function publishTarball(registry: string, tarball: string): Promise<void> 
   }
   const response = await fetch(new URL(encodePackageName(manifest.name), registry), {
     method: 'PUT',
-    headers: { 'content-type': 'application/json' },
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: JSON.stringify(document),
   })
   if (!response.ok)

@@ -8,6 +8,10 @@ export interface DrawVersion {
   value: string
   /** Where it came from, for the log: the input, or a project-relative file. */
   source: string
+  /** The JSON field read in `source` (none for the input). */
+  field?: string
+  /** Read from the frontend's version.json, which may hold the project's own version. */
+  doubtful?: boolean
 }
 
 export interface DrawVersionLookup {
@@ -21,11 +25,15 @@ export interface DrawVersionLookup {
 interface Candidate {
   file: string
   field: string
+  doubtful?: boolean
 }
 
 /**
- * An explicit input wins; then the frontend's version.json (`version`), the code-as-data
- * version.json that buildCodeAsData writes (`drawVersion`), then the installed package.
+ * Spec 1.3 rule 4 wants the design tool's version. An explicit input wins; then the installed
+ * package itself; then the code-as-data version.json that buildCodeAsData writes from that same
+ * package (`drawVersion`), for jobs that only received dist/. The frontend's version.json comes
+ * last: the official template copies Draw's file there but rewrites its `version` with the
+ * project's own, so it usually holds the app's version, not Draw's.
  */
 export async function resolveDrawVersion(
   explicit: string | undefined,
@@ -35,19 +43,34 @@ export async function resolveDrawVersion(
   if (explicit)
     return { found: { value: explicit, source: "input 'draw-version'" }, notes: [], looked: [] }
   const candidates: Candidate[] = [
-    { file: join(project.frontendSources, 'version.json'), field: 'version' },
-    { file: join(project.codeasdataSources, 'version.json'), field: 'drawVersion' },
     { file: DRAW_PACKAGE_JSON, field: 'version' },
+    { file: join(project.codeasdataSources, 'version.json'), field: 'drawVersion' },
+    { file: join(project.frontendSources, 'version.json'), field: 'version', doubtful: true },
   ]
   const notes: string[] = []
-  for (const { file, field } of candidates) {
+  for (const { file, field, doubtful } of candidates) {
     const text = await files.readText(join(project.root, file)).catch(() => undefined)
     if (text === undefined) continue
     const value = versionField(text, field)
-    if (typeof value === 'string') return { found: { value, source: file }, notes, looked: [] }
+    if (typeof value === 'string') {
+      const found = { value, source: file, field, ...(doubtful ? { doubtful } : {}) }
+      return { found, notes, looked: [] }
+    }
     notes.push(`${file} ${value.problem}`)
   }
   return { notes, looked: candidates.map(({ file, field }) => `${file} (${field})`) }
+}
+
+/** The log line that names the winning file, so that a wrong label can be traced to it. */
+export function drawVersionMessage(found: DrawVersion): string {
+  const where = found.field ? `'${found.field}' in ${found.source}` : found.source
+  const line = `draw_version ${found.value} (from ${where})`
+  if (!found.doubtful) return line
+  return (
+    `${line}: neither ${DRAW_PACKAGE_JSON} nor the code-as-data version.json was found, and ` +
+    `the official template rewrites this file's version with the project's own; set ` +
+    `'draw-version' if ${found.value} is not the Draw version`
+  )
 }
 
 function versionField(text: string, field: string): string | { problem: string } {

@@ -3,7 +3,7 @@ import { ActionError } from '../shared/errors.js'
 import type { CommonPorts, Reporter } from '../shared/ports.js'
 import { buildAndPush, type BuiltImage } from './build.js'
 import { DockerCommandError, type DockerClient } from './docker.js'
-import { resolveDrawVersion, type DrawVersion } from './draw-version.js'
+import { drawVersionMessage, resolveDrawVersion, type DrawVersion } from './draw-version.js'
 import { decideGate } from './gate.js'
 import type { BuildImagesInputs } from './inputs.js'
 import { planImages, type ImagePlan } from './plan.js'
@@ -87,7 +87,8 @@ async function plan(
     ports.files,
   )
   for (const note of lookup.notes) logger.warning(`Not used for the draw_version label: ${note}.`)
-  if (lookup.found) logger.info(`draw_version ${lookup.found.value} (from ${lookup.found.source})`)
+  if (lookup.found?.doubtful) logger.warning(drawVersionMessage(lookup.found))
+  else if (lookup.found) logger.info(drawVersionMessage(lookup.found))
   else
     logger.info(
       `No draw_version label: no version found in ${lookup.looked.join(', ')}; set 'draw-version' to add one.`,

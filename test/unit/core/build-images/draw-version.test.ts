@@ -1,5 +1,8 @@
 import { describe, expect, test } from '@jest/globals'
-import { resolveDrawVersion } from '../../../../src/core/build-images/draw-version.js'
+import {
+  drawVersionMessage,
+  resolveDrawVersion,
+} from '../../../../src/core/build-images/draw-version.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
 
 const WEB = '/p/dist/web/version.json'
@@ -8,49 +11,52 @@ const PKG = '/p/node_modules/@olympeio/draw/package.json'
 
 const project = { root: '/p', frontendSources: 'dist/web', codeasdataSources: 'dist/codeAsData' }
 
+// What the official template leaves after `npm install`, `build:draw` and `buildCodeAsData` for an
+// app at 1.4.0 on Draw 2.15.3: its webpack config copies Draw's version.json into dist/web and
+// overwrites "version" with the app's own.
+const TEMPLATE_BUILD = {
+  [PKG]: '{"name":"@olympeio/draw","version":"2.15.3"}',
+  [CAD]: '{"drawVersion":"2.15.3","runtimeVersion":"9.15.3"}',
+  [WEB]: '{\n    "version": "1.4.0",\n    "olympe-framework": "9.15.3"\n}',
+}
+
 describe('draw_version resolution', () => {
   test.each<[string, string | undefined, Record<string, string>, string | undefined, string]>([
+    ['the input wins over every file', '3.0.0', TEMPLATE_BUILD, '3.0.0', "input 'draw-version'"],
     [
-      'the input wins over every file',
-      '3.0.0',
-      { [WEB]: '{"version":"2.11.3"}' },
-      '3.0.0',
-      "input 'draw-version'",
+      "a template build: Draw's own package, not the app's version in dist/web",
+      undefined,
+      TEMPLATE_BUILD,
+      '2.15.3',
+      'node_modules/@olympeio/draw/package.json',
     ],
     [
-      'dist/web/version.json',
+      'without node_modules (a job that only received dist/): the code-as-data version.json',
       undefined,
-      { [WEB]: '{"version":"2.11.3"}', [CAD]: '{"drawVersion":"1.0.0"}' },
+      { [CAD]: '{"drawVersion":"2.15.3","runtimeVersion":"9.15.3"}', [WEB]: '{"version":"1.4.0"}' },
+      '2.15.3',
+      'dist/codeAsData/version.json',
+    ],
+    [
+      'dist/web/version.json only when nothing else is there',
+      undefined,
+      { [WEB]: '{"version":"2.11.3"}' },
       '2.11.3',
       'dist/web/version.json',
     ],
     [
-      'code-as-data version.json when the web one is missing',
+      'a package.json without version falls through',
       undefined,
-      { [CAD]: '{"drawVersion":"2.10.1","runtimeVersion":"9.12.1"}', [PKG]: '{"version":"1"}' },
-      '2.10.1',
-      'dist/codeAsData/version.json',
-    ],
-    [
-      'the installed package last',
-      undefined,
-      { [PKG]: '{"name":"@olympeio/draw","version":"2.9.0"}' },
-      '2.9.0',
-      'node_modules/@olympeio/draw/package.json',
-    ],
-    [
-      'a web version.json without version falls through',
-      undefined,
-      { [WEB]: '{"build":"x"}', [CAD]: '{"drawVersion":"2.10.1"}' },
+      { [PKG]: '{"name":"@olympeio/draw"}', [CAD]: '{"drawVersion":"2.10.1"}' },
       '2.10.1',
       'dist/codeAsData/version.json',
     ],
     [
       'code-as-data version.json is read for drawVersion, not version',
       undefined,
-      { [CAD]: '{"version":"9.9.9"}', [PKG]: '{"version":"2.9.0"}' },
+      { [CAD]: '{"version":"9.9.9"}', [WEB]: '{"version":"2.9.0"}' },
       '2.9.0',
-      'node_modules/@olympeio/draw/package.json',
+      'dist/web/version.json',
     ],
     ['nothing found', undefined, {}, undefined, ''],
   ])('%s', async (_name, explicit, contents, value, source) => {
@@ -60,31 +66,69 @@ describe('draw_version resolution', () => {
   })
 
   test('the sources inputs move the version files with them', async () => {
-    const files = memoryFiles({ '/p/build/front/version.json': '{"version":"4.0.0"}' })
-    const lookup = await resolveDrawVersion(
-      undefined,
-      { ...project, frontendSources: 'build/front' },
-      files,
-    )
-    expect(lookup.found).toEqual({ value: '4.0.0', source: 'build/front/version.json' })
+    const files = memoryFiles({
+      '/p/build/cad/version.json': '{"drawVersion":"4.1.0"}',
+      '/p/build/front/version.json': '{"version":"4.0.0"}',
+    })
+    const moved = { ...project, frontendSources: 'build/front', codeasdataSources: 'build/cad' }
+    expect((await resolveDrawVersion(undefined, moved, files)).found).toEqual({
+      value: '4.1.0',
+      source: 'build/cad/version.json',
+      field: 'drawVersion',
+    })
   })
 
   test.each([
     ['broken JSON', '{"version":', 'is not valid JSON'],
     ['a number', '{"version": 2}', "has no 'version' string"],
-    ['a multi-line value', '{"version": "2.0\\nLABEL evil=1"}', 'is not a version'],
-  ])('%s is noted and skipped', async (_name, text, note) => {
-    const lookup = await resolveDrawVersion(undefined, project, memoryFiles({ [WEB]: text }))
+    [
+      'a multi-line value',
+      '{"version": "2.0\\nLABEL evil=1"}',
+      'has a \'version\' that is not a version: "2.0\\nLABEL evil=1"',
+    ],
+  ])('%s is noted and skipped', async (_name, text, problem) => {
+    const lookup = await resolveDrawVersion(undefined, project, memoryFiles({ [PKG]: text }))
     expect(lookup.found).toBeUndefined()
-    expect(lookup.notes).toEqual([expect.stringContaining(note)])
+    expect(lookup.notes).toEqual([`node_modules/@olympeio/draw/package.json ${problem}`])
   })
 
-  test('"none found" lists every place looked at', async () => {
+  test('"none found" lists every place looked at, in order', async () => {
     const lookup = await resolveDrawVersion(undefined, project, memoryFiles({}))
     expect(lookup.looked).toEqual([
-      'dist/web/version.json (version)',
-      'dist/codeAsData/version.json (drawVersion)',
       'node_modules/@olympeio/draw/package.json (version)',
+      'dist/codeAsData/version.json (drawVersion)',
+      'dist/web/version.json (version)',
     ])
+  })
+})
+
+describe('the draw_version log line', () => {
+  test('names the file and the field that gave the version', async () => {
+    const lookup = await resolveDrawVersion(undefined, project, memoryFiles(TEMPLATE_BUILD))
+    expect(lookup.found && drawVersionMessage(lookup.found)).toBe(
+      "draw_version 2.15.3 (from 'version' in node_modules/@olympeio/draw/package.json)",
+    )
+  })
+
+  test('names the input when the input gave it', async () => {
+    const lookup = await resolveDrawVersion('3.0.0', project, memoryFiles({}))
+    expect(lookup.found && drawVersionMessage(lookup.found)).toBe(
+      "draw_version 3.0.0 (from input 'draw-version')",
+    )
+  })
+
+  test("says why dist/web/version.json may hold the app's version", async () => {
+    const lookup = await resolveDrawVersion(
+      undefined,
+      project,
+      memoryFiles({ [WEB]: '{"version":"1.4.0"}' }),
+    )
+    expect(lookup.found?.doubtful).toBe(true)
+    expect(lookup.found && drawVersionMessage(lookup.found)).toBe(
+      "draw_version 1.4.0 (from 'version' in dist/web/version.json): neither " +
+        'node_modules/@olympeio/draw/package.json nor the code-as-data version.json was found, ' +
+        "and the official template rewrites this file's version with the project's own; set " +
+        "'draw-version' if 1.4.0 is not the Draw version",
+    )
   })
 })

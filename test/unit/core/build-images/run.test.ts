@@ -30,6 +30,7 @@ const PROJECT: Record<string, string> = {
   '/p/dist/web/version.json': '{"version":"2.11.3"}',
   '/p/dist/node/main.js': '',
   '/p/dist/codeAsData/import_order.json': '[]',
+  '/p/node_modules/@olympeio/draw/package.json': '{"name":"@olympeio/draw","version":"2.11.3"}',
 }
 
 const context: CiContext = {
@@ -85,7 +86,9 @@ describe('build-images run', () => {
       'group: Build and push',
     ])
     expect(lines).toContain('Docker client 28.2.2, daemon 20.10.24')
-    expect(lines).toContain('draw_version 2.11.3 (from dist/web/version.json)')
+    expect(lines).toContain(
+      "draw_version 2.11.3 (from 'version' in node_modules/@olympeio/draw/package.json)",
+    )
     expect(docker.calls[0]).toBe('login r.io ci')
     expect(docker.passwords).toEqual(['pw-123456'])
     expect(outputs).toMatchObject({

@@ -1,0 +1,224 @@
+// The official project template (test/fixtures/olympe-project-template) as a team adopts it: its
+// @olympeio packages come from a registry that wants a token, `npm install` (no lock file),
+// `build:draw`, `build:node` and `npx olympe buildCodeAsData` lay out dist/ as the template's
+// webpack config and the toolkit do, and build-images labels the three images with the Draw
+// version (2.15.3), not the app's version that the template writes into dist/web/version.json.
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { existsSync } from 'node:fs'
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { dockerRun, run } from '../helpers/docker-env.js'
+import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { runAsGithub } from '../helpers/run-action.js'
+import { expectNoSecrets } from '../helpers/secrets.js'
+import { ensureTemplateBaseImages } from '../helpers/template-base-images.js'
+import {
+  createTemplateProject,
+  installAndBuild,
+  outcomes,
+  runStep,
+  STAND_IN_VERSIONS,
+  startTemplateRegistry,
+  type StepRun,
+  type TemplateProject,
+  type TemplateRegistry,
+} from '../helpers/template-project.js'
+
+const APP_VERSION = '1.4.0'
+
+let registry: TemplateRegistry
+let suite: DockerSuite
+let project: TemplateProject
+let builds: StepRun[]
+const projects: TemplateProject[] = []
+const stops: (() => Promise<void>)[] = []
+
+beforeAll(async () => {
+  // Both start at once; whichever did start is stopped by afterAll even if the other failed.
+  const [started, docker] = await Promise.allSettled([startTemplateRegistry(), startDockerSuite()])
+  if (started.status === 'fulfilled') stops.push(() => started.value.stop())
+  if (docker.status === 'fulfilled') stops.push(() => docker.value.stop())
+  if (started.status === 'rejected') throw started.reason
+  if (docker.status === 'rejected') throw docker.reason
+  ;[registry, suite] = [started.value, docker.value]
+  await ensureTemplateBaseImages()
+  project = await adopt({ appVersion: APP_VERSION, files: { '.npmrc': registry.npmrc('env') } })
+  builds = await installAndBuild(project, registry.token)
+}, 180_000)
+
+afterAll(async () => {
+  for (const each of projects) await each.remove()
+  await Promise.all(stops.map((stop) => stop()))
+})
+
+async function adopt(
+  options: Parameters<typeof createTemplateProject>[0],
+): Promise<TemplateProject> {
+  const created = await createTemplateProject(options)
+  projects.push(created)
+  return created
+}
+
+async function json(...path: string[]): Promise<Record<string, unknown>> {
+  return JSON.parse(await readFile(join(project.dir, ...path), 'utf8')) as Record<string, unknown>
+}
+
+async function filesUnder(folder: string): Promise<string[]> {
+  const entries = await readdir(join(project.dir, folder), { recursive: true, withFileTypes: true })
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(join(project.dir, folder).length + 1))
+    .sort()
+}
+
+/** The steps' output and npm's debug logs (what a CI job shows or keeps as artifacts). */
+async function captured(runs: StepRun[], home: string): Promise<Record<string, string>> {
+  const texts = Object.fromEntries(
+    runs.map((step) => [step.step, `${step.stdout}\n${step.stderr}`]),
+  )
+  const logs = join(home, '.npm/_logs')
+  for (const name of existsSync(logs) ? await readdir(logs) : [])
+    texts[`npm log ${name}`] = await readFile(join(logs, name), 'utf8')
+  return texts
+}
+
+describe('the project template through an authenticated registry', () => {
+  test('npm install without the token is refused with E401 and installs nothing', async () => {
+    const bare = await adopt({ files: { '.npmrc': registry.npmrc('none') } })
+    const install = await runStep(bare, 'npm', ['install'])
+    expect(install.code).not.toBe(0)
+    expect(install.stderr).toMatch(/npm error code E401/)
+    expect(existsSync(join(bare.dir, 'node_modules/@olympeio/draw'))).toBe(false)
+    expectNoSecrets(await captured([install], bare.home), registry.secrets)
+  })
+
+  test('with the token: install, build:draw, build:node and buildCodeAsData all succeed', async () => {
+    expect(outcomes(builds)).toEqual([
+      { step: 'npm install', code: 0, tail: '' },
+      { step: 'npm run build:draw', code: 0, tail: '' },
+      { step: 'npm run build:node', code: 0, tail: '' },
+      { step: 'npx olympe buildCodeAsData', code: 0, tail: '' },
+    ])
+    const texts = await captured(builds, project.home)
+    expect(Object.keys(texts).some((name) => name.startsWith('npm log '))).toBe(true)
+    expectNoSecrets(texts, registry.secrets)
+  })
+
+  test('the ~ ranges resolve to the stand-ins, and git sees no build output', async () => {
+    const draw = await json('node_modules/@olympeio/draw/package.json')
+    const toolkit = await json('node_modules/@olympeio/toolkit/package.json')
+    expect([draw.version, toolkit.version]).toEqual([
+      STAND_IN_VERSIONS.draw,
+      STAND_IN_VERSIONS.toolkit,
+    ])
+    // The template ignores its lock file, dist/ and node_modules/.
+    expect(existsSync(join(project.dir, 'package-lock.json'))).toBe(true)
+    const status = await run('git', ['status', '--porcelain'], { cwd: project.dir })
+    expect(status.stdout).toBe('')
+  })
+
+  test("dist/web: res/, Draw's files, $VERSION and version.json rewritten with the app's version", async () => {
+    expect(await filesUnder('dist/web')).toEqual([
+      'css/main.css',
+      'doc/index.html',
+      'fonts/README.txt',
+      'images/logo.svg',
+      'index.html',
+      'main.js',
+      'maintenance/index.html',
+      'oConfig.json',
+      'oConfigNode.json',
+      'version.json',
+    ])
+    const index = await readFile(join(project.dir, 'dist/web/index.html'), 'utf8')
+    expect(index).toContain(`href="css/main.css?v=${APP_VERSION}"`)
+    expect(index).toContain(`src="main.js?v=${APP_VERSION}"`)
+    expect(index).not.toContain('$VERSION')
+    // Draw's own file, whose "version" the template overwrites: the trap of issue 11.
+    expect(await json('dist/web/version.json')).toEqual({
+      version: APP_VERSION,
+      'olympe-framework': STAND_IN_VERSIONS.runtime,
+      'olympe-composer': STAND_IN_VERSIONS.draw,
+      tag: `v${STAND_IN_VERSIONS.draw}`,
+    })
+    const bundle = await readFile(join(project.dir, 'dist/web/main.js'), 'utf8')
+    expect(bundle).toContain(`olympe: @olympeio/draw@${STAND_IN_VERSIONS.draw}`)
+  })
+
+  test('dist/node: the bundle, oConfigNode.json as oConfig.json, and version.json', async () => {
+    expect(await filesUnder('dist/node')).toEqual(['main.js', 'oConfig.json', 'version.json'])
+    expect(await json('dist/node/oConfig.json')).toEqual(await json('res/oConfigNode.json'))
+    expect((await json('dist/node/version.json')).version).toBe(APP_VERSION)
+  })
+
+  test('dist/codeAsData: patches in import order, and the Draw and runtime versions', async () => {
+    expect(await filesUnder('dist/codeAsData')).toEqual([
+      'import_order.json',
+      'olympeio.draw/0183c5e6f7a8b9c0d1e2.json',
+      'olympeio.runtime/0170a1b2c3d4e5f60718.json',
+      'version.json',
+    ])
+    const order = JSON.parse(
+      await readFile(join(project.dir, 'dist/codeAsData/import_order.json'), 'utf8'),
+    ) as unknown
+    expect(order).toEqual([
+      { name: '@olympeio/runtime', rootTag: '10000000000000000000', path: 'olympeio.runtime' },
+      { name: '@olympeio/draw', rootTag: '10000000000000000000', path: 'olympeio.draw' },
+    ])
+    expect(await json('dist/codeAsData/version.json')).toEqual({
+      drawVersion: STAND_IN_VERSIONS.draw,
+      runtimeVersion: STAND_IN_VERSIONS.runtime,
+    })
+  })
+})
+
+describe('build-images on the built template', () => {
+  test("the three images carry draw_version 2.15.3, Draw's, and the log names its file", async () => {
+    const repository = suite.uniqueRepository('template')
+    const result = await runAsGithub('build-images', {
+      cwd: project.dir,
+      inputs: {
+        registry: suite.registry.host,
+        'registry-username': suite.registry.user,
+        'registry-password': suite.registry.password,
+        codeasdata: 'true',
+      },
+      env: {
+        ...suite.env,
+        GITHUB_SHA: project.sha,
+        GITHUB_REPOSITORY: repository,
+        GITHUB_SERVER_URL: 'https://github.example',
+      },
+      event: {
+        name: 'push',
+        ref: `refs/heads/${project.branch}`,
+        payload: { repository: { default_branch: project.branch } },
+      },
+    })
+    expectNoSecrets({ stdout: result.stdout, stderr: result.stderr, ...result.files }, [
+      suite.registry.password,
+      ...registry.secrets,
+    ])
+    const tail = result.code === 0 ? '' : `${result.stdout}\n${result.stderr}`.slice(-3000)
+    expect({ code: result.code, tail }).toEqual({ code: 0, tail: '' })
+    expect(result.stdout).toContain(
+      `draw_version ${STAND_IN_VERSIONS.draw} (from 'version' in node_modules/@olympeio/draw/package.json)`,
+    )
+
+    const tag = `${project.branch}-${project.sha.slice(0, 7)}`
+    for (const kind of ['frontend', 'backend', 'codeasdata']) {
+      const image = result.outputs[`${kind}-image`]
+      expect(image).toBe(`${suite.registry.host}/${repository}/${kind}:${tag}`)
+      const manifest = await suite.registry.manifest(`${repository}/${kind}`, tag)
+      expect(manifest.config.Labels?.draw_version).toBe(STAND_IN_VERSIONS.draw)
+      // Built FROM the template's own base names, which declare `ONBUILD ARG SOURCES_PATH`.
+      expect(manifest.config.Labels?.['olympe.test.flavour']).toBe('onbuild')
+    }
+    // What nginx serves is dist/web, app version and all.
+    const served = await dockerRun(result.outputs['frontend-image'] ?? '', [
+      'cat',
+      '/usr/share/nginx/html/version.json',
+    ])
+    expect((JSON.parse(served) as { version: string }).version).toBe(APP_VERSION)
+  }, 120_000)
+})
