@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import { connect, type AddressInfo, type Socket } from 'node:net'
+import { networkInterfaces } from 'node:os'
 
 export interface ConnectProxy {
   /** `http://127.0.0.1:<port>`: the value of HTTPS_PROXY / HTTP_PROXY. */
@@ -51,4 +52,15 @@ export async function startConnectProxy(
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
+}
+
+/**
+ * This machine's first address that is not loopback: a host that no proxy library bypasses by
+ * itself (they all bypass loopback), for the NO_PROXY cases.
+ */
+export function externalAddress(): string {
+  for (const addresses of Object.values(networkInterfaces()))
+    for (const address of addresses ?? [])
+      if (address.family === 'IPv4' && !address.internal) return address.address
+  throw new Error('this machine has no non-loopback IPv4 address')
 }

@@ -1,10 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals'
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
-import { networkInterfaces } from 'node:os'
 import { HttpFailure, type HttpRequest } from '../../../src/core/shared/http.js'
 import { USER_AGENT } from '../../../src/platform/package-info.js'
 import { createHttpClient } from '../../../src/tools/http.js'
-import { startConnectProxy, type ConnectProxy } from '../../helpers/connect-proxy.js'
+import {
+  externalAddress,
+  startConnectProxy,
+  type ConnectProxy,
+} from '../../helpers/connect-proxy.js'
 import { makeTlsFiles } from '../../helpers/tls-certificates.js'
 import { answer, startWebhookServer, type WebhookServer } from '../../helpers/webhook-server.js'
 
@@ -61,14 +64,6 @@ async function rawServer(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const address = server.address() as AddressInfo
   return { url: `http://127.0.0.1:${address.port}/hook`, server }
-}
-
-/** This machine's first address that is not loopback, for a host that bypasses no proxy by itself. */
-function externalAddress(): string {
-  for (const addresses of Object.values(networkInterfaces()))
-    for (const address of addresses ?? [])
-      if (address.family === 'IPv4' && !address.internal) return address.address
-  throw new Error('this machine has no non-loopback IPv4 address')
 }
 
 let webhook: WebhookServer
