@@ -97,6 +97,7 @@ describe('snapshot core against a real git server', () => {
               outputDir: 'snapshot/sales',
             }
             await writeFile(config, JSON.stringify([{ snapshooter }]))
+            await mkdir(path.join(clone, 'snapshot'), { recursive: true })
             const env = {
               ...process.env,
               SNAPSHOT_CONFIG: config,
@@ -217,7 +218,12 @@ describe('snapshot core against a real git server', () => {
       inputs: { 'draw-password': 'wrong-password-8c2e' },
       toolkitEnv: { FAKE_TOOLKIT_ECHO_SECRETS: '1' },
     })
-    expect(run.error?.message).toContain('authentication failed for user admin')
+    expect(run.error?.message).toContain(
+      'error: Snapshot failed: Error: Invalid username or password',
+    )
+    expect(run.error?.message).toContain(
+      "The orchestrator refused the sign-in: check 'draw-username' and 'draw-password'",
+    )
     const everything = `${run.log.join('\n')}\n${run.error?.message ?? ''}`
     expect(everything).not.toContain('wrong-password-8c2e')
     expect(everything).toContain('auth.autoPassword=***')
