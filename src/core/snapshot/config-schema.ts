@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { quote } from '../shared/errors.js'
-import { hasControlCharacter, outputDirProblem } from './paths.js'
+import { hasControlCharacter, OUTPUT_DIR_MAX, outputDirProblem } from './paths.js'
 import { parseRepoUrl, REPO_EXPECTED, REPO_URL_MAX } from './repo-url.js'
 
 /** Element ids are 20 hex characters (`01850a59bb68c324907a`); the spec's "20 digits" are hex too. */
@@ -27,11 +27,16 @@ export const LIMITS = {
   exclude: 1000,
 } as const
 
-type LengthCheck = v.CheckAction<string, v.ErrorMessage<v.CheckIssue<string>>>
+type LengthCheck = v.MaxLengthAction<
+  string,
+  number,
+  v.ErrorMessage<v.MaxLengthIssue<string, number>>
+>
 
+// maxLength, not a check: the JSON Schema for editors then carries the limit too.
 const notLongerThan = (max: number, what: string): LengthCheck =>
-  v.check(
-    (text: string) => text.length <= max,
+  v.maxLength(
+    max,
     (issue) =>
       `is ${issue.input.length} characters long (${shown(issue.input, 40)}): expected ${what} of at most ${max} characters`,
   )
@@ -99,6 +104,7 @@ export const SnapshooterSchema = v.pipe(
     ),
     outputDir: v.pipe(
       stringOf('a folder path (a string)'),
+      notLongerThan(OUTPUT_DIR_MAX, 'a folder path'),
       v.check(
         (dir) => outputDirProblem(dir) === undefined,
         (issue) => outputDirMessage(issue.input),
@@ -115,16 +121,18 @@ export const GitSchema = v.pipe(
   v.strictObject({
     repo: v.pipe(
       stringOf('a repository URL (a string)'),
-      v.check(
-        (url) => url.length <= REPO_URL_MAX,
+      v.maxLength(
+        REPO_URL_MAX,
         (issue) =>
           `is ${issue.input.length} characters long: expected a repository URL of at most ${REPO_URL_MAX} characters`,
       ),
-      v.regex(REPO_SHAPE, REPO_EXPECTED),
+      // The parse first: its messages are the precise ones. The shape is for editors (JSON
+      // Schema), and catches what a URL parser accepts but git would not (a space).
       v.check(
         (raw) => !('problem' in parseRepoUrl(raw)),
         (issue) => repoMessage(issue.input),
       ),
+      v.regex(REPO_SHAPE, REPO_EXPECTED),
       v.description(
         'Repository to clone and push: `https://<token>@<host>/<path>.git` (or `https://<user>:<token>@…`). `${NAME}` is replaced by the environment variable NAME, so the token can stay in a CI secret.',
       ),

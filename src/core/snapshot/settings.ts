@@ -19,7 +19,7 @@ export function settingWarnings(inputs: SnapshotInputs): string[] {
     )
   if (password && /^\d+$/.test(password))
     warnings.push(
-      "'draw-password' is all digits; the toolkit reads such a value as a number (00123456 becomes 123456), so signing in fails when it starts with 0 or is very long. Give the platform user a password with a letter in it.",
+      "'draw-password' is all digits; the toolkit reads such a value as a number (0042 becomes 42), so signing in fails when it starts with 0 or is very long. Give the platform user a password with a letter in it.",
     )
   if (password && isQuoted(password))
     warnings.push(
@@ -28,7 +28,7 @@ export function settingWarnings(inputs: SnapshotInputs): string[] {
   const user = inputs.drawUsername
   if (user && /^\d+$/.test(user))
     warnings.push(
-      `'draw-username' '${user}' is all digits; the toolkit reads such a value as a number (00123 becomes 123), so signing in may fail.`,
+      `'draw-username' '${user}' is all digits; the toolkit reads such a value as a number (0042 becomes 42), so signing in may fail.`,
     )
   if (user && isQuoted(user))
     warnings.push(

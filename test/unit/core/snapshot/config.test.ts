@@ -185,7 +185,7 @@ describe('snapshot configuration', () => {
     [
       'outputDir too long',
       [entry({ snapshooter: { outputDir: `s/${'d'.repeat(199)}` } })],
-      'is 201 characters long: expected a folder path of at most 200 characters',
+      `at [0].snapshooter.outputDir: is 201 characters long ('s/${'d'.repeat(38)}…'): expected a folder path of at most 200 characters`,
     ],
     [
       'branch too long',
@@ -241,7 +241,7 @@ describe('snapshot configuration', () => {
     [
       'repo without token',
       [entry({ git: { repo: 'https://git.example.com/acme/x.git' } })],
-      "at [0].git.repo: expected 'https://<token>@<host>/<path>.git'",
+      "at [0].git.repo: 'https://git.example.com/acme/x.git' carries no token; expected 'https://<token>@<host>/<path>.git'",
     ],
     [
       'repo over plain http',

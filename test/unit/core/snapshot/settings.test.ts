@@ -26,7 +26,7 @@ describe('what the toolkit does with the settings', () => {
   test('an all-digit password: leading zeros are dropped (the value is never shown)', () => {
     const [warning] = settingWarnings(inputs({ drawPassword: '00123456' }))
     expect(warning).toBe(
-      "'draw-password' is all digits; the toolkit reads such a value as a number (00123456 becomes 123456), so signing in fails when it starts with 0 or is very long. Give the platform user a password with a letter in it.",
+      "'draw-password' is all digits; the toolkit reads such a value as a number (0042 becomes 42), so signing in fails when it starts with 0 or is very long. Give the platform user a password with a letter in it.",
     )
   })
 
