@@ -1,5 +1,6 @@
 import { join } from 'node:path'
-import type { Files } from '../shared/ports.js'
+import { ActionError } from '../shared/errors.js'
+import type { Files, Logger } from '../shared/ports.js'
 import type { SnapshotEntry } from './config.js'
 import { shown } from './config-schema.js'
 import { describeTarget, type GitTarget } from './plan.js'
@@ -60,6 +61,32 @@ function describe(entry: SnapshotEntry, onTheWay: string, root: OutputRoot): str
   const dir = entry.snapshooter.outputDir
   const part = onTheWay === dir ? '' : `: ${shown(onTheWay)}, on its way,`
   return `Entry '${entry.name}' (${entry.where}): outputDir ${shown(dir)} in ${root.label}${part}`
+}
+
+/**
+ * Every outputDir is checked on the disk (clones made, nothing exported yet), all of them before
+ * any is touched; then the missing parents are created.
+ */
+export async function prepareOutputDirs(
+  placed: ReadonlyArray<{ entry: SnapshotEntry; root: OutputRoot }>,
+  tools: { files: Files; logger: Logger },
+): Promise<void> {
+  const checked = []
+  for (const { entry, root } of placed)
+    checked.push({ entry, root, check: await checkOutputDir(entry, root, tools.files) })
+  const problems = checked.flatMap(({ check }) => ('problem' in check ? [check.problem] : []))
+  if (problems.length > 0)
+    throw new ActionError(`${problems.join('\n')}\nNothing was exported or pushed.`)
+  for (const { entry, root, check } of checked) {
+    const missing = 'missing' in check ? check.missing : []
+    const created = await createParents(entry, root, missing, tools.files)
+    const dir = entry.snapshooter.outputDir
+    tools.logger.info(
+      created === undefined
+        ? `'${entry.name}': ${dir} in ${root.label}, no symbolic link on its way.`
+        : `'${entry.name}': created '${created}' in ${root.label}, where ${dir} goes (the toolkit creates the last folder only).`,
+    )
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path'
 import { ActionError, errorMessage } from '../shared/errors.js'
-import { checkOutputDir, cloneRoot, createParents, type OutputRoot } from './boundary.js'
+import { cloneRoot, prepareOutputDirs, type OutputRoot } from './boundary.js'
 import { toolkitArgv } from './command.js'
 import { loadSnapshotConfig, type SnapshotEntry } from './config.js'
 import { explainGitFailure } from './git-errors.js'
@@ -57,7 +57,8 @@ export async function runSnapshot(
       dir: localDir,
       label: inputs.dryRun ? "the dry run's scratch folder" : 'the working directory',
     }
-    await logger.group('Output folders', () => prepareOutputDirs(plan, entries, local, ports))
+    const placed = entries.map((entry) => ({ entry, root: rootOf(entry, plan, local) }))
+    await logger.group('Output folders', () => prepareOutputDirs(placed, ports))
     const saved = await exportAll(plan, entries, localDir, settings, ports, temp)
     const results: EntryResult[] = plan.local.map((entry) => ({
       entry,
@@ -138,40 +139,6 @@ async function checkBranch(target: GitTarget, ports: SnapshotPorts): Promise<str
   }
   if (tip !== undefined) return undefined
   return `Branch '${target.branch}' does not exist in ${target.repo.display} (entry ${names}). The snapshot never creates branches: create it first (for example: git push origin HEAD:refs/heads/${target.branch}), or fix git.branch.`
-}
-
-/**
- * Every outputDir is checked on the disk (clones made, nothing exported yet) and refused when a
- * symbolic link or a file is on its way; then the missing parents are created, which the real
- * toolkit does not do.
- */
-async function prepareOutputDirs(
-  plan: SnapshotPlan,
-  entries: readonly SnapshotEntry[],
-  local: OutputRoot,
-  ports: SnapshotPorts,
-): Promise<void> {
-  const roots = entries.map((entry) => rootOf(entry, plan, local))
-  const checks = []
-  for (const [index, entry] of entries.entries())
-    checks.push(await checkOutputDir(entry, roots[index] ?? local, ports.files))
-  const problems = checks.flatMap((check) => ('problem' in check ? [check.problem] : []))
-  if (problems.length > 0)
-    throw new ActionError(`${problems.join('\n')}\nNothing was exported or pushed.`)
-  for (const [index, entry] of entries.entries()) {
-    const check = checks[index]
-    const root = roots[index] ?? local
-    const created =
-      check && 'missing' in check
-        ? await createParents(entry, root, check.missing, ports.files)
-        : undefined
-    const dir = entry.snapshooter.outputDir
-    ports.logger.info(
-      created === undefined
-        ? `'${entry.name}': ${dir} in ${root.label}, no symbolic link on its way.`
-        : `'${entry.name}': created '${created}' in ${root.label}, where ${dir} goes (the toolkit creates the last folder only).`,
-    )
-  }
 }
 
 function rootOf(entry: SnapshotEntry, plan: SnapshotPlan, local: OutputRoot): OutputRoot {
