@@ -63,7 +63,8 @@ export const deployDefinition = {
         'Path of a JSON base payload (validated against the spec); the inputs above then set and append to it.',
     },
     'timeout-seconds': {
-      description: 'Bound on the whole webhook call, retries included.',
+      description:
+        'Bound on the whole step: reading `payload-file`, checking the deploy rules, and the webhook call with its retries.',
       default: '60',
       type: 'number',
     },
@@ -82,7 +83,10 @@ export const deployDefinition = {
   outputs: {
     payload: { description: 'The JSON payload sent (or, on a dry run, that would be sent).' },
     status: { description: 'HTTP status of the webhook response (empty on a dry run).' },
-    message: { description: "The response's `message` field (empty on a dry run)." },
+    message: {
+      description:
+        "The response's `message` field, also after a failed call (empty on a dry run or without one).",
+    },
   },
 } as const satisfies ActionDefinition
 
