@@ -31,7 +31,7 @@ export const deployDefinition = {
     },
     'deploy-rules': {
       description:
-        'JSON or YAML list of `{source, target}` regular expressions mapping backend images to backends. Default: one rule `.*` to `.*`.',
+        'JSON or YAML list of `{source, target}` regular expressions (JavaScript syntax) mapping backend images to backends; a `source` that takes over 250 ms to match an image is refused. Default: one rule `.*` to `.*`.',
       multiline: true,
     },
     'codeasdata-update-mode': {
@@ -60,7 +60,7 @@ export const deployDefinition = {
     },
     'payload-file': {
       description:
-        'Path of a JSON base payload (validated against the spec); the inputs above then set and append to it.',
+        'Path of a JSON base payload: a regular file of at most 1 MiB, validated like the inputs (spec 2.1). The inputs above then set and append to it.',
     },
     'timeout-seconds': {
       description:

@@ -25,12 +25,11 @@ function where(text: string, offset: number): string {
 
 function describeOffset(text: string, offset: number): string {
   const char = text.codePointAt(offset)
+  if (char === undefined) return `it ends too early (${where(text, offset)})`
   const found =
-    char === undefined
-      ? 'the end of the file'
-      : char > 0x20 && char < 0x7f
-        ? `'${String.fromCodePoint(char)}'`
-        : `the character U+${char.toString(16).toUpperCase().padStart(4, '0')}`
+    char > 0x20 && char < 0x7f
+      ? `'${String.fromCodePoint(char)}'`
+      : `character U+${char.toString(16).toUpperCase().padStart(4, '0')}`
   return `unexpected ${found} ${where(text, offset)}`
 }
 

@@ -14,13 +14,13 @@ describe('parseJsonText', () => {
     ['{\n  "a": tru\n}', "unexpected 't' at line 2, column 8"],
     ['{"a": 1,}', "unexpected '}' at line 1, column 9"],
     ['{"a": 1} x', "unexpected 'x' at line 1, column 10"],
-    ['', 'unexpected the end of the file after line 1'],
-    ['{"a": [1, 2', 'unexpected the end of the file after line 1'],
-    ['{"a": "b\tc"}', 'unexpected the character U+0009 at line 1, column 9'],
+    ['', 'it ends too early (after line 1)'],
+    ['{"a": [1, 2', 'it ends too early (after line 1)'],
+    ['{"a": "b\tc"}', 'unexpected character U+0009 at line 1, column 9'],
     ['{"a": "\\x"}', "unexpected '\\' at line 1, column 8"],
     ['[01]', "unexpected '1' at line 1, column 3"],
     ['{"a" 1}', "unexpected '1' at line 1, column 6"],
-    ['\uFEFF\uFEFF{}', 'unexpected the character U+FEFF at line 1, column 1'],
+    ['\uFEFF\uFEFF{}', 'unexpected character U+FEFF at line 1, column 1'],
   ])('%j: says where, never quotes the text', (text, problem) => {
     expect(parseJsonText(text)).toEqual({ problem: `not valid JSON: ${problem}` })
   })
