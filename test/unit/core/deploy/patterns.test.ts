@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals'
 import {
   PATTERN_BOUND_MS,
+  PATTERN_TRIES,
   patternSyntaxProblem,
   testWithin,
   unmatchedImages,
@@ -73,5 +74,31 @@ describe('unmatchedImages', () => {
     expect(unmatchedImages([LONG], [SLOW], () => 30)).toEqual({
       tooSlow: { rule: 0, pattern: SLOW, subject: LONG, boundMs: 30, stepTimeout: true },
     })
+  })
+
+  test('a loaded machine that stalls one try does not refuse a sane pattern', () => {
+    const bounds: number[] = []
+    const stallOnce = (
+      _pattern: string,
+      _subject: string,
+      boundMs: number,
+    ): boolean | 'too-slow' => {
+      bounds.push(boundMs)
+      return bounds.length === 1 ? 'too-slow' : true
+    }
+    expect(unmatchedImages(['r.io/api:1'], ['api'], plenty, stallOnce)).toEqual({ unmatched: [] })
+    expect(bounds).toEqual([PATTERN_BOUND_MS, PATTERN_BOUND_MS])
+  })
+
+  test(`a pattern stopped on each of ${PATTERN_TRIES} tries is refused`, () => {
+    let tries = 0
+    const alwaysSlow = (): 'too-slow' => {
+      tries++
+      return 'too-slow'
+    }
+    expect(unmatchedImages(['r.io/api:1'], ['api'], plenty, alwaysSlow)).toMatchObject({
+      tooSlow: { rule: 0, stepTimeout: false },
+    })
+    expect(tries).toBe(PATTERN_TRIES)
   })
 })

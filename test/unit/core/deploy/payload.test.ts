@@ -169,7 +169,7 @@ describe('deployRuleWarnings', () => {
     expect(() => deployRuleWarnings(built, undefined, deadline())).toThrow(
       new InputError(
         'deploy-rules',
-        `Invalid input 'deploy-rules': at [1].source: matching the regular expression '${SLOW}' against the backend image '${LONG}' took more than 250 ms and was stopped: the pattern backtracks catastrophically (nested quantifiers such as '(a+)+', or alternatives that overlap such as '(a|ab)*'); rewrite it so that each part of an image name can match in only one way, for example '^reg\\.example\\.com/shop/api:'.`,
+        `Invalid input 'deploy-rules': at [1].source: matching the regular expression '${SLOW}' against the backend image '${LONG}' took more than 250 ms on each of 3 tries and was stopped: the pattern backtracks catastrophically (nested quantifiers such as '(a+)+', or alternatives that overlap such as '(a|ab)*'); rewrite it so that each part of an image name can match in only one way, for example '^reg\\.example\\.com/shop/api:'.`,
       ),
     )
   })
