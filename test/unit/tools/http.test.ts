@@ -37,6 +37,11 @@ function post(url: string, overrides: Partial<HttpRequest> = {}): Promise<unknow
   })
 }
 
+/** Waits for a condition that must come soon; the test's own time-out fails it otherwise. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20))
+}
+
 async function failure(promise: Promise<unknown>): Promise<HttpFailure> {
   const error = await promise.then(
     () => undefined,
@@ -132,7 +137,21 @@ describe('the HTTP tool', () => {
       async () =>
         (await rawServer((socket) => socket.once('data', () => socket.resetAndDestroy()))).url,
       'reset',
-      'the connection was closed before any response (ECONNRESET)',
+      'the connection was closed after the request was sent, before a complete response arrived (ECONNRESET), so the server may have received it',
+    ],
+    [
+      'a close with no answer once the request is sent',
+      async () => (await rawServer((socket) => socket.once('data', () => socket.end()))).url,
+      'reset',
+      'the connection was closed after the request was sent, before a complete response arrived (ECONNRESET), so the server may have received it',
+    ],
+    [
+      'a response cut right after its status line',
+      async () =>
+        (await rawServer((socket) => socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\n'))))
+          .url,
+      'reset',
+      'the connection was closed after the request was sent, before a complete response arrived (ECONNRESET), so the server may have received it',
     ],
     [
       'a response cut after its status line',
@@ -159,6 +178,17 @@ describe('the HTTP tool', () => {
     expect([error.kind, error.message]).toEqual([kind, message])
   })
 
+  test('a TLS handshake that never finishes: tls, within the connect time-out', async () => {
+    const { url } = await rawServer(() => undefined)
+    const error = await failure(
+      post(url.replace('http:', 'https:'), { timeoutMs: 60_000, connectTimeoutMs: 300 }),
+    )
+    expect([error.kind, error.message]).toEqual([
+      'tls',
+      'the TLS handshake with the server did not finish in time',
+    ])
+  })
+
   test('a refused certificate names NODE_EXTRA_CA_CERTS', async () => {
     const tls = await makeTlsFiles(['127.0.0.1'])
     const server = await startWebhookServer(answer(200), { tls })
@@ -179,6 +209,8 @@ describe('the HTTP tool', () => {
     let proxy: ConnectProxy
     beforeAll(async () => {
       proxy = await startConnectProxy({
+        'silent.olympe.test': 'silent',
+        'auth.olympe.test': { status: 407 },
         'webhook.olympe.test': webhook.port,
         [externalAddress()]: webhook.port,
       })
@@ -214,6 +246,27 @@ describe('the HTTP tool', () => {
       expect(await post(url)).toMatchObject({ status: 200 })
       expect(proxy.tunnels.length).toBe(before + 1)
       expect(webhook.requests).toHaveLength(1)
+    })
+
+    test('a proxy that never answers CONNECT: a connect time-out, and its socket closed', async () => {
+      process.env.HTTP_PROXY = proxy.url
+      webhook.respondWith(answer(200))
+      const error = await failure(
+        post('http://silent.olympe.test/hook', { timeoutMs: 60_000, connectTimeoutMs: 300 }),
+      )
+      expect([error.kind, error.message]).toEqual([
+        'connect-timeout',
+        'no connection to the server could be made in time (through the proxy, when one is set)',
+      ])
+      expect(webhook.requests).toHaveLength(0)
+      // The CONNECT request was given up with ours: nothing keeps the step's process alive.
+      await until(() => proxy.openClients() === 0)
+    })
+
+    test('a proxy that answers CONNECT with 407: its status is kept', async () => {
+      process.env.HTTP_PROXY = proxy.url
+      const error = await failure(post('http://auth.olympe.test/hook'))
+      expect([error.kind, error.proxyStatus]).toEqual(['proxy', 407])
     })
 
     test('a proxy that opens no tunnel: said, never sent', async () => {
