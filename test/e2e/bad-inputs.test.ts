@@ -14,7 +14,7 @@ import {
   type ActionId,
   type RunResult,
 } from '../helpers/run-action.js'
-import { runnerCommands } from '../helpers/runner-commands.js'
+import { hostileCommands, runnerCommands } from '../helpers/runner-commands.js'
 import { findSecrets } from '../helpers/secrets.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 
@@ -23,8 +23,9 @@ import { answer, startWebhookServer, type WebhookServer } from '../helpers/webho
  * as the runner runs it (<action>.yml) or as a GitLab job runs `olympe-deploy` (cli.yml), and must
  * exit 1 before any side effect: no webhook request, and no call to docker, git or the toolkit
  * (stand-ins on PATH record any call). Each case names the message it must print (on GitHub, in
- * the `::error` annotation as the runner reads it), and no secret of the case may show in any
- * captured stream or file, in any of its leak forms (test/helpers/secrets.ts).
+ * the `::error` annotation as the runner reads it), no secret of the case may show in any
+ * captured stream or file, in any of its leak forms (test/helpers/secrets.ts), and no text of
+ * the case marked `hostile` may reach the runner as a workflow command.
  */
 interface BadInput {
   name: string
@@ -178,6 +179,8 @@ for (const corpus of CORPORA) {
       const shimLog = join(cwd, 'side-effects.log')
       const inputs = { ...baseInputs(action), ...badInput.inputs }
       const env = {
+        // A push has a commit: without it, build-images refuses {short-sha} whatever the case.
+        GITHUB_SHA: '5e6f708192a3b4c5d6e7f8091a2b3c4d1a2b3c4d',
         PATH: `${SHIM}:${process.env.PATH ?? ''}`,
         SHIM_LOG: shimLog,
         ...badInput.env,
@@ -198,6 +201,8 @@ for (const corpus of CORPORA) {
       const message = badInput.expect.replaceAll('{workspace}', cwd)
       if (corpus === 'cli') expect(run.stderr).toContain(`Error: ${message}`)
       else expect(annotations(run.stdout)).toContain(message)
+      // A value carrying `::set-output …` or `::error …` lines is shown, never run.
+      expect(hostileCommands(run.stdout + run.stderr)).toEqual([])
       expect(webhook.requests).toHaveLength(0)
       expect(existsSync(shimLog) ? await readFile(shimLog, 'utf8') : '').toBe('')
       const captured = { stdout: run.stdout, stderr: run.stderr, ...run.files }

@@ -47,7 +47,10 @@ export function runnerCommands(output: string): SeenCommand[] {
 
 function parseLine(raw: string, stopToken: string | undefined): SeenCommand | undefined {
   const registered = new Set([...REGISTERED, ...(stopToken ? [stopToken.toLowerCase()] : [])])
-  const line = raw.replace(/[\p{Cf}\p{Cc}\p{M}]/gu, '')
+  return parseAs(raw, registered) ?? parseAs(raw.replace(/[\p{Cf}\p{Cc}\p{M}]/gu, ''), registered)
+}
+
+function parseAs(line: string, registered: Set<string>): SeenCommand | undefined {
   const v2 = /^[\s\u0085]*::([^ :]*)( [^:]*)?::(.*)$/su.exec(line)
   if (v2 && registered.has((v2[1] ?? '').toLowerCase()))
     return { command: v2[1] ?? '', properties: (v2[2] ?? '').trim(), data: v2[3] ?? '' }
@@ -72,7 +75,12 @@ export const HOSTILE_LINES = [
   '::endgroup::hostile-endgroup',
 ]
 
-/** The commands seen that came from hostile text. */
+/**
+ * The commands seen that came from hostile text: their data starts with the `hostile` mark (our
+ * own annotations may quote such text, after words of ours), or their properties hold it.
+ */
 export function hostileCommands(output: string): SeenCommand[] {
-  return runnerCommands(output).filter((c) => /hostile|INJECTED/i.test(c.properties + c.data))
+  return runnerCommands(output).filter(
+    (c) => /^hostile/i.test(c.data) || /hostile|INJECTED/i.test(c.properties),
+  )
 }

@@ -2,7 +2,9 @@ import { describe, expect, test } from '@jest/globals'
 import { deployDefinition } from '../../../../src/core/deploy/definition.js'
 import {
   MIN_SECRET_LENGTH,
+  actionSecrets,
   base64Forms,
+  embeddedPasswords,
   leakForms,
   shortSecretInputs,
 } from '../../../../src/core/shared/secrets.js'
@@ -69,5 +71,28 @@ describe('shortSecretInputs', () => {
     expect(shortSecretInputs(deployDefinition, { 'webhook-token': ' abcd ' })).toEqual([
       'webhook-token',
     ])
+  })
+})
+
+describe('embeddedPasswords', () => {
+  test.each([
+    ['ci:Reg-pass-1@ghcr.io', ['Reg-pass-1']],
+    ['https://ci:p%40ss@hooks.example.com/x', ['p%40ss']],
+    ['ghcr.io\nrobot:tok3n-9@ghcr.io/acme', ['tok3n-9']],
+    ['shop/frontend:1@sha256:' + 'a'.repeat(64), []],
+    ['reg.example.com:5000/shop/frontend:1', []],
+    ['source: a@b', []],
+    ['bot@example.com', []],
+  ])('%j', (value, expected) => {
+    expect(embeddedPasswords(value)).toEqual(expected)
+  })
+
+  test('actionSecrets masks a password written into an input that is not secret', () => {
+    expect(
+      actionSecrets(deployDefinition, {
+        'webhook-token': 'tok-123456',
+        'frontend-image': 'ci:Reg-pass-1@reg.example.com/shop/frontend:1',
+      }),
+    ).toEqual(['tok-123456', 'Reg-pass-1'])
   })
 })
