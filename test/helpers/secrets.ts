@@ -1,6 +1,6 @@
 import { expect } from '@jest/globals'
 
-/** Shorter secrets are only looked for where they stand alone (see the Redactor). */
+/** Shorter secrets are only looked for where they stand alone, not in a longer word (see the Redactor). */
 const SHORT = 6
 
 /**
@@ -80,7 +80,7 @@ export function expectNoSecrets(
 function contains(text: string, form: string, aloneOnly: boolean): boolean {
   if (!aloneOnly) return text.includes(form)
   const escaped = form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-  return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'u').test(text)
+  return new RegExp(`(?<![\\p{L}\\p{N}_-])${escaped}(?![\\p{L}\\p{N}_-])`, 'u').test(text)
 }
 
 /** A form cut short, so that the finding does not print the secret whole either. */

@@ -41,9 +41,9 @@ function anywhere(form: string): Masker {
   return (text) => (text.includes(form) ? text.split(form).join(MASK) : text)
 }
 
-/** Not preceded or followed by a letter or digit. */
+/** Not preceded or followed by a letter, a digit, `_` or `-` (a longer word or identifier). */
 function standalone(form: string): Masker {
   const escaped = form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu')
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}_-])${escaped}(?![\\p{L}\\p{N}_-])`, 'gu')
   return (text) => (text.includes(form) ? text.replace(pattern, MASK) : text)
 }
