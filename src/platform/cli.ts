@@ -8,7 +8,7 @@ import type { Env } from '../core/shared/env.js'
 import { InputError, quote } from '../core/shared/errors.js'
 import { systemClock } from '../tools/clock.js'
 import { inputsFromEnv, type Runtime } from './runtime.js'
-import { guardCommands } from './workflow-commands.js'
+import { couldBeCommand, guardCommands } from './workflow-commands.js'
 
 type Write = (text: string) => void
 
@@ -32,8 +32,8 @@ export function createCliRuntime<I extends string>(
   const args = parseCliArgs(definition, argv)
   if (args.options.dotenv !== undefined) checkDotenvPath(args.options.dotenv)
   const onGithub = env.GITHUB_ACTIONS === 'true'
-  const out = onGithub ? guarded(stdout) : stdout
-  const err = onGithub ? guarded(stderr) : stderr
+  const out = onGithub ? guarded(stdout, stdout) : stdout
+  const err = onGithub ? guarded(stderr, stdout) : stderr
   const redactor = new Redactor()
   const r = (text: string): string => redactor.redact(text)
   const debugOn = args.options.debug || env.RUNNER_DEBUG === '1' || env.CI_DEBUG_TRACE === 'true'
@@ -86,11 +86,16 @@ export function createCliRuntime<I extends string>(
   }
 }
 
-/** Each write guarded whole (see guardCommands), its final line break kept outside. */
-function guarded(write: Write): Write {
+/**
+ * Each write guarded whole (see guardCommands), its final line break kept outside. The runner
+ * reads stdout and stderr side by side with one pause: a pause opened on one stream could end
+ * while text of the other is still on its way, so text that needs a pause always goes to stdout.
+ */
+function guarded(write: Write, paused: Write): Write {
   return (text) => {
     const body = text.endsWith('\n') ? text.slice(0, -1) : text
-    write(`${guardCommands(body)}${text.slice(body.length)}`)
+    if (couldBeCommand(body)) paused(`${guardCommands(body)}${text.slice(body.length)}`)
+    else write(text)
   }
 }
 

@@ -82,6 +82,7 @@ describe('a toolkit that prints workflow commands', () => {
     expect(hostileCommands(run.stdout)).toEqual([])
     expect(hostileCommands(run.stderr)).toEqual([])
     expect(run.stdout).toContain('::warning title=INJECTED::hostile-warning')
+    expect(run.stdout).toContain('::error::hostile-on-stderr')
   })
 })
 

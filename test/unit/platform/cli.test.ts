@@ -47,9 +47,12 @@ describe('the command-line runtime', () => {
     const { runtime, stdout, stderr } = capture({ GITHUB_ACTIONS: 'true' })
     runtime.logger.info('tool says\n::set-output name=a::hostile-out')
     runtime.logger.warning('body:\n::error::hostile-warning')
+    runtime.logger.warning('plain warning')
     expect(hostileCommands(stdout())).toEqual([])
-    expect(hostileCommands(stderr())).toEqual([])
     expect(stdout()).toContain('::set-output name=a::hostile-out')
+    // One pause for both streams: a guarded warning goes to stdout, a plain one stays on stderr.
+    expect(stdout()).toContain('Warning: body:\n::error::hostile-warning')
+    expect(stderr()).toBe('Warning: plain warning\n')
   })
 
   test('elsewhere, output is left as printed', () => {
