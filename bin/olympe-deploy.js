@@ -13,10 +13,16 @@ if (command === '--version') {
 if (!COMMANDS.includes(command ?? '')) {
   const asked = command === undefined || command === '--help' || command === '-h'
   const stream = asked ? process.stdout : process.stderr
-  if (!asked) stream.write(`Error: unknown command '${command}'.\n`)
+  // Not echoed: a mistyped `olympe-deploy $TOKEN` would print the token, and GitLab has no
+  // run-time masking. The commands are few enough to spot the slip in the usage below.
+  if (!asked) {
+    stream.write(
+      `Error: unknown command (not shown: it may be a secret). The first argument must be one of: ${COMMANDS.join(', ')}.\n`,
+    )
+  }
   stream.write(`Usage: olympe-deploy <${COMMANDS.join('|')}> [--<input> <value>]... [--help]\n`)
   stream.write('       olympe-deploy --version\n')
-  process.exit(asked ? 0 : 2)
+  process.exit(asked ? 0 : 1)
 }
 process.env.OLYMPE_DEPLOY_CLI = '1'
 process.argv = [process.argv[0], process.argv[1], ...rest]

@@ -25,6 +25,8 @@ export function parseCliArgs<I extends string>(
   const given: Partial<Record<I, string>> = {}
   const options: CliOptions = { help: false, debug: false }
   const secretFlags: I[] = []
+  // Where a boolean flag took no value: a stray argument right after it is most likely its value.
+  let bareFlag = -1
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index] ?? ''
     if (arg === '-h') {
@@ -32,8 +34,9 @@ export function parseCliArgs<I extends string>(
       continue
     }
     const match = /^--([a-z][a-z0-9-]*)(?:=([\s\S]*))?$/.exec(arg)
-    if (!match) throw unknownArgument(definition, arg)
-    const name = match[1] ?? ''
+    const name = match?.[1] ?? ''
+    const known = isInput(definition, name) || (OPTION_FLAGS as readonly string[]).includes(name)
+    if (!match || !known) throw unknownArgument(definition, argv, index, bareFlag === index - 1)
     let value = match[2]
     const takesValue =
       name === 'dotenv' || (isInput(definition, name) && definition.inputs[name].type !== 'boolean')
@@ -48,6 +51,7 @@ export function parseCliArgs<I extends string>(
         index++
       } else {
         value = 'true'
+        bareFlag = index
       }
     }
     if (name === 'dotenv') options.dotenv = value
@@ -56,7 +60,7 @@ export function parseCliArgs<I extends string>(
     else if (isInput(definition, name)) {
       given[name] = value
       if (definition.inputs[name].secret) secretFlags.push(name)
-    } else throw unknownArgument(definition, arg)
+    }
   }
   return { given, options, secretFlags }
 }
@@ -65,12 +69,88 @@ function isInput<I extends string>(definition: ActionDefinition<I>, name: string
   return Object.hasOwn(definition.inputs, name)
 }
 
-function unknownArgument(definition: ActionDefinition, arg: string): InputError {
-  const flags = [...Object.keys(definition.inputs), ...OPTION_FLAGS].map((name) => `--${name}`)
+/**
+ * An argument we do not know, reported without its value: GitLab has no run-time masking, and a
+ * mistyped flag (`--webhook-tokn=<token>`) or a value after a flag that takes none is as likely
+ * to hold a secret as any. A flag is named when its name looks like one (`--` and words of
+ * letters and digits joined by - or _, 40 characters at most, or a dash and one letter), never
+ * what follows its `=`; anything else (a token may start with a dash) by its position only.
+ */
+function unknownArgument(
+  definition: ActionDefinition,
+  argv: readonly string[],
+  index: number,
+  afterBareFlag: boolean,
+): InputError {
+  const arg = argv[index] ?? ''
+  const flag = /^(--[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*|-[A-Za-z])(=|$)/.exec(arg)
+  if (!flag || (flag[1] ?? '').length > 40)
+    return unknownArgumentAt(definition, argv, index, afterBareFlag)
+  const name = flag[1] ?? ''
+  const valueNote = flag[2] === '=' ? ' (its value is not shown)' : ''
+  const suggestion = closestFlag(name, knownFlags(definition))
+  const hint = suggestion
+    ? ` Did you mean '--${suggestion}'?${name !== name.toLowerCase() || name.includes('_') ? ' Flags are lower-case, with hyphens.' : ''}`
+    : ''
   return new InputError(
-    arg,
-    `Unknown argument '${arg}' for '${definition.id}'. Expected one of: ${flags.join(', ')}.`,
+    name,
+    `Unknown flag '${name}'${valueNote} for '${definition.id}'.${hint} ${expectedFlags(definition)}`,
   )
+}
+
+function unknownArgumentAt(
+  definition: ActionDefinition,
+  argv: readonly string[],
+  index: number,
+  afterBareFlag: boolean,
+): InputError {
+  const where = `argument ${index + 1}`
+  const after = afterBareFlag ? argv[index - 1] : undefined
+  const why = after
+    ? ` It follows '${after}', a true/false flag, which takes 'true', 'false' or nothing after it.`
+    : ` Every input is given as '--<input> <value>' or '--<input>=<value>'.`
+  return new InputError(
+    where,
+    `Unexpected ${where} after '${definition.id}' (not shown: it may be a secret).${why} ${expectedFlags(definition)}`,
+  )
+}
+
+function knownFlags(definition: ActionDefinition): string[] {
+  return [...Object.keys(definition.inputs), ...OPTION_FLAGS]
+}
+
+function expectedFlags(definition: ActionDefinition): string {
+  return `Expected one of: ${knownFlags(definition)
+    .map((name) => `--${name}`)
+    .join(', ')}.`
+}
+
+/**
+ * The flag a mistyped one most likely meant: the same in another case or with _, at most two
+ * edits away, or the one flag it begins.
+ */
+function closestFlag(typed: string, known: readonly string[]): string | undefined {
+  const normal = typed.replace(/^-+/, '').toLowerCase().replace(/_/g, '-')
+  const longer = known.filter((name) => normal.length >= 4 && name.startsWith(normal))
+  let best: { name: string; distance: number } | undefined
+  for (const name of known) {
+    const distance = editDistance(normal, name)
+    if (distance <= 2 && (!best || distance < best.distance)) best = { name, distance }
+  }
+  return best?.name ?? (longer.length === 1 ? longer[0] : undefined)
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1)
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution)
+    }
+    previous = current
+  }
+  return previous[b.length] ?? 0
 }
 
 export function usage(definition: ActionDefinition): string {

@@ -1,12 +1,15 @@
-import { writeFileSync } from 'node:fs'
+import { statSync, writeFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { dotenvKey, type ActionDefinition } from '../core/definition.js'
 import type { Logger, Reporter, Summary } from '../core/shared/ports.js'
 import { Redactor } from '../core/shared/redactor.js'
 import { parseCliArgs, type CliArgs } from './cli-args.js'
 import type { Env } from '../core/shared/env.js'
+import { InputError, quote } from '../core/shared/errors.js'
 import { systemClock } from '../tools/clock.js'
 import { inputsFromEnv, type Runtime } from './runtime.js'
 import { boundSummary } from './summary-limit.js'
+import { couldBeCommand, guardCommands } from './workflow-commands.js'
 
 type Write = (text: string) => void
 
@@ -16,16 +19,22 @@ export interface CliRuntime extends Runtime {
 
 /**
  * The command line, as used by GitLab jobs and by people. GitLab has no run-time masking, so
- * every line we print, ours or a child process's, goes through the redactor.
+ * every line we print, ours or a child process's, goes through the redactor. Inside a GitHub
+ * job (`npx olympe-deploy` in a `run:` step) the runner reads our lines as workflow commands,
+ * so text that could be one is guarded as the GitHub runtime does (see guardCommands).
  */
 export function createCliRuntime<I extends string>(
   definition: ActionDefinition<I>,
   env: Env,
   argv: readonly string[],
-  out: Write = (text) => process.stdout.write(text),
-  err: Write = (text) => process.stderr.write(text),
+  stdout: Write = (text) => process.stdout.write(text),
+  stderr: Write = (text) => process.stderr.write(text),
 ): CliRuntime {
   const args = parseCliArgs(definition, argv)
+  if (args.options.dotenv !== undefined) checkDotenvPath(args.options.dotenv)
+  const onGithub = env.GITHUB_ACTIONS === 'true'
+  const out = onGithub ? guarded(stdout, stdout) : stdout
+  const err = onGithub ? guarded(stderr, stdout) : stderr
   const redactor = new Redactor()
   const r = (text: string): string => redactor.redact(text)
   const debugOn = args.options.debug || env.RUNNER_DEBUG === '1' || env.CI_DEBUG_TRACE === 'true'
@@ -77,6 +86,37 @@ export function createCliRuntime<I extends string>(
       process.exitCode = 1
     },
   }
+}
+
+/**
+ * Each write guarded whole (see guardCommands), its final line break kept outside. The runner
+ * reads stdout and stderr side by side with one pause: a pause opened on one stream could end
+ * while text of the other is still on its way, so text that needs a pause always goes to stdout.
+ */
+function guarded(write: Write, paused: Write): Write {
+  return (text) => {
+    const body = text.endsWith('\n') ? text.slice(0, -1) : text
+    if (couldBeCommand(body)) paused(`${guardCommands(body)}${text.slice(body.length)}`)
+    else write(text)
+  }
+}
+
+/**
+ * Refuses, before any side effect, a dotenv path that cannot be written at the end of the job:
+ * in a folder that does not exist (we create no folders the user did not ask for), or a folder.
+ */
+function checkDotenvPath(path: string): void {
+  const folder = dirname(resolve(path))
+  if (path === '' || statSync(resolve(path), { throwIfNoEntry: false })?.isDirectory())
+    throw new InputError(
+      'dotenv',
+      `The flag '--dotenv' names ${quote(path)}, which is not a file path: give the path of the file to write the outputs to, such as 'outputs.env'.`,
+    )
+  if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory())
+    throw new InputError(
+      'dotenv',
+      `The flag '--dotenv' names ${quote(path)}, in a folder that does not exist: ${quote(folder)}. Create the folder first, or write the outputs to a file in an existing folder.`,
+    )
 }
 
 /** KEY=value lines for GitLab's dotenv report: single-line values only. */

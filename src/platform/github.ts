@@ -6,19 +6,24 @@ import { Redactor } from '../core/shared/redactor.js'
 import { leakForms } from '../core/shared/secrets.js'
 import type { Runtime } from './runtime.js'
 import { boundSummary } from './summary-limit.js'
+import { guardCommands } from './workflow-commands.js'
 
 /**
  * The GitHub runner, spoken to through @actions/core. The runner masks registered secrets in
  * its log, but not in the summary file nor in what a log forwarder or @github/local-action
  * captures: so we redact ourselves too. Outputs are the exception: they hold no secret by
  * construction (the core redacts the outside text it puts in one), and masking could corrupt them.
+ * Info lines carry text from outside (a child's output, a response body, a config name), which
+ * must not issue workflow commands: guardCommands pauses the runner's command processing around
+ * any that could. Warnings, errors, debug lines and group titles are safe: @actions/core escapes
+ * their line breaks.
  */
 export function createGithubRuntime(): Runtime {
   const redactor = new Redactor()
   const masked = new Set<string>()
   const r = (text: string): string => redactor.redact(text)
   const logger: Logger = {
-    info: (message) => core.info(r(message)),
+    info: (message) => core.info(guardCommands(r(message))),
     warning: (message, annotation) => core.warning(r(message), annotation),
     error: (message, annotation) => core.error(r(message), annotation),
     debug: (message) => core.debug(r(message)),
@@ -43,6 +48,8 @@ export function createGithubRuntime(): Runtime {
       for (const name of Object.keys(definition.inputs) as I[]) given[name] = core.getInput(name)
       return given
     },
+    // Every leak form, not only the value: the runner masks base64 forms of a value only where
+    // it ends the encoded text, and it matches case-sensitively.
     registerSecret: (value) => {
       for (const form of leakForms(value)) {
         if (masked.has(form)) continue

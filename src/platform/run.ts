@@ -8,7 +8,7 @@ import {
 import type { CiContext } from '../core/shared/context.js'
 import { ActionError, InputError, errorMessage } from '../core/shared/errors.js'
 import type { CommonPorts } from '../core/shared/ports.js'
-import { actionSecrets } from '../core/shared/secrets.js'
+import { MIN_SECRET_LENGTH, actionSecrets, shortSecretInputs } from '../core/shared/secrets.js'
 import { exec } from '../tools/exec.js'
 import { usage } from './cli-args.js'
 import { createCliRuntime } from './cli.js'
@@ -54,6 +54,8 @@ export async function runAction<I extends string>(action: Action<I>): Promise<vo
   const raw = withDefaults(definition, runtime.readInputs(definition))
   for (const secret of actionSecrets(definition, raw, action.derivedSecrets?.(raw)))
     runtime.registerSecret(secret)
+  for (const name of shortSecretInputs(definition, raw))
+    runtime.logger.warning(shortSecretWarning(name, runtime.kind))
   for (const name of runtime.cliArgs?.secretFlags ?? []) {
     runtime.logger.warning(
       `The secret '${name}' was given as a flag, which process lists and job logs can show: prefer the ${inputEnvName(name)} environment variable.`,
@@ -83,6 +85,19 @@ export async function runAction<I extends string>(action: Action<I>): Promise<vo
       })
     }
   }
+}
+
+/**
+ * A short secret cannot be masked everywhere without hiding ordinary text. On GitHub the runner
+ * decides and masks it everywhere all the same; on the command line (GitLab has no masking of
+ * its own) we mask it only where it stands alone, and say so.
+ */
+function shortSecretWarning(name: string, kind: Runtime['kind']): string {
+  const masking =
+    kind === 'github'
+      ? 'The runner masks it all the same, wherever those characters appear, even inside other words'
+      : 'It is masked only where it stands alone, not inside longer words'
+  return `The secret '${name}' has fewer than ${MIN_SECRET_LENGTH} characters: too short to mask without hiding ordinary text. ${masking}. Use a longer, generated value.`
 }
 
 /** A failure we described for the user, as opposed to a bug that needs its stack trace. */

@@ -4,24 +4,47 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { parse } from 'yaml'
-import { fixture, runAsGithub, type ActionId } from '../helpers/run-action.js'
+import { ACTION_DEFINITIONS } from '../../src/core/definitions.js'
+import { NODE24 } from '../helpers/node-binaries.js'
+import {
+  fixture,
+  ROOT,
+  runAsGithub,
+  spawnCaptured,
+  type ActionId,
+  type RunResult,
+} from '../helpers/run-action.js'
+import { hostileCommands, runnerCommands } from '../helpers/runner-commands.js'
+import { findSecrets } from '../helpers/secrets.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 
 /**
- * The malformed-input corpus (test/fixtures/bad-inputs/<action>.yml). Every case runs the built
- * bundle as the runner runs it and must exit non-zero before any side effect: no webhook request,
- * and no call to docker, git or the toolkit (stand-ins on PATH record any call), with a message
- * that names the input or the JSON path.
+ * The malformed-input corpus (test/fixtures/bad-inputs/*.yml). Every case runs the built bundle
+ * as the runner runs it (<action>.yml) or as a GitLab job runs `olympe-deploy` (cli.yml), and must
+ * exit 1 before any side effect: no webhook request, and no call to docker, git or the toolkit
+ * (stand-ins on PATH record any call). Each case names the message it must print (on GitHub, in
+ * the `::error` annotation as the runner reads it), no secret of the case may show in any
+ * captured stream or file, in any of its leak forms (test/helpers/secrets.ts), and no text of
+ * the case marked `hostile` may reach the runner as a workflow command.
  */
 interface BadInput {
   name: string
-  inputs: Record<string, string>
+  inputs?: Record<string, string>
   files?: Record<string, string>
   event?: { name: string; ref?: string }
+  /** The message it must print; `{workspace}` stands for the case's working folder. */
   expect: string
+  /** cli.yml: which action the case runs, its arguments, and the first word if not the action. */
+  action?: ActionId
+  args?: string[]
+  command?: string
+  /** Values of the case that must not show anywhere, besides its secret inputs. */
+  secrets?: string[]
+  env?: Record<string, string>
 }
 
 const ACTIONS: ActionId[] = ['deploy', 'build-images', 'snapshot']
+const CORPORA = [...ACTIONS, 'cli'] as const
 const SHIM = fixture('bad-inputs', 'shim')
 const results = { cases: 0, passed: 0 }
 
@@ -71,11 +94,12 @@ const VALID_SNAPSHOT_CONFIG = JSON.stringify([
 ])
 
 async function workspaceFor(
+  corpus: string,
   action: ActionId,
   index: number,
   files: Record<string, string> = {},
 ): Promise<string> {
-  const dir = join(workRoot, `${action}-${index}`)
+  const dir = join(workRoot, `${corpus}-${index}`)
   await mkdir(dir, { recursive: true })
   const defaults: Record<string, string> =
     action === 'snapshot' ? { 'res/snapshot-config.json': VALID_SNAPSHOT_CONFIG } : {}
@@ -86,37 +110,128 @@ async function workspaceFor(
   return dir
 }
 
-for (const action of ACTIONS) {
-  const corpus = fixture('bad-inputs', `${action}.yml`)
-  const cases = existsSync(corpus) ? (parse(await readFile(corpus, 'utf8')) as BadInput[]) : []
+/** The secret inputs of a case (its own and the base ones), and the values it names. */
+function secretsOf(
+  action: ActionId,
+  inputs: Record<string, string>,
+  named: string[] = [],
+): string[] {
+  const definition = ACTION_DEFINITIONS.find((candidate) => candidate.id === action)
+  const specs: Record<string, { secret?: boolean }> = definition?.inputs ?? {}
+  const secretInputs = Object.entries(inputs)
+    .filter(([name]) => specs[name]?.secret === true)
+    .map(([, value]) => value)
+  return [...secretInputs, ...named].filter((value) => value.trim() !== '')
+}
 
-  describe(`malformed ${action} inputs`, () => {
+/** A push pipeline on the default branch: GitLab's variables say what a local run asks git. */
+const GITLAB_PUSH = {
+  GITLAB_CI: 'true',
+  CI: 'true',
+  CI_PIPELINE_SOURCE: 'push',
+  CI_COMMIT_BRANCH: 'main',
+  CI_DEFAULT_BRANCH: 'main',
+  CI_COMMIT_SHA: '5e6f708192a3b4c5d6e7f8091a2b3c4d1a2b3c4d',
+}
+
+/** `olympe-deploy <command> --dotenv <file> <args>` with INPUT_ variables, as a GitLab job. */
+async function runCliCase(
+  cwd: string,
+  badInput: BadInput,
+  inputs: Record<string, string>,
+  env: Record<string, string>,
+): Promise<RunResult> {
+  const dotenv = join(cwd, 'outputs.env')
+  const vars: Record<string, string> = {
+    ...GITLAB_PUSH,
+    CI_PROJECT_DIR: cwd,
+    HOME: process.env.HOME ?? '/root',
+    LANG: 'C.UTF-8',
+    ...env,
+  }
+  for (const [name, value] of Object.entries(inputs))
+    vars[`INPUT_${name.toUpperCase().replace(/-/g, '_')}`] = value
+  const command = badInput.command ?? badInput.action ?? ''
+  const argv = [join(ROOT, 'bin/olympe-deploy.js'), command, '--dotenv', dotenv]
+  const run = await spawnCaptured(NODE24, [...argv, ...(badInput.args ?? [])], vars, cwd)
+  const dotenvText = existsSync(dotenv) ? await readFile(dotenv, 'utf8') : ''
+  return { ...run, outputs: {}, summary: '', files: { dotenv: dotenvText } }
+}
+
+/** The `::error` annotations as the runner reads them: data unescaped. */
+function annotations(stdout: string): string {
+  return runnerCommands(stdout)
+    .filter((command) => command.command === 'error')
+    .map((command) => command.data.replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%25/g, '%'))
+    .join('\n')
+}
+
+for (const corpus of CORPORA) {
+  const file = fixture('bad-inputs', `${corpus}.yml`)
+  const cases = existsSync(file) ? (parse(await readFile(file, 'utf8')) as BadInput[]) : []
+
+  describe(`malformed ${corpus === 'cli' ? 'command lines' : `${corpus} inputs`}`, () => {
     test.each(cases.map((c, index) => ({ ...c, index })))('$name', async (badInput) => {
       results.cases++
       webhook.requests.length = 0
-      const cwd = await workspaceFor(action, badInput.index, badInput.files)
+      const action = corpus === 'cli' ? (badInput.action ?? 'deploy') : corpus
+      const cwd = await workspaceFor(corpus, action, badInput.index, badInput.files)
       const shimLog = join(cwd, 'side-effects.log')
-      const run = await runAsGithub(action, {
-        cwd,
-        inputs: { ...baseInputs(action), ...badInput.inputs },
-        event: badInput.event ?? { name: 'push', ref: 'refs/heads/main' },
-        env: { PATH: `${SHIM}:${process.env.PATH ?? ''}`, SHIM_LOG: shimLog },
+      const inputs = { ...baseInputs(action), ...badInput.inputs }
+      const env = {
+        // A push has a commit: without it, build-images refuses {short-sha} whatever the case.
+        GITHUB_SHA: '5e6f708192a3b4c5d6e7f8091a2b3c4d1a2b3c4d',
+        PATH: `${SHIM}:${process.env.PATH ?? ''}`,
+        SHIM_LOG: shimLog,
+        ...badInput.env,
+      }
+      const run =
+        corpus === 'cli'
+          ? await runCliCase(cwd, badInput, inputs, env)
+          : await runAsGithub(action, {
+              cwd,
+              inputs,
+              event: badInput.event ?? { name: 'push', ref: 'refs/heads/main' },
+              env,
+            })
+      expect({ code: run.code, stderr: run.stderr }).toEqual({
+        code: 1,
+        stderr: corpus === 'cli' ? expect.stringContaining('Error: ') : '',
       })
-      expect(run.code).not.toBe(0)
-      expect(run.stdout).toContain('::error title=')
-      expect(run.stdout).toContain(badInput.expect)
+      const message = badInput.expect.replaceAll('{workspace}', cwd)
+      if (corpus === 'cli') expect(run.stderr).toContain(`Error: ${message}`)
+      else expect(annotations(run.stdout)).toContain(message)
+      // A value carrying `::set-output …` or `::error …` lines is shown, never run.
+      expect(hostileCommands(run.stdout + run.stderr)).toEqual([])
       expect(webhook.requests).toHaveLength(0)
       expect(existsSync(shimLog) ? await readFile(shimLog, 'utf8') : '').toBe('')
+      const captured = { stdout: run.stdout, stderr: run.stderr, ...run.files }
+      const secrets = secretsOf(
+        action,
+        { ...inputs, ...argvInputs(badInput.args) },
+        badInput.secrets,
+      )
+      expect(findSecrets(captured, secrets)).toEqual([])
       results.passed++
     })
   })
 }
 
-test('the corpus holds at least 100 cases', async () => {
+/** `--name=value` and `--name value` pairs of a case's arguments, for the secret scan. */
+function argvInputs(args: string[] = []): Record<string, string> {
+  const given: Record<string, string> = {}
+  args.forEach((arg, index) => {
+    const match = /^--([a-z][a-z0-9-]*)(?:=([\s\S]*))?$/.exec(arg)
+    if (match?.[1]) given[match[1]] = match[2] ?? args[index + 1] ?? ''
+  })
+  return given
+}
+
+test('the corpus holds at least 250 cases', async () => {
   let total = 0
-  for (const action of ACTIONS) {
-    const corpus = fixture('bad-inputs', `${action}.yml`)
-    if (existsSync(corpus)) total += (parse(await readFile(corpus, 'utf8')) as unknown[]).length
+  for (const corpus of CORPORA) {
+    const file = fixture('bad-inputs', `${corpus}.yml`)
+    if (existsSync(file)) total += (parse(await readFile(file, 'utf8')) as unknown[]).length
   }
-  expect(total).toBeGreaterThanOrEqual(100)
+  expect(total).toBeGreaterThanOrEqual(250)
 })

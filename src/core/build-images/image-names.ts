@@ -25,6 +25,9 @@ export function parseRegistry(raw: string): RegistryTarget | { problem: string }
   // or localhost); anything else would silently mean a Docker Hub namespace.
   if (typeof parsed === 'string' || parsed.domain !== host)
     return { problem: `is not a registry host; ${REGISTRY_EXPECTED}` }
+  const port = /:(\d+)$/.exec(host)?.[1]
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535))
+    return { problem: `has port ${port}, which is not from 1 to 65535; ${REGISTRY_EXPECTED}` }
   return { host, prefix }
 }
 

@@ -64,8 +64,29 @@ export const branches = refine<string[] | undefined>((raw) => {
   const bad = names.find((name) => /\s/.test(name))
   if (bad !== undefined)
     return { problem: `branch '${bad}' contains a space; expected branch names` }
+  for (const name of names) {
+    const reason = branchNameProblem(name)
+    if (reason)
+      return {
+        problem: `branch '${name}' can never match: git branch names ${reason}; expected branch names, '*' matching any characters`,
+      }
+  }
   return names.length === 0 ? undefined : names
 })
+
+/** What git's ref-name rules (git check-ref-format) forbid in a branch name; `*` is ours. */
+function branchNameProblem(name: string): string | undefined {
+  const forbidden = ['..', '~', '^', ':', '?', '[', '\\', '@{', '//'].find((part) =>
+    name.includes(part),
+  )
+  if (forbidden) return `cannot hold '${forbidden}'`
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x1f\x7f]/.test(name)) return 'cannot hold control characters'
+  if (name.startsWith('-') || name.startsWith('/')) return `cannot start with '${name[0]}'`
+  const ending = ['.lock', '/', '.'].find((end) => name.endsWith(end))
+  if (ending) return `cannot end with '${ending}'`
+  return undefined
+}
 
 export const relativeFolder = (what: string): v.GenericSchema<string, string> =>
   refine((raw) => {

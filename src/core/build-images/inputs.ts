@@ -139,6 +139,13 @@ function registryOrDefault(
 function credentials(i: Parsed, raw: Raw): BuildImagesInputs['credentials'] {
   const username = i['registry-username']
   const password = i['registry-password']
+  // Basic auth joins them as user:password (RFC 7617), and docker login reads one line.
+  if (username && /[:\p{Cc}]/u.test(username))
+    throw problem(
+      raw,
+      'registry-username',
+      'holds a colon or a control character (a line break, a tab), which no registry user name can; expected the user name alone',
+    )
   if (username && password) return { username, password }
   if (username)
     throw problem(

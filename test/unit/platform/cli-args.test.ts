@@ -37,13 +37,73 @@ describe('command-line flags', () => {
     ])
   })
 
+  const EXPECTED =
+    'Expected one of: --webhook-url, --webhook-token, --frontend-image, --backend-images, --codeasdata-image, --deploy-rules, --codeasdata-update-mode, --promotion-mode, --skip-update-versions, --force-sync, --payload-file, --timeout-seconds, --dry-run, --allow-insecure-http, --dotenv, --help, --debug.'
   test.each([
-    [['--frontend'], "Unknown argument '--frontend'"],
-    [['frontend-image'], "Unknown argument 'frontend-image'"],
+    [['--frontend'], `Unknown flag '--frontend' for 'deploy'. Did you mean '--frontend-image'?`],
+    [
+      ['--webhook-tokn=s3cret-tok3n'],
+      `Unknown flag '--webhook-tokn' (its value is not shown) for 'deploy'. Did you mean '--webhook-token'?`,
+    ],
+    [
+      ['--webhook-tokn', 's3cret-tok3n'],
+      `Unknown flag '--webhook-tokn' for 'deploy'. Did you mean '--webhook-token'?`,
+    ],
+    [
+      ['--WEBHOOK_TOKEN=s3cret-tok3n'],
+      `Unknown flag '--WEBHOOK_TOKEN' (its value is not shown) for 'deploy'. Did you mean '--webhook-token'? Flags are lower-case, with hyphens.`,
+    ],
+    [
+      ['--Webhook-Token', 's3cret-tok3n'],
+      `Unknown flag '--Webhook-Token' for 'deploy'. Did you mean '--webhook-token'? Flags are lower-case, with hyphens.`,
+    ],
+    [
+      ['--webhook_url=https://hooks.example.com/s3cret'],
+      `Unknown flag '--webhook_url' (its value is not shown) for 'deploy'. Did you mean '--webhook-url'? Flags are lower-case, with hyphens.`,
+    ],
+    [['-x'], `Unknown flag '-x' for 'deploy'.`],
+    [
+      ['frontend-image'],
+      `Unexpected argument 1 after 'deploy' (not shown: it may be a secret). Every input is given as '--<input> <value>' or '--<input>=<value>'.`,
+    ],
+    [
+      ['--dry-run', 's3cret-tok3n'],
+      `Unexpected argument 2 after 'deploy' (not shown: it may be a secret). It follows '--dry-run', a true/false flag, which takes 'true', 'false' or nothing after it.`,
+    ],
+    [
+      ['--dry-run', 'true', 's3cret-tok3n'],
+      `Unexpected argument 3 after 'deploy' (not shown: it may be a secret). Every input is given`,
+    ],
+    [['-Xs3cret-tok3n'], `Unexpected argument 1 after 'deploy' (not shown: it may be a secret).`],
+    [['--s3cret:tok3n'], `Unexpected argument 1 after 'deploy' (not shown: it may be a secret).`],
+    [
+      [`--${'a'.repeat(41)}`],
+      `Unexpected argument 1 after 'deploy' (not shown: it may be a secret).`,
+    ],
     [['--timeout-seconds'], "The flag '--timeout-seconds' needs a value"],
   ])('%j is refused', (argv, message) => {
     expect(() => parseCliArgs(deployDefinition, argv)).toThrow(InputError)
     expect(() => parseCliArgs(deployDefinition, argv)).toThrow(message)
+    if (!message.includes('needs a value'))
+      expect(() => parseCliArgs(deployDefinition, argv)).toThrow(EXPECTED)
+  })
+
+  test.each([
+    ['--webhook-tokn=s3cret-tok3n'],
+    ['--WEBHOOK-TOKEN=s3cret-tok3n'],
+    ['--webhook_token=s3cret-tok3n'],
+    ['s3cret-tok3n'],
+    ['--dry-run', 's3cret-tok3n'],
+    ['--force-sync=true', '-s3cret-tok3n'],
+  ])('never repeats what follows a flag name, nor a stray argument: %j', (...argv) => {
+    let message = ''
+    try {
+      parseCliArgs(deployDefinition, argv)
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message).not.toBe('')
+    expect(message).not.toContain('s3cret')
   })
 
   test('usage lists every input', () => {
