@@ -27,7 +27,7 @@ export const buildImagesAction: Action<BuildImagesInputName> = {
       await runBuildImages(inputs, {
         ...tools,
         context,
-        docker: createDocker(exec, session ? { env: { DOCKER_CONFIG: session.dir } } : {}),
+        docker: createDocker(exec, session ? { env: session.env } : {}),
         files: nodeProjectFiles,
         now: () => new Date(),
       })

@@ -29,6 +29,8 @@ export interface ImageManifest {
   mediaType: string
   configDigest: string
   config: ImageConfig
+  /** Top-level keys of the configuration blob (`moby.buildkit.cache.v0` holds inline cache). */
+  configKeys: string[]
 }
 
 export interface Registry {
@@ -193,6 +195,7 @@ async function readManifest(get: Get, name: string, tag: string): Promise<ImageM
     mediaType: stringField(manifest, 'mediaType') ?? response.headers.get('content-type') ?? '',
     configDigest,
     config: config as ImageConfig,
+    configKeys: typeof blob === 'object' && blob !== null ? Object.keys(blob) : [],
   }
 }
 
