@@ -1,11 +1,12 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import {
   builderInspectArgv,
   buildArgv,
   buildkitDisabled,
   buildOutput,
+  contextAlias,
   imageSizeArgv,
   loginArgv,
   parseBuilderInspect,
@@ -94,15 +95,20 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): DockerCli
       await run(loginArgv(server, username), { input: password })
     },
     async build(command, mode, onLine) {
-      if (buildOutput(mode) !== 'push') {
-        await run(buildArgv(command, mode), { onLine, echo: true })
-        return {}
-      }
-      // The image goes straight from the builder to the registry: the digest is in the metadata.
-      const dir = await mkdtemp(join(tmpdir(), 'olympe-build-metadata-'))
+      const dir = await mkdtemp(join(tmpdir(), 'olympe-build-'))
       try {
-        const metadataFile = join(dir, 'metadata.json')
-        await run(buildArgv(command, { ...mode, metadataFile }), { onLine, echo: true })
+        let context = command.context
+        if (mode.builder.kind === 'buildkit') {
+          // A context of the image's own for BuildKit's kept copy: see contextAlias.
+          context = join(dir, contextAlias(command))
+          await symlink(resolve(command.context), context)
+        }
+        const pushes = buildOutput(mode) === 'push'
+        // The image goes straight from the builder to the registry: the digest is in the metadata.
+        const metadataFile = pushes ? join(dir, 'metadata.json') : undefined
+        const argv = buildArgv({ ...command, context }, { ...mode, metadataFile })
+        await run(argv, { onLine, echo: true })
+        if (!metadataFile) return {}
         const text = await readFile(metadataFile, 'utf8').catch(() => '')
         const digest = parseBuildMetadata(text)
         if (!digest) {
@@ -111,6 +117,7 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): DockerCli
         }
         return { digest }
       } finally {
+        // Removes the link, never the project it points to.
         await rm(dir, { recursive: true, force: true })
       }
     },

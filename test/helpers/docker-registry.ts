@@ -37,6 +37,8 @@ export interface Registry {
   /** `127.0.0.1:PORT`, the registry part of image references and the `docker login` server. */
   host: string
   url: string
+  /** The registry's storage folder (blobs under docker/registry/v2/blobs). */
+  storage: string
   user: string
   password: string
   stop(): Promise<void>
@@ -80,6 +82,7 @@ export async function startRegistry(options: RegistryOptions): Promise<Registry>
   return {
     host: `127.0.0.1:${port}`,
     url,
+    storage: join(dir, 'storage'),
     user: options.user,
     password: options.password,
     stop,

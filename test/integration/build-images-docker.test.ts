@@ -5,14 +5,14 @@ import { randomBytes } from 'node:crypto'
 import { lstat, mkdir, mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildAndPush } from '../../src/core/build-images/build.js'
+import { buildAndPush, CONTEXT_NOTE } from '../../src/core/build-images/build.js'
 import { DockerCommandError } from '../../src/core/build-images/docker.js'
 import type { BuildCommand, Builder } from '../../src/core/build-images/docker-args.js'
 import type { ImagePlan } from '../../src/core/build-images/plan.js'
 import { isolatedDockerConfig } from '../../src/tools/docker-config.js'
 import { createDocker } from '../../src/tools/docker.js'
 import { exec } from '../../src/tools/exec.js'
-import { docker as dockerCli } from '../helpers/docker-env.js'
+import { docker as dockerCli, run } from '../helpers/docker-env.js'
 import { recordingTools } from '../helpers/docker-fake.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 
@@ -95,7 +95,8 @@ describe('docker adapter', () => {
     const built = await docker().build(build, PUSH, (line) => lines.push(line))
     expect(built).toEqual({})
     expect(lines[0]).toMatch(/^\$ docker buildx build --progress=plain --file /)
-    expect(lines[0]).toMatch(/ --cache-to type=inline \S+$/)
+    // The context: the project folder through a link named after the image.
+    expect(lines[0]).toMatch(/ --cache-to type=inline \/\S+\/olympe-sample-project-\w+\.backend$/)
     // Plain progress: numbered steps, one event a line.
     expect(lines).toContain(`#0 building with "default" instance using docker driver`)
     expect(lines.some((line) => /^#\d+ naming to /.test(line))).toBe(true)
@@ -252,7 +253,19 @@ describe('BuildKit state across runs', () => {
     return Math.max(0, ...sizes)
   }
 
-  async function buildInFreshConfig(buildxConfig: string, tag: string): Promise<number> {
+  /** Sources of 2 MB that compress badly, in 20 files. */
+  async function bigSources(folder: string): Promise<void> {
+    await mkdir(join(project, folder), { recursive: true })
+    for (let file = 0; file < 20; file++)
+      await writeFile(join(project, folder, `chunk-${file}.bin`), randomBytes(100_000))
+  }
+
+  /** One run of the step: a new DOCKER_CONFIG with the credentials, the given buildx state. */
+  async function buildInFreshConfig(
+    buildxConfig: string,
+    kind: string,
+    sources: string,
+  ): Promise<number> {
     const session = await isolatedDockerConfig({
       DOCKER_CONFIG: suite.dockerConfig,
       BUILDX_CONFIG: buildxConfig,
@@ -260,7 +273,7 @@ describe('BuildKit state across runs', () => {
     try {
       const lines: string[] = []
       await createDocker(exec, { env: session.env }).build(
-        { ...command('frontend', tag), sourcesPath: 'big' },
+        { ...command(kind, `ctx-${kind}`), sourcesPath: sources },
         { builder: ENGINE_BUILDER, push: false },
         (line) => lines.push(line),
       )
@@ -270,21 +283,48 @@ describe('BuildKit state across runs', () => {
     }
   }
 
-  test('a new DOCKER_CONFIG each run still reuses the build context sent by the run before', async () => {
-    // 2 MB that compress badly, in 20 files the frontend Dockerfile copies.
-    await mkdir(join(project, 'big'), { recursive: true })
-    for (let file = 0; file < 20; file++)
-      await writeFile(join(project, 'big', `chunk-${file}.bin`), randomBytes(100_000))
+  test('each image keeps its build context across runs, even with a new DOCKER_CONFIG each run', async () => {
+    await bigSources('big-web')
+    await bigSources('big-node')
     const buildx = await mkdtemp(join(tmpdir(), 'olympe-buildx-state-'))
     const other = await mkdtemp(join(tmpdir(), 'olympe-buildx-state-'))
     try {
-      expect(await buildInFreshConfig(buildx, 'ctx-1')).toBeGreaterThan(1_900_000)
-      // Same buildx state, new credentials folder: only what changed (nothing) is sent.
-      expect(await buildInFreshConfig(buildx, 'ctx-2')).toBeLessThan(50_000)
+      expect(await buildInFreshConfig(buildx, 'frontend', 'big-web')).toBeGreaterThan(1_900_000)
+      expect(await buildInFreshConfig(buildx, 'backend', 'big-node')).toBeGreaterThan(1_900_000)
+      // The next run: same buildx state, new credentials folder, and another image built in
+      // between. Only what changed (nothing) is sent.
+      expect(await buildInFreshConfig(buildx, 'frontend', 'big-web')).toBeLessThan(50_000)
+      expect(await buildInFreshConfig(buildx, 'backend', 'big-node')).toBeLessThan(50_000)
       // Another buildx state is another client to BuildKit: everything is sent again.
-      expect(await buildInFreshConfig(other, 'ctx-3')).toBeGreaterThan(1_900_000)
+      expect(await buildInFreshConfig(other, 'frontend', 'big-web')).toBeGreaterThan(1_900_000)
     } finally {
       for (const dir of [buildx, other]) await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('without a context per image, building another image makes the next one send all again', async () => {
+    // What plain `docker build` does with the project folder as context: the reason for the links.
+    await bigSources('big-web')
+    await bigSources('big-node')
+    const buildx = await mkdtemp(join(tmpdir(), 'olympe-buildx-state-'))
+    const plainBuild = async (kind: string, sources: string): Promise<number> => {
+      const dockerfile = join(project, `docker/${kind}.Dockerfile`)
+      const { stdout, stderr } = await run(
+        'docker',
+        ['buildx', 'build', '--progress=plain', '--file', dockerfile, '--build-arg'].concat([
+          `SOURCES_PATH=${sources}`,
+          project,
+        ]),
+        { env: { ...process.env, DOCKER_CONFIG: suite.dockerConfig, BUILDX_CONFIG: buildx } },
+      )
+      return contextBytes(`${stdout}${stderr}`.split('\n'))
+    }
+    try {
+      await plainBuild('frontend', 'big-web')
+      await plainBuild('backend', 'big-node')
+      expect(await plainBuild('frontend', 'big-web')).toBeGreaterThan(1_900_000)
+    } finally {
+      await rm(buildx, { recursive: true, force: true })
     }
   })
 })
@@ -328,6 +368,7 @@ describe('a docker-container builder', () => {
     expect(lines).toContain(
       `Builder: BuildKit, builder '${name}' (docker-container driver): this driver keeps images in the builder, so each build pushes its image itself ('--push'), or loads it into the engine when push is false ('--load').`,
     )
+    expect(lines).toContain(CONTEXT_NOTE)
     const argv = lines.find((line) => line.startsWith('[frontend] $ docker buildx build')) ?? ''
     expect(argv).toMatch(/ --cache-to type=inline --push --metadata-file \S+metadata\.json \S+$/)
     expect((error as Error).message).toContain('  > [internal] booting buildkit:')

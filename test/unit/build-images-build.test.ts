@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
-import { buildAndPush } from '../../src/core/build-images/build.js'
+import { buildAndPush, CONTEXT_NOTE } from '../../src/core/build-images/build.js'
 import type { ImagePlan } from '../../src/core/build-images/plan.js'
 import { DockerCommandError } from '../../src/core/build-images/docker.js'
 import { ActionError } from '../../src/core/shared/errors.js'
@@ -169,6 +169,7 @@ describe('the builder decides where images go', () => {
     expect(lines).toContain(
       "Builder: BuildKit, builder 'default' (docker driver): the images go into the engine, then docker push sends them.",
     )
+    expect(lines).toContain(CONTEXT_NOTE)
   })
 
   test('a docker-container builder pushes in the build, every tag, with the digest it reports', async () => {

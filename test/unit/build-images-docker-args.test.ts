@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals'
 import {
   builderInspectArgv,
+  contextAlias,
   buildArgv,
   buildkitDisabled,
   buildOutput,
@@ -167,6 +168,24 @@ describe('docker command lines, BuildKit', () => {
   ])('output of %s', (_name, builder, push, output, inEngine) => {
     expect(buildOutput({ builder, push })).toBe(output)
     expect(loadsIntoEngine(builder)).toBe(inEngine)
+  })
+})
+
+describe('contextAlias', () => {
+  test.each<[string, string, string]>([
+    ['/w/shop', '/w/shop/docker/frontend.Dockerfile', 'shop.frontend'],
+    ['/w/shop/', '/w/shop/docker/backend.Dockerfile', 'shop.backend'],
+    ['/w/my shop', '/w/my shop/ops/codeasdata.Dockerfile', 'my shop.codeasdata'],
+    ['/w/shop', '/w/shop/docker/Frontend.dockerfile', 'shop.Frontend'],
+  ])('%s with %s: %s', (context, dockerfile, alias) => {
+    expect(contextAlias({ context, dockerfile })).toBe(alias)
+  })
+
+  test('the three images of a project get three names', () => {
+    const names = ['frontend', 'backend', 'codeasdata'].map((kind) =>
+      contextAlias({ context: '/p', dockerfile: `/p/docker/${kind}.Dockerfile` }),
+    )
+    expect(new Set(names).size).toBe(3)
   })
 })
 

@@ -118,8 +118,12 @@ async function detectBuilder(tools: BuildTools): Promise<Builder> {
   const said = describeBuilder(builder)
   if (builder.kind === 'legacy' && builder.reason === 'no-buildx') tools.logger.warning(said)
   else tools.logger.info(said)
+  if (builder.kind === 'buildkit') tools.logger.info(CONTEXT_NOTE)
   return builder
 }
+
+export const CONTEXT_NOTE =
+  "Each image's build context is the project folder through a link named after the image ('<folder>.<image>'), so that BuildKit keeps one copy of the context per image and later runs send only the files that changed."
 
 export function describeBuilder(builder: Builder): string {
   if (builder.kind === 'legacy') {

@@ -1,3 +1,5 @@
+import { basename } from 'node:path'
+
 /**
  * Every docker command line the action runs, as argv arrays (never a shell string), and the
  * parsers of what those commands print. Pure, so that each is table-tested.
@@ -90,6 +92,20 @@ export function parseBuilderInspect(output: string): { name: string; driver: str
   const name = field('Name')
   const driver = field('Driver')
   return name && driver ? { name, driver } : undefined
+}
+
+/**
+ * The name under which an image's build context is given to BuildKit: the project folder's name
+ * and the image's Dockerfile, `shop.frontend`. BuildKit keeps the context a client sent, to send
+ * only what changed the next time, under a key made of the context folder's name and the
+ * client's buildx identity, whatever files the build uses. The three images of a project share
+ * one folder, so each build would find the files another image used and send all of its own
+ * again (hundreds of MB each run). A link of this name to the project folder gives each image
+ * a key, and a kept context, of its own.
+ */
+export function contextAlias(command: Pick<BuildCommand, 'context' | 'dockerfile'>): string {
+  const image = basename(command.dockerfile).replace(/\.Dockerfile$/i, '')
+  return `${basename(command.context)}.${image}`
 }
 
 /** What the docker command says when the buildx plugin is not installed (old and new wording). */
