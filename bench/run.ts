@@ -107,7 +107,14 @@ try {
     snapshot,
     npx,
   }
-  await writeFile(resultsPath, `${JSON.stringify(results, null, 2)}\n`)
+  // Formatted as \`prettier --check\` wants it.
+  await writeFile(
+    resultsPath,
+    await format(JSON.stringify(results), {
+      ...((await resolveConfig(resultsPath)) ?? {}),
+      filepath: resultsPath,
+    }),
+  )
   const readmePath = join(ROOT, 'README.md')
   const readme = await readFile(readmePath, 'utf8')
   const tables = renderTables(results)
