@@ -13,9 +13,10 @@ export interface DockerConfigSession {
 }
 
 /**
- * Folders of the docker configuration that hold no credentials and that docker looks for only
- * inside DOCKER_CONFIG: CLI plugins installed per user (docker/setup-buildx-action puts buildx
- * there) and the `docker context` store. Linked, so the isolated config still finds them.
+ * Folders that docker looks for only inside DOCKER_CONFIG and that `docker login` never writes:
+ * CLI plugins installed per user (docker/setup-buildx-action can put buildx there) and the
+ * `docker context` store (endpoints, and the TLS files of remote engines). Linked, so that the
+ * step's docker reaches the same engine with the same plugins.
  */
 const SHARED_FOLDERS = ['cli-plugins', 'contexts']
 

@@ -7,7 +7,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildAndPush, CONTEXT_NOTE } from '../../src/core/build-images/build.js'
 import { DockerCommandError } from '../../src/core/build-images/docker.js'
-import type { BuildCommand, Builder } from '../../src/core/build-images/docker-args.js'
+import {
+  majorVersion,
+  type BuildCommand,
+  type Builder,
+} from '../../src/core/build-images/docker-args.js'
+import { MIN_DOCKER_MAJOR } from '../../src/core/build-images/preflight.js'
 import type { ImagePlan } from '../../src/core/build-images/plan.js'
 import { isolatedDockerConfig } from '../../src/tools/docker-config.js'
 import { createDocker } from '../../src/tools/docker.js'
@@ -61,11 +66,12 @@ async function failureOf(promise: Promise<unknown>): Promise<DockerCommandError>
 }
 
 describe('docker adapter', () => {
-  test('versions: the client, and the daemon that answers', async () => {
+  test('versions: the client, and the daemon that answers, Docker 24 or newer (spec 1.3)', async () => {
     const versions = await docker().versions()
     expect(versions.client).toMatch(/^\d+\.\d+/)
-    expect(versions.server).toMatch(/^\d+\.\d+/)
     expect(versions.problem).toBeUndefined()
+    // These suites run on the engine users have, not an older one (.ci/setup-docker.sh).
+    expect(majorVersion(versions.server ?? '')).toBeGreaterThanOrEqual(MIN_DOCKER_MAJOR)
   })
 
   test('versions: a daemon that does not answer is told apart from the client', async () => {
