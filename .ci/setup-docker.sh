@@ -1,11 +1,26 @@
 #!/usr/bin/env bash
-# Installs and starts what the build-images tests need: a Docker daemon (legacy builder, no
-# buildx), the CNCF distribution registry, htpasswd and busybox for locally made base images.
-# Idempotent: reinstalls nothing that is present and reuses a daemon that already answers.
+# Installs and starts what the build-images tests need: a Docker engine of the kind users have
+# (Docker 24 or newer, building with BuildKit through buildx), the CNCF distribution registry,
+# htpasswd and busybox for locally made base images.
+#
+# Debian bookworm's own docker.io is Engine 20.10 with the legacy builder only, below the spec's
+# Docker 24. Debian trixie's docker.io (26.1) and docker-buildx (0.13) install on bookworm: the
+# trixie suite is added with a pin priority of 100, so that only the packages asked for with
+# `-t trixie` (and what they need) come from it and everything else stays on bookworm.
+#
+# Idempotent: reinstalls nothing that is present, reuses a daemon that already answers (and is
+# recent enough), and only prints the versions on a second run. A machine whose engine already
+# answers with Docker 24+ and buildx (a GitHub runner's docker-ce) keeps its own engine.
 # The registry is not started here: every test starts its own on a free loopback port.
 set -euo pipefail
 
-readonly PACKAGES=(docker.io docker-registry apache2-utils busybox-static rsync curl)
+readonly ENGINE_PACKAGES=(docker.io docker-buildx)
+readonly TOOL_PACKAGES=(docker-registry apache2-utils busybox-static rsync curl)
+readonly MIN_ENGINE_MAJOR=24
+readonly ENGINE_SUITE=trixie
+readonly SOURCES_DIR=/etc/apt/sources.list.d
+readonly SUITE_SOURCES="$SOURCES_DIR/$ENGINE_SUITE.sources"
+readonly SUITE_PIN="/etc/apt/preferences.d/$ENGINE_SUITE-pin"
 readonly DOCKERD_LOG=/tmp/dockerd.log
 readonly DOCKERD_PIDFILE=/var/run/docker.pid
 readonly WAIT_SECONDS=60
@@ -13,20 +28,67 @@ export DEBIAN_FRONTEND=noninteractive
 
 log() { printf 'setup-docker: %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
+need_root() { ((EUID == 0)) || die "$1 needs root"; }
 
 daemon_answers() { docker info >/dev/null 2>&1; }
+server_version() { docker version --format '{{.Server.Version}}' 2>/dev/null || true; }
+server_major() { local v; v="$(server_version)"; printf '%s' "${v%%.*}"; }
+has_buildx() { docker buildx version >/dev/null 2>&1; }
+
+# An engine that answers, is recent enough and has buildx needs nothing from us.
+engine_is_current() {
+  daemon_answers && has_buildx && [[ "$(server_major)" =~ ^[0-9]+$ ]] &&
+    (($(server_major) >= MIN_ENGINE_MAJOR))
+}
 
 is_installed() {
   [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" == 'install ok installed' ]]
 }
 
-missing_packages() {
+installed_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
+
+# docker.io is current when its packaged version is 24 or newer (bookworm's is 20.10).
+engine_package_is_current() {
+  local version
+  is_installed docker-buildx || return 1
+  version="$(installed_version docker.io)"
+  [[ "${version%%.*}" =~ ^[0-9]+$ ]] && ((${version%%.*} >= MIN_ENGINE_MAJOR))
+}
+
+missing_tools() {
   local pkg
-  for pkg in "${PACKAGES[@]}"; do
-    # A machine whose engine already answers (a GitHub runner's docker-ce) keeps its own engine.
-    if [[ "$pkg" == docker.io ]] && daemon_answers; then continue; fi
-    is_installed "$pkg" || printf '%s\n' "$pkg"
-  done
+  for pkg in "${TOOL_PACKAGES[@]}"; do is_installed "$pkg" || printf '%s\n' "$pkg"; done
+}
+
+# The machine's own Debian source (its URIs, mirror and keyring), with the suite renamed: the
+# first stanza of debian.sources (deb822), or else the first bookworm line of sources.list.
+add_engine_suite() {
+  if [[ -s "$SUITE_SOURCES" || -s "$SOURCES_DIR/$ENGINE_SUITE.list" ]]; then
+    log "$ENGINE_SUITE suite already configured"
+  elif [[ -s "$SOURCES_DIR/debian.sources" ]]; then
+    awk '/^Types:/{p=1} p' "$SOURCES_DIR/debian.sources" | sed -n '1,/^$/p' |
+      sed "s/^Suites:.*/Suites: $ENGINE_SUITE/" >"$SUITE_SOURCES"
+    log "added $SUITE_SOURCES"
+  elif grep -qsE '^deb .* bookworm ' /etc/apt/sources.list; then
+    grep -E '^deb .* bookworm ' /etc/apt/sources.list | head -n 1 |
+      sed "s/ bookworm / $ENGINE_SUITE /" >"$SOURCES_DIR/$ENGINE_SUITE.list"
+    log "added $SOURCES_DIR/$ENGINE_SUITE.list"
+  else
+    die "no Debian source to derive the $ENGINE_SUITE suite from (looked in $SOURCES_DIR/debian.sources and /etc/apt/sources.list)"
+  fi
+  if [[ ! -s "$SUITE_PIN" ]]; then
+    printf 'Package: *\nPin: release n=%s\nPin-Priority: 100\n' "$ENGINE_SUITE" >"$SUITE_PIN"
+    log "added $SUITE_PIN (priority 100: nothing comes from $ENGINE_SUITE unless asked for)"
+  fi
+}
+
+# Stale lists can point at files the mirror no longer has: refresh once and retry.
+apt_install() {
+  if ! apt-get install -y --no-install-recommends "$@"; then
+    log 'install failed, refreshing package lists and retrying'
+    apt-get update
+    apt-get install -y --no-install-recommends "$@"
+  fi
 }
 
 # An image without package lists (or with lists that predate a package) needs an update first.
@@ -40,26 +102,58 @@ lists_lack_candidates() {
   return 1
 }
 
-install_packages() {
-  local -a missing
-  mapfile -t missing < <(missing_packages)
-  if ((${#missing[@]} == 0)); then
-    log 'packages already installed'
+# Whether this run installed a new engine that must replace a daemon already running.
+ENGINE_INSTALLED=false
+
+install_engine() {
+  if engine_is_current; then
+    log "the running engine is current (server $(server_version), buildx present): kept"
     return
   fi
-  log "installing: ${missing[*]}"
-  ((EUID == 0)) || die 'installing packages needs root'
-  if lists_lack_candidates "${missing[@]}"; then apt-get update; fi
-  # Stale lists can point at files the mirror no longer has: refresh once and retry.
-  if ! apt-get install -y --no-install-recommends "${missing[@]}"; then
-    log 'install failed, refreshing package lists and retrying'
-    apt-get update
-    apt-get install -y --no-install-recommends "${missing[@]}"
+  if engine_package_is_current; then
+    log "docker.io $(installed_version docker.io) and docker-buildx already installed"
+    return
   fi
+  need_root "installing Docker $MIN_ENGINE_MAJOR+ from $ENGINE_SUITE"
+  add_engine_suite
+  # The new suite's lists are not there yet on the first run.
+  if ! apt-cache madison "${ENGINE_PACKAGES[@]}" 2>/dev/null | grep -q " $ENGINE_SUITE/"; then
+    apt-get update
+  fi
+  log "installing from $ENGINE_SUITE: ${ENGINE_PACKAGES[*]}"
+  apt_install -t "$ENGINE_SUITE" "${ENGINE_PACKAGES[@]}"
+  ENGINE_INSTALLED=true
+}
+
+install_tools() {
+  local -a missing
+  mapfile -t missing < <(missing_tools)
+  if ((${#missing[@]} == 0)); then
+    log 'tools already installed'
+    return
+  fi
+  need_root "installing ${missing[*]}"
+  log "installing: ${missing[*]}"
+  if lists_lack_candidates "${missing[@]}"; then apt-get update; fi
+  apt_install "${missing[@]}"
 }
 
 daemon_process_alive() {
   [[ -s "$DOCKERD_PIDFILE" ]] && kill -0 "$(cat "$DOCKERD_PIDFILE")" 2>/dev/null
+}
+
+# A daemon of the old engine (started by an earlier version of this script) keeps running the
+# old binary: stop the one we started (its pidfile), so that the new engine takes its place.
+stop_old_daemon() {
+  [[ "$ENGINE_INSTALLED" == true ]] && daemon_process_alive || return 0
+  local pid deadline=$((SECONDS + WAIT_SECONDS))
+  pid="$(cat "$DOCKERD_PIDFILE")"
+  log "stopping the previous dockerd (pid $pid, server $(server_version)) to start the new engine"
+  kill -TERM "$pid"
+  while kill -0 "$pid" 2>/dev/null; do
+    ((SECONDS < deadline)) || die "dockerd (pid $pid) did not stop within ${WAIT_SECONDS}s"
+    sleep 1
+  done
 }
 
 start_daemon() {
@@ -71,6 +165,7 @@ start_daemon() {
     log "dockerd (pid $(cat "$DOCKERD_PIDFILE")) is starting, waiting for it"
   else
     command -v dockerd >/dev/null || die 'dockerd not found after install'
+    need_root 'starting dockerd'
     log "starting dockerd, log in $DOCKERD_LOG"
     # setsid: the daemon must outlive this script and the process group of whoever ran it.
     setsid dockerd >"$DOCKERD_LOG" 2>&1 </dev/null &
@@ -88,8 +183,22 @@ wait_for_daemon() {
     fi
     sleep 1
   done
-  log "docker daemon answers (server $(docker info --format '{{.ServerVersion}}'))"
 }
 
-install_packages
+# CI logs show which engine and builder the suites ran on; below the spec's minimum is an error.
+report_versions() {
+  local major
+  log "docker engine (server) $(server_version), client $(docker version --format '{{.Client.Version}}')"
+  log "$(docker buildx version 2>&1 || echo 'docker buildx: not installed')"
+  major="$(server_major)"
+  if ! [[ "$major" =~ ^[0-9]+$ ]] || ((major < MIN_ENGINE_MAJOR)); then
+    die "the engine is $(server_version); the spec needs Docker $MIN_ENGINE_MAJOR or newer"
+  fi
+  has_buildx || die 'docker buildx is missing: docker build would use the legacy builder'
+}
+
+install_engine
+install_tools
+stop_old_daemon
 start_daemon
+report_versions

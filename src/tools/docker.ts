@@ -1,15 +1,25 @@
+import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import {
+  builderInspectArgv,
   buildArgv,
+  buildkitDisabled,
+  buildOutput,
+  contextAlias,
   imageSizeArgv,
   loginArgv,
+  parseBuilderInspect,
+  parseBuildMetadata,
   parsePushDigest,
   parseVersions,
   pushArgv,
+  saysBuildxMissing,
   versionArgv,
 } from '../core/build-images/docker-args.js'
 import { DockerCommandError, type DockerClient } from '../core/build-images/docker.js'
 import { errorMessage } from '../core/shared/errors.js'
-import type { Exec, ExecResult } from '../core/shared/exec.js'
+import { commandLine, type Exec, type ExecResult } from '../core/shared/exec.js'
 
 export interface DockerOptions {
   /** Added to every docker command's environment, e.g. an isolated DOCKER_CONFIG. */
@@ -19,13 +29,18 @@ export interface DockerOptions {
 /** Lines of output kept for an error message: enough for a failing RUN step and its cause. */
 const TAIL_LINES = 30
 
+interface RunExtra {
+  input?: string
+  onLine?: (line: string) => void
+  /** Print the command line to onLine first. */
+  echo?: boolean
+}
+
 /** The Docker engine through its command line, over the exec port. */
 export function createDocker(exec: Exec, options: DockerOptions = {}): DockerClient {
-  const run = async (
-    argv: string[],
-    extra: { input?: string; onLine?: (line: string) => void } = {},
-  ): Promise<ExecResult> => {
-    const command = `docker ${argv[0] ?? ''}`
+  const run = async (argv: string[], extra: RunExtra = {}): Promise<ExecResult> => {
+    const command = ['docker', ...argv.slice(0, argv[0] === 'buildx' ? 2 : 1)].join(' ')
+    if (extra.echo) extra.onLine?.(`$ ${commandLine('docker', argv)}`)
     const tail: string[] = []
     let result: ExecResult
     try {
@@ -57,14 +72,57 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): DockerCli
       const said = result.stderr.trim().split('\n').slice(-3).join(' ')
       return result.code === 0 || versions.server ? versions : { ...versions, problem: said }
     },
+    async builder() {
+      // The docker command itself reads this variable; the exec port adds options.env to ours.
+      const setting = options.env?.DOCKER_BUILDKIT ?? process.env.DOCKER_BUILDKIT
+      if (buildkitDisabled(setting)) return { kind: 'legacy', reason: 'disabled' }
+      let result: ExecResult
+      try {
+        result = await run(builderInspectArgv())
+      } catch (error) {
+        if (error instanceof DockerCommandError && saysBuildxMissing(error.tail.join('\n')))
+          return { kind: 'legacy', reason: 'no-buildx' }
+        throw error
+      }
+      const found = parseBuilderInspect(result.stdout)
+      if (!found) {
+        const said = result.stdout.split('\n').slice(0, 5)
+        throw new DockerCommandError('docker buildx inspect', 'printed no builder driver', said)
+      }
+      return { kind: 'buildkit', ...found }
+    },
     async login(server, username, password) {
       await run(loginArgv(server, username), { input: password })
     },
-    async build(command, onLine) {
-      await run(buildArgv(command), { onLine })
+    async build(command, mode, onLine) {
+      const dir = await mkdtemp(join(tmpdir(), 'olympe-build-'))
+      try {
+        let context = command.context
+        if (mode.builder.kind === 'buildkit') {
+          // A context of the image's own for BuildKit's kept copy: see contextAlias.
+          context = join(dir, contextAlias(command))
+          await symlink(resolve(command.context), context)
+        }
+        const pushes = buildOutput(mode) === 'push'
+        // The image goes straight from the builder to the registry: the digest is in the metadata.
+        const metadataFile = pushes ? join(dir, 'metadata.json') : undefined
+        const argv = buildArgv({ ...command, context }, { ...mode, metadataFile })
+        await run(argv, { onLine, echo: true })
+        if (!metadataFile) return {}
+        const text = await readFile(metadataFile, 'utf8').catch(() => '')
+        const digest = parseBuildMetadata(text)
+        if (!digest) {
+          const tail = [`--metadata-file held: ${text.slice(0, 500) || '(nothing)'}`]
+          throw new DockerCommandError('docker buildx build', 'reported no pushed digest', tail)
+        }
+        return { digest }
+      } finally {
+        // Removes the link, never the project it points to.
+        await rm(dir, { recursive: true, force: true })
+      }
     },
     async push(reference, onLine) {
-      const { stdout } = await run(pushArgv(reference), { onLine })
+      const { stdout } = await run(pushArgv(reference), { onLine, echo: true })
       const digest = parsePushDigest(stdout, reference)
       if (!digest)
         throw new DockerCommandError(

@@ -2,9 +2,10 @@
 // engine and a registry with basic auth: what is pushed, with which tags and labels, what a
 // container of the frontend image holds, and what happens when the run must not build.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { dockerRun } from '../helpers/docker-env.js'
+import { docker, dockerRun } from '../helpers/docker-env.js'
 import {
   SAMPLE_DRAW_VERSION,
   SAMPLE_PROJECT,
@@ -137,7 +138,14 @@ describe('build-images on GitHub', () => {
     expect(commands.filter((line) => line.startsWith('login'))).toEqual([
       `login ${host} --username ci-user --password-stdin`,
     ])
-    expect(commands.filter((line) => line.startsWith('build'))).toHaveLength(2)
+    // BuildKit through buildx, with output a log can show and redact line by line.
+    expect(commands.filter((line) => line === 'buildx inspect')).toHaveLength(1)
+    expect(
+      commands.filter((line) => line.startsWith('buildx build --progress=plain --file ')),
+    ).toHaveLength(2)
+    expect(result.stdout).toContain(
+      "Builder: BuildKit, builder 'default' (docker driver): the images go into the engine, then docker push sends them.",
+    )
     expect(commands.filter((line) => line.startsWith('push'))).toHaveLength(2)
     for (const group of ['Branch check', 'Plan', 'Pre-flight checks', 'Build and push'])
       expect(result.stdout).toContain(`::group::${group}`)
@@ -226,5 +234,38 @@ describe('build-images on GitHub', () => {
     expect(result.stdout).toContain("The backend sources folder 'dist/node' does not exist")
     expect(result.stdout).toContain("Run 'npm run build:node' before this step")
     expect(await suite.spy.subcommands()).toEqual(['version'])
+  })
+
+  test('a docker-container builder chosen in an earlier step is used, with --push', async () => {
+    // As docker/setup-buildx-action leaves the job: the builder selected in the job's buildx
+    // state. Its BuildKit image exists nowhere, so it fails to boot the same way everywhere.
+    const jobConfig = await mkdtemp(join(tmpdir(), 'olympe-job-docker-config-'))
+    const name = `olympe-e2e-${Date.now()}`
+    const env = { ...process.env, DOCKER_CONFIG: jobConfig }
+    try {
+      await docker(
+        ['buildx', 'create', '--name', name, '--driver', 'docker-container', '--use'].concat([
+          '--driver-opt',
+          'image=olympe-test/no-such-buildkit:never',
+        ]),
+        { env },
+      )
+      const result = await buildImages({
+        repository: suite.uniqueRepository('container'),
+        env: { DOCKER_CONFIG: jobConfig },
+      })
+      expect(result.code).toBe(1)
+      expect(result.stdout).toContain(
+        `Builder: BuildKit, builder '${name}' (docker-container driver)`,
+      )
+      const builds = (await suite.spy.commands()).filter((line) => line.startsWith('buildx build'))
+      expect(builds).toHaveLength(2)
+      for (const line of builds) expect(line).toMatch(/ --push --metadata-file \S+ \S+$/)
+      expect(await suite.spy.subcommands()).not.toContain('push')
+      expect(result.stdout).toContain('The current buildx builder could not start BuildKit')
+    } finally {
+      await docker(['buildx', 'rm', name], { env }).catch(() => '')
+      await rm(jobConfig, { recursive: true, force: true })
+    }
   })
 })

@@ -1,6 +1,10 @@
 // A scripted Docker engine and recording logger/reporter for unit tests of the build-images core.
 import { DockerCommandError, type DockerClient } from '../../src/core/build-images/docker.js'
-import type { BuildCommand } from '../../src/core/build-images/docker-args.js'
+import {
+  buildOutput,
+  type BuildCommand,
+  type Builder,
+} from '../../src/core/build-images/docker-args.js'
 import type { Logger, Reporter, Summary } from '../../src/core/shared/ports.js'
 
 export interface FakeDockerScript {
@@ -13,10 +17,12 @@ export interface FakeDockerScript {
   failLogin?: string[]
   /** How long each build takes, by kind, in ms (default 5). */
   buildMs?: Record<string, number>
+  /** What `docker buildx inspect` finds (default: BuildKit, `default`, docker driver), or its failure. */
+  builder?: Builder | string[]
 }
 
 export interface FakeDocker extends DockerClient {
-  /** Every call, in order: `build frontend`, `push <ref>`, `login <server> <user>`… */
+  /** Every call, in order: `build frontend`, `build frontend --push`, `push <ref>`, `login <server> <user>`… */
   calls: string[]
   /** How many builds ran at the same time, at most. */
   maxConcurrentBuilds: number
@@ -38,6 +44,15 @@ export function fakeDocker(script: FakeDockerScript = {}): FakeDocker {
         server: script.server,
         problem: script.server ? undefined : 'Cannot connect to the Docker daemon',
       }),
+    builder: () => {
+      fake.calls.push('builder')
+      const builder = script.builder ?? { kind: 'buildkit', name: 'default', driver: 'docker' }
+      if (Array.isArray(builder))
+        return Promise.reject(
+          new DockerCommandError('docker buildx inspect', 'exited with 1', builder),
+        )
+      return Promise.resolve(builder)
+    },
     login: (server, username, password) => {
       fake.calls.push(`login ${server} ${username}`)
       fake.passwords.push(password)
@@ -47,9 +62,10 @@ export function fakeDocker(script: FakeDockerScript = {}): FakeDocker {
         )
       return Promise.resolve()
     },
-    build: async (command, onLine) => {
+    build: async (command, mode, onLine) => {
       const kind = kindOf(command)
-      fake.calls.push(`build ${kind}`)
+      const output = buildOutput(mode)
+      fake.calls.push(`build ${kind}${output ? ` --${output}` : ''}`)
       running++
       fake.maxConcurrentBuilds = Math.max(fake.maxConcurrentBuilds, running)
       await new Promise((resolve) => setTimeout(resolve, script.buildMs?.[kind] ?? 5))
@@ -61,6 +77,9 @@ export function fakeDocker(script: FakeDockerScript = {}): FakeDocker {
         ])
       }
       fake.calls.push(`built ${kind}`)
+      return output === 'push'
+        ? { digest: `sha256:${kind.length.toString(16).padStart(64, 'b')}` }
+        : {}
     },
     push: (reference, onLine) => {
       fake.calls.push(`push ${reference}`)

@@ -29,12 +29,16 @@ export interface ImageManifest {
   mediaType: string
   configDigest: string
   config: ImageConfig
+  /** Top-level keys of the configuration blob (`moby.buildkit.cache.v0` holds inline cache). */
+  configKeys: string[]
 }
 
 export interface Registry {
   /** `127.0.0.1:PORT`, the registry part of image references and the `docker login` server. */
   host: string
   url: string
+  /** The registry's storage folder (blobs under docker/registry/v2/blobs). */
+  storage: string
   user: string
   password: string
   stop(): Promise<void>
@@ -78,6 +82,7 @@ export async function startRegistry(options: RegistryOptions): Promise<Registry>
   return {
     host: `127.0.0.1:${port}`,
     url,
+    storage: join(dir, 'storage'),
     user: options.user,
     password: options.password,
     stop,
@@ -193,6 +198,7 @@ async function readManifest(get: Get, name: string, tag: string): Promise<ImageM
     mediaType: stringField(manifest, 'mediaType') ?? response.headers.get('content-type') ?? '',
     configDigest,
     config: config as ImageConfig,
+    configKeys: typeof blob === 'object' && blob !== null ? Object.keys(blob) : [],
   }
 }
 

@@ -1,15 +1,23 @@
 // The docker adapter (src/tools/docker.ts) and the core's build pipeline against the real engine
 // and a real registry with basic auth.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { lstat, mkdir, mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildAndPush } from '../../src/core/build-images/build.js'
+import { buildAndPush, CONTEXT_NOTE } from '../../src/core/build-images/build.js'
 import { DockerCommandError } from '../../src/core/build-images/docker.js'
-import type { BuildCommand } from '../../src/core/build-images/docker-args.js'
+import {
+  majorVersion,
+  type BuildCommand,
+  type Builder,
+} from '../../src/core/build-images/docker-args.js'
+import { MIN_DOCKER_MAJOR } from '../../src/core/build-images/preflight.js'
 import type { ImagePlan } from '../../src/core/build-images/plan.js'
 import { isolatedDockerConfig } from '../../src/tools/docker-config.js'
 import { createDocker } from '../../src/tools/docker.js'
 import { exec } from '../../src/tools/exec.js'
+import { docker as dockerCli, run } from '../helpers/docker-env.js'
 import { recordingTools } from '../helpers/docker-fake.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 
@@ -27,6 +35,9 @@ afterAll(async () => {
 
 const docker = (env: Record<string, string> = {}): ReturnType<typeof createDocker> =>
   createDocker(exec, { env: { DOCKER_CONFIG: suite.dockerConfig, ...env } })
+
+const ENGINE_BUILDER: Builder = { kind: 'buildkit', name: 'default', driver: 'docker' }
+const PUSH = { builder: ENGINE_BUILDER, push: true }
 
 function command(
   kind: string,
@@ -55,11 +66,12 @@ async function failureOf(promise: Promise<unknown>): Promise<DockerCommandError>
 }
 
 describe('docker adapter', () => {
-  test('versions: the client, and the daemon that answers', async () => {
+  test('versions: the client, and the daemon that answers, Docker 24 or newer (spec 1.3)', async () => {
     const versions = await docker().versions()
     expect(versions.client).toMatch(/^\d+\.\d+/)
-    expect(versions.server).toMatch(/^\d+\.\d+/)
     expect(versions.problem).toBeUndefined()
+    // These suites run on the engine users have, not an older one (.ci/setup-docker.sh).
+    expect(majorVersion(versions.server ?? '')).toBeGreaterThanOrEqual(MIN_DOCKER_MAJOR)
   })
 
   test('versions: a daemon that does not answer is told apart from the client', async () => {
@@ -78,18 +90,56 @@ describe('docker adapter', () => {
     expect(await suite.storedAuths()).toEqual([host])
   })
 
-  test('build and push: the digest parsed from the push is the one the registry serves', async () => {
+  test('the engine’s own builder: BuildKit through buildx, docker driver', async () => {
+    expect(await docker().builder()).toEqual(ENGINE_BUILDER)
+  })
+
+  test('build and push: plain progress, inline cache, and the digest the registry serves', async () => {
     const build = command('backend', 'it-1')
     const reference = build.tags[0] ?? ''
     const lines: string[] = []
-    await docker().build(build, (line) => lines.push(line))
-    expect(lines.join('\n')).toMatch(/Successfully tagged|naming to/)
-    const digest = await docker().push(reference, () => undefined)
+    const built = await docker().build(build, PUSH, (line) => lines.push(line))
+    expect(built).toEqual({})
+    expect(lines[0]).toMatch(/^\$ docker buildx build --progress=plain --file /)
+    // The context: the project folder through a link named after the image.
+    expect(lines[0]).toMatch(/ --cache-to type=inline \/\S+\/olympe-sample-project-\w+\.backend$/)
+    // Plain progress: numbered steps, one event a line.
+    expect(lines).toContain(`#0 building with "default" instance using docker driver`)
+    expect(lines.some((line) => /^#\d+ naming to /.test(line))).toBe(true)
+    const pushed: string[] = []
+    const digest = await docker().push(reference, (line) => pushed.push(line))
+    expect(pushed[0]).toBe(`$ docker push ${reference}`)
     const [name, tag] = reference.slice(suite.registry.host.length + 1).split(':')
     const manifest = await suite.registry.manifest(name ?? '', tag ?? '')
     expect(digest).toBe(manifest.digest)
     expect(manifest.config.Labels?.draw_version).toBe('9.9.9')
+    // What a later `--cache-from` of this image reads.
+    expect(manifest.configKeys).toContain('moby.buildkit.cache.v0')
     expect(await docker().imageSize(reference)).toBeGreaterThan(1000)
+  })
+
+  test('DOCKER_BUILDKIT=0: the legacy builder builds and pushes, for engines without BuildKit', async () => {
+    const legacy = docker({ DOCKER_BUILDKIT: '0' })
+    const builder = await legacy.builder()
+    expect(builder).toEqual({ kind: 'legacy', reason: 'disabled' })
+    const { logger, lines } = recordingTools()
+    const plan = planOf(command('frontend', 'legacy'))
+    const [image] = await buildAndPush(
+      [plan],
+      { push: true, loggedIn: true },
+      { docker: legacy, logger, redact: (text) => text },
+    )
+    expect(lines).toContain('Builder: the legacy builder, because DOCKER_BUILDKIT is false.')
+    expect(lines.find((line) => line.startsWith('[frontend] $ docker '))).toMatch(
+      /^\[frontend\] \$ docker build --file \S+ --build-arg SOURCES_PATH=dist\/web /,
+    )
+    expect(lines).toContain(`[frontend] Successfully tagged ${plan.reference}`)
+    const manifest = await suite.registry.manifest(
+      plan.reference.slice(suite.registry.host.length + 1).split(':')[0] ?? '',
+      'legacy',
+    )
+    expect(image?.digest).toBe(manifest.digest)
+    expect(manifest.configKeys).not.toContain('moby.buildkit.cache.v0')
   })
 
   test('a failing build keeps the tail of its output for the message', async () => {
@@ -99,10 +149,35 @@ describe('docker adapter', () => {
       'FROM olympeio/backend-base:stable\nARG SOURCES_PATH\nCOPY does-not-exist /x\n',
     )
     const failure = await failureOf(
-      docker().build(command('backend', 'broken', 'broken/backend.Dockerfile'), () => undefined),
+      docker().build(
+        command('backend', 'broken', 'broken/backend.Dockerfile'),
+        PUSH,
+        () => undefined,
+      ),
     )
-    expect(failure.message).toBe('docker build exited with 1')
-    expect(failure.tail.join('\n')).toMatch(/does-not-exist/)
+    expect(failure.message).toBe('docker buildx build exited with 1')
+    expect(failure.tail.join('\n')).toMatch(/"\/does-not-exist": not found/)
+  })
+
+  test('a missing COPY source: the message shows BuildKit’s failure block and the .dockerignore hint', async () => {
+    await writeFile(join(project, '.dockerignore'), 'dist/node\n')
+    try {
+      const { logger } = recordingTools()
+      const error = await buildAndPush(
+        [{ ...planOf(command('backend', 'ignored')), kind: 'backend', sources: 'dist/node' }],
+        { push: true, loggedIn: true },
+        { docker: docker(), logger, redact: (text) => text },
+      ).catch((caught: unknown) => caught)
+      const message = (error as Error).message
+      expect(message).toContain(
+        'Building the backend image failed: docker buildx build exited with 1. Last lines of its output:\n  #',
+      )
+      expect(message).toMatch(/\n {2}ERROR: failed to solve: .*"\/dist\/node": not found\n/)
+      expect(message).toContain("'dist/node' is not in the build context.")
+      expect(message).toContain('.dockerignore')
+    } finally {
+      await rm(join(project, '.dockerignore'))
+    }
   })
 
   test('a push without any login is refused, and the advice says how to log in', async () => {
@@ -139,11 +214,173 @@ describe('isolated DOCKER_CONFIG', () => {
     await expect(stat(session.dir)).rejects.toThrow()
   })
 
+  test('keeps buildx state, CLI plugins and contexts of the current config; dispose leaves them', async () => {
+    const current = await mkdtemp(join(tmpdir(), 'olympe-docker-config-current-'))
+    try {
+      await mkdir(join(current, 'cli-plugins'))
+      await writeFile(join(current, 'cli-plugins/docker-example'), '#!/bin/sh\n')
+      await mkdir(join(current, 'contexts'))
+      const session = await isolatedDockerConfig({ DOCKER_CONFIG: current })
+      expect(session.env).toEqual({
+        DOCKER_CONFIG: session.dir,
+        BUILDX_CONFIG: join(current, 'buildx'),
+      })
+      expect(await readlink(join(session.dir, 'cli-plugins'))).toBe(join(current, 'cli-plugins'))
+      expect((await lstat(join(session.dir, 'contexts'))).isSymbolicLink()).toBe(true)
+      await session.dispose()
+      expect(await readFile(join(current, 'cli-plugins/docker-example'), 'utf8')).toBe(
+        '#!/bin/sh\n',
+      )
+      expect((await stat(join(current, 'contexts'))).isDirectory()).toBe(true)
+      const own = await isolatedDockerConfig({ DOCKER_CONFIG: current, BUILDX_CONFIG: '/srv/bx' })
+      expect(own.env.BUILDX_CONFIG).toBe('/srv/bx')
+      await own.dispose()
+    } finally {
+      await rm(current, { recursive: true, force: true })
+    }
+  })
+
   test('works without any config to copy', async () => {
     const session = await isolatedDockerConfig({ DOCKER_CONFIG: '/nonexistent' })
     expect((await stat(session.dir)).isDirectory()).toBe(true)
     await session.dispose()
     await rm(session.dir, { recursive: true, force: true })
+  })
+})
+
+describe('BuildKit state across runs', () => {
+  /** The bytes of build context the engine reports receiving (`transferring context: 2.10MB`). */
+  function contextBytes(lines: string[]): number {
+    const units: Record<string, number> = { B: 1, kB: 1e3, MB: 1e6, GB: 1e9 }
+    const sizes = lines.flatMap((line) => {
+      const match = /transferring context: ([\d.]+)(B|kB|MB|GB)/.exec(line)
+      return match ? [Number(match[1]) * (units[match[2] ?? 'B'] ?? 1)] : []
+    })
+    return Math.max(0, ...sizes)
+  }
+
+  /** Sources of 2 MB that compress badly, in 20 files. */
+  async function bigSources(folder: string): Promise<void> {
+    await mkdir(join(project, folder), { recursive: true })
+    for (let file = 0; file < 20; file++)
+      await writeFile(join(project, folder, `chunk-${file}.bin`), randomBytes(100_000))
+  }
+
+  /** One run of the step: a new DOCKER_CONFIG with the credentials, the given buildx state. */
+  async function buildInFreshConfig(
+    buildxConfig: string,
+    kind: string,
+    sources: string,
+  ): Promise<number> {
+    const session = await isolatedDockerConfig({
+      DOCKER_CONFIG: suite.dockerConfig,
+      BUILDX_CONFIG: buildxConfig,
+    })
+    try {
+      const lines: string[] = []
+      await createDocker(exec, { env: session.env }).build(
+        { ...command(kind, `ctx-${kind}`), sourcesPath: sources },
+        { builder: ENGINE_BUILDER, push: false },
+        (line) => lines.push(line),
+      )
+      return contextBytes(lines)
+    } finally {
+      await session.dispose()
+    }
+  }
+
+  test('each image keeps its build context across runs, even with a new DOCKER_CONFIG each run', async () => {
+    await bigSources('big-web')
+    await bigSources('big-node')
+    const buildx = await mkdtemp(join(tmpdir(), 'olympe-buildx-state-'))
+    const other = await mkdtemp(join(tmpdir(), 'olympe-buildx-state-'))
+    try {
+      expect(await buildInFreshConfig(buildx, 'frontend', 'big-web')).toBeGreaterThan(1_900_000)
+      expect(await buildInFreshConfig(buildx, 'backend', 'big-node')).toBeGreaterThan(1_900_000)
+      // The next run: same buildx state, new credentials folder, and another image built in
+      // between. Only what changed (nothing) is sent.
+      expect(await buildInFreshConfig(buildx, 'frontend', 'big-web')).toBeLessThan(50_000)
+      expect(await buildInFreshConfig(buildx, 'backend', 'big-node')).toBeLessThan(50_000)
+      // Another buildx state is another client to BuildKit: everything is sent again.
+      expect(await buildInFreshConfig(other, 'frontend', 'big-web')).toBeGreaterThan(1_900_000)
+    } finally {
+      for (const dir of [buildx, other]) await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('without a context per image, building another image makes the next one send all again', async () => {
+    // What plain `docker build` does with the project folder as context: the reason for the links.
+    await bigSources('big-web')
+    await bigSources('big-node')
+    const buildx = await mkdtemp(join(tmpdir(), 'olympe-buildx-state-'))
+    const plainBuild = async (kind: string, sources: string): Promise<number> => {
+      const dockerfile = join(project, `docker/${kind}.Dockerfile`)
+      const { stdout, stderr } = await run(
+        'docker',
+        ['buildx', 'build', '--progress=plain', '--file', dockerfile, '--build-arg'].concat([
+          `SOURCES_PATH=${sources}`,
+          project,
+        ]),
+        { env: { ...process.env, DOCKER_CONFIG: suite.dockerConfig, BUILDX_CONFIG: buildx } },
+      )
+      return contextBytes(`${stdout}${stderr}`.split('\n'))
+    }
+    try {
+      await plainBuild('frontend', 'big-web')
+      await plainBuild('backend', 'big-node')
+      expect(await plainBuild('frontend', 'big-web')).toBeGreaterThan(1_900_000)
+    } finally {
+      await rm(buildx, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('a docker-container builder', () => {
+  let buildxConfig: string
+  const name = `olympe-it-${randomBytes(4).toString('hex')}`
+  const env = (): Record<string, string> => ({
+    DOCKER_CONFIG: suite.dockerConfig,
+    BUILDX_CONFIG: buildxConfig,
+  })
+
+  beforeAll(async () => {
+    buildxConfig = await mkdtemp(join(tmpdir(), 'olympe-buildx-container-'))
+    // As docker/setup-buildx-action makes one, with a BuildKit image no registry has, so that
+    // booting it fails the same way on every machine (this one cannot run one at all).
+    await dockerCli(
+      ['buildx', 'create', '--name', name, '--driver', 'docker-container', '--use'].concat([
+        '--driver-opt',
+        'image=olympe-test/no-such-buildkit:never',
+      ]),
+      { env: { ...process.env, ...env() } },
+    )
+  })
+
+  afterAll(async () => {
+    await dockerCli(['buildx', 'rm', name], { env: { ...process.env, ...env() } }).catch(() => '')
+    await rm(buildxConfig, { recursive: true, force: true })
+  })
+
+  test('is detected as the current builder, and its builds push by themselves', async () => {
+    const client = createDocker(exec, { env: env() })
+    const builder = await client.builder()
+    expect(builder).toEqual({ kind: 'buildkit', name, driver: 'docker-container' })
+    const { logger, lines } = recordingTools()
+    const error = await buildAndPush(
+      [planOf(command('frontend', 'container'))],
+      { push: true, loggedIn: true },
+      { docker: client, logger, redact: (text) => text },
+    ).catch((caught: unknown) => caught)
+    expect(lines).toContain(
+      `Builder: BuildKit, builder '${name}' (docker-container driver): this driver keeps images in the builder, so each build pushes its image itself ('--push'), or loads it into the engine when push is false ('--load').`,
+    )
+    expect(lines).toContain(CONTEXT_NOTE)
+    const argv = lines.find((line) => line.startsWith('[frontend] $ docker buildx build')) ?? ''
+    expect(argv).toMatch(/ --cache-to type=inline --push --metadata-file \S+metadata\.json \S+$/)
+    expect((error as Error).message).toContain('  > [internal] booting buildkit:')
+    expect((error as Error).message).toContain(
+      'The current buildx builder could not start BuildKit',
+    )
   })
 })
 

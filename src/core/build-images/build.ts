@@ -1,8 +1,7 @@
 import { ActionError, errorMessage } from '../shared/errors.js'
-import { commandLine } from '../shared/exec.js'
 import type { Logger } from '../shared/ports.js'
 import type { ImageKind } from './definition.js'
-import { buildArgv } from './docker-args.js'
+import { loadsIntoEngine, type Builder } from './docker-args.js'
 import { DockerCommandError, type DockerClient } from './docker.js'
 import type { ImagePlan } from './plan.js'
 
@@ -45,6 +44,7 @@ export async function buildAndPush(
   options: BuildOptions,
   tools: BuildTools,
 ): Promise<BuiltImage[]> {
+  const builder = await detectBuilder(tools)
   const queue = [...plans]
   const built = new Map<ImageKind, BuiltImage>()
   let failure: ActionError | undefined
@@ -54,7 +54,7 @@ export async function buildAndPush(
       const plan = queue.shift()
       if (!plan) return
       try {
-        const image = await buildOne(plan, options, tools, stopped)
+        const image = await buildOne(plan, { ...options, builder }, tools, stopped)
         if (image) built.set(plan.kind, image)
       } catch (error) {
         failure ??= explain(error, plan, options, tools.redact)
@@ -69,34 +69,72 @@ export async function buildAndPush(
 
 async function buildOne(
   plan: ImagePlan,
-  options: BuildOptions,
+  options: BuildOptions & { builder: Builder },
   tools: BuildTools,
   stopped: () => boolean,
 ): Promise<BuiltImage | undefined> {
   const { docker, logger } = tools
   const say = (line: string): void => logger.info(`[${plan.kind}] ${line}`)
-  say(`$ ${commandLine('docker', buildArgv(plan.command))}`)
-  await docker.build(plan.command, say)
+  const mode = { builder: options.builder, push: options.push }
+  const built = await docker.build(plan.command, mode, say)
   say(`built ${plan.references.join(', ')}`)
   const image: BuiltImage = {
     kind: plan.kind,
     reference: plan.reference,
     references: plan.references,
+    digest: built.digest,
   }
-  if (options.push) {
+  // A builder that pushed the image itself has pushed every tag: no `docker push` to run.
+  if (options.push && !built.digest) {
     for (const reference of plan.references) {
       if (stopped()) {
         say('not pushed: another image failed')
         return undefined
       }
-      say(`$ docker push ${reference}`)
       const digest = await docker.push(reference, say)
       image.digest ??= digest
     }
-    say(`pushed, digest ${image.digest ?? '(none)'}`)
   }
-  image.size = await docker.imageSize(plan.reference)
+  if (options.push) say(`pushed, digest ${image.digest ?? '(none)'}`)
+  // Only the engine's image store knows the size; another builder's pushed image is not there.
+  if (loadsIntoEngine(options.builder) || !options.push)
+    image.size = await docker.imageSize(plan.reference)
   return image
+}
+
+/** Which builder the builds go to, said in the log: it decides where the images end up. */
+async function detectBuilder(tools: BuildTools): Promise<Builder> {
+  let builder: Builder
+  try {
+    builder = await tools.docker.builder()
+  } catch (error) {
+    const said = error instanceof DockerCommandError ? ` (${error.tail.join(' ').trim()})` : ''
+    throw new ActionError(
+      tools.redact(
+        `Finding the current buildx builder failed: ${errorMessage(error)}${said}. Select a working builder with 'docker buildx use default' (or set BUILDX_BUILDER to one that 'docker buildx ls' lists), then run again. Nothing was built.`,
+      ),
+    )
+  }
+  const said = describeBuilder(builder)
+  if (builder.kind === 'legacy' && builder.reason === 'no-buildx') tools.logger.warning(said)
+  else tools.logger.info(said)
+  if (builder.kind === 'buildkit') tools.logger.info(CONTEXT_NOTE)
+  return builder
+}
+
+export const CONTEXT_NOTE =
+  "Each image's build context is the project folder through a link named after the image ('<folder>.<image>'), so that BuildKit keeps one copy of the context per image and later runs send only the files that changed."
+
+export function describeBuilder(builder: Builder): string {
+  if (builder.kind === 'legacy') {
+    return builder.reason === 'disabled'
+      ? 'Builder: the legacy builder, because DOCKER_BUILDKIT is false.'
+      : 'Builder: the legacy builder, because the buildx plugin is not installed (Docker deprecated the legacy builder in version 23). Install buildx (package docker-buildx-plugin, or docker-buildx on Debian) to build with BuildKit.'
+  }
+  const where = loadsIntoEngine(builder)
+    ? 'the images go into the engine, then docker push sends them'
+    : "this driver keeps images in the builder, so each build pushes its image itself ('--push'), or loads it into the engine when push is false ('--load')"
+  return `Builder: BuildKit, builder '${builder.name}' (${builder.driver} driver): ${where}.`
 }
 
 function explain(
@@ -108,10 +146,7 @@ function explain(
   if (!(error instanceof DockerCommandError)) {
     return new ActionError(redact(`The ${plan.kind} image failed: ${errorMessage(error)}`))
   }
-  const tail = error.tail
-    .filter((line) => line.trim() !== '' && !BUILDER_BANNER.test(line))
-    .slice(-SHOWN_TAIL_LINES)
-    .map((line) => `  ${line}`)
+  const tail = failureLines(error.tail).map((line) => `  ${line}`)
   const output = tail.length > 0 ? ` Last lines of its output:\n${tail.join('\n')}\n` : ' '
   const pushing = error.command === 'docker push'
   const what = pushing
@@ -119,8 +154,37 @@ function explain(
     : `Building the ${plan.kind} image failed`
   const advice = pushing
     ? pushAdvice(error.tail.join('\n'), options.loggedIn)
-    : `Fix '${plan.dockerfile}' or the sources in '${plan.sources}' and run again; no other image was built after this failure.`
+    : buildAdvice(error.tail.join('\n'), plan, options.loggedIn)
   return new ActionError(redact(`${what}: ${error.message}.${output}${advice}`))
+}
+
+/**
+ * The lines that explain a failure. BuildKit ends a failed build with a block that starts at the
+ * failing step's `#N ERROR:` line (the step, the Dockerfile excerpt, `ERROR: failed to solve`):
+ * shown whole, without the steps before it. Other output: its last lines.
+ */
+export function failureLines(output: readonly string[]): string[] {
+  const lines = output.filter((line) => line.trim() !== '' && !BUILDER_BANNER.test(line))
+  const start = lines.findIndex((line) => /^#\d+ ERROR:/.test(line))
+  return (start >= 0 ? lines.slice(start) : lines).slice(-SHOWN_TAIL_LINES)
+}
+
+function buildAdvice(output: string, plan: ImagePlan, loggedIn: boolean): string {
+  const rest = 'no other image was built after this failure.'
+  if (/booting buildkit/i.test(output)) {
+    return `The current buildx builder could not start BuildKit: let the runner pull the builder's BuildKit image (moby/buildkit unless set otherwise), or select the engine's own builder with 'docker buildx use default'; ${rest}`
+  }
+  if (
+    /pushing|exporting to image|failed to push/i.test(output) &&
+    /unauthori[sz]ed|denied|authentication required|forbidden/i.test(output)
+  ) {
+    return pushAdvice(output, loggedIn)
+  }
+  const missing = /"\/?([^"]+)": not found/.exec(output)?.[1]
+  if (missing) {
+    return `'${missing}' is not in the build context. BuildKit sends only the files the Dockerfile uses, minus those .dockerignore (or '${plan.dockerfile}.dockerignore') leaves out: check the path and those files; ${rest}`
+  }
+  return `Fix '${plan.dockerfile}' or the sources in '${plan.sources}' and run again; ${rest}`
 }
 
 function pushAdvice(output: string, loggedIn: boolean): string {

@@ -1,3 +1,5 @@
+import { basename } from 'node:path'
+
 /**
  * Every docker command line the action runs, as argv arrays (never a shell string), and the
  * parsers of what those commands print. Pure, so that each is table-tested.
@@ -24,16 +26,111 @@ export function loginArgv(server: string, username: string): string[] {
   return ['login', server, '--username', username, '--password-stdin']
 }
 
-export function buildArgv(command: BuildCommand): string[] {
-  const argv = ['build', '--file', command.dockerfile]
+/**
+ * The builder `docker build` reaches. BuildKit goes through buildx's current builder; its driver
+ * says where the image ends up: the `docker` driver writes it into the engine's image store, the
+ * others (`docker-container`, `kubernetes`, `remote`) keep it in the builder unless told to load
+ * or push it. The legacy builder is what `DOCKER_BUILDKIT=0`, or an engine without buildx, gives.
+ */
+export type Builder =
+  | { kind: 'buildkit'; name: string; driver: string }
+  | { kind: 'legacy'; reason: 'disabled' | 'no-buildx' }
+
+/** How one build is run: by which builder, and whether its image is to be pushed. */
+export interface BuildMode {
+  builder: Builder
+  push: boolean
+  /** BuildKit writes the pushed manifest digest there (`--metadata-file`). */
+  metadataFile?: string
+}
+
+export function buildArgv(command: BuildCommand, mode: BuildMode): string[] {
+  const buildkit = mode.builder.kind === 'buildkit'
+  // buildx's plain progress is one line per event, readable and redactable in a CI log.
+  const argv = buildkit ? ['buildx', 'build', '--progress=plain'] : ['build']
+  argv.push('--file', command.dockerfile)
   argv.push('--build-arg', `SOURCES_PATH=${command.sourcesPath}`)
   for (const [name, value] of command.buildArgs) argv.push('--build-arg', `${name}=${value}`)
   for (const [name, value] of command.labels) argv.push('--label', `${name}=${value}`)
   for (const tag of command.tags) argv.push('--tag', tag)
   if (command.platform) argv.push('--platform', command.platform)
   for (const source of command.cacheFrom) argv.push('--cache-from', source)
+  if (buildkit) {
+    // The cache metadata that makes these images usable as a later run's `--cache-from`.
+    argv.push('--cache-to', 'type=inline')
+    const output = buildOutput(mode)
+    if (output) argv.push(`--${output}`)
+    if (output === 'push' && mode.metadataFile) argv.push('--metadata-file', mode.metadataFile)
+  }
   argv.push(command.context)
   return argv
+}
+
+/**
+ * What BuildKit is told to do with the image beyond the builder's default: nothing for the
+ * `docker` driver (the image is in the engine, `docker push` sends it), `push` or `load` for a
+ * builder that keeps images to itself, where a later `docker push` would find nothing.
+ */
+export function buildOutput(mode: BuildMode): 'push' | 'load' | undefined {
+  if (mode.builder.kind === 'legacy' || loadsIntoEngine(mode.builder)) return undefined
+  return mode.push ? 'push' : 'load'
+}
+
+export function loadsIntoEngine(builder: Builder): boolean {
+  return builder.kind === 'legacy' || builder.driver === 'docker'
+}
+
+/** The current builder, honouring `BUILDX_BUILDER` and `docker buildx use`. */
+export function builderInspectArgv(): string[] {
+  return ['buildx', 'inspect']
+}
+
+/** `docker buildx inspect` starts with `Name:` and `Driver:` of the builder (buildx 0.10 to 0.13+). */
+export function parseBuilderInspect(output: string): { name: string; driver: string } | undefined {
+  const field = (key: string): string | undefined =>
+    new RegExp(`^${key}:[ \\t]*(\\S+)[ \\t]*$`, 'm').exec(output)?.[1]
+  const name = field('Name')
+  const driver = field('Driver')
+  return name && driver ? { name, driver } : undefined
+}
+
+/**
+ * The name under which an image's build context is given to BuildKit: the project folder's name
+ * and the image's Dockerfile, `shop.frontend`. BuildKit keeps the context a client sent, to send
+ * only what changed the next time, under a key made of the context folder's name and the
+ * client's buildx identity, whatever files the build uses. The three images of a project share
+ * one folder, so each build would find the files another image used and send all of its own
+ * again (hundreds of MB each run). A link of this name to the project folder gives each image
+ * a key, and a kept context, of its own.
+ */
+export function contextAlias(command: Pick<BuildCommand, 'context' | 'dockerfile'>): string {
+  const image = basename(command.dockerfile).replace(/\.Dockerfile$/i, '')
+  return `${basename(command.context)}.${image}`
+}
+
+/** What the docker command says when the buildx plugin is not installed (old and new wording). */
+export function saysBuildxMissing(output: string): boolean {
+  return /'buildx' is not a docker command|unknown command:? "?(docker )?buildx/i.test(output)
+}
+
+/**
+ * `DOCKER_BUILDKIT` as the docker command reads it (Go's strconv.ParseBool): a false value
+ * selects the legacy builder. Other values, or none, leave BuildKit on.
+ */
+export function buildkitDisabled(value: string | undefined): boolean {
+  return value !== undefined && ['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(value.trim())
+}
+
+/** `--metadata-file` JSON: `containerimage.digest` is the digest of what was pushed. */
+export function parseBuildMetadata(text: string): string | undefined {
+  let document: unknown
+  try {
+    document = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  const digest = stringAt(document, 'containerimage.digest')
+  return digest && /^sha256:[0-9a-f]{64}$/.test(digest) ? digest : undefined
 }
 
 export function pushArgv(reference: string): string[] {

@@ -1,4 +1,4 @@
-import type { BuildCommand, DockerVersions } from './docker-args.js'
+import type { BuildCommand, Builder, BuildMode, DockerVersions } from './docker-args.js'
 
 /**
  * The Docker engine as the core sees it. src/tools/docker.ts implements it over the exec port
@@ -6,10 +6,20 @@ import type { BuildCommand, DockerVersions } from './docker-args.js'
  */
 export interface DockerClient {
   versions(): Promise<DockerVersions & { problem?: string }>
+  /** The builder `docker build` would use; a DockerCommandError when buildx cannot say. */
+  builder(): Promise<Builder>
   /** `docker login SERVER --password-stdin`. */
   login(server: string, username: string, password: string): Promise<void>
-  build(command: BuildCommand, onLine: (line: string) => void): Promise<void>
-  /** Resolves to the manifest digest the registry returned. */
+  /**
+   * Builds, printing the command line and then its output to onLine. Resolves to the manifest
+   * digest when the build pushed the image itself (a builder other than `docker` with push on).
+   */
+  build(
+    command: BuildCommand,
+    mode: Omit<BuildMode, 'metadataFile'>,
+    onLine: (line: string) => void,
+  ): Promise<{ digest?: string }>
+  /** Prints the command line, then its output; resolves to the manifest digest the registry returned. */
   push(reference: string, onLine: (line: string) => void): Promise<string>
   /** Bytes, or undefined when docker cannot say. */
   imageSize(reference: string): Promise<number | undefined>

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
-import { buildAndPush } from '../../../../src/core/build-images/build.js'
+import { buildAndPush, CONTEXT_NOTE } from '../../../../src/core/build-images/build.js'
 import type { ImagePlan } from '../../../../src/core/build-images/plan.js'
 import { DockerCommandError } from '../../../../src/core/build-images/docker.js'
 import { ActionError } from '../../../../src/core/shared/errors.js'
@@ -87,7 +87,7 @@ describe('build and push', () => {
   test('after a failed build no new build starts and nothing more is pushed', async () => {
     const { docker, error } = await run({ failBuild: ['frontend'] }, { parallel: 1 })
     expect(error).toBeInstanceOf(ActionError)
-    expect(docker.calls).toEqual(['build frontend'])
+    expect(docker.calls).toEqual(['builder', 'build frontend'])
   })
 
   test('a build in flight finishes, but is not pushed after another failed', async () => {
@@ -96,7 +96,7 @@ describe('build and push', () => {
       { plans: [planFor('frontend'), planFor('backend')] },
     )
     expect(error).toBeInstanceOf(ActionError)
-    expect(docker.calls).toEqual(['build frontend', 'build backend', 'built frontend'])
+    expect(docker.calls).toEqual(['builder', 'build frontend', 'build backend', 'built frontend'])
     expect(lines).toContain('[frontend] not pushed: another image failed')
   })
 
@@ -148,5 +148,145 @@ describe('build and push', () => {
     expect(message).toContain(advice)
     expect(message).toContain('token ***')
     expect(message).not.toContain('s3cret')
+  })
+})
+
+const CONTAINER_DRIVER = {
+  kind: 'buildkit',
+  name: 'builder-3f1c',
+  driver: 'docker-container',
+} as const
+
+describe('the builder decides where images go', () => {
+  test('the engine’s builder (docker driver): build, then docker push', async () => {
+    const { docker, lines } = await run({}, { plans: [planFor('frontend')] })
+    expect(docker.calls).toEqual([
+      'builder',
+      'build frontend',
+      'built frontend',
+      'push r.io/shop/frontend:main-1a2b3c4',
+    ])
+    expect(lines).toContain(
+      "Builder: BuildKit, builder 'default' (docker driver): the images go into the engine, then docker push sends them.",
+    )
+    expect(lines).toContain(CONTEXT_NOTE)
+  })
+
+  test('a docker-container builder pushes in the build, every tag, with the digest it reports', async () => {
+    const docker = fakeDocker({ builder: CONTAINER_DRIVER })
+    const { logger, lines } = recordingTools()
+    const images = await buildAndPush(
+      [planFor('frontend', ['main-1', 'latest'])],
+      { push: true, loggedIn: true },
+      { docker, logger, redact },
+    )
+    expect(docker.calls).toEqual(['builder', 'build frontend --push', 'built frontend'])
+    expect(images[0]?.digest).toMatch(/^sha256:b+8$/)
+    // The image is in the registry, not in the engine: no size to read.
+    expect(images[0]?.size).toBeUndefined()
+    expect(lines.join('\n')).toContain("builder 'builder-3f1c' (docker-container driver)")
+    expect(lines).toContain(`[frontend] pushed, digest ${images[0]?.digest ?? ''}`)
+  })
+
+  test('a docker-container builder without push loads the image into the engine', async () => {
+    const { docker, error } = await run(
+      { builder: CONTAINER_DRIVER },
+      { push: false, plans: [planFor('backend')] },
+    )
+    expect(error).toBeUndefined()
+    expect(docker.calls).toEqual(['builder', 'build backend --load', 'built backend'])
+  })
+
+  test('no buildx: the legacy builder, with a warning that says how to get BuildKit', async () => {
+    const { docker, lines } = await run(
+      { builder: { kind: 'legacy', reason: 'no-buildx' } },
+      { plans: [planFor('backend')] },
+    )
+    expect(docker.calls).toContain('push r.io/shop/backend:main-1a2b3c4')
+    expect(lines).toContain(
+      'warning: Builder: the legacy builder, because the buildx plugin is not installed (Docker deprecated the legacy builder in version 23). Install buildx (package docker-buildx-plugin, or docker-buildx on Debian) to build with BuildKit.',
+    )
+  })
+
+  test('a builder buildx cannot find fails before any build, saying how to pick one', async () => {
+    const { docker, error } = await run({ builder: ['ERROR: no builder "gone" found'] })
+    expect((error as Error).message).toBe(
+      "Finding the current buildx builder failed: docker buildx inspect exited with 1 (ERROR: no builder \"gone\" found). Select a working builder with 'docker buildx use default' (or set BUILDX_BUILDER to one that 'docker buildx ls' lists), then run again. Nothing was built.",
+    )
+    expect(docker.calls).toEqual(['builder'])
+  })
+})
+
+// The end of `docker buildx build --progress=plain` output for a COPY whose source is missing
+// (Docker 26.1.5, buildx 0.13.1), verbatim.
+const BUILDKIT_FAILURE = [
+  '#4 [1/2] FROM docker.io/olympeio/backend-base:stable',
+  '#4 CACHED',
+  '',
+  '#5 [internal] load build context',
+  '#5 transferring context: 2B done',
+  '#5 DONE 0.0s',
+  '',
+  '#6 [2/2] COPY dist/nodee /home/node/app',
+  '#6 ERROR: failed to calculate checksum of ref 79ac02b4-34fc-4161-adbb-dc99242a6a14::eqlfhw6obr015we5u65x9l9nr: "/dist/nodee": not found',
+  '------',
+  ' > [2/2] COPY dist/nodee /home/node/app:',
+  '------',
+  'backend.Dockerfile:3',
+  '--------------------',
+  '   1 |     FROM olympeio/backend-base:stable',
+  '   2 |     ARG SOURCES_PATH',
+  '   3 | >>> COPY dist/nodee /home/node/app',
+  '   4 |     ',
+  '--------------------',
+  'ERROR: failed to solve: failed to compute cache key: failed to calculate checksum of ref 79ac02b4-34fc-4161-adbb-dc99242a6a14::eqlfhw6obr015we5u65x9l9nr: "/dist/nodee": not found',
+]
+
+describe('BuildKit failures', () => {
+  async function failWith(tail: string[]): Promise<string> {
+    const docker = fakeDocker()
+    docker.build = () =>
+      Promise.reject(new DockerCommandError('docker buildx build', 'exited with 1', tail))
+    const { logger } = recordingTools()
+    const error = await buildAndPush(
+      [planFor('backend')],
+      { push: true, loggedIn: true },
+      { docker, logger, redact },
+    ).catch((caught: unknown) => caught)
+    return (error as Error).message
+  }
+
+  test('the tail starts at the failing step, and a missing COPY source points at .dockerignore', async () => {
+    expect(await failWith(BUILDKIT_FAILURE)).toBe(
+      [
+        'Building the backend image failed: docker buildx build exited with 1. Last lines of its output:',
+        ...BUILDKIT_FAILURE.slice(8)
+          .filter((line) => line !== '')
+          .map((line) => `  ${line}`),
+        "'dist/nodee' is not in the build context. BuildKit sends only the files the Dockerfile uses, minus those .dockerignore (or 'docker/backend.Dockerfile.dockerignore') leaves out: check the path and those files; no other image was built after this failure.",
+      ].join('\n'),
+    )
+  })
+
+  test.each([
+    [
+      'a builder that cannot boot',
+      [
+        '#1 [internal] booting buildkit',
+        '#1 pulling image moby/buildkit:buildx-stable-1 0.0s done',
+        '#1 ERROR: Error response from daemon: Get "https://registry-1.docker.io/v2/": dial tcp: lookup registry-1.docker.io: no such host',
+      ],
+      "The current buildx builder could not start BuildKit: let the runner pull the builder's BuildKit image (moby/buildkit unless set otherwise), or select the engine's own builder with 'docker buildx use default'",
+    ],
+    [
+      'a push refused inside the build',
+      [
+        '#9 pushing layers',
+        '#9 ERROR: failed to push r.io/shop/backend:main-1a2b3c4: unexpected status: 401 Unauthorized',
+      ],
+      "The registry refused the push: check that 'registry-username' and 'registry-password' may write",
+    ],
+  ])('%s gets its own advice', async (_name, tail, advice) => {
+    expect(await failWith(tail)).toContain(advice)
   })
 })

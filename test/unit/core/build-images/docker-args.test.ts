@@ -1,14 +1,24 @@
 import { describe, expect, test } from '@jest/globals'
 import {
+  builderInspectArgv,
+  contextAlias,
   buildArgv,
+  buildkitDisabled,
+  buildOutput,
   imageSizeArgv,
+  loadsIntoEngine,
   loginArgv,
   majorVersion,
+  parseBuilderInspect,
+  parseBuildMetadata,
   parsePushDigest,
   parseVersions,
   pushArgv,
+  saysBuildxMissing,
   versionArgv,
   type BuildCommand,
+  type Builder,
+  type BuildMode,
 } from '../../../../src/core/build-images/docker-args.js'
 
 const base: BuildCommand = {
@@ -21,7 +31,15 @@ const base: BuildCommand = {
   cacheFrom: [],
 }
 
-describe('docker command lines', () => {
+const LEGACY: Builder = { kind: 'legacy', reason: 'disabled' }
+const DOCKER_DRIVER: Builder = { kind: 'buildkit', name: 'default', driver: 'docker' }
+const CONTAINER_DRIVER: Builder = {
+  kind: 'buildkit',
+  name: 'builder-3f1c',
+  driver: 'docker-container',
+}
+
+describe('docker command lines, legacy builder', () => {
   test.each<[string, BuildCommand, string[]]>([
     [
       'minimal',
@@ -98,11 +116,83 @@ describe('docker command lines', () => {
       ],
     ],
   ])('build: %s', (_name, command, expected) => {
-    expect(buildArgv(command)).toEqual(expected)
+    // The legacy builder knows neither --progress nor --cache-to, --load or --push.
+    expect(buildArgv(command, { builder: LEGACY, push: true })).toEqual(expected)
+  })
+})
+
+describe('docker command lines, BuildKit', () => {
+  const common = [
+    '--progress=plain',
+    '--file',
+    '/p/docker/frontend.Dockerfile',
+    '--build-arg',
+    'SOURCES_PATH=dist/web',
+    '--tag',
+    'r.io/shop/frontend:main-1a2b3c4',
+    '--cache-to',
+    'type=inline',
+  ]
+  // prettier-ignore
+  test.each<[string, BuildMode, string[]]>([
+    ['docker driver, push: into the engine, docker push follows', { builder: DOCKER_DRIVER, push: true, metadataFile: '/t/m.json' }, []],
+    ['docker driver, no push', { builder: DOCKER_DRIVER, push: false }, []],
+    ['docker-container driver, push: the build pushes and writes the digest', { builder: CONTAINER_DRIVER, push: true, metadataFile: '/t/m.json' }, ['--push', '--metadata-file', '/t/m.json']],
+    ['docker-container driver, no push: loaded into the engine', { builder: CONTAINER_DRIVER, push: false, metadataFile: '/t/m.json' }, ['--load']],
+    ['kubernetes driver, push', { builder: { kind: 'buildkit', name: 'k8s', driver: 'kubernetes' }, push: true }, ['--push']],
+    ['remote driver, no push', { builder: { kind: 'buildkit', name: 'r', driver: 'remote' }, push: false }, ['--load']],
+  ])('%s', (_name, mode, output) => {
+    expect(buildArgv(base, mode)).toEqual(['buildx', 'build', ...common, ...output, '/p'])
   })
 
+  test('--cache-from stays as given, next to the inline cache metadata it needs', () => {
+    const argv = buildArgv(
+      { ...base, cacheFrom: ['r.io/f:main'] },
+      { builder: DOCKER_DRIVER, push: true },
+    )
+    expect(argv.slice(-5)).toEqual([
+      '--cache-from',
+      'r.io/f:main',
+      '--cache-to',
+      'type=inline',
+      '/p',
+    ])
+  })
+
+  test.each<[string, Builder, boolean, 'push' | 'load' | undefined, boolean]>([
+    ['legacy', LEGACY, true, undefined, true],
+    ['docker driver', DOCKER_DRIVER, true, undefined, true],
+    ['docker driver, no push', DOCKER_DRIVER, false, undefined, true],
+    ['docker-container, push', CONTAINER_DRIVER, true, 'push', false],
+    ['docker-container, no push', CONTAINER_DRIVER, false, 'load', false],
+  ])('output of %s', (_name, builder, push, output, inEngine) => {
+    expect(buildOutput({ builder, push })).toBe(output)
+    expect(loadsIntoEngine(builder)).toBe(inEngine)
+  })
+})
+
+describe('contextAlias', () => {
+  test.each<[string, string, string]>([
+    ['/w/shop', '/w/shop/docker/frontend.Dockerfile', 'shop.frontend'],
+    ['/w/shop/', '/w/shop/docker/backend.Dockerfile', 'shop.backend'],
+    ['/w/my shop', '/w/my shop/ops/codeasdata.Dockerfile', 'my shop.codeasdata'],
+    ['/w/shop', '/w/shop/docker/Frontend.dockerfile', 'shop.Frontend'],
+  ])('%s with %s: %s', (context, dockerfile, alias) => {
+    expect(contextAlias({ context, dockerfile })).toBe(alias)
+  })
+
+  test('the three images of a project get three names', () => {
+    const names = ['frontend', 'backend', 'codeasdata'].map((kind) =>
+      contextAlias({ context: '/p', dockerfile: `/p/docker/${kind}.Dockerfile` }),
+    )
+    expect(new Set(names).size).toBe(3)
+  })
+})
+
+describe('other docker command lines', () => {
   test.each<[string, string[], string[]]>([
     ['version', versionArgv(), ['version', '--format', '{{json .}}']],
+    ['current builder', builderInspectArgv(), ['buildx', 'inspect']],
     [
       'login, password on stdin',
       loginArgv('127.0.0.1:5000', 'ci-user'),
@@ -118,6 +208,114 @@ describe('docker command lines', () => {
 const DIGEST = `sha256:${'ab'.repeat(32)}`
 const OTHER = `sha256:${'cd'.repeat(32)}`
 
+// Verbatim `docker buildx inspect` output: buildx 0.13.1 (Debian trixie, Docker 26.1.5) with the
+// engine's builder and with an inactive docker-container builder, and buildx 0.11 (Docker 24).
+const INSPECT_DOCKER = `Name:   default
+Driver: docker
+
+Nodes:
+Name:             default
+Endpoint:         default
+Status:           running
+BuildKit version: v0.0.0+unknown
+Platforms:        linux/amd64, linux/amd64/v2, linux/amd64/v3, linux/386
+Labels:
+ org.mobyproject.buildkit.worker.moby.host-gateway-ip: 172.17.0.1
+`
+const INSPECT_CONTAINER = `Name:          olympe-t
+Driver:        docker-container
+Last Activity: 2026-11-23 23:32:02 +0000 UTC
+
+Nodes:
+Name:                  olympe-t0
+Endpoint:              unix:///var/run/docker.sock
+Status:                inactive
+BuildKit daemon flags: --allow-insecure-entitlement=network.host
+`
+const INSPECT_BUILDX_011 = `Name:          builder-5b4c0b2e
+Driver:        docker-container
+Last Activity: 2024-01-09 10:12:44 +0000 UTC
+
+Nodes:
+Name:      builder-5b4c0b2e0
+Endpoint:  unix:///var/run/docker.sock
+Status:    running
+Buildkit:  v0.12.4
+Platforms: linux/amd64, linux/amd64/v2, linux/386
+`
+
+describe('builder driver detection', () => {
+  test.each<[string, string, { name: string; driver: string } | undefined]>([
+    ['the engine’s own builder', INSPECT_DOCKER, { name: 'default', driver: 'docker' }],
+    [
+      'a docker-container builder, not booted',
+      INSPECT_CONTAINER,
+      { name: 'olympe-t', driver: 'docker-container' },
+    ],
+    [
+      'buildx 0.11 (Docker 24), setup-buildx-action’s builder',
+      INSPECT_BUILDX_011,
+      { name: 'builder-5b4c0b2e', driver: 'docker-container' },
+    ],
+    [
+      'CRLF line ends',
+      INSPECT_DOCKER.replaceAll('\n', '\r\n'),
+      { name: 'default', driver: 'docker' },
+    ],
+    ['no Driver line', 'Name: default\n', undefined],
+    ['an error', 'ERROR: no builder "nope" found', undefined],
+    ['empty', '', undefined],
+  ])('%s', (_name, output, expected) => {
+    expect(parseBuilderInspect(output)).toEqual(expected)
+  })
+
+  test.each<[string, boolean]>([
+    ["docker: 'buildx' is not a docker command.\nSee 'docker --help'", true],
+    ["unknown command: docker buildx\n\nRun 'docker --help' for more information", true],
+    ['docker: unknown command: docker buildx', true],
+    ['ERROR: no builder "nope" found', false],
+    ['Cannot connect to the Docker daemon at unix:///var/run/docker.sock', false],
+  ])('buildx missing in %j: %j', (output, missing) => {
+    expect(saysBuildxMissing(output)).toBe(missing)
+  })
+
+  test.each<[string | undefined, boolean]>([
+    ['0', true],
+    ['false', true],
+    ['FALSE', true],
+    ['f', true],
+    [' 0 ', true],
+    ['1', false],
+    ['true', false],
+    ['', false],
+    ['no', false],
+    [undefined, false],
+  ])('DOCKER_BUILDKIT=%j turns BuildKit off: %j', (value, disabled) => {
+    expect(buildkitDisabled(value)).toBe(disabled)
+  })
+})
+
+describe('parseBuildMetadata', () => {
+  test.each<[string, string, string | undefined]>([
+    [
+      'buildx 0.13 after --push',
+      JSON.stringify({
+        'buildx.build.ref': 'olympe-t/olympe-t0/ny4ohqsctlpdgzsi9w5176gq1',
+        'containerimage.config.digest': `sha256:${'cd'.repeat(32)}`,
+        'containerimage.descriptor': { mediaType: 'application/vnd.oci.image.index.v1+json' },
+        'containerimage.digest': `sha256:${'ab'.repeat(32)}`,
+        'image.name': 'r.io/f:main,r.io/f:latest',
+      }),
+      `sha256:${'ab'.repeat(32)}`,
+    ],
+    ['no digest', '{"buildx.build.ref":"x"}', undefined],
+    ['not a digest', '{"containerimage.digest":"sha256:abc"}', undefined],
+    ['not JSON', '', undefined],
+  ])('%s', (_name, text, expected) => {
+    expect(parseBuildMetadata(text)).toBe(expected)
+  })
+})
+
 describe('parsePushDigest', () => {
   test.each<[string, string, string, string | undefined]>([
     [
@@ -131,6 +329,19 @@ describe('parsePushDigest', () => {
     ['another tag only', `latest: digest: ${OTHER} size: 9`, 'r.io/f:main', undefined],
     ['no digest line', 'error parsing HTTP 404 response body', 'r.io/f:main', undefined],
     ['a short digest', 'main: digest: sha256:abc size: 9', 'r.io/f:main', undefined],
+    [
+      'Docker 26 pushing a BuildKit image, layers already there',
+      [
+        'The push refers to repository [127.0.0.1:45999/engexp/frontend]',
+        'd5add62dfdc1: Preparing',
+        '7c707a7a6a16: Preparing',
+        '7c707a7a6a16: Layer already exists',
+        'd5add62dfdc1: Pushed',
+        `inl: digest: ${DIGEST} size: 735`,
+      ].join('\n'),
+      '127.0.0.1:45999/engexp/frontend:inl',
+      DIGEST,
+    ],
   ])('%s', (_name, output, reference, expected) => {
     expect(parsePushDigest(output, reference)).toBe(expected)
   })
