@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals'
 import {
   DRAW_PASSWORD,
   DRAW_USERNAME,
@@ -12,6 +12,10 @@ import { startGitServer, type GitServer } from '../helpers/git-server.js'
 import { makeWorkspace, removeScratch } from '../helpers/git-snapshot.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
+
+// docker retries a cut upload with back-off before it gives up: tens of seconds on an idle
+// machine, several times that on a busy one.
+jest.setTimeout(240_000)
 
 /**
  * A registry that refuses the push, a registry and a git remote that go away in the middle of
