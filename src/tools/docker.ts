@@ -7,7 +7,13 @@ import {
   buildkitDisabled,
   buildOutput,
   contextAlias,
+  historyArgv,
   imageSizeArgv,
+  onBuildArgv,
+  parseHistory,
+  parseOnBuild,
+  pullArgv,
+  saysNoSuchImage,
   loginArgv,
   parseBuilderInspect,
   parseBuildMetadata,
@@ -131,6 +137,26 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): DockerCli
           stdout.split('\n'),
         )
       return digest
+    },
+    async onBuildTriggers(reference) {
+      const inspect = async (): Promise<string[]> => {
+        const { stdout } = await run(onBuildArgv(reference))
+        const triggers = parseOnBuild(stdout)
+        if (triggers) return triggers
+        throw new DockerCommandError('docker image inspect', 'printed no ONBUILD list', [stdout])
+      }
+      try {
+        return await inspect()
+      } catch (error) {
+        if (!(error instanceof DockerCommandError && saysNoSuchImage(error.tail.join('\n'))))
+          throw error
+      }
+      await run(pullArgv(reference))
+      return inspect()
+    },
+    async history(reference) {
+      const { stdout } = await run(historyArgv(reference))
+      return parseHistory(stdout)
     },
     async imageSize(reference) {
       try {

@@ -98,7 +98,9 @@ describe(`releasing v${NEXT} in a copy of the repository`, () => {
   test('an empty CHANGELOG section is refused too', async () => {
     const path = join(copy.dir, 'CHANGELOG.md')
     const changelog = await readFile(path, 'utf8')
-    await writeFile(path, changelog.replace('## [Unreleased]', `## [Unreleased]\n\n## [${NEXT}]`))
+    // Just above the released version's heading: empty, whatever Unreleased holds.
+    const released = `## [${VERSION}]`
+    await writeFile(path, changelog.replace(released, `## [${NEXT}]\n\n${released}`))
     const run = await node(copy.dir, 'release-check.mjs', [tag])
     const empty = `CHANGELOG.md's section '## [${NEXT}]' is empty: describe the release there.\n`
     expect(run).toEqual({
@@ -108,10 +110,7 @@ describe(`releasing v${NEXT} in a copy of the repository`, () => {
     })
     await writeFile(
       path,
-      changelog.replace(
-        '## [Unreleased]',
-        `## [Unreleased]\n\n## [${NEXT}] - 2026-12-01\n\n- A fix.`,
-      ),
+      changelog.replace(released, `## [${NEXT}] - 2026-12-01\n\n- A fix.\n\n${released}`),
     )
   }, 240_000)
 

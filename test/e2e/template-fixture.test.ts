@@ -5,13 +5,14 @@
 // version (2.15.3), not the app's version that the template writes into dist/web/version.json.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { existsSync } from 'node:fs'
-import { readdir, readFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { dockerRun, run } from '../helpers/docker-env.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
-import { runAsGithub } from '../helpers/run-action.js'
+import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { ensureTemplateBaseImages } from '../helpers/template-base-images.js'
+import { ensureTemplateBaseImages, useBaseFlavour } from '../helpers/template-base-images.js'
 import {
   createTemplateProject,
   installAndBuild,
@@ -204,6 +205,8 @@ describe('build-images on the built template', () => {
     expect(result.stdout).toContain(
       `draw_version ${STAND_IN_VERSIONS.draw} (from 'version' in node_modules/@olympeio/draw/package.json)`,
     )
+    // The template's Dockerfiles lack 'ARG SOURCES_PATH'; its ONBUILD base declares it: no alarm.
+    expect(result.stdout).not.toMatch(/::warning[^\n]*SOURCES_PATH/)
 
     const tag = `${project.branch}-${project.sha.slice(0, 7)}`
     for (const kind of ['frontend', 'backend', 'codeasdata']) {
@@ -222,3 +225,110 @@ describe('build-images on the built template', () => {
     expect((JSON.parse(served) as { version: string }).version).toBe(APP_VERSION)
   }, 120_000)
 })
+
+/**
+ * The built template, copied, with its FROM lines on the bases that declare nothing, and
+ * `changes` applied to its docker/*.Dockerfile; plus 4 MB outside dist/ that must never ship.
+ */
+async function variant(changes: (dockerfile: string) => string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'olympe-template-variant-'))
+  variants.push(dir)
+  await cp(project.dir, dir, { recursive: true, verbatimSymlinks: true })
+  await useBaseFlavour(dir, 'plain')
+  for (const name of await readdir(join(dir, 'docker'))) {
+    const file = join(dir, 'docker', name)
+    await writeFile(file, changes(await readFile(file, 'utf8')))
+  }
+  await mkdir(join(dir, 'recordings'))
+  await writeFile(join(dir, 'recordings/demo.bin'), Buffer.alloc(4_000_000, 7))
+  return dir
+}
+
+const variants: string[] = []
+afterAll(async () => {
+  for (const dir of variants) await rm(dir, { recursive: true, force: true })
+})
+
+async function buildVariant(
+  dir: string,
+  builder: 'buildkit' | 'legacy',
+  repository: string,
+): Promise<RunResult> {
+  const result = await runAsGithub('build-images', {
+    cwd: dir,
+    inputs: {
+      registry: suite.registry.host,
+      'registry-username': suite.registry.user,
+      'registry-password': suite.registry.password,
+      images: 'frontend',
+    },
+    env: {
+      ...suite.env,
+      ...(builder === 'legacy' ? { DOCKER_BUILDKIT: '0' } : {}),
+      GITHUB_SHA: project.sha,
+      GITHUB_REPOSITORY: repository,
+    },
+    event: {
+      name: 'push',
+      ref: `refs/heads/${project.branch}`,
+      payload: { repository: { default_branch: project.branch } },
+    },
+  })
+  expectNoSecrets({ stdout: result.stdout, stderr: result.stderr, ...result.files }, [
+    suite.registry.password,
+  ])
+  return result
+}
+
+describe.each(['buildkit', 'legacy'] as const)(
+  'SOURCES_PATH that nothing declares, with the %s builder',
+  (builder) => {
+    test('a base without ONBUILD ARG: refused before any build, nothing pushed', async () => {
+      const dir = await variant((dockerfile) => dockerfile)
+      const repository = suite.uniqueRepository(`undeclared-${builder}`)
+      const result = await buildVariant(dir, builder, repository)
+      expect(result.code).toBe(1)
+      expect(result.stdout).toContain(
+        "'docker/frontend.Dockerfile' uses $SOURCES_PATH but nothing declares it: it has no 'ARG SOURCES_PATH' line, and its base image 'olympeio/frontend-base:latest-plain' has no 'ONBUILD ARG SOURCES_PATH'. Docker would expand $SOURCES_PATH to nothing and copy the whole build context (.git, node_modules, .env files…) into the image, where it expects 'dist/web'. Fix it either way: add the line 'ARG SOURCES_PATH' after the FROM line, or build FROM a base image that declares it",
+      )
+      expect(result.stdout).not.toContain('$ docker')
+      expect(await suite.registry.catalog()).not.toContain(`${repository}/frontend`)
+    }, 120_000)
+
+    test('the fix the message gives, ARG SOURCES_PATH after FROM, builds and pushes', async () => {
+      const dir = await variant((dockerfile) =>
+        dockerfile.replace(/^(FROM .*)$/m, '$1\nARG SOURCES_PATH'),
+      )
+      const repository = suite.uniqueRepository(`declared-${builder}`)
+      const result = await buildVariant(dir, builder, repository)
+      expect({
+        code: result.code,
+        tail: result.code === 0 ? '' : result.stdout.slice(-2000),
+      }).toEqual({
+        code: 0,
+        tail: '',
+      })
+      const served = await dockerRun(result.outputs['frontend-image'] ?? '', [
+        'ls',
+        '/usr/share/nginx/html',
+      ])
+      expect(served.split('\n')).not.toContain('recordings')
+    }, 180_000)
+
+    test('COPY of the whole context: built, then stopped before the push by its size', async () => {
+      const dir = await variant((dockerfile) =>
+        dockerfile
+          .replace(/^(FROM .*)$/m, '$1\nARG SOURCES_PATH')
+          .replace('COPY --chown=nginx:root $SOURCES_PATH ', 'COPY --chown=nginx:root . '),
+      )
+      const repository = suite.uniqueRepository(`whole-context-${builder}`)
+      const result = await buildVariant(dir, builder, repository)
+      expect(result.code).toBe(1)
+      expect(result.stdout).toMatch(
+        /The frontend image was built but not pushed: its step 'COPY (--chown=nginx:root \. |.*dir:\w+ in )\/usr\/share\/nginx\/html' added \d+\.\d MB, while 'dist\/web' holds \d+\.\d MB\. It copied more than the build output, most likely the whole build context/,
+      )
+      expect(result.stdout).not.toContain('$ docker push')
+      expect(await suite.registry.catalog()).not.toContain(`${repository}/frontend`)
+    }, 180_000)
+  },
+)

@@ -4,6 +4,7 @@ import {
   buildOutput,
   type BuildCommand,
   type Builder,
+  type HistoryEntry,
 } from '../../src/core/build-images/docker-args.js'
 import type { Logger, Reporter, Summary } from '../../src/core/shared/ports.js'
 
@@ -19,6 +20,10 @@ export interface FakeDockerScript {
   buildMs?: Record<string, number>
   /** What `docker buildx inspect` finds (default: BuildKit, `default`, docker driver), or its failure. */
   builder?: Builder | string[]
+  /** ONBUILD triggers by base image (default none), or the output of a failed pull. */
+  onBuild?: Record<string, string[] | { pullFails: string[] }>
+  /** Layer steps by image reference, newest first (default none). */
+  history?: Record<string, HistoryEntry[]>
 }
 
 export interface FakeDocker extends DockerClient {
@@ -90,6 +95,18 @@ export function fakeDocker(script: FakeDockerScript = {}): FakeDocker {
       return Promise.resolve(`sha256:${reference.length.toString(16).padStart(64, '0')}`)
     },
     imageSize: () => Promise.resolve(1_984_513),
+    onBuildTriggers: (reference) => {
+      fake.calls.push(`onbuild ${reference}`)
+      const triggers = script.onBuild?.[reference] ?? []
+      if (Array.isArray(triggers)) return Promise.resolve(triggers)
+      return Promise.reject(
+        new DockerCommandError('docker pull', 'exited with 1', triggers.pullFails),
+      )
+    },
+    history: (reference) => {
+      fake.calls.push(`history ${reference}`)
+      return Promise.resolve(script.history?.[reference] ?? [])
+    },
   }
   return fake
 }

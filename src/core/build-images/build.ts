@@ -26,6 +26,8 @@ export interface BuildOptions {
   /** Whether `docker login` ran: it changes the advice when a push is refused. */
   loggedIn: boolean
   parallel?: number
+  /** Run on each image the engine holds, after its build and before its push: a problem, or undefined. */
+  check?: (plan: ImagePlan) => Promise<string | undefined>
 }
 
 export interface BuildTools {
@@ -78,6 +80,11 @@ async function buildOne(
   const mode = { builder: options.builder, push: options.push }
   const built = await docker.build(plan.command, mode, say)
   say(`built ${plan.references.join(', ')}`)
+  // A builder that pushed the image itself has left nothing in the engine to check.
+  if (!built.digest) {
+    const problem = await options.check?.(plan)
+    if (problem) throw new ActionError(tools.redact(problem))
+  }
   const image: BuiltImage = {
     kind: plan.kind,
     reference: plan.reference,
@@ -143,6 +150,7 @@ function explain(
   options: BuildOptions,
   redact: (text: string) => string,
 ): ActionError {
+  if (error instanceof ActionError) return error
   if (!(error instanceof DockerCommandError)) {
     return new ActionError(redact(`The ${plan.kind} image failed: ${errorMessage(error)}`))
   }

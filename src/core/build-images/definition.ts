@@ -86,6 +86,12 @@ export const buildImagesDefinition = {
       description:
         'Value of the `draw_version` label (the Draw version, spec 1.3). Default, first found: `node_modules/@olympeio/draw/package.json` (`version`), `<codeasdata-sources>/version.json` (`drawVersion`, written by `buildCodeAsData`), then `<frontend-sources>/version.json` (`version`; the official template overwrites it with the project version, hence a warning). The log names the file used.',
     },
+    'allow-undeclared-sources-path': {
+      description:
+        "Build even when it cannot be read whether a Dockerfile's base image declares `SOURCES_PATH` (`ONBUILD ARG SOURCES_PATH`), such as a base image in a registry the runner cannot reach. A Dockerfile that uses `$SOURCES_PATH` and that nothing declares it in is always refused: `$SOURCES_PATH` would expand to nothing and copy the whole project into the image.",
+      default: 'false',
+      type: 'boolean',
+    },
     'build-args': {
       description:
         'Extra build arguments for every image, one `NAME=value` per line (`SOURCES_PATH` is set per image).',

@@ -141,6 +141,57 @@ export function imageSizeArgv(reference: string): string[] {
   return ['image', 'inspect', '--format', '{{.Size}}', reference]
 }
 
+/** A base image's ONBUILD triggers, as a JSON array (`null` when it has none). */
+export function onBuildArgv(reference: string): string[] {
+  return ['image', 'inspect', '--format', '{{json .Config.OnBuild}}', reference]
+}
+
+export function pullArgv(reference: string): string[] {
+  return ['pull', '--quiet', reference]
+}
+
+/** The triggers, or undefined when the output is not what `onBuildArgv` prints. */
+export function parseOnBuild(output: string): string[] | undefined {
+  try {
+    const parsed: unknown = JSON.parse(output.trim())
+    if (parsed === null) return []
+    if (Array.isArray(parsed) && parsed.every((item) => typeof item === 'string')) return parsed
+  } catch {
+    // Not JSON: fall through.
+  }
+  return undefined
+}
+
+/** `docker image inspect` of an image the engine does not hold. */
+export function saysNoSuchImage(output: string): boolean {
+  return /no such (image|object)/i.test(output)
+}
+
+/** One line per layer step, newest first, sizes in bytes. */
+export function historyArgv(reference: string): string[] {
+  return ['image', 'history', '--no-trunc', '--human=false', '--format', '{{json .}}', reference]
+}
+
+export interface HistoryEntry {
+  /** The step that made the layer: `COPY dist/web /usr/share/nginx/html # buildkit`. */
+  createdBy: string
+  bytes: number
+}
+
+export function parseHistory(output: string): HistoryEntry[] {
+  const entries: HistoryEntry[] = []
+  for (const line of output.split('\n')) {
+    if (line.trim() === '') continue
+    const row = JSON.parse(line) as { CreatedBy?: unknown; Size?: unknown }
+    const bytes = Number(row.Size)
+    entries.push({
+      createdBy: typeof row.CreatedBy === 'string' ? row.CreatedBy : '',
+      bytes: Number.isFinite(bytes) ? bytes : 0,
+    })
+  }
+  return entries
+}
+
 /**
  * `docker push` ends with `<tag>: digest: sha256:<64 hex> size: <bytes>`: the manifest digest,
  * the one the registry serves and `name@sha256:…` references pin.

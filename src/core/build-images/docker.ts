@@ -1,4 +1,10 @@
-import type { BuildCommand, Builder, BuildMode, DockerVersions } from './docker-args.js'
+import type {
+  BuildCommand,
+  Builder,
+  BuildMode,
+  DockerVersions,
+  HistoryEntry,
+} from './docker-args.js'
 
 /**
  * The Docker engine as the core sees it. src/tools/docker.ts implements it over the exec port
@@ -23,6 +29,10 @@ export interface DockerClient {
   push(reference: string, onLine: (line: string) => void): Promise<string>
   /** Bytes, or undefined when docker cannot say. */
   imageSize(reference: string): Promise<number | undefined>
+  /** A base image's ONBUILD triggers; pulls it first when the engine does not hold it. */
+  onBuildTriggers(reference: string): Promise<string[]>
+  /** The image's layer steps, newest first. */
+  history(reference: string): Promise<HistoryEntry[]>
 }
 
 /** A docker command that failed to start or exited non-zero; the core words the message. */

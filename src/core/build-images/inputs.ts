@@ -46,6 +46,8 @@ export interface BuildImagesInputs {
   dockerFolder: string
   sources: Record<ImageKind, string>
   drawVersion?: string
+  /** Build when a base image cannot be read to tell whether it declares SOURCES_PATH. */
+  allowUndeclaredSourcesPath: boolean
   buildArgs: Array<[name: string, value: string]>
   platform?: string
   cacheFrom: string[]
@@ -78,6 +80,7 @@ const BuildImagesInputsSchema = v.object({
   'backend-sources': relativeFolder('backend build output folder'),
   'codeasdata-sources': relativeFolder('code-as-data build output folder'),
   'draw-version': drawVersion,
+  'allow-undeclared-sources-path': booleanInput,
   'build-args': buildArgs,
   platform,
   'cache-from': cacheFrom,
@@ -111,6 +114,7 @@ export function parseBuildImagesInputs(raw: Raw, facts: InputFacts): BuildImages
       codeasdata: i['codeasdata-sources'],
     },
     drawVersion: i['draw-version'],
+    allowUndeclaredSourcesPath: i['allow-undeclared-sources-path'],
     buildArgs: i['build-args'],
     platform: i.platform,
     cacheFrom: i['cache-from'],

@@ -5,9 +5,10 @@ import type { ImageKind } from './definition.js'
 import { majorVersion } from './docker-args.js'
 import type { DockerClient } from './docker.js'
 import type { Files } from '../shared/ports.js'
+import { checkSourcesPathDeclared, type SourcesPathPorts } from './sources-path.js'
 import type { ImagePlan } from './plan.js'
 
-type ProjectFiles = Pick<Files, 'stat' | 'readText' | 'list'>
+type ProjectFiles = Pick<Files, 'stat' | 'readText' | 'list' | 'listFilesDeep'>
 
 /** Spec 1.3 and 9: Docker 24 or newer. */
 export const MIN_DOCKER_MAJOR = 24
@@ -36,14 +37,21 @@ const BUILT_BY: Record<ImageKind, string> = {
  */
 export async function preflight(
   plans: readonly ImagePlan[],
-  root: string,
-  tools: { docker: DockerClient; files: ProjectFiles; logger: Logger },
-): Promise<void> {
-  const project = await checkProject(plans, root, tools.files)
+  options: { root: string; allowUndeclaredSourcesPath: boolean },
+  tools: SourcesPathPorts & { files: ProjectFiles },
+): Promise<Map<ImageKind, string | undefined>> {
+  const project = await checkProject(plans, options.root, tools.files)
   const engine = await checkDocker(tools.docker, tools.logger)
-  for (const warning of [...project.warnings, ...engine.warnings]) tools.logger.warning(warning)
-  const problems = [...project.problems, ...engine.problems]
-  if (problems.length === 0) return
+  const findings = [project, engine]
+  // Reading base images needs the Dockerfiles and an engine that answers.
+  const ready = project.problems.length === 0 && engine.problems.length === 0
+  const sourcesPath = ready
+    ? await checkSourcesPathDeclared(plans, options.root, options.allowUndeclaredSourcesPath, tools)
+    : undefined
+  if (sourcesPath) findings.push(sourcesPath)
+  for (const warning of findings.flatMap((f) => f.warnings)) tools.logger.warning(warning)
+  const problems = findings.flatMap((f) => f.problems)
+  if (problems.length === 0) return sourcesPath?.bases ?? new Map()
   throw new ActionError(
     `The pre-flight checks failed, so no image was built:\n${problems.map((p) => `- ${p}`).join('\n')}`,
   )
@@ -77,12 +85,6 @@ async function checkDockerfile(
     findings.problems.push(
       `The ${plan.kind} image definition '${plan.dockerfile}' does not exist (looked for '${path}'). Expected '${plan.kind}.Dockerfile' in 'docker-folder': add it, or set 'docker-folder' to the folder that holds it.`,
     )
-    return
-  }
-  if (!declaresSourcesPath(text)) {
-    findings.warnings.push(
-      `'${plan.dockerfile}' never declares 'ARG SOURCES_PATH', so the build argument SOURCES_PATH='${plan.sources}' is ignored and '$SOURCES_PATH' expands to nothing. Add the line 'ARG SOURCES_PATH' after 'FROM' (unless the base image declares it).`,
-    )
   }
 }
 
@@ -108,14 +110,6 @@ async function checkSources(
       `The ${plan.kind} sources folder '${plan.sources}' is empty: the image would hold no application. ${fix}`,
     )
   }
-}
-
-/** `ARG SOURCES_PATH`, `ARG SOURCES_PATH=dist/web`, or one name among several on an ARG line. */
-export function declaresSourcesPath(dockerfile: string): boolean {
-  return dockerfile.split(/\r?\n/).some((line) => {
-    const match = /^\s*ARG\s+(.*)$/i.exec(line)
-    return match?.[1]?.split(/\s+/).some((word) => /^SOURCES_PATH(?:=|$)/.test(word)) ?? false
-  })
 }
 
 export async function checkDocker(docker: DockerClient, logger: Logger): Promise<Findings> {

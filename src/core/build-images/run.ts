@@ -8,6 +8,7 @@ import { decideGate } from './gate.js'
 import type { BuildImagesInputs } from './inputs.js'
 import { planImages, type ImagePlan } from './plan.js'
 import { preflight } from './preflight.js'
+import { checkCopiedSize } from './sources-path.js'
 import {
   buildOutputs,
   builtSummary,
@@ -48,7 +49,14 @@ export async function runBuildImages(
   const { plans, drawVersion } = await logger.group('Plan', () =>
     plan(inputs, context, ports, gate.branch),
   )
-  await logger.group('Pre-flight checks', () => preflight(plans, inputs.workingDirectory, ports))
+  const root = inputs.workingDirectory
+  const bases = await logger.group('Pre-flight checks', () =>
+    preflight(
+      plans,
+      { root, allowUndeclaredSourcesPath: inputs.allowUndeclaredSourcesPath },
+      ports,
+    ),
+  )
   const { credentials } = inputs
   if (credentials) {
     await logger.group(`Registry login: ${inputs.registry.host}`, () =>
@@ -56,7 +64,16 @@ export async function runBuildImages(
     )
   }
   const images = await logger.group(inputs.push ? 'Build and push' : 'Build', () =>
-    buildAndPush(plans, { push: inputs.push, loggedIn: credentials !== undefined }, ports),
+    buildAndPush(
+      plans,
+      {
+        push: inputs.push,
+        loggedIn: credentials !== undefined,
+        // Before each push, what COPY added against the sources: see sources-path.ts.
+        check: (plan) => checkCopiedSize(plan, bases.get(plan.kind), root, ports),
+      },
+      ports,
+    ),
   )
   setOutputs(reporter, images, false)
   await reporter.summary(

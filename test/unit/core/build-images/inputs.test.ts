@@ -34,6 +34,7 @@ function problemOf(given: Given, facts: InputFacts = github): InputError {
 describe('build-images inputs', () => {
   test('defaults: ghcr.io on GitHub, names from the repository, spec folders', () => {
     expect(parse({})).toEqual({
+      allowUndeclaredSourcesPath: false,
       registry: { host: 'ghcr.io', prefix: 'ghcr.io' },
       credentials: undefined,
       imageNames: {

@@ -7,7 +7,6 @@ import {
   type ImageKind,
 } from '../../../../src/core/build-images/definition.js'
 import { parseBuildImagesInputs } from '../../../../src/core/build-images/inputs.js'
-import { declaresSourcesPath } from '../../../../src/core/build-images/preflight.js'
 import { CODEASDATA_WARNING } from '../../../../src/core/build-images/report.js'
 import { runBuildImages } from '../../../../src/core/build-images/run.js'
 import { withDefaults } from '../../../../src/core/definition.js'
@@ -194,9 +193,8 @@ describe('build-images run', () => {
     expect(message).toContain("The backend sources folder 'dist/node' does not exist")
     expect(message).toContain("Run 'npm run build:node' before this step, or set 'backend-sources'")
     expect(message).toContain("Docker client '23.0.1' is too old")
-    expect(lines.join('\n')).toContain(
-      "warning: 'docker/backend.Dockerfile' never declares 'ARG SOURCES_PATH'",
-    )
+    // Base images are read only once the Dockerfiles exist and the engine answers.
+    expect(lines.join('\n')).not.toContain("'ARG SOURCES_PATH'")
     expect(docker.calls).toEqual([])
   })
 
@@ -225,16 +223,37 @@ describe('build-images run', () => {
   })
 })
 
-describe('ARG SOURCES_PATH detection', () => {
-  test.each([
-    ['ARG SOURCES_PATH', true],
-    ['  arg SOURCES_PATH=dist/web', true],
-    ['ARG A=1 SOURCES_PATH', true],
-    ['ARG SOURCES_PATH_2', false],
-    ['# ARG SOURCES_PATH', false],
-    ['ENV SOURCES_PATH=dist', false],
-    ['COPY $SOURCES_PATH /x', false],
-  ])('%j: %s', (line, expected) => {
-    expect(declaresSourcesPath(`FROM x\n${line}\n`)).toBe(expected)
+describe('build-images run: SOURCES_PATH declared, and what COPY took', () => {
+  const template = 'FROM olympeio/frontend-base:latest\nCOPY $SOURCES_PATH /usr/share/nginx/html\n'
+
+  test('a Dockerfile that nothing declares SOURCES_PATH in: refused before any build', async () => {
+    const files = { ...PROJECT, '/p/docker/frontend.Dockerfile': template }
+    const { error, docker } = await runWith({ files })
+    expect((error as Error).message).toMatch(
+      /^The pre-flight checks failed, so no image was built:\n- 'docker\/frontend.Dockerfile' uses \$SOURCES_PATH but nothing declares it: it has no 'ARG SOURCES_PATH' line, and its base image 'olympeio\/frontend-base:latest' has no 'ONBUILD ARG SOURCES_PATH'\./,
+    )
+    expect(docker.calls).toEqual(['onbuild olympeio/frontend-base:latest'])
+  })
+
+  test('a COPY far larger than the sources: that image is not pushed', async () => {
+    const reference = 'r.io/acme/shop/frontend:main-1a2b3c4'
+    const { error, docker } = await runWith({
+      given: { images: 'frontend' },
+      docker: {
+        history: {
+          [reference]: [{ createdBy: 'COPY . /usr/share/nginx/html # buildkit', bytes: 9_000_000 }],
+        },
+      },
+    })
+    expect((error as Error).message).toContain(
+      "The frontend image was built but not pushed: its step 'COPY . /usr/share/nginx/html' added 9.0 MB, while 'dist/web' holds 0.0 MB.",
+    )
+    expect(docker.calls).toEqual([
+      'builder',
+      'build frontend',
+      'built frontend',
+      `history ${reference}`,
+      'history base',
+    ])
   })
 })

@@ -1,0 +1,187 @@
+import { join } from 'node:path'
+import type { Files, Logger } from '../shared/ports.js'
+import { errorMessage } from '../shared/errors.js'
+import type { ImageKind } from './definition.js'
+import { DockerCommandError, type DockerClient } from './docker.js'
+import { readStages, triggersOf, type Stage } from './dockerfile.js'
+import type { ImagePlan } from './plan.js'
+
+/**
+ * `SOURCES_PATH` that nothing declares expands to nothing, and `COPY $SOURCES_PATH <dest>` then
+ * copies the whole build context (.git, node_modules, .env files) into the image: BuildKit does
+ * not fail. So before any build, each Dockerfile stage that uses it must declare it, itself
+ * (`ARG SOURCES_PATH`) or through its base image (`ONBUILD ARG SOURCES_PATH`, as Olympe's base
+ * images do). After each build, the layer that COPY added is compared with the sources folder.
+ */
+
+export const ALLOW_INPUT = 'allow-undeclared-sources-path'
+
+export interface SourcesPathPorts {
+  docker: DockerClient
+  files: Pick<Files, 'readText' | 'stat' | 'listFilesDeep'>
+  logger: Logger
+  redact: (text: string) => string
+}
+
+export interface SourcesPathFindings {
+  problems: string[]
+  warnings: string[]
+  /** Each image's base image, for the size check after its build (undefined: not known). */
+  bases: Map<ImageKind, string | undefined>
+}
+
+export async function checkSourcesPathDeclared(
+  plans: readonly ImagePlan[],
+  root: string,
+  allowUnreadable: boolean,
+  ports: SourcesPathPorts,
+): Promise<SourcesPathFindings> {
+  const findings: SourcesPathFindings = { problems: [], warnings: [], bases: new Map() }
+  for (const plan of plans) {
+    const text = await ports.files.readText(join(root, plan.dockerfile))
+    const stages = readStages(text, plan.command.buildArgs)
+    findings.bases.set(plan.kind, rootBase(stages))
+    for (const stage of stages) {
+      const verdict = await judgeStage(stage, stages, ports)
+      if (verdict.kind === 'fine') continue
+      if (verdict.kind === 'undeclared') findings.problems.push(undeclared(plan, verdict.why))
+      else if (allowUnreadable) findings.warnings.push(unreadableAllowed(plan, verdict.why))
+      else findings.problems.push(unreadable(plan, verdict.why))
+    }
+  }
+  return findings
+}
+
+type Verdict = { kind: 'fine' } | { kind: 'undeclared' | 'unreadable'; why: string }
+
+async function judgeStage(
+  stage: Stage,
+  stages: Stage[],
+  ports: SourcesPathPorts,
+): Promise<Verdict> {
+  if (stage.declaresSourcesPath) return { kind: 'fine' }
+  if (stage.parentStage !== undefined) {
+    if (!stage.usesSourcesPath) return { kind: 'fine' }
+    const parent = stages[stage.parentStage]?.from ?? ''
+    return {
+      kind: 'undeclared',
+      why: `its stage '${stage.from}' has no 'ARG SOURCES_PATH' line, and build arguments do not pass from '${parent}' to the stages built FROM it`,
+    }
+  }
+  if (stage.base === undefined) {
+    return {
+      kind: 'unreadable',
+      why: `its line '${stage.from}' names the base image through a build argument without a value`,
+    }
+  }
+  let triggers: string[]
+  try {
+    triggers = await ports.docker.onBuildTriggers(stage.base)
+  } catch (error) {
+    const said = error instanceof DockerCommandError ? error.tail.slice(-2).join(' ').trim() : ''
+    const reason = `${errorMessage(error)}${said ? `: ${said}` : ''}`
+    return {
+      kind: 'unreadable',
+      why: ports.redact(
+        `whether its base image '${stage.base}' declares it (ONBUILD ARG SOURCES_PATH) could not be read (${reason})`,
+      ),
+    }
+  }
+  const base = triggersOf(triggers)
+  if (base.declares) {
+    ports.logger.debug(`'${stage.base}' declares SOURCES_PATH with ONBUILD ARG.`)
+    return { kind: 'fine' }
+  }
+  if (!stage.usesSourcesPath && !base.uses) return { kind: 'fine' }
+  return {
+    kind: 'undeclared',
+    why: `it has no 'ARG SOURCES_PATH' line, and its base image '${stage.base}' has no 'ONBUILD ARG SOURCES_PATH'`,
+  }
+}
+
+const HAZARD =
+  "Docker would expand $SOURCES_PATH to nothing and copy the whole build context (.git, node_modules, .env files…) into the image, where it expects '{sources}'."
+const FIXES =
+  "Fix it either way: add the line 'ARG SOURCES_PATH' after the FROM line, or build FROM a base image that declares it (Olympe's olympeio/* base images do, with ONBUILD ARG SOURCES_PATH)."
+
+const hazard = (plan: ImagePlan): string => HAZARD.replace('{sources}', plan.sources)
+
+function undeclared(plan: ImagePlan, why: string): string {
+  return `'${plan.dockerfile}' uses $SOURCES_PATH but nothing declares it: ${why}. ${hazard(plan)} ${FIXES}`
+}
+
+function unreadable(plan: ImagePlan, why: string): string {
+  return `'${plan.dockerfile}' has no 'ARG SOURCES_PATH' line, and ${why}. If nothing declares it, ${lower(hazard(plan))} ${FIXES} If you know that the base image declares it, set '${ALLOW_INPUT}' to true.`
+}
+
+function unreadableAllowed(plan: ImagePlan, why: string): string {
+  return `'${plan.dockerfile}' has no 'ARG SOURCES_PATH' line, and ${why}. Building anyway, as '${ALLOW_INPUT}' is true; the size check after the build still stops an image whose COPY took far more than '${plan.sources}'.`
+}
+
+const lower = (text: string): string => text.charAt(0).toLowerCase() + text.slice(1)
+
+/** The external image at the root of the final stage's FROM chain. */
+function rootBase(stages: readonly Stage[]): string | undefined {
+  let stage = stages[stages.length - 1]
+  for (let hops = 0; stage?.parentStage !== undefined && hops < stages.length; hops++)
+    stage = stages[stage.parentStage]
+  return stage?.base
+}
+
+/** A COPY larger than this many times its sources, plus SLACK_BYTES, took something else too. */
+const FACTOR = 2
+const SLACK_BYTES = 1024 * 1024
+
+/**
+ * The second line of defence, after a build and before its push: the largest COPY or ADD layer
+ * the build added over its base image, against the size of the sources folder. Resolves to the
+ * problem, or undefined when the sizes agree or cannot be compared (said in the log).
+ */
+export async function checkCopiedSize(
+  plan: ImagePlan,
+  base: string | undefined,
+  root: string,
+  ports: SourcesPathPorts,
+): Promise<string | undefined> {
+  const notCompared = (why: string): void => {
+    ports.logger.info(`[${plan.kind}] size of what COPY added not compared: ${why}.`)
+  }
+  if (base === undefined) {
+    notCompared('the base image is not known before the build')
+    return undefined
+  }
+  let added
+  try {
+    const [image, parent] = await Promise.all([
+      ports.docker.history(plan.reference),
+      ports.docker.history(base),
+    ])
+    added = image.slice(0, Math.max(0, image.length - parent.length))
+  } catch (error) {
+    notCompared(ports.redact(`docker image history failed (${errorMessage(error)})`))
+    return undefined
+  }
+  const copies = added.filter((entry) =>
+    /^(\/bin\/sh -c #\(nop\)\s+)?(COPY|ADD)\b/.test(entry.createdBy),
+  )
+  const largest = copies.sort((a, b) => b.bytes - a.bytes)[0]
+  if (!largest) return undefined
+  const sources = await folderBytes(join(root, plan.sources), ports.files)
+  if (largest.bytes <= FACTOR * sources + SLACK_BYTES) return undefined
+  const step = largest.createdBy
+    .replace(/^\/bin\/sh -c #\(nop\)\s+/, '')
+    .replace(/\s*# buildkit$/, '')
+    .trim()
+  return `The ${plan.kind} image was built but not pushed: its step '${step}' added ${megabytes(largest.bytes)}, while '${plan.sources}' holds ${megabytes(sources)}. It copied more than the build output, most likely the whole build context (.git, node_modules, .env files…). Check the COPY lines of '${plan.dockerfile}' (COPY $SOURCES_PATH, with SOURCES_PATH declared; not COPY .) and its .dockerignore.`
+}
+
+async function folderBytes(
+  folder: string,
+  files: Pick<Files, 'stat' | 'listFilesDeep'>,
+): Promise<number> {
+  let total = 0
+  for (const path of await files.listFilesDeep(folder)) total += (await files.stat(path))?.size ?? 0
+  return total
+}
+
+const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`
