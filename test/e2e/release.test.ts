@@ -98,7 +98,8 @@ describe(`releasing v${NEXT} in a copy of the repository`, () => {
   test('an empty CHANGELOG section is refused too', async () => {
     const path = join(copy.dir, 'CHANGELOG.md')
     const changelog = await readFile(path, 'utf8')
-    await writeFile(path, changelog.replace('## [Unreleased]', `## [Unreleased]\n\n## [${NEXT}]`))
+    // Right above the last release: whatever Unreleased holds stays out of the new section.
+    await writeFile(path, changelog.replace(`## [${VERSION}]`, `## [${NEXT}]\n\n## [${VERSION}]`))
     const run = await node(copy.dir, 'release-check.mjs', [tag])
     const empty = `CHANGELOG.md's section '## [${NEXT}]' is empty: describe the release there.\n`
     expect(run).toEqual({
