@@ -2,12 +2,19 @@
 // as they are written (test/helpers/workflow-runner.ts runs their jobs and steps; our actions
 // are the committed bundles): install through Olympe's registry (a verdaccio that wants a
 // token), build, buildCodeAsData, the three images pushed to a registry with a password, and the
-// deployment webhook on loopback, one per GitHub environment. Then what teams do next: install
-// with and without a lock file on `master` and on `main`, promote the same images by digest from
-// staging to production, and roll back to a tag without building anything.
+// deployment webhook on loopback, one per GitHub environment. Then what teams do next: promote
+// the same images by digest from staging to production, and roll back to a tag without building
+// anything.
+// One whole chain only (workflow_dispatch on `master`, no lock file, as the template comes); the
+// promotion combines the other variants (a lock file, a default branch called `main`), and the
+// two pairs left (`master` with a lock file, `main` without) run the workflow up to its install
+// step. What does not depend on the project (the lint, every install line and cache) is checked
+// statically in workflows.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { Cleanup } from '../helpers/cleanup.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { ensureTemplateBaseImages } from '../helpers/template-base-images.js'
@@ -34,39 +41,38 @@ const PATHS = {
   staging: '/hooks/3c5e7a9b1d2f-staging',
   production: '/hooks/8a6c4e2f0b1d-production',
 }
+// On two cores shared with other suites, a whole chain (install, build, buildCodeAsData, three
+// images, deploy) took 4 to 7 s and an install alone under a second; the limits leave room for a
+// much slower machine, and the runner bounds each step on its own as well.
+const CHAIN_MS = 180_000
+const INSTALL_MS = 60_000
+const ROLLBACK_MS = 60_000
 
 let registry: TemplateRegistry
 let suite: DockerSuite
 let hooks: Record<'staging' | 'production', WebhookServer>
 let lockFile: string
-const projects: TemplateProject[] = []
 const runs: WorkflowRun[] = []
 const homes: string[] = []
-const stops: (() => Promise<void>)[] = []
+// The servers, then each project (its work tree, HOME and npm cache); the images go with the
+// registry's own folder, and the docker suite removes their local copies.
+const cleanup = new Cleanup()
 
 beforeAll(async () => {
-  const started = await Promise.allSettled([
-    startTemplateRegistry(),
-    startDockerSuite(),
-    startWebhookServer(undefined, PATHS.staging),
-    startWebhookServer(undefined, PATHS.production),
-  ])
-  for (const each of started) if (each.status === 'fulfilled') stops.push(() => each.value.stop())
-  for (const each of started) if (each.status === 'rejected') throw each.reason
-  const [npm, docker, staging, production] = started.map((each) =>
-    each.status === 'fulfilled' ? each.value : undefined,
-  )
-  registry = npm as TemplateRegistry
-  suite = docker as DockerSuite
-  hooks = { staging: staging as WebhookServer, production: production as WebhookServer }
+  const started = await cleanup.startAll({
+    'template registry': startTemplateRegistry(),
+    'docker suite': startDockerSuite(),
+    'staging webhook': startWebhookServer(undefined, PATHS.staging),
+    'production webhook': startWebhookServer(undefined, PATHS.production),
+  })
+  registry = started['template registry']
+  suite = started['docker suite']
+  hooks = { staging: started['staging webhook'], production: started['production webhook'] }
   await ensureTemplateBaseImages()
   lockFile = await templateLockFile(registry)
 }, 180_000)
 
-afterAll(async () => {
-  for (const project of projects) await project.remove()
-  await Promise.all(stops.map((stop) => stop()))
-})
+afterAll(() => cleanup.run(), 120_000)
 
 async function adopt(options: { branch?: string; lock?: boolean } = {}): Promise<TemplateProject> {
   const project = await createTemplateProject({
@@ -74,8 +80,13 @@ async function adopt(options: { branch?: string; lock?: boolean } = {}): Promise
     branch: options.branch,
     lockFile: options.lock ? lockFile : undefined,
   })
-  projects.push(project)
-  return project
+  return cleanup.track(`template project ${project.dir}`, project)
+}
+
+/** The version of the stand-in Draw that the install put in node_modules. */
+async function installedDraw(project: TemplateProject): Promise<string> {
+  const file = join(project.dir, 'node_modules/@olympeio/draw/package.json')
+  return (JSON.parse(await readFile(file, 'utf8')) as { version: string }).version
 }
 
 /** A repository of the team's, its variables and secrets, and this machine's tools. */
@@ -178,69 +189,16 @@ describe('the workflow runner reads expressions as GitHub does', () => {
 })
 
 describe('deploy.yml on the template, as the team runs it', () => {
-  test('"Run workflow" with codeasdata on master: install, build, three images, deploy', async () => {
-    const project = await adopt()
-    const options = github(project, {
-      name: 'workflow_dispatch',
-      branch: 'master',
-      defaultBranch: 'master',
-      inputs: { codeasdata: 'true' },
-    })
-    const result = await run('deploy.yml', options)
-
-    expect(results(result)).toEqual({
-      'build-and-deploy/images': 'success',
-      'build-and-deploy/deploy': 'success',
-      'build-and-deploy': 'success',
-    })
-    // No lock file in the template: no npm cache (setup-node would fail), npm install.
-    const images = result.jobs['build-and-deploy/images']
-    expect(images?.setupNode).toEqual({
-      cache: '',
-      npmrc: `${registry.url.replace('http:', '')}:_authToken=\${NODE_AUTH_TOKEN}\n@olympeio:registry=${registry.url}`,
-    })
-    expect(await npmInstalls(join(project.home, '.npm'))).toEqual(['install'])
-    expect(existsSync(join(project.dir, 'dist/codeAsData/import_order.json'))).toBe(true)
-
-    const tag = `master-${project.sha.slice(0, 7)}`
-    const outputs = images?.outputs ?? {}
-    for (const kind of ['frontend', 'backend', 'codeasdata']) {
-      const reference = outputs[`${kind}-image`] ?? ''
-      expect(reference).toBe(`${suite.registry.host}/${options.repository}/${kind}:${tag}`)
-      const manifest = await suite.registry.manifest(...nameAndTag(reference))
-      expect({ kind, draw: manifest.config.Labels?.draw_version }).toEqual({
-        kind,
-        draw: STAND_IN_VERSIONS.draw,
+  test(
+    '"Run workflow" with codeasdata on master: install, build, three images, deploy',
+    async () => {
+      const project = await adopt()
+      const options = github(project, {
+        name: 'workflow_dispatch',
+        branch: 'master',
+        defaultBranch: 'master',
+        inputs: { codeasdata: 'true' },
       })
-      expect(ociLabels(manifest.config.Labels)).toEqual({
-        'org.opencontainers.image.source': `https://github.example/${options.repository}`,
-        'org.opencontainers.image.revision': project.sha,
-      })
-      expect(manifest.config.Labels?.['org.opencontainers.image.created']).toMatch(/^\d{4}-/)
-    }
-    const owners = await webRootOwners(outputs['frontend-image'] ?? '')
-    expect(Object.keys(owners)).toEqual(['101:0'])
-    expect(owners['101:0']).toBeGreaterThanOrEqual(10)
-
-    expect(result.jobs['build-and-deploy/deploy']?.environment).toBe('production')
-    expect(hooks.production.requests[0]?.headers.authorization).toBe(`Bearer ${TOKENS.production}`)
-    expect(payloadOf(hooks.production)).toMatchObject({
-      frontend: { image: outputs['frontend-image'] },
-      backends: { images: [outputs['backend-image']] },
-      codeAsData: { image: outputs['codeasdata-image'] },
-    })
-    expect(hooks.staging.requests).toHaveLength(0)
-  }, 240_000)
-
-  test.each([
-    ['a lock file', 'master', true],
-    ['a lock file', 'main', true],
-    ['no lock file', 'main', false],
-  ])(
-    'a push with %s to %s, the default branch: installed, built and deployed',
-    async (_, branch, lock) => {
-      const project = await adopt({ branch, lock })
-      const options = github(project, { name: 'push', branch, defaultBranch: branch })
       const result = await run('deploy.yml', options)
 
       expect(results(result)).toEqual({
@@ -248,18 +206,79 @@ describe('deploy.yml on the template, as the team runs it', () => {
         'build-and-deploy/deploy': 'success',
         'build-and-deploy': 'success',
       })
+      // No lock file in the template: no npm cache (setup-node would fail), npm install.
       const images = result.jobs['build-and-deploy/images']
-      expect(images?.setupNode?.cache).toBe(lock ? 'npm' : '')
-      expect(await npmInstalls(join(project.home, '.npm'))).toEqual([lock ? 'ci' : 'install'])
-      const frontend = images?.outputs['frontend-image'] ?? ''
-      expect(frontend).toBe(
-        `${suite.registry.host}/${options.repository}/frontend:${branch}-${project.sha.slice(0, 7)}`,
+      expect(images?.setupNode).toEqual({
+        cache: '',
+        npmrc: `${registry.url.replace('http:', '')}:_authToken=\${NODE_AUTH_TOKEN}\n@olympeio:registry=${registry.url}`,
+      })
+      expect(await npmInstalls(join(project.home, '.npm'))).toEqual(['install'])
+      expect(await installedDraw(project)).toBe(STAND_IN_VERSIONS.draw)
+      expect(existsSync(join(project.dir, 'dist/codeAsData/import_order.json'))).toBe(true)
+
+      const tag = `master-${project.sha.slice(0, 7)}`
+      const outputs = images?.outputs ?? {}
+      for (const kind of ['frontend', 'backend', 'codeasdata']) {
+        const reference = outputs[`${kind}-image`] ?? ''
+        expect(reference).toBe(`${suite.registry.host}/${options.repository}/${kind}:${tag}`)
+        const manifest = await suite.registry.manifest(...nameAndTag(reference))
+        expect({ kind, draw: manifest.config.Labels?.draw_version }).toEqual({
+          kind,
+          draw: STAND_IN_VERSIONS.draw,
+        })
+        expect(ociLabels(manifest.config.Labels)).toEqual({
+          'org.opencontainers.image.source': `https://github.example/${options.repository}`,
+          'org.opencontainers.image.revision': project.sha,
+        })
+        expect(manifest.config.Labels?.['org.opencontainers.image.created']).toMatch(/^\d{4}-/)
+      }
+      const owners = await webRootOwners(outputs['frontend-image'] ?? '')
+      expect(Object.keys(owners)).toEqual(['101:0'])
+      expect(owners['101:0']).toBeGreaterThanOrEqual(10)
+
+      expect(result.jobs['build-and-deploy/deploy']?.environment).toBe('production')
+      expect(hooks.production.requests[0]?.headers.authorization).toBe(
+        `Bearer ${TOKENS.production}`,
       )
-      expect(payloadOf(hooks.production)).toMatchObject({ frontend: { image: frontend } })
-      // On a push, no code-as-data image is built or deployed.
-      expect(images?.outputs['codeasdata-image']).toBe('')
+      expect(payloadOf(hooks.production)).toMatchObject({
+        frontend: { image: outputs['frontend-image'] },
+        backends: { images: [outputs['backend-image']] },
+        codeAsData: { image: outputs['codeasdata-image'] },
+      })
+      expect(hooks.staging.requests).toHaveLength(0)
     },
-    240_000,
+    CHAIN_MS,
+  )
+
+  // The whole chain above is master without a lock file, the promotion below main with one.
+  test.each([
+    ['a lock file', 'master', true],
+    ['no lock file', 'main', false],
+  ])(
+    'a push with %s to %s, the default branch, installs through the registry (up to the install)',
+    async (_, branch, lock) => {
+      const project = await adopt({ branch, lock })
+      const options = github(project, { name: 'push', branch, defaultBranch: branch })
+      const result = await run('deploy.yml', { ...options, untilStep: 'Install the project' })
+
+      expect(results(result)).toEqual({
+        'build-and-deploy/images': 'success',
+        'build-and-deploy/deploy': 'skipped',
+        'build-and-deploy': 'success',
+      })
+      expect(result.steps.map((step) => step.step)).toEqual([
+        'actions/checkout@v5',
+        'actions/setup-node@v5',
+        'Install the project',
+      ])
+      // setup-node's npm cache only with a lock file: without one, it would fail the job.
+      expect(result.jobs['build-and-deploy/images']?.setupNode?.cache).toBe(lock ? 'npm' : '')
+      expect(await npmInstalls(join(project.home, '.npm'))).toEqual([lock ? 'ci' : 'install'])
+      expect(await installedDraw(project)).toBe(STAND_IN_VERSIONS.draw)
+      expect(existsSync(join(project.dir, 'dist'))).toBe(false)
+      expect(hooks.production.requests).toHaveLength(0)
+    },
+    INSTALL_MS,
   )
 
   test('a push to another branch runs no job: nothing installed, built or deployed', async () => {
@@ -278,102 +297,127 @@ describe('promote.yml and rollback.yml', () => {
   let pinned: { frontend: string; backend: string }
   let tag: string
 
-  test('one build, staging, then the same images pinned by digest to production', async () => {
-    const project = await adopt({ lock: true })
-    const options = github(project, { name: 'push', branch: 'master', defaultBranch: 'master' })
-    repository = options.repository
-    tag = `master-${project.sha.slice(0, 7)}`
-    const result = await run('promote.yml', options)
+  // A team that committed its lock file and calls its default branch main.
+  test(
+    'one build, staging, then the same images pinned by digest to production',
+    async () => {
+      const project = await adopt({ branch: 'main', lock: true })
+      const options = github(project, { name: 'push', branch: 'main', defaultBranch: 'main' })
+      repository = options.repository
+      tag = `main-${project.sha.slice(0, 7)}`
+      const result = await run('promote.yml', options)
 
-    expect(results(result)).toEqual({
-      images: 'success',
-      staging: 'success',
-      production: 'success',
-    })
-    expect([result.jobs.staging?.environment, result.jobs.production?.environment]).toEqual([
-      'staging',
-      'production',
-    ])
-    const outputs = result.jobs.images?.outputs ?? {}
-    pinned = { frontend: outputs.frontend ?? '', backend: outputs.backend ?? '' }
-    for (const kind of ['frontend', 'backend'] as const) {
-      const name = `${repository}/${kind}`
-      const { digest } = await suite.registry.manifest(name, tag)
-      expect(pinned[kind]).toBe(`${suite.registry.host}/${name}:${tag}@${digest}`)
-    }
-    for (const stage of ['staging', 'production'] as const) {
-      expect(hooks[stage].requests[0]?.headers.authorization).toBe(`Bearer ${TOKENS[stage]}`)
-      expect(payloadOf(hooks[stage])).toMatchObject({
-        frontend: { image: pinned.frontend },
-        backends: { images: [pinned.backend] },
+      expect(results(result)).toEqual({
+        images: 'success',
+        staging: 'success',
+        production: 'success',
       })
-    }
-  }, 240_000)
+      expect(result.jobs.images?.setupNode?.cache).toBe('npm')
+      expect(await npmInstalls(join(project.home, '.npm'))).toEqual(['ci'])
+      expect(await installedDraw(project)).toBe(STAND_IN_VERSIONS.draw)
+      expect([result.jobs.staging?.environment, result.jobs.production?.environment]).toEqual([
+        'staging',
+        'production',
+      ])
+      const outputs = result.jobs.images?.outputs ?? {}
+      pinned = { frontend: outputs.frontend ?? '', backend: outputs.backend ?? '' }
+      for (const kind of ['frontend', 'backend'] as const) {
+        const name = `${repository}/${kind}`
+        const { digest } = await suite.registry.manifest(name, tag)
+        expect(pinned[kind]).toBe(`${suite.registry.host}/${name}:${tag}@${digest}`)
+      }
+      for (const stage of ['staging', 'production'] as const) {
+        expect(hooks[stage].requests[0]?.headers.authorization).toBe(`Bearer ${TOKENS[stage]}`)
+        expect(payloadOf(hooks[stage])).toMatchObject({
+          frontend: { image: pinned.frontend },
+          backends: { images: [pinned.backend] },
+        })
+      }
+    },
+    CHAIN_MS,
+  )
 
-  test('a rollback to that tag deploys those images by digest and builds nothing', async () => {
-    const project = await adopt()
-    const options = github(
-      project,
-      {
-        name: 'workflow_dispatch',
-        branch: 'master',
-        defaultBranch: 'master',
-        inputs: { tag, environment: 'production' },
-      },
-      repository,
-    )
-    const before = (await suite.spy.commands()).length
-    const result = await run('rollback.yml', options)
-
-    expect(results(result)).toEqual({ rollback: 'success' })
-    expect(result.jobs.rollback?.environment).toBe('production')
-    expect(payloadOf(hooks.production)).toMatchObject({
-      frontend: { image: pinned.frontend },
-      backends: { images: [pinned.backend] },
-    })
-    expect(hooks.staging.requests).toHaveLength(0)
-    const commands = (await suite.spy.commands()).slice(before)
-    const host = suite.registry.host
-    expect(commands.map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual([
-      `login ${host}`,
-      'buildx imagetools',
-      'buildx imagetools',
-      `logout ${host}`,
-    ])
-    expect(existsSync(join(project.dir, 'node_modules'))).toBe(false)
-  }, 120_000)
-
-  test.each([
-    ['a tag that was never pushed', 'master-0000000', 'was not found'],
-    ['a tag with a shell character', 'master;id', 'is not an image tag'],
-  ])(
-    'a rollback to %s stops before the webhook',
-    async (_, badTag, message) => {
-      const project = await adopt()
+  test(
+    'a rollback to that tag deploys those images by digest and builds nothing',
+    async () => {
+      const project = await adopt({ branch: 'main' })
       const options = github(
         project,
         {
           name: 'workflow_dispatch',
-          branch: 'master',
-          defaultBranch: 'master',
+          branch: 'main',
+          defaultBranch: 'main',
+          inputs: { tag, environment: 'production' },
+        },
+        repository,
+      )
+      const before = (await suite.spy.commands()).length
+      const result = await run('rollback.yml', options)
+
+      expect(results(result)).toEqual({ rollback: 'success' })
+      expect(result.jobs.rollback?.environment).toBe('production')
+      expect(payloadOf(hooks.production)).toMatchObject({
+        frontend: { image: pinned.frontend },
+        backends: { images: [pinned.backend] },
+      })
+      expect(hooks.staging.requests).toHaveLength(0)
+      const commands = (await suite.spy.commands()).slice(before)
+      const host = suite.registry.host
+      expect(commands.map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual([
+        `login ${host}`,
+        'buildx imagetools',
+        'buildx imagetools',
+        `logout ${host}`,
+      ])
+      expect(existsSync(join(project.dir, 'node_modules'))).toBe(false)
+    },
+    ROLLBACK_MS,
+  )
+
+  test.each([
+    [
+      'a tag that was never pushed',
+      'main-0000000',
+      (image: string) =>
+        `::error::${image}:main-0000000 was not found: check the tag (the build-images summary of the run names it).`,
+    ],
+    [
+      'a tag with a shell character',
+      'main;id',
+      () =>
+        "::error::Tag 'main;id' is not an image tag: letters, digits, '_', '.' and '-' only, such as master-1a2b3c4.",
+    ],
+  ])(
+    'a rollback to %s stops before the webhook, saying why',
+    async (_, badTag, message) => {
+      const project = await adopt({ branch: 'main' })
+      const options = github(
+        project,
+        {
+          name: 'workflow_dispatch',
+          branch: 'main',
+          defaultBranch: 'main',
           inputs: { tag: badTag, environment: 'production' },
         },
         repository,
       )
       const result = await run('rollback.yml', options)
 
-      expect(result.jobs.rollback?.result).toBe('failure')
-      expect(result.steps.at(-1)?.texts.stdout).toContain(`::error::`)
-      expect(result.steps.at(-1)?.texts.stdout).toContain(message)
+      expect(results(result).rollback).toMatch(/^failure \(Find the images of that tag: /)
+      expect(result.steps.map((step) => [step.step, step.code])).toEqual([
+        ['Find the images of that tag', 1],
+      ])
+      const printed = (result.steps[0]?.texts.stdout ?? '').split('\n')
+      expect(printed).toContain(message(`${suite.registry.host}/${repository}/frontend`))
       expect(hooks.production.requests).toHaveLength(0)
     },
-    60_000,
+    ROLLBACK_MS,
   )
 })
 
 // Last on purpose: it reads what every run above printed and wrote.
 test('no output, log or file of any run holds a token, a password or a webhook address', async () => {
-  expect(runs.length).toBeGreaterThanOrEqual(7)
+  expect(runs.length).toBeGreaterThanOrEqual(8)
   const captured: Record<string, string> = {
     ...stepTexts(runs),
     'docker argv': (await suite.spy.commands()).join('\n'),
