@@ -31,7 +31,7 @@ export const deployDefinition = {
     },
     'deploy-rules': {
       description:
-        'JSON or YAML list of `{source, target}` regular expressions mapping backend images to backends. Default: one rule `.*` to `.*`.',
+        'JSON or YAML list of `{source, target}` regular expressions (JavaScript syntax) mapping backend images to backends; a `source` that takes over 250 ms to match an image is refused. Default: one rule `.*` to `.*`.',
       multiline: true,
     },
     'codeasdata-update-mode': {
@@ -60,10 +60,11 @@ export const deployDefinition = {
     },
     'payload-file': {
       description:
-        'Path of a JSON base payload (validated against the spec); the inputs above then set and append to it.',
+        'Path of a JSON base payload: a regular file of at most 1 MiB, validated like the inputs (spec 2.1). The inputs above then set and append to it.',
     },
     'timeout-seconds': {
-      description: 'Bound on the whole webhook call, retries included.',
+      description:
+        'Bound on the whole step: reading `payload-file`, checking the deploy rules, and the webhook call with its retries.',
       default: '60',
       type: 'number',
     },
@@ -82,7 +83,10 @@ export const deployDefinition = {
   outputs: {
     payload: { description: 'The JSON payload sent (or, on a dry run, that would be sent).' },
     status: { description: 'HTTP status of the webhook response (empty on a dry run).' },
-    message: { description: "The response's `message` field (empty on a dry run)." },
+    message: {
+      description:
+        "The response's `message` field, also after a failed call (empty on a dry run or without one).",
+    },
   },
 } as const satisfies ActionDefinition
 
