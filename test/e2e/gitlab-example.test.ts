@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import {
   PROJECT_PATH,
   createGitlabProject,
+  listEnvironments,
   listJobs,
   type GitlabProject,
 } from '../helpers/gitlab-ci-local.js'
@@ -53,6 +54,11 @@ describe('the example .gitlab-ci.yml', () => {
       ['olympe-codeasdata-image', 'on_success'],
       ['olympe-deploy', 'on_success'],
     ])
+  })
+
+  test('the deploy job records its deployments in the production environment', async () => {
+    const push = { variables: { CI_PIPELINE_SOURCE: 'push' } }
+    expect(await listEnvironments(project, push)).toEqual({ 'olympe-deploy': 'production' })
   })
 
   test('the nightly schedule only snapshots', async () => {

@@ -3,10 +3,8 @@
 // images on the real Docker engine to a private registry, and deploys them to a loopback webhook
 // through the dotenv hand-over. The package comes from a loopback npm registry by version.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { mkdtemp, rm } from 'node:fs/promises'
 import { connect, createServer, type Socket } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { Cleanup } from '../helpers/cleanup.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import {
   component,
@@ -24,29 +22,32 @@ import { startWebhookServer, type WebhookServer } from '../helpers/webhook-serve
 
 const TOKEN = 'gl-pipeline-token-58c2e1'
 const HOOK_PATH = '/hooks/b7c6d5e4f3a2-deploy-key'
+// On two cores shared with other suites, a whole pipeline took 13 to 16 s; the limits leave room
+// for a much slower machine. gitlab-ci-local is stopped at PIPELINE_MS; a test also lists jobs
+// and reads the registry.
+const PIPELINE_MS = 180_000
+const TEST_MS = PIPELINE_MS + 60_000
 
 let docker: DockerSuite
 let npmRegistry: Verdaccio
 let webhook: WebhookServer
 let npmCache: string
-const projects: GitlabProject[] = []
 const runs: PipelineRun[] = []
+// The servers, the npm cache, then each project; pushed images go with the registry's folder.
+const cleanup = new Cleanup()
 
 beforeAll(async () => {
-  ;[docker, npmRegistry, webhook] = await Promise.all([
-    startDockerSuite(),
-    startVerdaccio(),
-    startWebhookServer(undefined, HOOK_PATH),
-  ])
+  const started = await cleanup.startAll({
+    'docker suite': startDockerSuite(),
+    verdaccio: startVerdaccio(),
+    webhook: startWebhookServer(undefined, HOOK_PATH),
+  })
+  ;[docker, npmRegistry, webhook] = [started['docker suite'], started.verdaccio, started.webhook]
   await publishProject(npmRegistry)
-  npmCache = await mkdtemp(join(tmpdir(), 'olympe-npm-cache-'))
+  npmCache = await cleanup.tempDir('olympe-npm-cache-')
 }, 120_000)
 
-afterAll(async () => {
-  await Promise.all(projects.map((project) => project.stop()))
-  await Promise.all([docker.stop(), npmRegistry.stop(), webhook.stop()])
-  await rm(npmCache, { recursive: true, force: true })
-})
+afterAll(() => cleanup.run(), 120_000)
 
 async function sampleProject(codeasdata: boolean): Promise<GitlabProject> {
   const ci = [
@@ -59,9 +60,7 @@ async function sampleProject(codeasdata: boolean): Promise<GitlabProject> {
     `      codeasdata: ${String(codeasdata)}`,
     '',
   ].join('\n')
-  const project = await sampleOlympeProject(ci)
-  projects.push(project)
-  return project
+  return cleanup.track('sample project', await sampleOlympeProject(ci))
 }
 
 async function pipeline(
@@ -80,6 +79,7 @@ async function pipeline(
       ...(options.dockerHost ? { DOCKER_HOST: options.dockerHost } : {}),
     },
     env: { ...docker.env, npm_config_cache: npmCache },
+    timeoutMs: PIPELINE_MS,
   })
   runs.push(run)
   return run
@@ -157,139 +157,158 @@ async function pushedReference(kind: string): Promise<string> {
 describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine', () => {
   let proxy: DockerProxy
   beforeAll(async () => {
-    proxy = await startDockerProxy()
-  })
-  afterAll(async () => {
-    await proxy.stop()
+    proxy = cleanup.track('docker proxy', await startDockerProxy())
   })
 
-  test('codeasdata true: the code-as-data job runs on its own, and all three images are deployed', async () => {
-    const project = await sampleProject(true)
-    expect((await listJobs(project)).map((job) => [job.name, job.when])).toEqual([
-      ['olympe-build', 'on_success'],
-      ['olympe-images', 'on_success'],
-      ['olympe-codeasdata-image', 'on_success'],
-      ['olympe-deploy', 'on_success'],
-    ])
-    // DOCKER_HOST as a Docker-in-Docker service sets it: the engine is reached through it.
-    const run = await pipeline(project, { dockerHost: proxy.dockerHost })
+  test(
+    'codeasdata true: the code-as-data job runs on its own, and all three images are deployed',
+    async () => {
+      const project = await sampleProject(true)
+      expect((await listJobs(project)).map((job) => [job.name, job.when])).toEqual([
+        ['olympe-build', 'on_success'],
+        ['olympe-images', 'on_success'],
+        ['olympe-codeasdata-image', 'on_success'],
+        ['olympe-deploy', 'on_success'],
+      ])
+      // DOCKER_HOST as a Docker-in-Docker service sets it: the engine is reached through it.
+      const run = await pipeline(project, { dockerHost: proxy.dockerHost })
 
-    expect(outcome(run)).toEqual({ code: 0, tail: '' })
-    expect(run.jobLogs['olympe-build']).toContain('fake toolkit: buildCodeAsData')
-    // The build job built the code as data: its image job does not build it again.
-    expect(run.jobLogs['olympe-codeasdata-image']).not.toContain('fake toolkit')
-    expect(proxy.connections()).toBeGreaterThan(0)
-    const [frontend, backend, codeasdata] = await Promise.all(
-      ['frontend', 'backend', 'codeasdata'].map(pushedReference),
-    )
-    expect(pushedBy(run, 'olympe-images')).toEqual([backend, frontend])
-    expect(pushedBy(run, 'olympe-codeasdata-image')).toEqual([codeasdata])
-    const payload = sentPayload()
-    expect(payload.frontend).toEqual({ image: frontend })
-    expect(payload.backends).toEqual({
-      images: [backend],
-      deployRules: [{ source: '.*', target: '.*' }],
-    })
-    expect(payload.codeAsData).toEqual({ image: codeasdata, updateMode: 'manual' })
-  })
+      expect(outcome(run)).toEqual({ code: 0, tail: '' })
+      expect(run.jobLogs['olympe-build']).toContain('fake toolkit: buildCodeAsData')
+      // The build job built the code as data: its image job does not build it again.
+      expect(run.jobLogs['olympe-codeasdata-image']).not.toContain('fake toolkit')
+      expect(proxy.connections()).toBeGreaterThan(0)
+      const [frontend, backend, codeasdata] = await Promise.all(
+        ['frontend', 'backend', 'codeasdata'].map(pushedReference),
+      )
+      expect(pushedBy(run, 'olympe-images')).toEqual([backend, frontend])
+      expect(pushedBy(run, 'olympe-codeasdata-image')).toEqual([codeasdata])
+      const payload = sentPayload()
+      expect(payload.frontend).toEqual({ image: frontend })
+      expect(payload.backends).toEqual({
+        images: [backend],
+        deployRules: [{ source: '.*', target: '.*' }],
+      })
+      expect(payload.codeAsData).toEqual({ image: codeasdata, updateMode: 'manual' })
+    },
+    TEST_MS,
+  )
 
-  test('codeasdata false: two images pushed and deployed, the code-as-data image a manual job that blocks nothing', async () => {
-    const project = await sampleProject(false)
-    expect(await listJobs(project)).toEqual([
-      { name: 'olympe-build', stage: 'build', when: 'on_success', allowFailure: false },
-      { name: 'olympe-images', stage: 'build', when: 'on_success', allowFailure: false },
-      { name: 'olympe-codeasdata-image', stage: 'build', when: 'manual', allowFailure: true },
-      { name: 'olympe-deploy', stage: 'deploy', when: 'on_success', allowFailure: false },
-    ])
-    const before = await docker.registry.tags('acme/shop/codeasdata')
-    const run = await pipeline(project)
+  test(
+    'codeasdata false: two images pushed and deployed, the code-as-data image a manual job that blocks nothing',
+    async () => {
+      const project = await sampleProject(false)
+      expect(await listJobs(project)).toEqual([
+        { name: 'olympe-build', stage: 'build', when: 'on_success', allowFailure: false },
+        { name: 'olympe-images', stage: 'build', when: 'on_success', allowFailure: false },
+        { name: 'olympe-codeasdata-image', stage: 'build', when: 'manual', allowFailure: true },
+        { name: 'olympe-deploy', stage: 'deploy', when: 'on_success', allowFailure: false },
+      ])
+      const before = await docker.registry.tags('acme/shop/codeasdata')
+      const run = await pipeline(project)
 
-    expect(outcome(run)).toEqual({ code: 0, tail: '' })
-    expect(run.jobLogs['olympe-build']).toContain('Not asked (codeasdata is false).')
-    expect(run.jobLogs['olympe-codeasdata-image']).toBeUndefined()
-    expect(await docker.registry.tags('acme/shop/codeasdata')).toEqual(before)
-    const pushed = pushedBy(run, 'olympe-images')
-    expect(pushed).toHaveLength(2)
-    expect(pushed.map((reference) => reference.replace(/:[^:/]+$/, ''))).toEqual([
-      `${docker.registry.host}/acme/shop/backend`,
-      `${docker.registry.host}/acme/shop/frontend`,
-    ])
-    const payload = sentPayload()
-    expect(payload.frontend).toEqual({ image: pushed[1] })
-    expect(payload.codeAsData).toEqual({ updateMode: 'manual' })
-  })
+      expect(outcome(run)).toEqual({ code: 0, tail: '' })
+      expect(run.jobLogs['olympe-build']).toContain('Not asked (codeasdata is false).')
+      expect(run.jobLogs['olympe-codeasdata-image']).toBeUndefined()
+      expect(await docker.registry.tags('acme/shop/codeasdata')).toEqual(before)
+      const pushed = pushedBy(run, 'olympe-images')
+      expect(pushed).toHaveLength(2)
+      expect(pushed.map((reference) => reference.replace(/:[^:/]+$/, ''))).toEqual([
+        `${docker.registry.host}/acme/shop/backend`,
+        `${docker.registry.host}/acme/shop/frontend`,
+      ])
+      const payload = sentPayload()
+      expect(payload.frontend).toEqual({ image: pushed[1] })
+      expect(payload.codeAsData).toEqual({ updateMode: 'manual' })
+    },
+    TEST_MS,
+  )
 
-  test('the manual code-as-data job pushes its image only: the deployed tags keep their digests', async () => {
-    const project = await sampleProject(false)
-    const run = await pipeline(project, { manual: ['olympe-codeasdata-image'] })
+  test(
+    'the manual code-as-data job pushes its image only: the deployed tags keep their digests',
+    async () => {
+      const project = await sampleProject(false)
+      const run = await pipeline(project, { manual: ['olympe-codeasdata-image'] })
 
-    expect(outcome(run)).toEqual({ code: 0, tail: '' })
-    expect(run.jobLogs['olympe-codeasdata-image']).toContain('fake toolkit: buildCodeAsData')
-    const [backend = '', frontend = ''] = pushedBy(run, 'olympe-images')
-    const codeasdata = pushedBy(run, 'olympe-codeasdata-image')
-    expect(codeasdata).toEqual([expect.stringMatching(/\/acme\/shop\/codeasdata:/)])
-    // The frontend and backend tags still hold the images job's builds, not new ones.
-    for (const [kind, reference] of [
-      ['frontend', frontend],
-      ['backend', backend],
-    ] as const) {
-      const digest = digestFrom(run, 'olympe-images', kind)
-      expect(digest).toMatch(/^sha256:/)
-      expect({ kind, digest: await registryDigest(reference) }).toEqual({ kind, digest })
-    }
-    const payload = sentPayload()
-    expect(payload.frontend).toEqual({ image: frontend })
-    expect(payload.backends).toMatchObject({ images: [backend] })
-    expect(payload.codeAsData).toEqual({ image: codeasdata[0], updateMode: 'manual' })
-  })
+      expect(outcome(run)).toEqual({ code: 0, tail: '' })
+      expect(run.jobLogs['olympe-codeasdata-image']).toContain('fake toolkit: buildCodeAsData')
+      const [backend = '', frontend = ''] = pushedBy(run, 'olympe-images')
+      const codeasdata = pushedBy(run, 'olympe-codeasdata-image')
+      expect(codeasdata).toEqual([expect.stringMatching(/\/acme\/shop\/codeasdata:/)])
+      // The frontend and backend tags still hold the images job's builds, not new ones.
+      for (const [kind, reference] of [
+        ['frontend', frontend],
+        ['backend', backend],
+      ] as const) {
+        const digest = digestFrom(run, 'olympe-images', kind)
+        expect(digest).toMatch(/^sha256:/)
+        expect({ kind, digest: await registryDigest(reference) }).toEqual({ kind, digest })
+      }
+      const payload = sentPayload()
+      expect(payload.frontend).toEqual({ image: frontend })
+      expect(payload.backends).toMatchObject({ images: [backend] })
+      expect(payload.codeAsData).toEqual({ image: codeasdata[0], updateMode: 'manual' })
+    },
+    TEST_MS,
+  )
 
-  test('a merge request pipeline builds and deploys nothing', async () => {
-    const project = await sampleProject(true)
-    const run = await runPipeline(project, {
-      variables: { CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_IID: '12' },
-      unset: ['CI_COMMIT_BRANCH'],
-    })
-    runs.push(run)
-    expect(outcome(run)).toEqual({ code: 0, tail: '' })
-    expect(Object.keys(run.jobLogs)).toEqual([])
-  })
+  test(
+    'a merge request pipeline builds and deploys nothing',
+    async () => {
+      const project = await sampleProject(true)
+      webhook.requests.length = 0
+      const run = await runPipeline(project, {
+        variables: { CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_IID: '12' },
+        unset: ['CI_COMMIT_BRANCH'],
+        timeoutMs: PIPELINE_MS,
+      })
+      runs.push(run)
+      expect(outcome(run)).toEqual({ code: 0, tail: '' })
+      expect(Object.keys(run.jobLogs)).toEqual([])
+      expect(webhook.requests).toHaveLength(0)
+    },
+    TEST_MS,
+  )
 
-  test('build-images.yml and deploy.yml included separately hand the images over by dotenv', async () => {
-    const ci = [
-      'stages: [build, images, deploy]',
-      'include:',
-      `  - component: ${component('build-images')}`,
-      '    inputs:',
-      '      stage: images',
-      `      registry: ${docker.registry.host}`,
-      `      npm-registry: ${npmRegistry.url}`,
-      '      tag-template: "{branch}-{run-id}"',
-      `  - component: ${component('deploy')}`,
-      '    inputs:',
-      `      npm-registry: ${npmRegistry.url}`,
-      // The project's own build job, as a team that does not use pipeline.yml writes it.
-      'build:',
-      '  stage: build',
-      '  script: [npm ci, npm run build:draw, npm run build:node]',
-      '  artifacts: { paths: [dist/] }',
-      '',
-    ].join('\n')
-    const project = await sampleOlympeProject(ci)
-    projects.push(project)
-    const run = await pipeline(project)
+  test(
+    'build-images.yml and deploy.yml included separately hand the images over by dotenv',
+    async () => {
+      const ci = [
+        'stages: [build, images, deploy]',
+        'include:',
+        `  - component: ${component('build-images')}`,
+        '    inputs:',
+        '      stage: images',
+        `      registry: ${docker.registry.host}`,
+        `      npm-registry: ${npmRegistry.url}`,
+        '      tag-template: "{branch}-{run-id}"',
+        `  - component: ${component('deploy')}`,
+        '    inputs:',
+        `      npm-registry: ${npmRegistry.url}`,
+        // The project's own build job, as a team that does not use pipeline.yml writes it.
+        'build:',
+        '  stage: build',
+        '  script: [npm ci, npm run build:draw, npm run build:node]',
+        '  artifacts: { paths: [dist/] }',
+        '',
+      ].join('\n')
+      const project = cleanup.track('sample project', await sampleOlympeProject(ci))
+      const run = await pipeline(project)
 
-    expect(outcome(run)).toEqual({ code: 0, tail: '' })
-    expect(Object.keys(run.jobLogs).sort()).toEqual([
-      'build',
-      'olympe-build-images',
-      'olympe-deploy',
-    ])
-    const payload = sentPayload()
-    const frontend = (payload.frontend as { image: string }).image
-    expect(frontend).toMatch(new RegExp(`^${docker.registry.host}/acme/shop/frontend:main-\\d+$`))
-    expect(run.jobLogs['olympe-build-images']).toContain(frontend)
-    expect(payload.codeAsData).toEqual({ updateMode: 'manual' })
-  })
+      expect(outcome(run)).toEqual({ code: 0, tail: '' })
+      expect(Object.keys(run.jobLogs).sort()).toEqual([
+        'build',
+        'olympe-build-images',
+        'olympe-deploy',
+      ])
+      const payload = sentPayload()
+      const frontend = (payload.frontend as { image: string }).image
+      expect(frontend).toMatch(new RegExp(`^${docker.registry.host}/acme/shop/frontend:main-\\d+$`))
+      expect(run.jobLogs['olympe-build-images']).toContain(frontend)
+      expect(payload.codeAsData).toEqual({ updateMode: 'manual' })
+    },
+    TEST_MS,
+  )
 
   // Last on purpose: it reads what every run above printed.
   test('no job log holds the registry password or the webhook secrets', async () => {

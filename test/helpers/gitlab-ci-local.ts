@@ -27,7 +27,10 @@ export interface GitlabProject {
 }
 
 export interface GitlabProjectOptions {
+  /** The branch the commit is on, when it is not the default branch. */
   branch?: string
+  /** The project's default branch, where `origin/HEAD` points: `main` unless told. */
+  defaultBranch?: string
   copyFrom?: Record<string, string>
   /** URL of `origin`, which names the project (`<group>/<project>`) and its GitLab host. */
   origin?: string
@@ -36,9 +39,9 @@ export interface GitlabProjectOptions {
 }
 
 /**
- * A git repository with an `origin` remote and `origin/HEAD` pointing at `main` (gitlab-ci-local
- * reads the default branch there), our templates in templates/, and the given files committed on
- * `branch`.
+ * A git repository with an `origin` remote and `origin/HEAD` pointing at the default branch
+ * (`main` unless told; gitlab-ci-local reads CI_DEFAULT_BRANCH there, as GitLab knows it), our
+ * templates in templates/, and the given files committed on `branch`.
  */
 export async function createGitlabProject(
   files: Record<string, string>,
@@ -50,7 +53,8 @@ export async function createGitlabProject(
       cwd: dir,
       env: { PATH: process.env.PATH ?? '', HOME: dir },
     })
-  await git('init', '-q', '-b', 'main')
+  const defaultBranch = options.defaultBranch ?? 'main'
+  await git('init', '-q', '-b', defaultBranch)
   const origin = options.origin ?? `https://gitlab.example.com/${PROJECT_PATH}.git`
   await git('remote', 'add', 'origin', origin)
   if (options.templates !== false) {
@@ -69,9 +73,10 @@ export async function createGitlabProject(
   await writeFile(join(dir, '.gitignore'), `.gitlab-ci-local/\nnode_modules/\n*.env\n${ignored}`)
   await git('add', '-A')
   await git('commit', '-q', '-m', 'sample project')
-  await git('update-ref', 'refs/remotes/origin/main', 'HEAD')
-  await git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main')
-  if (options.branch && options.branch !== 'main') await git('checkout', '-q', '-b', options.branch)
+  await git('update-ref', `refs/remotes/origin/${defaultBranch}`, 'HEAD')
+  await git('symbolic-ref', 'refs/remotes/origin/HEAD', `refs/remotes/origin/${defaultBranch}`)
+  if (options.branch && options.branch !== defaultBranch)
+    await git('checkout', '-q', '-b', options.branch)
   const npmCache = await mkdtemp(join(tmpdir(), 'olympe-gitlab-npm-'))
   const stop = async (): Promise<void> => {
     await rm(dir, { recursive: true, force: true })
@@ -91,6 +96,13 @@ export interface PipelineOptions {
   manual?: string[]
   /** Environment of gitlab-ci-local and so of the shell jobs (npm registry, Docker…). */
   env?: Record<string, string>
+  /**
+   * Project CI/CD variables file (`--variables-file`), the only way to give a variable of type
+   * File: `NAME: { type: file, values: { '*': content } }`. Keep it outside the project.
+   */
+  variablesFile?: string
+  /** Run these jobs only (and not the jobs they need). */
+  jobs?: string[]
   timeoutMs?: number
 }
 
@@ -119,7 +131,8 @@ function cliArgs(project: GitlabProject, options: PipelineOptions): string[] {
   for (const job of options.manual ?? []) args.push('--manual', job)
   for (const [key, value] of Object.entries(options.inputs ?? {}))
     args.push('--input', `${key}=${value}`)
-  return args
+  if (options.variablesFile) args.push('--variables-file', options.variablesFile)
+  return [...args, ...(options.jobs ?? [])]
 }
 
 function environment(project: GitlabProject, options: PipelineOptions): Record<string, string> {
@@ -195,6 +208,50 @@ export async function listJobs(
       when: job.when,
       allowFailure: job.allow_failure,
     }))
+}
+
+/**
+ * Each job's environment as `gitlab-ci-local --list` shows it (the GitLab environment a deploy
+ * job records its deployments in), by job name; jobs without one are left out.
+ */
+export async function listEnvironments(
+  project: GitlabProject,
+  options: PipelineOptions = {},
+): Promise<Record<string, string>> {
+  const result = await spawnCaptured(
+    NODE24,
+    [GITLAB_CI_LOCAL, '--list', ...cliArgs(project, options)],
+    environment(project, options),
+    project.dir,
+    options.timeoutMs ?? 60_000,
+  )
+  if (result.code !== 0) throw new Error(`gitlab-ci-local --list failed: ${result.stderr}`)
+  // Rows are `name [description] stage when allow_failure [environment] [[needs]]`, padded to
+  // widths that the header does not always share: read the environment after allow_failure.
+  const environments: Record<string, string> = {}
+  for (const line of result.stdout.split('\n')) {
+    const row = /^(\S+)\s.*?\s(?:true|false)\s+(.*?)\s*(?:\[[^\]]*\])?\s*$/.exec(line)
+    if (row?.[1] && row[2] && row[1] !== 'name') environments[row[1]] = row[2]
+  }
+  return environments
+}
+
+const FILE_VARIABLES = /^gitlab-ci-local-file-variables-/
+
+/**
+ * gitlab-ci-local writes each variable of type File to
+ * /tmp/gitlab-ci-local-file-variables-<project slug>-<job id>/<NAME> and leaves it there. Removes
+ * the folders whose files all hold `marker`, a secret only the calling suite made, so nothing of
+ * another suite's goes.
+ */
+export async function removeFileVariables(marker: string): Promise<void> {
+  for (const name of (await readdir('/tmp')).filter((entry) => FILE_VARIABLES.test(entry))) {
+    const folder = join('/tmp', name)
+    const files = await readdir(folder).catch(() => [])
+    const texts = await Promise.all(files.map((file) => readFile(join(folder, file), 'utf8')))
+    if (texts.length > 0 && texts.every((text) => text.includes(marker)))
+      await rm(folder, { recursive: true, force: true })
+  }
 }
 
 /** Every run's output and job logs, named for a secret scan's report. */

@@ -90,9 +90,16 @@ export interface TemplateProjectOptions {
   appVersion?: string
   /** Files the team adds before its first commit, such as `.npmrc` or a CI file. */
   files?: Record<string, string>
+  /** The branch of the first commit: `master` as in the template, or a team's `main`. */
+  branch?: string
+  /**
+   * A `package-lock.json` to commit, as a team that follows the README does: the line of the
+   * template's .gitignore that ignores it goes.
+   */
+  lockFile?: string
 }
 
-/** Copies the fixture into a new repository on `master` and commits it, as a new team would. */
+/** Copies the fixture into a new repository (on `master` unless told) and commits it, as a team would. */
 export async function createTemplateProject(
   options: TemplateProjectOptions = {},
 ): Promise<TemplateProject> {
@@ -112,17 +119,19 @@ export async function createTemplateProject(
       await mkdir(dirname(join(dir, name)), { recursive: true })
       await writeFile(join(dir, name), text)
     }
+    if (options.lockFile !== undefined) await commitLockFile(dir, options.lockFile)
+    const branch = options.branch ?? TEMPLATE_BRANCH
     const git = (args: string[]): Promise<{ stdout: string }> =>
       run('git', ['-c', 'user.name=Olympe Team', '-c', 'user.email=team@example.test', ...args], {
         cwd: dir,
       })
-    await git(['init', '--quiet', '--initial-branch', TEMPLATE_BRANCH])
+    await git(['init', '--quiet', '--initial-branch', branch])
     await git(['add', '--all'])
     await git(['commit', '--quiet', '--message', 'Project from the Olympe template 2.15.0'])
     const sha = (await git(['rev-parse', 'HEAD'])).stdout.trim()
     return {
       dir,
-      branch: TEMPLATE_BRANCH,
+      branch,
       sha,
       appVersion: manifest.version,
       home,
@@ -131,6 +140,33 @@ export async function createTemplateProject(
   } catch (error) {
     await rm(root, { recursive: true, force: true })
     throw error
+  }
+}
+
+/** Writes the lock file and takes `package-lock.json` out of the template's .gitignore. */
+async function commitLockFile(dir: string, lockFile: string): Promise<void> {
+  const ignore = join(dir, '.gitignore')
+  const lines = (await readFile(ignore, 'utf8')).split('\n')
+  const kept = lines.filter((line) => line.trim() !== 'package-lock.json')
+  if (kept.length === lines.length) throw new Error(`${ignore} no longer ignores package-lock.json`)
+  await writeFile(ignore, kept.join('\n'))
+  await writeFile(join(dir, 'package-lock.json'), lockFile)
+}
+
+/**
+ * The lock file a team commits: `npm install --package-lock-only` on a copy of the template,
+ * through the registry with its token (so its `resolved` addresses are the registry's).
+ */
+export async function templateLockFile(registry: TemplateRegistry): Promise<string> {
+  const project = await createTemplateProject({ files: { '.npmrc': registry.npmrc('env') } })
+  try {
+    const step = await runStep(project, 'npm', ['install', '--package-lock-only'], {
+      token: registry.token,
+    })
+    if (step.code !== 0) throw new Error(`${step.step} failed: ${step.stderr.slice(-2000)}`)
+    return await readFile(join(project.dir, 'package-lock.json'), 'utf8')
+  } finally {
+    await project.remove()
   }
 }
 

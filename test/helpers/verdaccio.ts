@@ -218,9 +218,11 @@ async function publishTarball(registry: string, tarball: string, token?: string)
 /**
  * Packs this project and every package its runtime dependencies need (from node_modules), and
  * publishes them all: exactly what `npx olympe-deploy-actions@<version>` will ask the registry for.
+ * A registry that requires authentication for publishing needs a user's `token`.
  */
 export async function publishProject(
   registry: Verdaccio,
+  token?: string,
 ): Promise<{ name: string; version: string }> {
   const out = await mkdtemp(join(tmpdir(), 'olympe-pack-'))
   try {
@@ -231,7 +233,7 @@ export async function publishProject(
       { cwd: out, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' } },
     )
     const packed = JSON.parse(stdout) as { filename: string }[]
-    for (const { filename } of packed) await registry.publish(join(out, basename(filename)))
+    for (const { filename } of packed) await registry.publish(join(out, basename(filename)), token)
     const own = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
       name: string
       version: string

@@ -181,6 +181,80 @@ test('gitlab/README.md pins the version being built in its examples', async () =
   expect([...new Set(versions)]).toEqual([version])
 })
 
+// The official template ignores its lock file; teams that commit one get `npm ci`.
+const INSTALL =
+  'if [ -f package-lock.json ] || [ -f npm-shrinkwrap.json ]; then npm ci; else echo "No package-lock.json committed, so npm install (commit it to install the same versions every time, with npm ci)."; npm install; fi'
+
+interface Job {
+  variables: Record<string, string>
+  script: string[]
+  environment?: unknown
+}
+const jobOf = async (name: string, job: string): Promise<Job> =>
+  (await template(name)).jobs[job] as unknown as Job
+const INSTALLING_JOBS: [string, string][] = [
+  ['pipeline', '$[[ inputs.job-prefix ]]-build'],
+  ['pipeline', '$[[ inputs.job-prefix ]]-codeasdata-image'],
+  ['snapshot', '$[[ inputs.job-name ]]'],
+]
+
+describe('the jobs that install the project', () => {
+  test.each(INSTALLING_JOBS)(
+    '%s.yml %s: npm ci with a lock file, npm install without',
+    async (name, job) => {
+      const { script } = await jobOf(name, job)
+      const installs = script.filter((line) => /\bnpm (ci|install)\b/.test(line))
+      expect(installs).toHaveLength(1)
+      expect(installs[0]).toContain(INSTALL)
+    },
+  )
+
+  test.each(INSTALLING_JOBS)(
+    '%s.yml %s: the npmrc input, checked, becomes the user configuration before the install',
+    async (name, job) => {
+      const { inputs } = await template(name)
+      expect(inputs.npmrc?.default).toBe('')
+      const { variables, script } = await jobOf(name, job)
+      expect(variables.OLYMPE_NPMRC_FILE).toBe('$[[ inputs.npmrc ]]')
+      const check = script.findIndex((line) => line.includes('[ -f "$OLYMPE_NPMRC_FILE" ] ||'))
+      const exported = script.indexOf(
+        '[ -z "$OLYMPE_NPMRC_FILE" ] || export NPM_CONFIG_USERCONFIG="$OLYMPE_NPMRC_FILE"',
+      )
+      const install = script.findIndex((line) => line.includes(INSTALL))
+      expect(check).toBeGreaterThanOrEqual(0)
+      expect([check < exported, exported < install]).toEqual([true, true])
+    },
+  )
+
+  test.each(['pipeline', 'snapshot'])(
+    '%s.yml never prints the npmrc file or traces the shell',
+    async (name) => {
+      const body = (await template(name)).text.split('\n---\n')[1] ?? ''
+      expect(body).not.toMatch(
+        /\b(cat|head|tail|less|more)\b[^\n]*NPMRC|set -[a-z]*x|echo "?\$OLYMPE_NPMRC/,
+      )
+      // The one message about it names the input, never the variable's value.
+      const messages = body.split('\n').filter((line) => line.includes('npmrc input'))
+      for (const line of messages) expect(line).not.toMatch(/echo [^\n]*"\$OLYMPE_NPMRC_FILE"/)
+    },
+  )
+})
+
+describe('the deploy jobs record their deployments in a GitLab environment', () => {
+  test.each([
+    ['deploy', '$[[ inputs.job-name ]]'],
+    ['pipeline', '$[[ inputs.job-prefix ]]-deploy'],
+  ])('%s.yml %s: environment and environment-url inputs', async (name, job) => {
+    const { inputs } = await template(name)
+    expect(inputs.environment?.default).toBe('production')
+    expect(inputs['environment-url']?.default).toBe('')
+    expect((await jobOf(name, job)).environment).toEqual({
+      name: '$[[ inputs.environment ]]',
+      url: '$[[ inputs.environment-url ]]',
+    })
+  })
+})
+
 describe('pipeline.yml: one job per set of images', () => {
   interface ImageJob {
     rules: { if?: string; when?: string; allow_failure?: boolean }[]
@@ -213,9 +287,9 @@ describe('pipeline.yml: one job per set of images', () => {
       },
       { if: '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH', when: 'manual', allow_failure: true },
     ])
-    // Run by hand, it builds the code as data itself: the build job did not.
+    // Run by hand, it installs the project and builds the code as data itself: the build job did not.
     expect(codeasdata.script.join('\n')).toContain(
-      'if [ "$[[ inputs.codeasdata ]]" != true ]; then (cd "${INPUT_WORKING_DIRECTORY:-.}" && npm ci && npx olympe buildCodeAsData); fi',
+      `if [ "$[[ inputs.codeasdata ]]" != true ]; then (cd "\${INPUT_WORKING_DIRECTORY:-.}" && { ${INSTALL}; } && npx olympe buildCodeAsData); fi`,
     )
   })
 

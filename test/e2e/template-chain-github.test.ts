@@ -1,0 +1,439 @@
+// The official project template adopted on GitHub, end to end, through the example workflows
+// as they are written (test/helpers/workflow-runner.ts runs their jobs and steps; our actions
+// are the committed bundles): install through Olympe's registry (a verdaccio that wants a
+// token), build, buildCodeAsData, the three images pushed to a registry with a password, and the
+// deployment webhook on loopback, one per GitHub environment. Then what teams do next: promote
+// the same images by digest from staging to production, and roll back to a tag without building
+// anything.
+// One whole chain only (workflow_dispatch on `master`, no lock file, as the template comes); the
+// promotion combines the other variants (a lock file, a default branch called `main`), and the
+// two pairs left (`master` with a lock file, `main` without) run the workflow up to its install
+// step. What does not depend on the project (the lint, every install line and cache) is checked
+// statically in workflows.test.ts.
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { Cleanup } from '../helpers/cleanup.js'
+import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { expectNoSecrets } from '../helpers/secrets.js'
+import { ensureTemplateBaseImages } from '../helpers/template-base-images.js'
+import { npmInstalls, npmLogs, ociLabels, webRootOwners } from '../helpers/template-chain.js'
+import {
+  createTemplateProject,
+  STAND_IN_VERSIONS,
+  startTemplateRegistry,
+  templateLockFile,
+  type TemplateProject,
+  type TemplateRegistry,
+} from '../helpers/template-project.js'
+import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { evaluate, type ExpressionScope } from '../helpers/workflow-expressions.js'
+import {
+  runWorkflow,
+  stepTexts,
+  type WorkflowRun,
+  type WorkflowRunOptions,
+} from '../helpers/workflow-runner.js'
+
+const TOKENS = { staging: 'gh-staging-token-5d1f0c7a', production: 'gh-production-token-9e2b4a61' }
+const PATHS = {
+  staging: '/hooks/3c5e7a9b1d2f-staging',
+  production: '/hooks/8a6c4e2f0b1d-production',
+}
+// On two cores shared with other suites, a whole chain (install, build, buildCodeAsData, three
+// images, deploy) took 4 to 7 s and an install alone under a second; the limits leave room for a
+// much slower machine, and the runner bounds each step on its own as well.
+const CHAIN_MS = 180_000
+const INSTALL_MS = 60_000
+const ROLLBACK_MS = 60_000
+
+let registry: TemplateRegistry
+let suite: DockerSuite
+let hooks: Record<'staging' | 'production', WebhookServer>
+let lockFile: string
+const runs: WorkflowRun[] = []
+const homes: string[] = []
+// The servers, then each project (its work tree, HOME and npm cache); the images go with the
+// registry's own folder, and the docker suite removes their local copies.
+const cleanup = new Cleanup()
+
+beforeAll(async () => {
+  const started = await cleanup.startAll({
+    'template registry': startTemplateRegistry(),
+    'docker suite': startDockerSuite(),
+    'staging webhook': startWebhookServer(undefined, PATHS.staging),
+    'production webhook': startWebhookServer(undefined, PATHS.production),
+  })
+  registry = started['template registry']
+  suite = started['docker suite']
+  hooks = { staging: started['staging webhook'], production: started['production webhook'] }
+  await ensureTemplateBaseImages()
+  lockFile = await templateLockFile(registry)
+}, 180_000)
+
+afterAll(() => cleanup.run(), 120_000)
+
+async function adopt(options: { branch?: string; lock?: boolean } = {}): Promise<TemplateProject> {
+  const project = await createTemplateProject({
+    appVersion: '1.4.0',
+    branch: options.branch,
+    lockFile: options.lock ? lockFile : undefined,
+  })
+  return cleanup.track(`template project ${project.dir}`, project)
+}
+
+/** The version of the stand-in Draw that the install put in node_modules. */
+async function installedDraw(project: TemplateProject): Promise<string> {
+  const file = join(project.dir, 'node_modules/@olympeio/draw/package.json')
+  return (JSON.parse(await readFile(file, 'utf8')) as { version: string }).version
+}
+
+/** A repository of the team's, its variables and secrets, and this machine's tools. */
+function github(
+  project: TemplateProject,
+  event: WorkflowRunOptions['event'],
+  repository = suite.uniqueRepository('template-gh'),
+): WorkflowRunOptions {
+  homes.push(project.home)
+  return {
+    workspace: project.dir,
+    event,
+    sha: project.sha,
+    repository,
+    actor: suite.registry.user,
+    vars: { OLYMPE_NPM_REGISTRY: registry.url, OLYMPE_REGISTRY: suite.registry.host },
+    secrets: {
+      WEBHOOK_URL: hooks.production.url,
+      WEBHOOK_TOKEN: TOKENS.production,
+      OLYMPE_NPM_TOKEN: registry.token,
+      // ghcr.io takes the workflow's GITHUB_TOKEN: here, the registry's password.
+      GITHUB_TOKEN: suite.registry.password,
+    },
+    environments: {
+      staging: { WEBHOOK_URL: hooks.staging.url, WEBHOOK_TOKEN: TOKENS.staging },
+      production: { WEBHOOK_URL: hooks.production.url, WEBHOOK_TOKEN: TOKENS.production },
+    },
+    env: {
+      ...suite.env,
+      HOME: project.home,
+      LANG: 'C.UTF-8',
+      npm_config_cache: join(project.home, '.npm'),
+      // The public registry, which this machine cannot reach: the same verdaccio stands in.
+      npm_config_registry: registry.url,
+      npm_config_update_notifier: 'false',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+    },
+  }
+}
+
+async function run(file: string, options: WorkflowRunOptions): Promise<WorkflowRun> {
+  // Each run starts with no request received.
+  hooks.staging.respondWith(answer(200))
+  hooks.production.respondWith(answer(200))
+  const result = await runWorkflow(file, options)
+  runs.push(result)
+  return result
+}
+
+/** `{job: result}`, and for a failed job the end of its failing step's output. */
+function results(result: WorkflowRun): Record<string, string> {
+  const failed = result.steps.find((step) => step.code !== 0)
+  const tail = failed
+    ? ` (${failed.step}: ${Object.values(failed.texts).join('\n').slice(-2500)})`
+    : ''
+  return Object.fromEntries(
+    Object.entries(result.jobs).map(([id, job]) => [
+      id,
+      job.result === 'failure' ? `failure${tail}` : job.result,
+    ]),
+  )
+}
+
+const payloadOf = (hook: WebhookServer): Record<string, unknown> => {
+  expect(hook.requests).toHaveLength(1)
+  return JSON.parse(hook.requests[0]?.body ?? '') as Record<string, unknown>
+}
+
+/** `<host>/<repository>/<kind>:<tag>` split into the name in the registry and the tag. */
+function nameAndTag(reference: string): [string, string] {
+  const [, name = '', tag = ''] = /^[^/]+\/(.+):([^:@]+)(?:@.*)?$/.exec(reference) ?? []
+  return [name, tag]
+}
+
+describe('the workflow runner reads expressions as GitHub does', () => {
+  const scope: ExpressionScope = {
+    contexts: {
+      github: { ref_name: 'master', event: { repository: { default_branch: 'master' } } },
+      inputs: { codeasdata: true },
+      vars: {},
+    },
+    workspace: '/nonexistent',
+  }
+  test.each([
+    ['github.ref_name == github.event.repository.default_branch', true],
+    ["github.ref_name == 'MASTER'", true],
+    ["vars.OLYMPE_REGISTRY || 'ghcr.io'", 'ghcr.io'],
+    ["hashFiles('package-lock.json') != '' && 'npm' || ''", ''],
+    ["inputs.codeasdata && 'yes'", 'yes'],
+    ["format('refs/heads/{0}', github.ref_name)", 'refs/heads/master'],
+  ])('%s', (expression, expected) => {
+    expect(evaluate(expression, scope)).toBe(expected)
+  })
+
+  test('an unknown context or function is an error, not a guess', () => {
+    expect(() => evaluate('env.X', scope)).toThrow("Unknown context 'env'")
+    expect(() => evaluate("contains('a', 'b')", scope)).toThrow("Unsupported function 'contains()'")
+  })
+})
+
+describe('deploy.yml on the template, as the team runs it', () => {
+  test(
+    '"Run workflow" with codeasdata on master: install, build, three images, deploy',
+    async () => {
+      const project = await adopt()
+      const options = github(project, {
+        name: 'workflow_dispatch',
+        branch: 'master',
+        defaultBranch: 'master',
+        inputs: { codeasdata: 'true' },
+      })
+      const result = await run('deploy.yml', options)
+
+      expect(results(result)).toEqual({
+        'build-and-deploy/images': 'success',
+        'build-and-deploy/deploy': 'success',
+        'build-and-deploy': 'success',
+      })
+      // No lock file in the template: no npm cache (setup-node would fail), npm install.
+      const images = result.jobs['build-and-deploy/images']
+      expect(images?.setupNode).toEqual({
+        cache: '',
+        npmrc: `${registry.url.replace('http:', '')}:_authToken=\${NODE_AUTH_TOKEN}\n@olympeio:registry=${registry.url}`,
+      })
+      expect(await npmInstalls(join(project.home, '.npm'))).toEqual(['install'])
+      expect(await installedDraw(project)).toBe(STAND_IN_VERSIONS.draw)
+      expect(existsSync(join(project.dir, 'dist/codeAsData/import_order.json'))).toBe(true)
+
+      const tag = `master-${project.sha.slice(0, 7)}`
+      const outputs = images?.outputs ?? {}
+      for (const kind of ['frontend', 'backend', 'codeasdata']) {
+        const reference = outputs[`${kind}-image`] ?? ''
+        expect(reference).toBe(`${suite.registry.host}/${options.repository}/${kind}:${tag}`)
+        const manifest = await suite.registry.manifest(...nameAndTag(reference))
+        expect({ kind, draw: manifest.config.Labels?.draw_version }).toEqual({
+          kind,
+          draw: STAND_IN_VERSIONS.draw,
+        })
+        expect(ociLabels(manifest.config.Labels)).toEqual({
+          'org.opencontainers.image.source': `https://github.example/${options.repository}`,
+          'org.opencontainers.image.revision': project.sha,
+        })
+        expect(manifest.config.Labels?.['org.opencontainers.image.created']).toMatch(/^\d{4}-/)
+      }
+      const owners = await webRootOwners(outputs['frontend-image'] ?? '')
+      expect(Object.keys(owners)).toEqual(['101:0'])
+      expect(owners['101:0']).toBeGreaterThanOrEqual(10)
+
+      expect(result.jobs['build-and-deploy/deploy']?.environment).toBe('production')
+      expect(hooks.production.requests[0]?.headers.authorization).toBe(
+        `Bearer ${TOKENS.production}`,
+      )
+      expect(payloadOf(hooks.production)).toMatchObject({
+        frontend: { image: outputs['frontend-image'] },
+        backends: { images: [outputs['backend-image']] },
+        codeAsData: { image: outputs['codeasdata-image'] },
+      })
+      expect(hooks.staging.requests).toHaveLength(0)
+    },
+    CHAIN_MS,
+  )
+
+  // The whole chain above is master without a lock file, the promotion below main with one.
+  test.each([
+    ['a lock file', 'master', true],
+    ['no lock file', 'main', false],
+  ])(
+    'a push with %s to %s, the default branch, installs through the registry (up to the install)',
+    async (_, branch, lock) => {
+      const project = await adopt({ branch, lock })
+      const options = github(project, { name: 'push', branch, defaultBranch: branch })
+      const result = await run('deploy.yml', { ...options, untilStep: 'Install the project' })
+
+      expect(results(result)).toEqual({
+        'build-and-deploy/images': 'success',
+        'build-and-deploy/deploy': 'skipped',
+        'build-and-deploy': 'success',
+      })
+      expect(result.steps.map((step) => step.step)).toEqual([
+        'actions/checkout@v5',
+        'actions/setup-node@v5',
+        'Install the project',
+      ])
+      // setup-node's npm cache only with a lock file: without one, it would fail the job.
+      expect(result.jobs['build-and-deploy/images']?.setupNode?.cache).toBe(lock ? 'npm' : '')
+      expect(await npmInstalls(join(project.home, '.npm'))).toEqual([lock ? 'ci' : 'install'])
+      expect(await installedDraw(project)).toBe(STAND_IN_VERSIONS.draw)
+      expect(existsSync(join(project.dir, 'dist'))).toBe(false)
+      expect(hooks.production.requests).toHaveLength(0)
+    },
+    INSTALL_MS,
+  )
+
+  test('a push to another branch runs no job: nothing installed, built or deployed', async () => {
+    const project = await adopt()
+    const options = github(project, { name: 'push', branch: 'feature/x', defaultBranch: 'master' })
+    const result = await run('deploy.yml', options)
+
+    expect(results(result)).toEqual({ 'build-and-deploy': 'skipped' })
+    expect(result.steps).toEqual([])
+    expect(hooks.production.requests).toHaveLength(0)
+  })
+})
+
+describe('promote.yml and rollback.yml', () => {
+  let repository: string
+  let pinned: { frontend: string; backend: string }
+  let tag: string
+
+  // A team that committed its lock file and calls its default branch main.
+  test(
+    'one build, staging, then the same images pinned by digest to production',
+    async () => {
+      const project = await adopt({ branch: 'main', lock: true })
+      const options = github(project, { name: 'push', branch: 'main', defaultBranch: 'main' })
+      repository = options.repository
+      tag = `main-${project.sha.slice(0, 7)}`
+      const result = await run('promote.yml', options)
+
+      expect(results(result)).toEqual({
+        images: 'success',
+        staging: 'success',
+        production: 'success',
+      })
+      expect(result.jobs.images?.setupNode?.cache).toBe('npm')
+      expect(await npmInstalls(join(project.home, '.npm'))).toEqual(['ci'])
+      expect(await installedDraw(project)).toBe(STAND_IN_VERSIONS.draw)
+      expect([result.jobs.staging?.environment, result.jobs.production?.environment]).toEqual([
+        'staging',
+        'production',
+      ])
+      const outputs = result.jobs.images?.outputs ?? {}
+      pinned = { frontend: outputs.frontend ?? '', backend: outputs.backend ?? '' }
+      for (const kind of ['frontend', 'backend'] as const) {
+        const name = `${repository}/${kind}`
+        const { digest } = await suite.registry.manifest(name, tag)
+        expect(pinned[kind]).toBe(`${suite.registry.host}/${name}:${tag}@${digest}`)
+      }
+      for (const stage of ['staging', 'production'] as const) {
+        expect(hooks[stage].requests[0]?.headers.authorization).toBe(`Bearer ${TOKENS[stage]}`)
+        expect(payloadOf(hooks[stage])).toMatchObject({
+          frontend: { image: pinned.frontend },
+          backends: { images: [pinned.backend] },
+        })
+      }
+    },
+    CHAIN_MS,
+  )
+
+  test(
+    'a rollback to that tag deploys those images by digest and builds nothing',
+    async () => {
+      const project = await adopt({ branch: 'main' })
+      const options = github(
+        project,
+        {
+          name: 'workflow_dispatch',
+          branch: 'main',
+          defaultBranch: 'main',
+          inputs: { tag, environment: 'production' },
+        },
+        repository,
+      )
+      const before = (await suite.spy.commands()).length
+      const result = await run('rollback.yml', options)
+
+      expect(results(result)).toEqual({ rollback: 'success' })
+      expect(result.jobs.rollback?.environment).toBe('production')
+      expect(payloadOf(hooks.production)).toMatchObject({
+        frontend: { image: pinned.frontend },
+        backends: { images: [pinned.backend] },
+      })
+      expect(hooks.staging.requests).toHaveLength(0)
+      const commands = (await suite.spy.commands()).slice(before)
+      const host = suite.registry.host
+      expect(commands.map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual([
+        `login ${host}`,
+        'buildx imagetools',
+        'buildx imagetools',
+        `logout ${host}`,
+      ])
+      expect(existsSync(join(project.dir, 'node_modules'))).toBe(false)
+    },
+    ROLLBACK_MS,
+  )
+
+  test.each([
+    [
+      'a tag that was never pushed',
+      'main-0000000',
+      (image: string) =>
+        `::error::${image}:main-0000000 was not found: check the tag (the build-images summary of the run names it).`,
+    ],
+    [
+      'a tag with a shell character',
+      'main;id',
+      () =>
+        "::error::Tag 'main;id' is not an image tag: letters, digits, '_', '.' and '-' only, such as master-1a2b3c4.",
+    ],
+  ])(
+    'a rollback to %s stops before the webhook, saying why',
+    async (_, badTag, message) => {
+      const project = await adopt({ branch: 'main' })
+      const options = github(
+        project,
+        {
+          name: 'workflow_dispatch',
+          branch: 'main',
+          defaultBranch: 'main',
+          inputs: { tag: badTag, environment: 'production' },
+        },
+        repository,
+      )
+      const result = await run('rollback.yml', options)
+
+      expect(results(result).rollback).toMatch(/^failure \(Find the images of that tag: /)
+      expect(result.steps.map((step) => [step.step, step.code])).toEqual([
+        ['Find the images of that tag', 1],
+      ])
+      const printed = (result.steps[0]?.texts.stdout ?? '').split('\n')
+      expect(printed).toContain(message(`${suite.registry.host}/${repository}/frontend`))
+      expect(hooks.production.requests).toHaveLength(0)
+    },
+    ROLLBACK_MS,
+  )
+})
+
+// Last on purpose: it reads what every run above printed and wrote.
+test('no output, log or file of any run holds a token, a password or a webhook address', async () => {
+  expect(runs.length).toBeGreaterThanOrEqual(8)
+  const captured: Record<string, string> = {
+    ...stepTexts(runs),
+    'docker argv': (await suite.spy.commands()).join('\n'),
+  }
+  for (const [index, home] of homes.entries())
+    for (const [name, text] of Object.entries(await npmLogs(join(home, '.npm'))))
+      captured[`home ${index} ${name}`] = text
+  expect(Object.keys(captured).length).toBeGreaterThan(20)
+  expectNoSecrets(captured, [
+    ...registry.secrets,
+    suite.registry.password,
+    TOKENS.staging,
+    TOKENS.production,
+    hooks.staging.url,
+    hooks.production.url,
+    PATHS.staging,
+    PATHS.production,
+  ])
+})

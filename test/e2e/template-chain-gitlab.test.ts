@@ -1,0 +1,400 @@
+// The official project template adopted on GitLab, end to end: gitlab-ci-local runs
+// gitlab/pipeline.yml, included as a catalog component, in a project made from the template on
+// its `master` branch (the default branch, as GitLab would know it). The @olympeio packages come
+// from Olympe's registry (a verdaccio that wants a token), through the `npmrc` input and a CI/CD
+// variable of type File; the same registry serves the public packages and olympe-deploy-actions.
+// The images go to a registry with a password on the real Docker engine, and the deploy job calls
+// a loopback webhook in its GitLab environment.
+// One whole pipeline only (master, no lock file, as the template comes). The other variants go
+// the cheaper ways: which jobs run on which default branch is gitlab-ci-local's list, without
+// running them; the build job alone on `main` with a committed lock file (npm ci); and
+// gitlab/snapshot.yml's install of the project's toolkit. The install lines themselves are
+// checked statically in test/unit/gitlab/templates.test.ts and workflows.test.ts.
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { stringify } from 'yaml'
+import { Cleanup } from '../helpers/cleanup.js'
+import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { DRAW_PASSWORD, DRAW_USERNAME, IDS, PLATFORM_STATE } from '../helpers/fake-toolkit.js'
+import { startGitServer, type GitServer } from '../helpers/git-server.js'
+import {
+  component,
+  createGitlabProject,
+  listEnvironments,
+  listJobs,
+  logsOf,
+  outcome,
+  PROJECT_PATH,
+  removeFileVariables,
+  runPipeline,
+  type GitlabProject,
+  type PipelineOptions,
+  type PipelineRun,
+} from '../helpers/gitlab-ci-local.js'
+import { run as runProcess } from '../helpers/run-process.js'
+import { expectNoSecrets } from '../helpers/secrets.js'
+import { ensureTemplateBaseImages } from '../helpers/template-base-images.js'
+import { npmInstalls, npmLogs, ociLabels, webRootOwners } from '../helpers/template-chain.js'
+import {
+  STAND_IN_VERSIONS,
+  startTemplateRegistry,
+  TEMPLATE_FIXTURE,
+  templateLockFile,
+  type TemplateRegistry,
+} from '../helpers/template-project.js'
+import { publishProject } from '../helpers/verdaccio.js'
+import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+
+const WEBHOOK_TOKEN = 'gl-template-token-7b3d9f1e'
+const HOOK_PATH = '/hooks/4f6a8c0e2b1d-template'
+const GIT_TOKEN = 'glpat-templateSnapshot5c7e'
+const APP_URL = 'https://shop.example.test/'
+const NO_LOCK_FILE = 'No package-lock.json committed, so npm install'
+// On two cores shared with other suites, the whole pipeline took 11 s and one job 2 to 7 s; the
+// limits leave room for a much slower machine. gitlab-ci-local is stopped at them, and each test
+// is bounded by them plus the time of its own checks (listing jobs, reading the registry).
+const PIPELINE_MS = 180_000
+const JOB_MS = 90_000
+const CHECKS_MS = 60_000
+
+let registry: TemplateRegistry
+let docker: DockerSuite
+let webhook: WebhookServer
+let gitServer: GitServer
+let lockFile: string
+let scratch: string
+let templateIgnore: string
+const runs: PipelineRun[] = []
+const caches: string[] = []
+// The servers, the File variables gitlab-ci-local leaves in /tmp, the scratch folder (variables
+// files, npm caches), then each project; the images go with the registry's own folder.
+const cleanup = new Cleanup()
+
+beforeAll(async () => {
+  const started = await cleanup.startAll({
+    'template registry': startTemplateRegistry(),
+    'docker suite': startDockerSuite(),
+    webhook: startWebhookServer(undefined, HOOK_PATH),
+    'git server': startGitServer({ token: GIT_TOKEN }),
+  })
+  registry = started['template registry']
+  docker = started['docker suite']
+  webhook = started.webhook
+  gitServer = started['git server']
+  // The copies of the npmrc file (token included) gitlab-ci-local writes to /tmp and leaves.
+  cleanup.add('npmrc File variables', () => removeFileVariables(registry.token))
+  scratch = await cleanup.tempDir('olympe-template-gitlab-')
+  // The jobs' `npx olympe-deploy-actions@<version>` finds it in the same registry.
+  await publishProject(registry.verdaccio, registry.token)
+  await ensureTemplateBaseImages()
+  lockFile = await templateLockFile(registry)
+  templateIgnore = await readFile(join(TEMPLATE_FIXTURE, '.gitignore'), 'utf8')
+}, 180_000)
+
+afterAll(() => cleanup.run(), 120_000)
+
+/**
+ * The template as a GitLab project whose default branch is `defaultBranch` (master unless told),
+ * with its CI file, committed on `branch` (the default branch unless told).
+ */
+async function templateProject(
+  ci: string,
+  options: { defaultBranch?: string; branch?: string; lock?: boolean } = {},
+): Promise<GitlabProject> {
+  const ignore = options.lock
+    ? templateIgnore.replace(/^package-lock\.json\n/m, '')
+    : templateIgnore
+  const files: Record<string, string> = { '.gitlab-ci.yml': ci, '.gitignore': ignore }
+  if (options.lock) files['package-lock.json'] = lockFile
+  const project = await createGitlabProject(files, {
+    defaultBranch: options.defaultBranch ?? 'master',
+    branch: options.branch,
+    copyFrom: { '.': TEMPLATE_FIXTURE },
+  })
+  return cleanup.track(`gitlab project ${project.dir}`, project)
+}
+
+/** The version of the stand-in Draw that the build job's install put in node_modules. */
+async function installedDraw(project: GitlabProject): Promise<string> {
+  const file = join(project.dir, 'node_modules/@olympeio/draw/package.json')
+  return (JSON.parse(await readFile(file, 'utf8')) as { version: string }).version
+}
+
+/** What a team puts in the File variable: Olympe's registry for @olympeio, and the token. */
+function npmrcFile(): string {
+  const host = new URL(registry.url).host
+  return `@olympeio:registry=${registry.url}\n//${host}/:_authToken=${registry.token}\n`
+}
+
+/** The project's CI/CD variables file, outside the project; OLYMPE_NPMRC of type File. */
+async function variablesFile(type: 'file' | 'variable' = 'file'): Promise<string> {
+  const file = join(scratch, `variables-${type}.yml`)
+  const entry = type === 'file' ? { type, values: { '*': npmrcFile() } } : npmrcFile()
+  await writeFile(file, stringify({ OLYMPE_NPMRC: entry }))
+  return file
+}
+
+async function pipeline(
+  project: GitlabProject,
+  options: PipelineOptions = {},
+): Promise<PipelineRun> {
+  webhook.respondWith((_request, _index, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json' })
+    res.end('{"message":"success"}')
+  })
+  const npmCache = await mkdtemp(join(scratch, 'npm-cache-'))
+  caches.push(npmCache)
+  const result = await runPipeline(project, {
+    variablesFile: await variablesFile(),
+    ...options,
+    variables: {
+      WEBHOOK_URL: webhook.url,
+      WEBHOOK_TOKEN,
+      CI_REGISTRY_USER: docker.registry.user,
+      CI_REGISTRY_PASSWORD: docker.registry.password,
+      ...options.variables,
+    },
+    env: {
+      ...docker.env,
+      npm_config_cache: npmCache,
+      // The runner's own npm configuration: the public registry, which the same verdaccio plays.
+      npm_config_registry: registry.url,
+      npm_config_update_notifier: 'false',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      ...options.env,
+    },
+    timeoutMs: options.timeoutMs ?? PIPELINE_MS,
+  })
+  runs.push(result)
+  return result
+}
+
+const lastCache = (): string => caches.at(-1) ?? ''
+
+/** What a job printed, without the `$ command` lines its log shows before each command. */
+const printed = (log = ''): string =>
+  log
+    .split('\n')
+    .filter((line) => !line.startsWith('$ '))
+    .join('\n')
+
+function pipelineCi(inputs: Record<string, string | boolean>): string {
+  const lines = Object.entries(inputs).map(
+    ([name, value]) => `      ${name}: ${JSON.stringify(value)}`,
+  )
+  return [
+    'stages: [build, deploy]',
+    'include:',
+    `  - component: ${component('pipeline')}`,
+    '    inputs:',
+    ...lines,
+    '',
+  ].join('\n')
+}
+
+async function headOf(project: GitlabProject): Promise<string> {
+  return (await runProcess('git', ['rev-parse', 'HEAD'], { cwd: project.dir })).stdout.trim()
+}
+
+describe('gitlab/pipeline.yml on the template, on master', () => {
+  test(
+    'installs through the npmrc file, builds, pushes three images and deploys in its environment',
+    async () => {
+      const project = await templateProject(
+        pipelineCi({
+          registry: docker.registry.host,
+          codeasdata: true,
+          npmrc: '$OLYMPE_NPMRC',
+          'environment-url': APP_URL,
+        }),
+      )
+      expect(await listEnvironments(project, { variablesFile: await variablesFile() })).toEqual({
+        'olympe-deploy': 'production',
+      })
+      const result = await pipeline(project)
+
+      expect(outcome(result)).toEqual({ code: 0, tail: '' })
+      expect(Object.keys(result.jobLogs).sort()).toEqual([
+        'olympe-build',
+        'olympe-codeasdata-image',
+        'olympe-deploy',
+        'olympe-images',
+      ])
+      expect(printed(result.jobLogs['olympe-build'])).toContain(NO_LOCK_FILE)
+      expect(await npmInstalls(lastCache())).toEqual(['install'])
+      expect(result.output).toContain(
+        `olympe-deploy environment: { name: production, url: ${APP_URL} }`,
+      )
+
+      const sha = await headOf(project)
+      const tag = `master-${sha.slice(0, 7)}`
+      const references: Record<string, string> = {}
+      for (const kind of ['frontend', 'backend', 'codeasdata']) {
+        const name = `${PROJECT_PATH}/${kind}`
+        expect({ kind, tags: await docker.registry.tags(name) }).toEqual({ kind, tags: [tag] })
+        const { config } = await docker.registry.manifest(name, tag)
+        // Draw's version (2.15.3), not the app's (2.15.0) that dist/web/version.json holds.
+        expect({ kind, draw: config.Labels?.draw_version }).toEqual({
+          kind,
+          draw: STAND_IN_VERSIONS.draw,
+        })
+        expect(ociLabels(config.Labels)).toEqual({
+          'org.opencontainers.image.source': `https://gitlab.example.com/${PROJECT_PATH}`,
+          'org.opencontainers.image.revision': sha,
+        })
+        expect(config.Labels?.['olympe.test.flavour']).toBe('onbuild')
+        references[kind] = `${docker.registry.host}/${name}:${tag}`
+      }
+      const owners = await webRootOwners(references.frontend ?? '')
+      expect(Object.keys(owners)).toEqual(['101:0'])
+      expect(owners['101:0']).toBeGreaterThanOrEqual(10)
+
+      expect(webhook.requests).toHaveLength(1)
+      expect(webhook.requests[0]?.headers.authorization).toBe(`Bearer ${WEBHOOK_TOKEN}`)
+      expect(JSON.parse(webhook.requests[0]?.body ?? '')).toEqual({
+        frontend: { image: references.frontend },
+        backends: { images: [references.backend], deployRules: [{ source: '.*', target: '.*' }] },
+        codeAsData: { image: references.codeasdata, updateMode: 'manual' },
+        noDowntime: { promotionMode: 'manual' },
+      })
+    },
+    PIPELINE_MS + CHECKS_MS,
+  )
+
+  test(
+    'an npmrc variable that is not of type File stops the build, without printing it',
+    async () => {
+      const project = await templateProject(
+        pipelineCi({ registry: docker.registry.host, npmrc: '$OLYMPE_NPMRC' }),
+      )
+      const result = await pipeline(project, {
+        variablesFile: await variablesFile('variable'),
+        jobs: ['olympe-build'],
+        timeoutMs: JOB_MS,
+      })
+
+      expect(result.code).not.toBe(0)
+      expect(printed(result.jobLogs['olympe-build'])).toContain(
+        'The npmrc input is not the path of a file: give a CI/CD variable of type File, such as npmrc: $OLYMPE_NPMRC (its value is not printed).',
+      )
+      expect(await npmInstalls(lastCache())).toEqual([])
+      expectNoSecrets(logsOf([result]), registry.secrets)
+    },
+    JOB_MS + CHECKS_MS,
+  )
+})
+
+describe('any default branch, with or without a lock file', () => {
+  const ON_THE_DEFAULT_BRANCH: [string, string][] = [
+    ['olympe-build', 'on_success'],
+    ['olympe-images', 'on_success'],
+    ['olympe-codeasdata-image', 'manual'],
+    ['olympe-deploy', 'on_success'],
+  ]
+  // Listed, not run: the rules compare the branch with CI_DEFAULT_BRANCH, whatever its name.
+  test.each<[string, string, [string, string][]]>([
+    ['master', 'master', ON_THE_DEFAULT_BRANCH],
+    ['main', 'main', ON_THE_DEFAULT_BRANCH],
+    ['master', 'feature/x', []],
+    ['main', 'master', []],
+  ])(
+    'default branch %s, a push to %s: the jobs gitlab-ci-local would run',
+    async (defaultBranch, branch, expected) => {
+      const project = await templateProject(
+        pipelineCi({ registry: docker.registry.host, npmrc: '$OLYMPE_NPMRC' }),
+        { defaultBranch, branch },
+      )
+      const jobs = await listJobs(project, { variablesFile: await variablesFile() })
+      expect(jobs.map((job) => [job.name, job.when])).toEqual(expected)
+    },
+  )
+
+  // The whole pipeline above is master without a lock file; this is the other pair.
+  test(
+    'the build job on main with a committed lock file: npm ci through the npmrc file',
+    async () => {
+      const project = await templateProject(
+        pipelineCi({ registry: docker.registry.host, npmrc: '$OLYMPE_NPMRC' }),
+        { defaultBranch: 'main', lock: true },
+      )
+      const result = await pipeline(project, { jobs: ['olympe-build'], timeoutMs: JOB_MS })
+
+      expect(outcome(result)).toEqual({ code: 0, tail: '' })
+      expect(await npmInstalls(lastCache())).toEqual(['ci'])
+      expect(await installedDraw(project)).toBe(STAND_IN_VERSIONS.draw)
+      const log = printed(result.jobLogs['olympe-build'])
+      expect(log).not.toContain(NO_LOCK_FILE)
+      expect(log).toContain('Not asked (codeasdata is false).')
+    },
+    JOB_MS + CHECKS_MS,
+  )
+})
+
+// The template as it comes (no lock file): npm install, through the npmrc file.
+test(
+  'gitlab/snapshot.yml installs the toolkit from the registry and snapshots with it',
+  async () => {
+    const repo = 'acme/template-cad'
+    await gitServer.createRepo(repo)
+    const config = join(scratch, 'snapshot-config.json')
+    await writeFile(
+      config,
+      JSON.stringify([
+        {
+          snapshooter: { name: 'sales', rootTags: [IDS.sales], outputDir: 'snapshot/sales' },
+          git: { repo: gitServer.urlFor(repo), branch: 'main', commitMessage: 'Snapshot {folder}' },
+        },
+      ]),
+    )
+    const ci = [
+      'stages: [build]',
+      'include:',
+      `  - component: ${component('snapshot')}`,
+      '    inputs:',
+      '      config: $SNAPSHOT_CONFIG',
+      `      draw-username: ${DRAW_USERNAME}`,
+      '      npmrc: $OLYMPE_NPMRC',
+      '',
+    ].join('\n')
+    const project = await templateProject(ci)
+    const result = await pipeline(project, {
+      variables: { CI_PIPELINE_SOURCE: 'schedule', SNAPSHOT_CONFIG: config, DRAW_PASSWORD },
+      env: { FAKE_PLATFORM_STATE: PLATFORM_STATE },
+      timeoutMs: JOB_MS,
+    })
+
+    expect(outcome(result)).toEqual({ code: 0, tail: '' })
+    expect(Object.keys(result.jobLogs)).toEqual(['olympe-snapshot'])
+    expect(printed(result.jobLogs['olympe-snapshot'])).toContain(NO_LOCK_FILE)
+    expect(await npmInstalls(lastCache())).toEqual(['install'])
+    // `npx olympe snapshot` ran the toolkit that came from Olympe's registry.
+    const [tip] = await gitServer.log(repo, 'main')
+    expect(tip?.subject).toBe('Snapshot snapshot/sales')
+    const files = Object.keys(await gitServer.files(repo, 'main', 'snapshot'))
+    expect(files).toContain(`snapshot/sales/${IDS.sales}/${IDS.sales}.json`)
+  },
+  JOB_MS + CHECKS_MS,
+)
+
+// Last on purpose: it reads what every run above printed.
+test('no job log or npm log holds the npm token, a password or the webhook secrets', async () => {
+  expect(runs.length).toBeGreaterThanOrEqual(4)
+  const captured: Record<string, string> = {
+    ...logsOf(runs),
+    'docker argv': (await docker.spy.commands()).join('\n'),
+  }
+  for (const [index, cache] of caches.entries())
+    for (const [name, text] of Object.entries(await npmLogs(cache)))
+      captured[`cache ${index} ${name}`] = text
+  expectNoSecrets(captured, [
+    ...registry.secrets,
+    docker.registry.password,
+    WEBHOOK_TOKEN,
+    webhook.url,
+    HOOK_PATH,
+    GIT_TOKEN,
+    DRAW_PASSWORD,
+  ])
+})

@@ -1,0 +1,56 @@
+// What the two end-to-end suites of the project template (GitHub and GitLab) check alike: which
+// install npm ran, who owns the web files in the frontend image, the labels of the images.
+import { existsSync } from 'node:fs'
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { dockerRun } from './docker-env.js'
+
+/**
+ * `ci` or `install` for each npm install that ran with this npm cache, oldest first, from the
+ * `verbose argv` line of npm's debug logs (npm keeps the last ten).
+ */
+export async function npmInstalls(npmCache: string): Promise<string[]> {
+  const folder = join(npmCache, '_logs')
+  if (!existsSync(folder)) return []
+  const installs: string[] = []
+  for (const name of (await readdir(folder)).sort()) {
+    const log = await readFile(join(folder, name), 'utf8')
+    const command = /^\d+ verbose argv "([^"]+)"/m.exec(log)?.[1]
+    if (command === 'ci' || command === 'install' || command === 'i') installs.push(command)
+  }
+  return installs
+}
+
+/** npm's debug logs, by file name, for a secret scan. */
+export async function npmLogs(npmCache: string): Promise<Record<string, string>> {
+  const folder = join(npmCache, '_logs')
+  const logs: Record<string, string> = {}
+  for (const name of existsSync(folder) ? await readdir(folder) : [])
+    logs[`npm log ${name}`] = await readFile(join(folder, name), 'utf8')
+  return logs
+}
+
+/**
+ * Each `uid:gid` that owns something under the web root of a frontend image, with how many
+ * entries (files and folders) it owns: spec 1.3 rule 3 wants nginx (101) and group root (0).
+ */
+export async function webRootOwners(image: string): Promise<Record<string, number>> {
+  const listing = await dockerRun(image, ['ls', '-lnR', '/usr/share/nginx/html'])
+  const owners: Record<string, number> = {}
+  for (const line of listing.split('\n')) {
+    if (!/^[-d]/.test(line)) continue
+    const columns = line.trim().split(/\s+/)
+    const owner = `${columns[2] ?? ''}:${columns[3] ?? ''}`
+    owners[owner] = (owners[owner] ?? 0) + 1
+  }
+  return owners
+}
+
+/** The OCI labels build-images sets, without `created` (a time). */
+export function ociLabels(labels: Record<string, string> | undefined): Record<string, string> {
+  const kept: Record<string, string> = {}
+  for (const [name, value] of Object.entries(labels ?? {}))
+    if (name.startsWith('org.opencontainers.image.') && !name.endsWith('.created'))
+      kept[name] = value
+  return kept
+}

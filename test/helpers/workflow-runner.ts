@@ -1,0 +1,459 @@
+// The example GitHub workflows (examples/github/*.yml) run here as the runner would run them,
+// job by job and step by step, so a test proves what the files say rather than a retelling:
+// `run:` steps in bash with GITHUB_OUTPUT, our actions as their committed bundles
+// (runAsGithub), local reusable workflows, `needs`, `if`, job outputs and environments with
+// secrets of their own. GitHub's own actions are played by what they document:
+// actions/checkout is the workspace already there, actions/setup-node writes the .npmrc of its
+// `registry-url` (src/authutil.ts) and fails a `cache: npm` without a lock file.
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parse } from 'yaml'
+import { ROOT, runAsGithub, type ActionId } from './run-action.js'
+import {
+  asText,
+  condition,
+  interpolate,
+  type ExpressionScope,
+  type Value,
+} from './workflow-expressions.js'
+
+export const EXAMPLES_DIR = join(ROOT, 'examples/github')
+
+export interface WorkflowRunOptions {
+  /** The checkout: the project the workflow builds. */
+  workspace: string
+  event: {
+    name: 'push' | 'workflow_dispatch'
+    /** The branch pushed or chosen in "Run workflow". */
+    branch: string
+    defaultBranch: string
+    /** workflow_dispatch inputs, as the form sends them (strings). */
+    inputs?: Record<string, string>
+  }
+  sha: string
+  repository: string
+  actor: string
+  vars?: Record<string, string>
+  /** Repository secrets (GITHUB_TOKEN included when a test needs it). */
+  secrets?: Record<string, string>
+  /** Each environment's own secrets, which win over the repository's in its jobs. */
+  environments?: Record<string, Record<string, string>>
+  /** Environment of every step and action: PATH, HOME, npm cache, DOCKER_CONFIG… */
+  env: Record<string, string>
+  /**
+   * A test's shortcut, not GitHub's: a job whose step of this name succeeded ends there, as a
+   * success, without running its later steps (their outputs stay empty, so a job that needs
+   * them is skipped by its `if`). For what the first steps decide, without images or deploys.
+   */
+  untilStep?: string
+}
+
+export interface StepRecord {
+  job: string
+  step: string
+  code: number | null
+  /** What the step printed and wrote (outputs, summary), for secret scans and messages. */
+  texts: Record<string, string>
+}
+
+export interface JobRecord {
+  result: 'success' | 'failure' | 'skipped'
+  outputs: Record<string, string>
+  environment?: string
+  /** `cache` as actions/setup-node received it, and the .npmrc it wrote. */
+  setupNode?: { cache: string; npmrc?: string }
+}
+
+export interface WorkflowRun {
+  jobs: Record<string, JobRecord>
+  steps: StepRecord[]
+}
+
+interface Step {
+  id?: string
+  name?: string
+  if?: string | boolean
+  uses?: string
+  run?: string
+  with?: Record<string, unknown>
+  env?: Record<string, unknown>
+}
+interface Job {
+  needs?: string | string[]
+  if?: string | boolean
+  environment?: string | { name: string }
+  uses?: string
+  with?: Record<string, unknown>
+  secrets?: Record<string, unknown> | 'inherit'
+  outputs?: Record<string, string>
+  steps?: Step[]
+}
+interface InputSpec {
+  type?: string
+  default?: unknown
+}
+interface Workflow {
+  on: {
+    workflow_call?: {
+      inputs?: Record<string, InputSpec>
+      outputs?: Record<string, { value: string }>
+    }
+    workflow_dispatch?: { inputs?: Record<string, InputSpec> }
+  }
+  jobs: Record<string, Job>
+}
+
+const ACTION = /^your-org\/olympe-deploy-actions(?:\/actions\/([a-z-]+))?@v1$/
+
+/** Runs examples/github/<file> for the event; resolves when every job ended or was skipped. */
+export async function runWorkflow(file: string, options: WorkflowRunOptions): Promise<WorkflowRun> {
+  const workflow = await loadWorkflow(file)
+  const inputs = typedInputs(
+    workflow.on.workflow_dispatch?.inputs ?? {},
+    options.event.name === 'workflow_dispatch' ? (options.event.inputs ?? {}) : {},
+  )
+  const run: WorkflowRun = { jobs: {}, steps: [] }
+  await runJobs(workflow, { inputs, secrets: options.secrets ?? {}, prefix: '' }, options, run)
+  return run
+}
+
+export async function loadWorkflow(file: string): Promise<Workflow> {
+  return parse(await readFile(join(EXAMPLES_DIR, file), 'utf8')) as Workflow
+}
+
+interface CallFrame {
+  inputs: Record<string, Value>
+  secrets: Record<string, string>
+  /** `<caller job>/` for the jobs of a reusable workflow. */
+  prefix: string
+}
+
+function typedInputs(
+  specs: Record<string, InputSpec>,
+  given: Record<string, Value>,
+): Record<string, Value> {
+  const inputs: Record<string, Value> = {}
+  for (const [name, spec] of Object.entries(specs)) {
+    const value = given[name] ?? (spec.default as Value | undefined) ?? null
+    inputs[name] = spec.type === 'boolean' ? value === true || value === 'true' : value
+  }
+  return inputs
+}
+
+function githubContext(options: WorkflowRunOptions): Value {
+  const { event } = options
+  const repository = { default_branch: event.defaultBranch, full_name: options.repository }
+  return {
+    event_name: event.name,
+    ref: `refs/heads/${event.branch}`,
+    ref_name: event.branch,
+    sha: options.sha,
+    repository: options.repository,
+    actor: options.actor,
+    event:
+      event.name === 'workflow_dispatch'
+        ? { inputs: event.inputs ?? {}, ref: `refs/heads/${event.branch}`, repository }
+        : { ref: `refs/heads/${event.branch}`, repository },
+  }
+}
+
+async function runJobs(
+  workflow: Workflow,
+  frame: CallFrame,
+  options: WorkflowRunOptions,
+  run: WorkflowRun,
+): Promise<Record<string, JobRecord>> {
+  const done: Record<string, JobRecord> = {}
+  const pending = Object.entries(workflow.jobs)
+  while (pending.length > 0) {
+    const index = pending.findIndex(([, job]) => needsOf(job).every((name) => done[name]))
+    const [entry] = index < 0 ? [] : pending.splice(index, 1)
+    if (!entry) throw new Error(`Jobs wait for each other: ${pending.map(([id]) => id).join(', ')}`)
+    const [id, job] = entry
+    done[id] = await runJob(id, job, done, frame, options, run)
+    run.jobs[frame.prefix + id] = done[id]
+  }
+  return done
+}
+
+const needsOf = (job: Job): string[] =>
+  job.needs === undefined ? [] : Array.isArray(job.needs) ? job.needs : [job.needs]
+
+async function runJob(
+  id: string,
+  job: Job,
+  done: Record<string, JobRecord>,
+  frame: CallFrame,
+  options: WorkflowRunOptions,
+  run: WorkflowRun,
+): Promise<JobRecord> {
+  const needs = Object.fromEntries(
+    needsOf(job).map((name) => [
+      name,
+      { outputs: done[name]?.outputs ?? {}, result: done[name]?.result ?? null },
+    ]),
+  )
+  const skipped: JobRecord = { result: 'skipped', outputs: {} }
+  if (needsOf(job).some((name) => done[name]?.result !== 'success')) return skipped
+  const base: Record<string, Value> = {
+    github: githubContext(options),
+    inputs: frame.inputs,
+    vars: options.vars ?? {},
+    needs,
+    secrets: frame.secrets,
+  }
+  const scope = (contexts: Record<string, Value>): ExpressionScope => ({
+    contexts: { ...base, ...contexts },
+    workspace: options.workspace,
+  })
+  if (!condition(job.if, scope({}))) return skipped
+  const named = typeof job.environment === 'object' ? job.environment.name : job.environment
+  const environment = named === undefined ? undefined : asText(interpolate(named, scope({})))
+  const secrets = { ...frame.secrets, ...(environment ? options.environments?.[environment] : {}) }
+  if (job.uses) return callWorkflow(id, job, scope({ secrets }), options, run)
+  const state: JobState = {
+    id: frame.prefix + id,
+    env: {},
+    steps: {},
+    record: { result: 'success', outputs: {}, environment },
+  }
+  const temp = await mkdtemp(join(tmpdir(), 'olympe-workflow-job-'))
+  try {
+    for (const step of job.steps ?? []) {
+      const stepScope = scope({ secrets, steps: state.steps, runner: { temp } })
+      if (!condition(step.if, stepScope)) continue
+      const record = await runStep(step, stepScope, state, temp, options)
+      run.steps.push(record)
+      if (record.code !== 0) {
+        state.record.result = 'failure'
+        return state.record
+      }
+      if (record.step === options.untilStep) break
+    }
+  } finally {
+    await rm(temp, { recursive: true, force: true })
+  }
+  const outputs = scope({ secrets, steps: state.steps })
+  for (const [name, value] of Object.entries(job.outputs ?? {}))
+    state.record.outputs[name] = asText(interpolate(value, outputs))
+  return state.record
+}
+
+interface JobState {
+  id: string
+  /** What earlier steps added to the job's environment (setup-node's NPM_CONFIG_USERCONFIG). */
+  env: Record<string, string>
+  steps: Record<string, Value>
+  record: JobRecord
+}
+
+async function callWorkflow(
+  id: string,
+  job: Job,
+  scope: ExpressionScope,
+  options: WorkflowRunOptions,
+  run: WorkflowRun,
+): Promise<JobRecord> {
+  const file = /^\.\/\.github\/workflows\/([\w.-]+\.yml)$/.exec(job.uses ?? '')?.[1]
+  if (!file)
+    throw new Error(`Job ${id}: only local reusable workflows run here, not '${job.uses ?? ''}'`)
+  const called = await loadWorkflow(file)
+  const given = Object.fromEntries(
+    Object.entries(job.with ?? {}).map(([name, value]) => [
+      name,
+      interpolate(String(value), scope),
+    ]),
+  )
+  const passed =
+    job.secrets === 'inherit'
+      ? (scope.contexts.secrets as Record<string, string>)
+      : Object.fromEntries(
+          Object.entries(job.secrets ?? {}).map(([name, value]) => [
+            name,
+            asText(interpolate(String(value), scope)),
+          ]),
+        )
+  // GitHub gives every called workflow its own GITHUB_TOKEN, whatever the caller passes.
+  const token = options.secrets?.GITHUB_TOKEN
+  const frame = {
+    inputs: typedInputs(called.on.workflow_call?.inputs ?? {}, given),
+    secrets: token === undefined ? passed : { ...passed, GITHUB_TOKEN: token },
+    prefix: `${id}/`,
+  }
+  const jobs = await runJobs(called, frame, options, run)
+  const failed = Object.values(jobs).some((each) => each.result === 'failure')
+  const outputs: Record<string, string> = {}
+  const jobsScope = { ...scope, contexts: { ...scope.contexts, jobs: jobs as unknown as Value } }
+  for (const [name, output] of Object.entries(called.on.workflow_call?.outputs ?? {}))
+    outputs[name] = asText(interpolate(output.value, jobsScope))
+  return { result: failed ? 'failure' : 'success', outputs }
+}
+
+async function runStep(
+  step: Step,
+  scope: ExpressionScope,
+  state: JobState,
+  temp: string,
+  options: WorkflowRunOptions,
+): Promise<StepRecord> {
+  const name = step.name ?? step.id ?? step.uses ?? step.run ?? ''
+  const withValues = Object.fromEntries(
+    Object.entries(step.with ?? {}).map(([key, value]) => [
+      key,
+      asText(interpolate(String(value), scope)),
+    ]),
+  )
+  const stepEnv = Object.fromEntries(
+    Object.entries(step.env ?? {}).map(([key, value]) => [
+      key,
+      asText(interpolate(String(value), scope)),
+    ]),
+  )
+  const record = { job: state.id, step: name }
+  if (step.uses?.startsWith('actions/checkout@')) return { ...record, code: 0, texts: {} }
+  if (step.uses?.startsWith('actions/setup-node@'))
+    return { ...record, ...(await setupNode(withValues, state, temp, options.workspace)) }
+  const action = step.uses === undefined ? undefined : ACTION.exec(step.uses)
+  if (action) {
+    const id = (action[1] ?? 'deploy') as ActionId
+    const result = await runAsGithub(id, {
+      cwd: options.workspace,
+      inputs: withValues,
+      env: { ...options.env, ...state.env, ...stepEnv, ...actionContext(options) },
+      event: eventOf(options),
+    })
+    if (step.id) state.steps[step.id] = { outputs: result.outputs }
+    return {
+      ...record,
+      code: result.code,
+      texts: { stdout: result.stdout, stderr: result.stderr, ...result.files },
+    }
+  }
+  if (step.run === undefined)
+    throw new Error(`Step '${name}' uses '${step.uses ?? ''}', which does not run here`)
+  const result = await runScript(
+    step.run,
+    { ...options.env, ...state.env, ...actionContext(options), ...stepEnv },
+    temp,
+    options.workspace,
+  )
+  if (step.id) state.steps[step.id] = { outputs: result.outputs }
+  return { ...record, code: result.code, texts: result.texts }
+}
+
+/** The GITHUB_* facts the runner gives every step (the rest come with runAsGithub). */
+function actionContext(options: WorkflowRunOptions): Record<string, string> {
+  return {
+    GITHUB_SHA: options.sha,
+    GITHUB_REPOSITORY: options.repository,
+    GITHUB_ACTOR: options.actor,
+    GITHUB_SERVER_URL: 'https://github.example',
+    GITHUB_REF_NAME: options.event.branch,
+  }
+}
+
+function eventOf(options: WorkflowRunOptions): { name: string; ref: string; payload: object } {
+  const github = githubContext(options) as { event: object }
+  return {
+    name: options.event.name,
+    ref: `refs/heads/${options.event.branch}`,
+    payload: github.event,
+  }
+}
+
+/** What actions/setup-node does with `cache` and `registry-url` (its authutil.ts). */
+async function setupNode(
+  inputs: Record<string, string>,
+  state: JobState,
+  temp: string,
+  workspace: string,
+): Promise<{ code: number; texts: Record<string, string> }> {
+  const cache = inputs.cache ?? ''
+  state.record.setupNode = { cache }
+  const locks = ['package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock']
+  if (cache === 'npm' && !locks.some((lock) => existsSync(join(workspace, lock)))) {
+    const message = `Dependencies lock file is not found in ${workspace}. Supported file patterns: ${locks.join(',')}`
+    return { code: 1, texts: { stderr: `##[error]${message}` } }
+  }
+  let url = inputs['registry-url'] ?? ''
+  if (url === '') return { code: 0, texts: {} }
+  if (!url.endsWith('/')) url += '/'
+  const scope = inputs.scope
+    ? `${inputs.scope.startsWith('@') ? '' : '@'}${inputs.scope.toLowerCase()}:`
+    : ''
+  const npmrc = `${url.replace(/^\w+:/, '')}:_authToken=\${NODE_AUTH_TOKEN}\n${scope}registry=${url}`
+  const file = join(temp, '.npmrc')
+  await writeFile(file, npmrc)
+  state.env.NPM_CONFIG_USERCONFIG = file
+  state.record.setupNode.npmrc = npmrc
+  return { code: 0, texts: { npmrc } }
+}
+
+/** A `run:` step: `bash --noprofile --norc -eo pipefail <file>`, as the runner runs it. */
+async function runScript(
+  script: string,
+  env: Record<string, string>,
+  temp: string,
+  cwd: string,
+): Promise<{
+  code: number | null
+  texts: Record<string, string>
+  outputs: Record<string, string>
+}> {
+  const file = join(temp, 'step.sh')
+  const output = join(temp, 'step-output')
+  await writeFile(file, script)
+  await writeFile(output, '')
+  const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+    (resolve, reject) => {
+      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', file], {
+        cwd,
+        env: {
+          ...env,
+          GITHUB_OUTPUT: output,
+          RUNNER_TEMP: temp,
+          GITHUB_WORKSPACE: cwd,
+          CI: 'true',
+          GITHUB_ACTIONS: 'true',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+      const timer = setTimeout(() => child.kill('SIGKILL'), 240_000)
+      child.on('error', reject)
+      child.on('close', (code) => {
+        clearTimeout(timer)
+        resolve({ code, stdout, stderr })
+      })
+    },
+  )
+  const written = await readFile(output, 'utf8')
+  const outputs = Object.fromEntries(
+    written
+      .split('\n')
+      .filter((line) => line.includes('='))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  )
+  return {
+    code: result.code,
+    outputs,
+    texts: { stdout: result.stdout, stderr: result.stderr, GITHUB_OUTPUT: written },
+  }
+}
+
+/** Every step's texts, named `<job> / <step> <what>`, for a secret scan. */
+export function stepTexts(runs: WorkflowRun[]): Record<string, string> {
+  const texts: Record<string, string> = {}
+  runs.forEach((run, index) => {
+    for (const step of run.steps)
+      for (const [what, text] of Object.entries(step.texts))
+        texts[`run ${index} ${step.job} / ${step.step} ${what}`] = text
+  })
+  return texts
+}
