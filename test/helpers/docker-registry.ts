@@ -12,6 +12,12 @@ const STARTUP_TIMEOUT_MS = 15_000
 export interface RegistryOptions {
   user: string
   password: string
+  /**
+   * Bearer auth (`auth: token`) through this token service instead of htpasswd: the registry
+   * trusts the tokens it signs. `user` and `password` are then the token service's login, and
+   * the catalog, tags and manifest helpers below (which log in with Basic) do not work.
+   */
+  token?: { realm: string; service: string; issuer: string; rootCertBundle: string }
 }
 
 /** The `config` section of an image configuration blob. */
@@ -98,10 +104,6 @@ async function writeRegistryConfig(
   port: number,
   auth: RegistryOptions,
 ): Promise<string> {
-  const htpasswdPath = join(dir, 'htpasswd')
-  // -i reads the password from stdin, which keeps it out of argv and of error messages.
-  const { stdout } = await run('htpasswd', ['-nBi', auth.user], { input: auth.password })
-  await writeFile(htpasswdPath, stdout.trim() + '\n', { mode: 0o600 })
   await mkdir(join(dir, 'storage'))
   const config = [
     'version: 0.1',
@@ -117,13 +119,29 @@ async function writeRegistryConfig(
     'http:',
     `  addr: 127.0.0.1:${port}`,
     'auth:',
-    '  htpasswd:',
-    '    realm: olympe-test-registry',
-    `    path: ${htpasswdPath}`,
+    ...(auth.token ? tokenAuth(auth.token) : await htpasswdAuth(dir, auth)),
   ]
   const configPath = join(dir, 'config.yml')
   await writeFile(configPath, config.join('\n') + '\n')
   return configPath
+}
+
+async function htpasswdAuth(dir: string, auth: RegistryOptions): Promise<string[]> {
+  const htpasswdPath = join(dir, 'htpasswd')
+  // -i reads the password from stdin, which keeps it out of argv and of error messages.
+  const { stdout } = await run('htpasswd', ['-nBi', auth.user], { input: auth.password })
+  await writeFile(htpasswdPath, stdout.trim() + '\n', { mode: 0o600 })
+  return ['  htpasswd:', '    realm: olympe-test-registry', `    path: ${htpasswdPath}`]
+}
+
+function tokenAuth(token: NonNullable<RegistryOptions['token']>): string[] {
+  return [
+    '  token:',
+    `    realm: ${token.realm}`,
+    `    service: ${token.service}`,
+    `    issuer: ${token.issuer}`,
+    `    rootcertbundle: ${token.rootCertBundle}`,
+  ]
 }
 
 async function waitUntilAuthRequired(

@@ -29,6 +29,27 @@ export const deployDefinition = {
     'codeasdata-image': {
       description: 'Code-as-data image reference; set it only when a code-as-data image was built.',
     },
+    // Issue 12: the image check (src/core/deploy/verify-images.ts).
+    'verify-images': {
+      description:
+        'Check in their registries that every image of the payload exists before calling the webhook (registry HTTP API; no Docker needed). `auto`: an image that does not exist fails the step, one whose registry cannot be asked (no access, network, time-out) earns a warning; `true`: both fail it; `false`: no check.',
+      default: 'auto',
+      type: 'choice',
+      options: ['auto', 'true', 'false'],
+    },
+    registry: {
+      description:
+        'Registry that `registry-username` and `registry-password` are for (`host[:port]`, a namespace after it ignored); they are sent to no other. Default: the registry of the images, when they are all in one.',
+    },
+    'registry-username': {
+      description:
+        "User name for the image check; give it with `registry-password`, or neither. Without them, the job's Docker config (a `docker login` in an earlier step) is used, else the registries are asked anonymously.",
+    },
+    'registry-password': {
+      description:
+        'Password or token of `registry-username` (read access is enough; keep it in a secret).',
+      secret: true,
+    },
     'deploy-rules': {
       description:
         'JSON or YAML list of `{source, target}` regular expressions mapping backend images to backends. Default: one rule `.*` to `.*`.',
@@ -63,7 +84,8 @@ export const deployDefinition = {
         'Path of a JSON base payload (validated against the spec); the inputs above then set and append to it.',
     },
     'timeout-seconds': {
-      description: 'Bound on the whole webhook call, retries included.',
+      description:
+        'Bound on the image check (all registries together), then on the whole webhook call, retries included.',
       default: '60',
       type: 'number',
     },
@@ -83,6 +105,10 @@ export const deployDefinition = {
     payload: { description: 'The JSON payload sent (or, on a dry run, that would be sent).' },
     status: { description: 'HTTP status of the webhook response (empty on a dry run).' },
     message: { description: "The response's `message` field (empty on a dry run)." },
+    digests: {
+      description:
+        'JSON object of each image reference checked and the manifest digest its registry gave, `{"<reference>": "sha256:…"}`; an image that could not be checked is left out, and it is `{}` when `verify-images` is false.',
+    },
   },
 } as const satisfies ActionDefinition
 

@@ -13,12 +13,11 @@ import {
   type BasePayload,
   type Payload,
 } from './payload-schema.js'
+import { besideImage, verifyImages, type VerifyPorts } from './verify-images.js'
 import { callWebhook, WebhookError, type WebhookResult } from './webhook.js'
 
-export interface DeployPorts extends Pick<
-  CommonPorts,
-  'logger' | 'reporter' | 'redact' | 'clock' | 'files'
-> {
+export interface DeployPorts
+  extends Pick<CommonPorts, 'logger' | 'reporter' | 'redact' | 'clock' | 'files'>, VerifyPorts {
   http: HttpClient
 }
 
@@ -39,12 +38,14 @@ export async function runDeploy(
   })
   const body = JSON.stringify(payload)
   reporter.setOutput('payload', body)
+  // Issue 12: before anything is sent, dry runs included (they say what would fail).
+  const checked = await verifyImages(payload, inputs, ports)
 
   if (inputs.dryRun) {
     logger.info(`Dry run: this request would be sent, and nothing was.\n${describeRequest(body)}`)
     reporter.setOutput('status', '')
     reporter.setOutput('message', '')
-    await reporter.summary(deploySummary(payload, inputs, undefined))
+    await reporter.summary(deploySummary(payload, inputs, undefined, checked))
     return
   }
 
@@ -70,7 +71,7 @@ export async function runDeploy(
   )
   reporter.setOutput('status', String(result.status))
   reporter.setOutput('message', result.message)
-  await reporter.summary(deploySummary(payload, inputs, result))
+  await reporter.summary(deploySummary(payload, inputs, result, checked))
 }
 
 async function readBasePayload(
@@ -125,14 +126,16 @@ function deploySummary(
   payload: Payload,
   inputs: DeployInputs,
   result: WebhookResult | undefined,
+  checked: ReadonlyMap<string, string>,
 ): Summary {
   const none = '—'
+  const shown = (image: string): string => besideImage(image, checked)
   return {
     heading: result ? 'Olympe deployment requested' : 'Olympe deployment: dry run (nothing sent)',
     rows: [
-      ['Frontend image', payload.frontend?.image ?? none],
-      ['Backend images', payload.backends?.images.join(', ') || none],
-      ['Code-as-data image', payload.codeAsData?.image ?? none],
+      ['Frontend image', payload.frontend ? shown(payload.frontend.image) : none],
+      ['Backend images', payload.backends?.images.map(shown).join(', ') || none],
+      ['Code-as-data image', payload.codeAsData?.image ? shown(payload.codeAsData.image) : none],
       ['Code-as-data update mode', payload.codeAsData?.updateMode ?? none],
       ['Promotion mode', payload.noDowntime?.promotionMode ?? none],
       ['Extra arguments', payload.extraArgs?.join(' ') || none],
