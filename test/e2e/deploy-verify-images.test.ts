@@ -351,6 +351,17 @@ describe('registries that cannot be asked', () => {
       )
   })
 
+  test('an https registry that does not resolve: a warning, then the (plain http) webhook is called', async () => {
+    const { run, posts } = await deploy('unknown host', {
+      'frontend-image': 'registry.olympe.invalid/app/frontend:v1',
+    })
+
+    expect([run.code, posts]).toEqual([0, 1])
+    expect(run.stdout).toContain(
+      "could not be checked in registry 'registry.olympe.invalid': the host name could not be resolved (ENOTFOUND) (3 attempts)",
+    )
+  })
+
   test('a registry that never answers is given up on within timeout-seconds', async () => {
     const inputs = { 'frontend-image': `${silentHost}/app/frontend:v1`, 'timeout-seconds': '2' }
     const auto = await deploy('silent auto', inputs)
