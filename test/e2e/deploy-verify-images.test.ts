@@ -11,11 +11,11 @@ import type { AddressInfo, Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
-  docker,
   dockerLogin,
   ensureBaseImages,
   ensureDockerDaemon,
   freePort,
+  pushImage,
   removeImages,
   startRegistry,
   type Registry,
@@ -69,10 +69,7 @@ beforeAll(async () => {
     await dockerLogin(registry, { env })
     const push = async (source: string, name: string): Promise<Pushed> => {
       const reference = `${registry.host}/${name}`
-      await docker(['tag', source, reference])
-      const output = await docker(['push', reference], { env })
-      const digest = /digest: (sha256:[0-9a-f]{64})/.exec(output)?.[1] ?? ''
-      return { reference, digest }
+      return { reference, digest: await pushImage(source, reference, { env }) }
     }
     setups[kind] = {
       registry,
