@@ -22,7 +22,8 @@ import {
 } from './payload-schema.js'
 import { isLoopbackHost } from '../shared/loopback.js'
 import { registryInput, registryLogin, verifyImagesInput } from './registry-inputs.js'
-import type { RegistryLogin, VerifyMode } from './verify-images.js'
+import type { RegistryLogin } from '../registry/logins.js'
+import type { VerifyMode } from './verify-images.js'
 
 /** The deploy action's inputs, validated and typed. */
 export interface DeployInputs {

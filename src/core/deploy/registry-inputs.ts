@@ -5,8 +5,9 @@ import { registryName } from '../registry/reference.js'
 import { InputError } from '../shared/errors.js'
 import { describeInputProblem, refine } from '../shared/inputs.js'
 import { choiceInput } from '../shared/parse.js'
+import type { RegistryLogin } from '../registry/logins.js'
 import { deployDefinition, type DeployInputName } from './definition.js'
-import { VERIFY_MODES, type RegistryLogin, type VerifyMode } from './verify-images.js'
+import { VERIFY_MODES, type VerifyMode } from './verify-images.js'
 
 /** The image check's inputs (issue 12), kept apart from the payload's. */
 export const verifyImagesInput = v.pipe(
@@ -28,12 +29,12 @@ export function registryLogin(
 ): RegistryLogin | undefined {
   const username = raw['registry-username']
   const password = raw['registry-password']
+  if (username === '' && password === '') return undefined
   if (username !== '' && password !== '') return { registry, username, password }
   const [missing, given] =
-    username !== ''
-      ? (['registry-password', 'registry-username'] as const)
-      : (['registry-username', 'registry-password'] as const)
-  if (username === '' && password === '') return undefined
+    username === ''
+      ? (['registry-username', 'registry-password'] as const)
+      : (['registry-password', 'registry-username'] as const)
   throw new InputError(
     missing,
     describeInputProblem(

@@ -1,14 +1,8 @@
 import { checkImage, type CheckOutcome, type CheckPorts } from '../registry/manifest-check.js'
-import {
-  credentialSecrets,
-  parseDockerConfig,
-  type DockerLogins,
-  type RegistryCredentials,
-} from '../registry/docker-config.js'
-import { registryImage, type RegistryImage } from '../registry/reference.js'
-import { unique } from '../shared/collections.js'
+import { credentialSource, type LoginPorts, type RegistryLogin } from '../registry/logins.js'
+import { registryImage } from '../registry/reference.js'
 import { mapLimit } from '../shared/concurrency.js'
-import { ActionError, InputError } from '../shared/errors.js'
+import { ActionError } from '../shared/errors.js'
 import type { CommonPorts, Logger } from '../shared/ports.js'
 import type { Payload } from './payload-schema.js'
 
@@ -16,14 +10,6 @@ export const VERIFY_MODES = ['auto', 'true', 'false'] as const
 export type VerifyMode = (typeof VERIFY_MODES)[number]
 /** Registries are asked a few at a time: enough to overlap, not enough to trip a rate limit. */
 const CONCURRENT_CHECKS = 4
-const CREDENTIAL_INPUTS = "'registry-username' and 'registry-password'"
-
-/** The registry login given as inputs: `registry` undefined means "the images' one registry". */
-export interface RegistryLogin {
-  registry?: string
-  username: string
-  password: string
-}
 
 export interface VerifyInputs {
   verifyImages: VerifyMode
@@ -31,11 +17,7 @@ export interface VerifyInputs {
   timeoutSeconds: number
 }
 
-export interface VerifyPorts
-  extends CheckPorts, Pick<CommonPorts, 'logger' | 'reporter' | 'files'> {
-  /** The job's Docker config file (`$DOCKER_CONFIG/config.json` or `~/.docker/config.json`). */
-  dockerConfigPath: string
-}
+export interface VerifyPorts extends CheckPorts, LoginPorts, Pick<CommonPorts, 'reporter'> {}
 
 /** One image of the payload, by the part of it that deploys the image. */
 interface DeployedImage {
@@ -138,59 +120,6 @@ async function checkAll(
   })
   for (const image of checked) ports.logger.info(logLine(image))
   return checked
-}
-
-/**
- * Which login each registry is asked with: the inputs' for their registry, else the Docker
- * config's for that registry, else none. Inputs without `registry` are for the images' one
- * registry; credentials are never sent to a registry they were not given for.
- */
-async function credentialSource(
-  targets: RegistryImage[],
-  login: RegistryLogin | undefined,
-  ports: VerifyPorts,
-): Promise<(image: RegistryImage) => RegistryCredentials | undefined> {
-  const registries = unique(targets.map((target) => target.registry))
-  const loginRegistry = login ? (login.registry ?? loneRegistry(registries)) : undefined
-  const { logins, notes } = await readDockerLogins(ports)
-  for (const note of notes) ports.logger.info(note)
-  const chosen = new Map<string, RegistryCredentials | undefined>()
-  for (const registry of registries) {
-    const credentials =
-      login && registry === loginRegistry
-        ? { username: login.username, password: login.password, source: CREDENTIAL_INPUTS }
-        : logins.get(registry)
-    if (credentials)
-      for (const secret of credentialSecrets(credentials)) ports.registerSecret(secret)
-    chosen.set(registry, credentials)
-    ports.logger.info(
-      `Registry '${registry}': asked ${credentials ? `with the login from ${credentials.source}` : 'anonymously'}.`,
-    )
-  }
-  if (loginRegistry !== undefined && !registries.includes(loginRegistry))
-    ports.logger.info(
-      `No image is in '${loginRegistry}', the registry ${CREDENTIAL_INPUTS} are for: they are not used.`,
-    )
-  return (image) => chosen.get(image.registry)
-}
-
-function loneRegistry(registries: string[]): string | undefined {
-  if (registries.length <= 1) return registries[0]
-  throw new InputError(
-    'registry',
-    `Invalid input 'registry' '': ${CREDENTIAL_INPUTS} are given, but the images are in ${registries.length} registries (${registries.map((r) => `'${r}'`).join(', ')}); set 'registry' to the one these credentials are for, so that they are never sent to another.`,
-  )
-}
-
-async function readDockerLogins(ports: VerifyPorts): Promise<DockerLogins> {
-  const path = ports.dockerConfigPath
-  const found = await ports.files.stat(path)
-  if (found?.kind !== 'file') return { logins: new Map(), notes: [] }
-  try {
-    return parseDockerConfig(await ports.files.readText(path), path)
-  } catch {
-    return { logins: new Map(), notes: [`The Docker config ${path} could not be read.`] }
-  }
 }
 
 function logLine({ role, reference, verdict }: Checked): string {

@@ -1,4 +1,3 @@
-import { errorMessage } from '../shared/errors.js'
 import { registryName } from './reference.js'
 
 /** A user name and password for one registry, and where they came from (for messages). */
@@ -22,36 +21,44 @@ export interface DockerLogins {
  * do not run, and identity tokens need an OAuth exchange: both are skipped with a note.
  */
 export function parseDockerConfig(text: string, path: string): DockerLogins {
-  const logins = new Map<string, RegistryCredentials>()
-  const notes: string[] = []
   let config: unknown
   try {
     config = JSON.parse(text)
-  } catch (error) {
-    return { logins, notes: [`The Docker config ${path} is not JSON (${errorMessage(error)}).`] }
+  } catch {
+    // Never JSON.parse's message: it quotes the text around the error, which may be a login.
+    return unusableConfig(path, 'is not valid JSON')
   }
-  if (!isObject(config)) return { logins, notes: [`The Docker config ${path} is not an object.`] }
+  if (!isObject(config)) return unusableConfig(path, 'is not a JSON object')
   const source = `the Docker config ${path}`
-  const auths = isObject(config.auths) ? config.auths : {}
-  for (const [server, entry] of Object.entries(auths)) {
+  const { logins, notes } = authsOf(config.auths, source)
+  const helpers = helpersNote(config, source)
+  return { logins, notes: helpers ? [...notes, helpers] : notes }
+}
+
+/** The `auths` entries that hold a login, by registry name; a note for each that cannot serve. */
+function authsOf(auths: unknown, source: string): DockerLogins {
+  const logins = new Map<string, RegistryCredentials>()
+  const notes: string[] = []
+  for (const [server, entry] of Object.entries(isObject(auths) ? auths : {})) {
     const found = entryCredentials(entry)
-    if (typeof found === 'string') {
-      if (found !== '') notes.push(`${source}: the login to '${server}' ${found}; it is not used.`)
-      continue
-    }
-    logins.set(registryName(server), { ...found, source })
+    if (typeof found !== 'string') logins.set(registryName(server), { ...found, source })
+    else if (found !== '')
+      notes.push(`${source}: the login to '${server}' ${found}; it is not used.`)
   }
+  return { logins, notes }
+}
+
+/** The note about credential helpers, programs this step does not run; none without them. */
+function helpersNote(config: Record<string, unknown>, source: string): string | undefined {
+  const { credsStore, credHelpers } = config
   const helpers = [
-    ...(typeof config.credsStore === 'string' ? [`credsStore '${config.credsStore}'`] : []),
-    ...(isObject(config.credHelpers)
-      ? Object.keys(config.credHelpers).map((server) => `credHelpers for '${server}'`)
+    ...(typeof credsStore === 'string' ? [`credsStore '${credsStore}'`] : []),
+    ...(isObject(credHelpers)
+      ? Object.keys(credHelpers).map((server) => `credHelpers for '${server}'`)
       : []),
   ]
-  if (helpers.length > 0)
-    notes.push(
-      `${source} names credential helpers (${helpers.join(', ')}), which are not run: the registries they serve are asked without their logins; give 'registry-username' and 'registry-password' for one of them.`,
-    )
-  return { logins, notes }
+  if (helpers.length === 0) return undefined
+  return `${source} names credential helpers (${helpers.join(', ')}), which are not run: the registries they serve are asked without their logins; to use one, give its login in 'registry-username' and 'registry-password' (and name it in 'registry' when the images are in several registries).`
 }
 
 /** The credentials of one `auths` entry, or why there are none ('' when it is simply empty). */
@@ -75,6 +82,16 @@ export function credentialSecrets(credentials: Omit<RegistryCredentials, 'source
   const { username, password } = credentials
   if (password === '') return []
   return [password, Buffer.from(`${username}:${password}`).toString('base64')]
+}
+
+/** No login, and a note that says why the config at `path` gave none. */
+export function unusableConfig(path: string, problem: string): DockerLogins {
+  return {
+    logins: new Map(),
+    notes: [
+      `The Docker config ${path} ${problem}: its logins are not used, and the registries are asked without them.`,
+    ],
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -4,6 +4,7 @@ import { isLoopbackHost } from '../shared/loopback.js'
 import { ask, Unreachable, type AskPorts, type Budget } from './ask.js'
 import { parseChallenges, type Challenge } from './challenge.js'
 import type { RegistryCredentials } from './docker-config.js'
+import { CREDENTIAL_INPUTS } from './logins.js'
 import { manifestUrl, type RegistryImage } from './reference.js'
 
 /** Every manifest kind an image reference can name, multi-platform indexes included. */
@@ -89,10 +90,7 @@ class Exchange {
     if (status >= 200 && status < 300) return this.found(response)
     if (status === 401 || status === 403) return this.refused(status)
     // A HEAD answer has no body: the GET's says why (MANIFEST_UNKNOWN, NAME_UNKNOWN, …).
-    const body = await this.manifest('GET').catch((error: unknown) => {
-      if (error instanceof Unreachable) return undefined
-      throw error
-    })
+    const body = await this.manifestBody()
     const codes = body ? errorCodes(body) : []
     const described = describeStatus(status, codes)
     if (status === 404 || codes.some((code) => MISSING_CODES.has(code)))
@@ -100,25 +98,34 @@ class Exchange {
     return { kind: 'unreachable', detail: `the registry answered ${described}` }
   }
 
+  /** The GET of the manifest, for its body; none when it fails: the HEAD already answered. */
+  private async manifestBody(): Promise<HttpResponse | undefined> {
+    try {
+      return await this.manifest('GET')
+    } catch (error) {
+      if (error instanceof Unreachable) return undefined
+      throw error
+    }
+  }
+
   private async found(head: HttpResponse): Promise<CheckOutcome> {
     const algorithm = this.image.pinned?.split(':')[0] ?? 'sha256'
-    const digest =
-      head.headers['docker-content-digest']?.trim() || hashOf(await this.manifest('GET'), algorithm)
+    const given = head.headers['docker-content-digest']?.trim()
+    const digest = given || hashOf(await this.manifestBody(), algorithm)
     const { pinned } = this.image
     if (pinned && digest && digest !== pinned)
       return { kind: 'mismatch', digest, pinned, asked: this.image.lookup }
     return { kind: 'found', ...(digest ? { digest } : {}) }
   }
 
-  private refused(status: number): CheckOutcome {
-    const who = this.credentials ? `the login from ${this.credentials.source}` : 'anonymous access'
-    const fix = this.credentials
-      ? 'check that this user may pull it'
-      : "give 'registry-username' and 'registry-password', or run `docker login` in an earlier step"
-    return {
-      kind: 'unauthorised',
-      detail: `the registry refused ${who} (HTTP ${status}); ${fix}`,
-    }
+  /** `by` (the registry, or its token service) refused the login, or anonymous access. */
+  private refused(status: number, by = 'the registry'): CheckOutcome {
+    const login = this.credentials
+    const fix = login
+      ? `check that the user name and the password or token are right, and that this user may pull '${this.image.repository}'`
+      : `give ${CREDENTIAL_INPUTS}, or run \`docker login\` in an earlier step`
+    const who = login ? `the login from ${login.source}` : 'anonymous access'
+    return { kind: 'unauthorised', detail: `${by} refused ${who} (HTTP ${status}); ${fix}` }
   }
 
   /** The Authorization header that answers the registry's challenge, or why there is none. */
@@ -154,15 +161,8 @@ class Exchange {
       this.budget,
       this.ports,
     )
-    if (response.status === 401 || response.status === 403) {
-      const who = this.credentials
-        ? `the login from ${this.credentials.source}`
-        : 'anonymous access'
-      return {
-        kind: 'unauthorised',
-        detail: `the token service ${realm.host} refused ${who} (HTTP ${response.status})`,
-      }
-    }
+    if (response.status === 401 || response.status === 403)
+      return this.refused(response.status, `the token service ${realm.host}`)
     const token = response.status === 200 ? tokenOf(response.body) : undefined
     if (!token)
       return {
@@ -211,9 +211,9 @@ function tokenOf(body: string): string | undefined {
  * The digest of a manifest body, when it can be trusted to be the bytes the registry sent: whole,
  * and valid UTF-8 (the port hands bodies over as text; manifests are JSON).
  */
-function hashOf(response: HttpResponse, algorithm: string): string | undefined {
-  if (response.status !== 200 || response.bodyTruncated || response.body.includes('\uFFFD'))
-    return undefined
+function hashOf(response: HttpResponse | undefined, algorithm: string): string | undefined {
+  if (!response || response.status !== 200 || response.bodyTruncated) return undefined
+  if (response.body.includes('\uFFFD')) return undefined
   if (algorithm !== 'sha256' && algorithm !== 'sha512') return undefined
   return `${algorithm}:${createHash(algorithm).update(response.body, 'utf8').digest('hex')}`
 }

@@ -251,7 +251,7 @@ describe('verifyImages: which login each registry is asked with', () => {
     expect(error).toBeInstanceOf(InputError)
     expect((error as InputError).input).toBe('registry')
     expect(error?.message).toBe(
-      "Invalid input 'registry' '': 'registry-username' and 'registry-password' are given, but the images are in 2 registries ('a.example', 'b.example'); set 'registry' to the one these credentials are for, so that they are never sent to another.",
+      "Invalid input 'registry' '': it is empty, but 'registry-username' and 'registry-password' are given and the images are in 2 registries ('a.example', 'b.example'); set 'registry' to the one these credentials are for (such as 'a.example'), so that they are never sent to another.",
     )
     expect(requests).toEqual([])
   })

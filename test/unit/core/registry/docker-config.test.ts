@@ -42,17 +42,27 @@ describe('parseDockerConfig: the logins `docker login` wrote', () => {
     expect(notes).toEqual([
       `${source}: the login to 'r.example' holds an identity token, which needs an OAuth exchange that this step does not make; it is not used.`,
       `${source}: the login to 'q.example' has an 'auth' that is not base64 of 'user:password'; it is not used.`,
-      `${source} names credential helpers (credsStore 'desktop', credHelpers for 'gcr.io'), which are not run: the registries they serve are asked without their logins; give 'registry-username' and 'registry-password' for one of them.`,
+      `${source} names credential helpers (credsStore 'desktop', credHelpers for 'gcr.io'), which are not run: the registries they serve are asked without their logins; to use one, give its login in 'registry-username' and 'registry-password' (and name it in 'registry' when the images are in several registries).`,
     ])
   })
 
   test.each([
-    ['not JSON', '{', /is not JSON/],
-    ['an array', '[]', /is not an object/],
-  ])('a config that is %s gives no login and a note', (_name, text, note) => {
+    ['not valid JSON', '{', 'is not valid JSON'],
+    ['an array', '[]', 'is not a JSON object'],
+  ])('a config that is %s gives no login and a note', (_name, text, problem) => {
     const { logins, notes } = parseDockerConfig(text, PATH)
     expect(logins.size).toBe(0)
-    expect(notes).toEqual([expect.stringMatching(note)])
+    expect(notes).toEqual([
+      `The Docker config ${PATH} ${problem}: its logins are not used, and the registries are asked without them.`,
+    ])
+  })
+
+  test('a broken config is never quoted: the login around the syntax error stays out of the note', () => {
+    // JSON.parse's own message would quote `…"auth":Y2k6c2VjcmV0LXB3}…`.
+    const login = auth('ci', 'secret-pw')
+    const { notes } = parseDockerConfig(`{"auths":{"r.example":{"auth":${login}}}}`, PATH)
+    expect(notes.join('\n')).not.toContain(login.slice(0, 8))
+    expect(notes).toEqual([expect.stringContaining('is not valid JSON')])
   })
 
   test('the secrets of a login: its password and the base64 form Docker stores', () => {

@@ -110,7 +110,7 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
       expect(outcome).toEqual({
         kind: 'unauthorised',
         detail:
-          "the registry refused the login from 'registry-username' and 'registry-password' (HTTP 401); check that this user may pull it",
+          "the registry refused the login from 'registry-username' and 'registry-password' (HTTP 401); check that the user name and the password or token are right, and that this user may pull 'app/web'",
       })
     })
   })
@@ -152,7 +152,7 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
         {
           kind: 'unauthorised',
           detail:
-            "the token service auth.example.com refused the login from 'registry-username' and 'registry-password' (HTTP 401)",
+            "the token service auth.example.com refused the login from 'registry-username' and 'registry-password' (HTTP 401); check that the user name and the password or token are right, and that this user may pull 'app/web'",
         },
       ],
       [
@@ -293,6 +293,7 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
     test.each([
       ['cut', { ...respond(200, {}, body), bodyTruncated: true }],
       ['not UTF-8', respond(200, {}, '{"x":"\uFFFD"}')],
+      ['lost', failure('reset')],
     ])(
       'a body that is %s gives no digest, and the image still counts as found',
       async (_name, get) => {
