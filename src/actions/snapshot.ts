@@ -3,23 +3,28 @@ import { parseSnapshotInputs } from '../core/snapshot/inputs.js'
 import { runSnapshot } from '../core/snapshot/run.js'
 import { runAction, type Action } from '../platform/run.js'
 import { systemClock } from '../tools/clock.js'
-import { exec } from '../tools/exec.js'
 import { nodeFiles } from '../tools/files.js'
 import { createGitPort } from '../tools/git.js'
+import { runProcessGroup } from '../tools/process-group.js'
+import { isStepDebug } from '../platform/step-debug.js'
 
 export const snapshotAction: Action<SnapshotInputName> = {
   definition: snapshotDefinition,
   async run(raw, context, platform) {
     const inputs = parseSnapshotInputs(raw)
-    await runSnapshot(inputs, context, {
-      ...platform,
-      git: createGitPort({ redact: platform.redact }),
-      exec,
-      files: nodeFiles,
-      clock: systemClock,
-      variable: (name) => process.env[name],
-      random: Math.random,
-    })
+    await runSnapshot(
+      inputs,
+      { ...context, debug: isStepDebug(process.env) },
+      {
+        ...platform,
+        git: createGitPort({ redact: platform.redact }),
+        runToolkit: runProcessGroup,
+        files: nodeFiles,
+        clock: systemClock,
+        variable: (name) => process.env[name],
+        random: Math.random,
+      },
+    )
   },
 }
 

@@ -6,6 +6,7 @@ import { parseCliArgs, type CliArgs } from './cli-args.js'
 import type { Env } from '../core/shared/env.js'
 import { systemClock } from '../tools/clock.js'
 import { inputsFromEnv, type Runtime } from './runtime.js'
+import { boundSummary } from './summary-limit.js'
 
 type Write = (text: string) => void
 
@@ -47,14 +48,15 @@ export function createCliRuntime<I extends string>(
   }
   const outputs = new Map<string, string>()
   const reporter: Reporter = {
+    // Written as given: the core redacts what came from outside; masking here could corrupt one.
     setOutput: (name, value) => {
-      outputs.set(name, r(value))
-      logger.debug(`output ${name}=${r(value)}`)
+      outputs.set(name, value)
+      logger.debug(`output ${name}=${value}`)
       if (args.options.dotenv) writeDotenv(args.options.dotenv, definition.id, outputs, logger)
     },
     summary: async (summary) => {
       await logger.group('Summary', () => {
-        logger.info(summaryText(summary))
+        logger.info(boundSummary(summaryText(summary)))
         return Promise.resolve()
       })
     },

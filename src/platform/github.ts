@@ -5,11 +5,13 @@ import type { Logger, Reporter, Summary } from '../core/shared/ports.js'
 import { Redactor } from '../core/shared/redactor.js'
 import { leakForms } from '../core/shared/secrets.js'
 import type { Runtime } from './runtime.js'
+import { boundSummary } from './summary-limit.js'
 
 /**
  * The GitHub runner, spoken to through @actions/core. The runner masks registered secrets in
- * its log, but not in the files we write (outputs, summary) nor in what a log forwarder or
- * @github/local-action captures: so we redact ourselves too.
+ * its log, but not in the summary file nor in what a log forwarder or @github/local-action
+ * captures: so we redact ourselves too. Outputs are the exception: they hold no secret by
+ * construction (the core redacts the outside text it puts in one), and masking could corrupt them.
  */
 export function createGithubRuntime(): Runtime {
   const redactor = new Redactor()
@@ -23,11 +25,12 @@ export function createGithubRuntime(): Runtime {
     group: (title, run) => core.group(r(title), run),
   }
   const reporter: Reporter = {
-    setOutput: (name, value) => core.setOutput(name, r(value)),
+    // Written as given: the core redacts what came from outside; masking here could corrupt one.
+    setOutput: (name, value) => core.setOutput(name, value),
     summary: async (summary) => {
       // Without GITHUB_STEP_SUMMARY (an old runner, a local run) there is no summary to write.
       if (!process.env.GITHUB_STEP_SUMMARY) return
-      await core.summary.addRaw(r(summaryMarkdown(summary))).write()
+      await core.summary.addRaw(boundSummary(r(summaryMarkdown(summary)))).write()
     },
   }
   return {

@@ -1,4 +1,16 @@
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import {
+  cp,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  realpath,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { Files } from '../core/shared/ports.js'
@@ -11,6 +23,11 @@ export const nodeFiles: Files = {
     const kind = found.isFile() ? 'file' : found.isDirectory() ? 'directory' : 'other'
     return { kind, size: found.size }
   },
+  async linkTarget(path) {
+    const found = await lstat(path).catch(() => undefined)
+    return found?.isSymbolicLink() ? readlink(path) : undefined
+  },
+  realpath: (path) => realpath(path),
   readText: (path) => readFile(path, 'utf8'),
   list: (path) => readdir(path),
   async listFilesDeep(path) {

@@ -14,6 +14,8 @@ type RequestInfo = Parameters<ActionsHttpClient['requestRawWithCallback']>[0]
 /** How far a request got: what decides whether it may have reached the server. */
 interface Progress {
   request?: http.ClientRequest
+  /** The CONNECT request to a proxy, which must end with ours. */
+  tunnel?: http.ClientRequest
   /** A connection to the server (directly, or through a proxy's tunnel) was made. */
   connected: boolean
   /** The TLS handshake with the server completed. */
@@ -44,31 +46,38 @@ export function createHttpClient(userAgent: string): HttpClient {
 function send(client: ActionsHttpClient, request: HttpRequest): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
     const progress: Progress = { connected: false, secured: false }
-    const https = request.url.protocol === 'https:'
+    const overTls = request.url.protocol === 'https:'
+    const ready = (): boolean => progress.connected && (!overTls || progress.secured)
     let settled = false
+    const timers: NodeJS.Timeout[] = []
     const settle = (outcome: HttpResponse | HttpFailure): void => {
       if (settled) return
       settled = true
-      clearTimeout(timer)
+      for (const timer of timers) clearTimeout(timer)
       if (outcome instanceof HttpFailure) {
         progress.request?.destroy()
+        progress.tunnel?.destroy()
         reject(outcome)
       } else resolve(outcome)
     }
-    const timer = setTimeout(() => {
-      settle(
-        progress.connected
-          ? new HttpFailure('timeout', 'no complete response within the time allowed')
-          : new HttpFailure(
-              'connect-timeout',
-              'no connection to the server within the time allowed',
-            ),
-      )
-    }, request.timeoutMs)
+    timers.push(
+      setTimeout(
+        () =>
+          settle(
+            ready()
+              ? new HttpFailure('timeout', 'no complete response within the time allowed')
+              : notConnected(progress),
+          ),
+        request.timeoutMs,
+      ),
+      setTimeout(() => {
+        if (!ready()) settle(notConnected(progress))
+      }, request.connectTimeoutMs ?? request.timeoutMs),
+    )
     const info = requestInfo(client, request, progress)
     client.requestRawWithCallback(info, request.body ?? null, (error, response) => {
       if (error || !response) {
-        settle(classify(error ?? new Error('no response'), progress, https))
+        settle(classify(error ?? new Error('no response'), progress, overTls))
         return
       }
       readBody(response.message, request.maxBodyBytes).then(
@@ -86,6 +95,16 @@ function send(client: ActionsHttpClient, request: HttpRequest): Promise<HttpResp
       )
     })
   })
+}
+
+/** Nothing of the request was written yet: no connection, or no TLS session on it. */
+function notConnected(progress: Progress): HttpFailure {
+  return progress.connected
+    ? new HttpFailure('tls', 'the TLS handshake with the server did not finish in time')
+    : new HttpFailure(
+        'connect-timeout',
+        'no connection to the server could be made in time (through the proxy, when one is set)',
+      )
 }
 
 /** The request as http-client builds it (its agent routes through a proxy or not), observed. */
@@ -115,9 +134,25 @@ function requestInfo(
       path: `${url.pathname}${url.search}`,
       method: request.method,
       headers: { ...request.headers, 'user-agent': client.userAgent },
-      agent: client.getAgent(url.href),
+      agent: watchTunnel(client.getAgent(url.href), progress),
     },
   }
+}
+
+/** http-client's proxy agent (the `tunnel` package) makes its CONNECT request with this. */
+type TunnelAgent = http.Agent & { request?: (options: http.RequestOptions) => http.ClientRequest }
+const originalRequest = new WeakMap<TunnelAgent, NonNullable<TunnelAgent['request']>>()
+
+/**
+ * A proxy that never answers CONNECT keeps that request open after ours is given up, and with it
+ * the process: so the CONNECT request is recorded, to be destroyed with ours.
+ */
+function watchTunnel(agent: TunnelAgent, progress: Progress): http.Agent {
+  const original = originalRequest.get(agent) ?? agent.request
+  if (typeof original !== 'function') return agent
+  originalRequest.set(agent, original)
+  agent.request = (options) => (progress.tunnel = original(options))
+  return agent
 }
 
 /**
@@ -171,6 +206,7 @@ function classify(error: Error, progress: Progress, overTls: boolean): HttpFailu
     return new HttpFailure(
       'proxy',
       `the proxy (HTTPS_PROXY or HTTP_PROXY) opened no tunnel to the server (${status ? `it answered ${status}` : 'it could not be reached'}); check the proxy settings, or list the host in NO_PROXY`,
+      status === undefined ? undefined : Number(status),
     )
   }
   if (!progress.connected) {
@@ -194,7 +230,7 @@ function classify(error: Error, progress: Progress, overTls: boolean): HttpFailu
   if (code === 'ECONNRESET' || code === 'EPIPE' || error.message === 'socket hang up')
     return new HttpFailure(
       'reset',
-      `the connection was closed before any response (${code || 'socket hang up'})`,
+      `the connection was closed after the request was sent, before a complete response arrived (${code || 'socket hang up'}), so the server may have received it`,
     )
   return new HttpFailure('other', `the request failed (${code || 'unknown error'})`)
 }

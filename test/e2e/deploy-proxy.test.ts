@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { networkInterfaces } from 'node:os'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
-import { startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js'
+import { externalAddress, startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { makeTlsFiles, type TlsFiles } from '../helpers/tls-certificates.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
@@ -12,13 +11,6 @@ const WEBHOOK_HOST = 'deploy.olympe.test'
 const TOKEN = 'proxy-token-8d2f1c7e'
 const HOOK_PATH = '/hooks/b7c6d5e4-corp'
 const FRONTEND = 'registry.example.com/shop/frontend:main-1a2b3c4'
-
-function externalAddress(): string {
-  for (const addresses of Object.values(networkInterfaces()))
-    for (const address of addresses ?? [])
-      if (address.family === 'IPv4' && !address.internal) return address.address
-  throw new Error('this machine has no non-loopback IPv4 address')
-}
 
 let tls: TlsFiles
 let webhook: WebhookServer

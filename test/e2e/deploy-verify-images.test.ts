@@ -366,9 +366,12 @@ describe('registries that cannot be asked', () => {
 
     expect([auto.run.code, auto.posts]).toEqual([0, 1])
     expect([strict.run.code, strict.posts]).toEqual([1, 0])
+    // The check has half of the time left; the webhook call keeps the rest, and is made.
     for (const { run } of [auto, strict])
-      expect(run.stdout).toContain(
-        `could not be checked in registry '${silentHost}': no answer within 'timeout-seconds' (2 s)`,
+      expect(run.stdout).toMatch(
+        new RegExp(
+          `could not be checked in registry '${silentHost}': no answer within the [01]\\.\\d s the image check had: half of what was left of 'timeout-seconds' \\(2 s\\); raise it to give registries more time`,
+        ),
       )
     expect(asked).toContain('HEAD /v2/app/frontend/manifests/v1')
   })

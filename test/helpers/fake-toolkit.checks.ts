@@ -2,7 +2,7 @@
 // toolkit contract the actions rely on (snapshot, buildCodeAsData), or tests built on it prove
 // nothing.
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
@@ -125,17 +125,26 @@ export async function checkFakeToolkit({ step, server, work, gitIn }: CheckConte
     const dir = path.join(work, 'toolkit')
     await writeJson(path.join(dir, 'cfg', 'a.json'), snapshotConfig.slice(0, 1))
     await writeJson(path.join(dir, 'cfg', 'nested', 'b.json'), snapshotConfig.slice(1))
+    await mkdir(path.join(dir, 'snapshot'))
     const fromDir = await snapshot(dir, { SNAPSHOT_CONFIG: 'cfg' })
     assert.equal(fromDir.code, 0, fromDir.stderr)
     assert.match(fromDir.stdout, /2 snapshooter\(s\)/)
+    assert.ok(fromDir.stdout.includes('\u001b[32minfo\u001b[39m: '), 'levels are coloured')
+    assert.ok(!fromDir.stdout.includes(DRAW_PASSWORD), 'no password at LOG_LEVEL=info')
 
     const badPassword = await snapshot(dir, { SNAPSHOT_CONFIG: 'cfg', DRAW_PASSWORD: 'nope-123' })
     assert.equal(badPassword.code, 1)
-    assert.match(badPassword.stderr, /authentication failed for user admin/)
+    assert.match(badPassword.stderr, /Invalid username or password/)
     assert.ok(!`${badPassword.stdout}${badPassword.stderr}`.includes('nope-123'))
 
     const echo = await snapshot(dir, { SNAPSHOT_CONFIG: 'cfg', FAKE_TOOLKIT_ECHO_SECRETS: '1' })
     assert.ok(echo.stdout.includes(DRAW_PASSWORD) && echo.stdout.includes(ORCHESTRATOR_HOST))
+
+    // Like the real one at LOG_LEVEL=debug: the password three times, and the session token.
+    const debug = await snapshot(dir, { SNAPSHOT_CONFIG: 'cfg', LOG_LEVEL: 'debug' })
+    assert.equal(debug.code, 0, debug.stderr)
+    assert.equal(debug.stdout.split(DRAW_PASSWORD).length - 1, 2 * 3, 'three per entry')
+    assert.match(debug.stdout, /rndCook=fake-rndcook-5e8a1f/)
 
     const failing = await snapshot(dir, {
       SNAPSHOT_CONFIG: 'cfg',
@@ -152,6 +161,14 @@ export async function checkFakeToolkit({ step, server, work, gitIn }: CheckConte
     assert.equal(withGit.code, 1, 'the action must strip `git` before calling the toolkit')
   })
 
+  await step('fake toolkit: the real contract (parents, emptying, spaces, numbers)', () =>
+    checkRealContract(path.join(work, 'contract')),
+  )
+
+  await step('fake toolkit: FAKE_TOOLKIT_HANG signs in, then waits with its child', () =>
+    checkHang(path.join(work, 'hang')),
+  )
+
   await step('fake toolkit buildCodeAsData: dependencies in order, snapshots, versions', () =>
     checkBuildCodeAsData(path.join(work, 'code-as-data')),
   )
@@ -160,6 +177,7 @@ export async function checkFakeToolkit({ step, server, work, gitIn }: CheckConte
     const project = path.join(work, 'sample-project')
     await writeJson(path.join(project, 'package.json'), { name: 'sample', private: true })
     await writeJson(path.join(project, 'snapshot-config.json'), snapshotConfig)
+    await mkdir(path.join(project, 'snapshot'))
     const npmArgs = ['install', '--offline', '--no-audit', '--no-fund', `file:${fakeToolkitDir}`]
     const install = await run('npm', npmArgs, project, process.env)
     assert.equal(install.code, 0, install.stderr)
@@ -170,6 +188,76 @@ export async function checkFakeToolkit({ step, server, work, gitIn }: CheckConte
     assert.equal(result.code, 0, result.stderr)
     assert.match(result.stdout, /Snapshot finished/)
   })
+}
+
+const entryOf = (name: string, outputDir: string): object[] => [
+  { snapshooter: { name, rootTags: [SALES], outputDir } },
+]
+
+/** What the real toolkit 1.2.3 does that tests built on a kinder fake would miss. */
+async function checkRealContract(dir: string): Promise<void> {
+  const sales = `${SALES}/${SALES}.json`
+  await writeJson(path.join(dir, 'first.json'), entryOf('first', 'snapshot/sales'))
+  const first = await snapshot(dir, { SNAPSHOT_CONFIG: 'first.json' })
+  assert.equal(first.code, 1, 'the parent of outputDir is not created')
+  assert.match(first.stderr, /ENOENT: no such file or directory, mkdir 'snapshot\/sales'/)
+
+  await writeJson(path.join(dir, 'snapshot', 'sales', 'kept.json'), {})
+  const refused = await snapshot(dir, { SNAPSHOT_CONFIG: 'first.json', DRAW_PASSWORD: 'nope' })
+  assert.equal(refused.code, 1)
+  assert.ok(!existsSync(path.join(dir, 'snapshot/sales/kept.json')), 'emptied before sign-in')
+
+  // A space in the working folder cuts the path the snapshooter writes to.
+  const spaced = path.join(dir, 'my project')
+  await writeJson(path.join(spaced, 'c.json'), entryOf('spaced', 'out'))
+  const cut = await snapshot(spaced, { SNAPSHOT_CONFIG: 'c.json' })
+  assert.equal(cut.code, 0, cut.stderr)
+  assert.ok(existsSync(path.join(dir, 'my', sales)), 'written where the cut path points')
+  assert.deepEqual(await readdir(path.join(spaced, 'out', SALES)), [], 'outputDir left empty')
+
+  await writeJson(path.join(dir, 'name.json'), entryOf('My Projects', 'snapshot/named'))
+  const named = await snapshot(dir, { SNAPSHOT_CONFIG: 'name.json' })
+  assert.equal(named.code, 1, 'a space in the name breaks the JSON on the command line')
+  assert.match(named.stderr, /cannot read snapshotConfig/)
+
+  const state = path.join(dir, 'state.json')
+  const platform = JSON.parse(
+    await readFile(path.join(fakeToolkitDir, 'platform-state.json'), 'utf8'),
+  ) as { credentials: { password: string } }
+  platform.credentials.password = '00123456'
+  await writeJson(state, platform)
+  const digits = { SNAPSHOT_CONFIG: 'first.json', FAKE_PLATFORM_STATE: state }
+  const zeros = await snapshot(dir, { ...digits, DRAW_PASSWORD: '00123456' })
+  assert.equal(zeros.code, 1, 'the snapshooter reads 00123456 as 123456')
+  assert.match(zeros.stderr, /Invalid username or password/)
+}
+
+async function checkHang(dir: string): Promise<void> {
+  await writeJson(path.join(dir, 'c.json'), entryOf('hang', 'out'))
+  const pids = path.join(dir, 'pids')
+  const child = spawn(process.execPath, [olympe, 'snapshot'], {
+    cwd: dir,
+    env: toolkitEnv({ SNAPSHOT_CONFIG: 'c.json', FAKE_TOOLKIT_HANG: '1', FAKE_TOOLKIT_PIDS: pids }),
+    detached: true,
+    stdio: 'ignore',
+  })
+  const recorded = async (): Promise<number[]> =>
+    existsSync(pids) ? (await readFile(pids, 'utf8')).split('\n').filter(Boolean).map(Number) : []
+  for (let tries = 0; (await recorded()).length < 2 && tries < 200; tries++)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  const [toolkit, snapshooter] = await recorded()
+  assert.equal(toolkit, child.pid, 'the toolkit records itself first')
+  assert.ok(snapshooter !== undefined && isRunning(snapshooter), 'its snapshooter child waits')
+  process.kill(-(child.pid ?? 0), 'SIGKILL')
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
 }
 
 // A project as `npm install` leaves it: packages with `codeAsData` folders (the runtime's two

@@ -30,6 +30,8 @@ interface Element {
 
 export interface PlatformState {
   credentials: { username: string; password: string }
+  /** What the fake prints as `rndCook=` at debug level: a session token, found at run time. */
+  sessionToken: string
   elements: Record<string, Element>
 }
 
@@ -39,6 +41,7 @@ export function platformState(): PlatformState {
 
 export const DRAW_USERNAME = platformState().credentials.username
 export const DRAW_PASSWORD = platformState().credentials.password
+export const SESSION_TOKEN = platformState().sessionToken
 
 /** Writes a changed copy of the platform state and returns its path (for FAKE_PLATFORM_STATE). */
 export async function writePlatformState(

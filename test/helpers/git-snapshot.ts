@@ -10,9 +10,9 @@ import { snapshotDefinition, type SnapshotInputName } from '../../src/core/snaps
 import { parseSnapshotInputs } from '../../src/core/snapshot/inputs.js'
 import type { GitPort, GitWorktree, SnapshotPorts } from '../../src/core/snapshot/ports.js'
 import { runSnapshot } from '../../src/core/snapshot/run.js'
-import { exec } from '../../src/tools/exec.js'
 import { createGitPort } from '../../src/tools/git.js'
 import { nodeFiles } from '../../src/tools/files.js'
+import { runProcessGroup } from '../../src/tools/process-group.js'
 import { DRAW_PASSWORD, DRAW_USERNAME, PLATFORM_STATE, TOOLKIT_COMMAND } from './fake-toolkit.js'
 import { git } from './git-repos.js'
 
@@ -90,10 +90,10 @@ export async function runSnapshotCore(options: CoreRunOptions): Promise<CoreRun>
     registerSecret: (value) => redactor.add(value),
     redact: r,
     git: racingGit(createGitPort({ redact: r }), options.beforePush),
-    exec: (command, args, o) =>
-      exec(command, args, {
+    runToolkit: (command, args, o) =>
+      runProcessGroup(command, args, {
         ...o,
-        env: { FAKE_PLATFORM_STATE: PLATFORM_STATE, ...options.toolkitEnv, ...o?.env },
+        env: { FAKE_PLATFORM_STATE: PLATFORM_STATE, ...options.toolkitEnv, ...o.env },
       }),
     files: nodeFiles,
     variable: () => undefined,

@@ -18,6 +18,11 @@ export const component = (name: string): string =>
 
 export interface GitlabProject {
   dir: string
+  /**
+   * npm cache of this project's jobs. npx keys its cache by package spec, so a shared one would
+   * run the olympe-deploy-actions@<version> of an earlier build instead of this one.
+   */
+  npmCache: string
   stop(): Promise<void>
 }
 
@@ -67,7 +72,12 @@ export async function createGitlabProject(
   await git('update-ref', 'refs/remotes/origin/main', 'HEAD')
   await git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main')
   if (options.branch && options.branch !== 'main') await git('checkout', '-q', '-b', options.branch)
-  return { dir, stop: () => rm(dir, { recursive: true, force: true }) }
+  const npmCache = await mkdtemp(join(tmpdir(), 'olympe-gitlab-npm-'))
+  const stop = async (): Promise<void> => {
+    await rm(dir, { recursive: true, force: true })
+    await rm(npmCache, { recursive: true, force: true })
+  }
+  return { dir, npmCache, stop }
 }
 
 export interface PipelineOptions {
@@ -112,11 +122,12 @@ function cliArgs(project: GitlabProject, options: PipelineOptions): string[] {
   return args
 }
 
-function environment(options: PipelineOptions): Record<string, string> {
+function environment(project: GitlabProject, options: PipelineOptions): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/root',
     LANG: 'C.UTF-8',
+    npm_config_cache: project.npmCache,
     ...options.env,
   }
 }
@@ -128,7 +139,7 @@ export async function runPipeline(
   const result = await spawnCaptured(
     NODE24,
     [GITLAB_CI_LOCAL, ...cliArgs(project, options)],
-    environment(options),
+    environment(project, options),
     project.dir,
     options.timeoutMs ?? 150_000,
   )
@@ -163,7 +174,7 @@ export async function listJobs(
   const result = await spawnCaptured(
     NODE24,
     [GITLAB_CI_LOCAL, '--list-json', ...cliArgs(project, options)],
-    environment(options),
+    environment(project, options),
     project.dir,
     options.timeoutMs ?? 60_000,
   )

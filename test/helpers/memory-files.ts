@@ -23,6 +23,9 @@ export function memoryFiles(tree: Readonly<Record<string, string>>): Files {
       if (text !== undefined) return Promise.resolve({ kind: 'file', size: text.length })
       return Promise.resolve(children(path).length > 0 ? { kind: 'directory', size: 0 } : undefined)
     },
+    // No links in a memory tree: every path is its own real path.
+    linkTarget: () => Promise.resolve(undefined),
+    realpath: (path) => Promise.resolve(path),
     readText: (path) => {
       const text = tree[path]
       return text === undefined ? Promise.reject(missing(path)) : Promise.resolve(text)

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -17,6 +17,8 @@ export interface RunOptions {
   /** The GitHub event: its name and payload (written to GITHUB_EVENT_PATH). */
   event?: { name: string; payload?: object; ref?: string }
   timeoutMs?: number
+  /** The step's process, as soon as it runs: how a test cancels it (SIGINT, as the runner does). */
+  onSpawn?: (child: ChildProcess) => void
 }
 
 export interface RunResult {
@@ -76,6 +78,7 @@ export async function runAsGithub(action: ActionId, options: RunOptions): Promis
       env,
       options.cwd ?? temp,
       options.timeoutMs,
+      options.onSpawn,
     )
     const outputText = await readFile(files.output, 'utf8')
     const summary = await readFile(files.summary, 'utf8')
@@ -164,9 +167,11 @@ export function spawnCaptured(
   env: Record<string, string>,
   cwd: string,
   timeoutMs = 120_000,
+  onSpawn?: (child: ChildProcess) => void,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(binary, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    onSpawn?.(child)
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))

@@ -25,6 +25,8 @@ export interface WebhookServer {
   url: string
   port: number
   requests: ReceivedRequest[]
+  /** TCP connections accepted in this scenario, including those that never became a request. */
+  connections(): number
   /** Starts a new scenario: forgets what arrived and answers the next requests with `responder`. */
   respondWith(responder: Responder): void
   stop(): Promise<void>
@@ -71,6 +73,7 @@ export async function startWebhookServer(
   let respond = initial
   const requests: ReceivedRequest[] = []
   const sockets = new Set<Socket>()
+  let connections = 0
   const handler: RequestListener = (req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -87,6 +90,7 @@ export async function startWebhookServer(
   }
   const server = tls ? createTlsServer(tls, handler) : createServer(handler)
   server.on('connection', (socket: Socket) => {
+    connections++
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
   })
@@ -98,8 +102,10 @@ export async function startWebhookServer(
     url: `${tls ? 'https' : 'http'}://${host}:${port}${path}`,
     port,
     requests,
+    connections: () => connections,
     respondWith: (responder) => {
       requests.length = 0
+      connections = 0
       respond = responder
     },
     stop: async () => {
@@ -126,6 +132,29 @@ export const faults = {
   closeBeforeAnswering: (): Responder => (_request, _index, res) => {
     res.socket?.end()
   },
+  /** `HTTP/1.1 200 OK` and nothing more: the server acted, its answer was lost. */
+  cutAfterStatusLine: (): Responder => (_request, _index, res) => {
+    res.socket?.end('HTTP/1.1 200 OK\r\n')
+  },
+  /** Headers that promise a body, half of it, then the connection closes. */
+  cutInBody: (): Responder => (_request, _index, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '21' })
+    res.write('{"message":')
+    setTimeout(() => res.socket?.destroy(), 50)
+  },
+  /** What a careless server does: quotes the request's path and authorization back. */
+  echo:
+    (status: number): Responder =>
+    (request, _index, res) => {
+      const path = request.path
+      res.writeHead(status, { 'Content-Type': 'application/json' })
+      res.end(
+        JSON.stringify({
+          message: `refused ${path} (${decodeURIComponent(path)}) with ${request.headers.authorization ?? ''}`,
+          path,
+        }),
+      )
+    },
   largeBody:
     (status: number, bytes: number): Responder =>
     (_request, _index, res) => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { GitFailure } from '../../src/core/snapshot/ports.js'
 import { parseRepoUrl } from '../../src/core/snapshot/repo-url.js'
@@ -97,6 +97,7 @@ describe('snapshot core against a real git server', () => {
               outputDir: 'snapshot/sales',
             }
             await writeFile(config, JSON.stringify([{ snapshooter }]))
+            await mkdir(path.join(clone, 'snapshot'), { recursive: true })
             const env = {
               ...process.env,
               SNAPSHOT_CONFIG: config,
@@ -152,6 +153,30 @@ describe('snapshot core against a real git server', () => {
       expect(line).not.toContain(basic)
       expect(line).not.toContain('extraheader')
     }
+  })
+
+  test("a symbolic link pushed meanwhile on outputDir's way is refused before re-applying", async () => {
+    const repo = await freshRepo()
+    const outside = await scratchDir('outside-')
+    await writeFile(path.join(outside, 'sentinel.txt'), 'keep me\n')
+    const run = await runSnapshotCore({
+      config: [salesEntry(repo)],
+      beforePush: async (attempt) => {
+        if (attempt === 1)
+          await pushAsSomeoneElse(server.urlFor(repo), 'Link snapshot away', async (clone) => {
+            await symlink(outside, path.join(clone, 'snapshot'))
+          })
+      },
+    })
+    expect(run.error?.message).toMatch(
+      /^Entry 'sales' \(res\/snapshot-config\.json \[0\]\): outputDir 'snapshot\/sales' in the clone of http:\/\/\*\*\*@127\.0\.0\.1:\d+\/team\/cad-\d+\.git \(branch 'main'\): 'snapshot', on its way, is a symbolic link \(to '.*', which leads outside the clone of .*\)\..* It came with the branch's new tip, pushed meanwhile by someone else\. Nothing more was pushed\.$/s,
+    )
+    expect(await readdir(outside)).toEqual(['sentinel.txt'])
+    expect((await server.log(repo, 'main')).map((c) => c.subject)).toEqual([
+      'Link snapshot away',
+      'Initial commit',
+    ])
+    expect(server.forcePushes(repo)).toBe(0)
   })
 
   test('gives up after push-attempts, never forcing, and says so', async () => {
@@ -217,7 +242,12 @@ describe('snapshot core against a real git server', () => {
       inputs: { 'draw-password': 'wrong-password-8c2e' },
       toolkitEnv: { FAKE_TOOLKIT_ECHO_SECRETS: '1' },
     })
-    expect(run.error?.message).toContain('authentication failed for user admin')
+    expect(run.error?.message).toContain(
+      'error: Snapshot failed: Error: Invalid username or password',
+    )
+    expect(run.error?.message).toContain(
+      "The orchestrator refused the sign-in: check 'draw-username' and 'draw-password'",
+    )
     const everything = `${run.log.join('\n')}\n${run.error?.message ?? ''}`
     expect(everything).not.toContain('wrong-password-8c2e')
     expect(everything).toContain('auth.autoPassword=***')

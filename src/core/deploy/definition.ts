@@ -52,7 +52,7 @@ export const deployDefinition = {
     },
     'deploy-rules': {
       description:
-        'JSON or YAML list of `{source, target}` regular expressions mapping backend images to backends. Default: one rule `.*` to `.*`.',
+        'JSON or YAML list of `{source, target}` regular expressions (JavaScript syntax) mapping backend images to backends; a `source` that takes over 250 ms to match an image is refused. Default: one rule `.*` to `.*`.',
       multiline: true,
     },
     'codeasdata-update-mode': {
@@ -81,11 +81,11 @@ export const deployDefinition = {
     },
     'payload-file': {
       description:
-        'Path of a JSON base payload (validated against the spec); the inputs above then set and append to it.',
+        'Path of a JSON base payload: a regular file of at most 1 MiB, validated like the inputs (spec 2.1). The inputs above then set and append to it.',
     },
     'timeout-seconds': {
       description:
-        'Bound on the image check (all registries together), then on the whole webhook call, retries included.',
+        'Bound on the whole step: reading `payload-file`, checking the deploy rules, the image check (at most half of the time left, so that the webhook call keeps the rest) and the webhook call with its retries.',
       default: '60',
       type: 'number',
     },
@@ -104,7 +104,10 @@ export const deployDefinition = {
   outputs: {
     payload: { description: 'The JSON payload sent (or, on a dry run, that would be sent).' },
     status: { description: 'HTTP status of the webhook response (empty on a dry run).' },
-    message: { description: "The response's `message` field (empty on a dry run)." },
+    message: {
+      description:
+        "The response's `message` field, also after a failed call (empty on a dry run or without one).",
+    },
     digests: {
       description:
         'JSON object of each image reference checked and the manifest digest its registry gave, `{"<reference>": "sha256:…"}`; an image that could not be checked is left out, and it is `{}` when `verify-images` is false.',

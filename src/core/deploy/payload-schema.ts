@@ -1,52 +1,89 @@
 import * as v from 'valibot'
-import type { IssueWording } from '../shared/issues.js'
+import { quote } from '../shared/errors.js'
+import { IMAGE_REFERENCE_EXPECTED, parseImageReference } from '../shared/image-ref.js'
+import { shortReceived, type IssueWording } from '../shared/issues.js'
+import { patternSyntaxProblem } from './patterns.js'
 
 /** Spec 2.1 is the whole schema: unknown keys are refused at every level. */
 export const MODES = ['auto', 'manual'] as const
 export type Mode = (typeof MODES)[number]
 export const FORCE_SYNC = '--force-sync'
 
-const nonEmpty = v.pipe(v.string(), v.nonEmpty('must not be empty'))
+/** A type mismatch, worded for a person, the value shown short (it may be long, or a secret). */
+const got =
+  (expected: string) =>
+  (issue: v.BaseIssue<unknown>): string =>
+    `expected ${expected}, got ${shortReceived(issue.received)}`
 
-export const DeployRuleSchema = v.strictObject({ source: nonEmpty, target: nonEmpty })
+const nonEmpty = v.pipe(v.string(got('a string')), v.nonEmpty('must not be empty'))
 
+/** A non-empty string that passes `problemOf`, the one check of both the inputs and the file. */
+const checkedString = (
+  problemOf: (value: string) => string | undefined,
+): v.GenericSchema<string, string> =>
+  v.pipe(
+    nonEmpty,
+    v.rawCheck(({ dataset, addIssue }) => {
+      const problem = dataset.typed ? problemOf(dataset.value) : undefined
+      if (problem) addIssue({ message: problem })
+    }),
+  )
+
+/** Every source and target must compile, with the platform's (JavaScript) syntax. */
+const pattern = checkedString(patternSyntaxProblem)
+
+/** The grammar of the image inputs, for the images a payload file names. */
+const imageReference = checkedString((value) => {
+  const problem = parseImageReference(value)
+  return typeof problem === 'string'
+    ? `${quote(value, 100)} ${problem}; ${IMAGE_REFERENCE_EXPECTED}`
+    : undefined
+})
+
+export const DeployRuleSchema = v.strictObject({ source: pattern, target: pattern })
+
+const list = <T extends v.GenericSchema>(
+  item: T,
+): v.ArraySchema<T, (issue: v.ArrayIssue) => string> => v.array(item, got('a list ([…])'))
 const mode = v.picklist(MODES, "expected 'auto' or 'manual'")
-const extraArgs = v.array(v.literal(FORCE_SYNC, `the only accepted value is '${FORCE_SYNC}'`))
+const extraArgs = list(v.literal(FORCE_SYNC, `the only accepted value is '${FORCE_SYNC}'`))
+const boolean = v.boolean(got('true or false (a JSON boolean, without quotes)'))
 
 /** What is sent: every group complete (spec 2.1 "required if present"). */
 export const PayloadSchema = v.strictObject({
   backends: v.optional(
     v.strictObject({
-      images: v.pipe(v.array(nonEmpty), v.minLength(1, 'must list at least one image')),
-      deployRules: v.array(DeployRuleSchema),
+      images: v.pipe(list(imageReference), v.minLength(1, 'must list at least one image')),
+      deployRules: list(DeployRuleSchema),
     }),
   ),
   codeAsData: v.optional(
-    v.strictObject({ image: v.optional(nonEmpty), updateMode: v.optional(mode) }),
+    v.strictObject({ image: v.optional(imageReference), updateMode: v.optional(mode) }),
   ),
-  frontend: v.optional(v.strictObject({ image: nonEmpty })),
+  frontend: v.optional(v.strictObject({ image: imageReference })),
   noDowntime: v.optional(v.strictObject({ promotionMode: mode })),
-  skipUpdateVersions: v.optional(v.boolean()),
+  skipUpdateVersions: v.optional(boolean),
   extraArgs: v.optional(extraArgs),
 })
 
 /**
  * A base payload from `payload-file`: the same keys, but groups may still be empty, as in the
- * spec's default payload ("an empty frontend object … that is filled in later").
+ * spec's default payload ("an empty frontend object … that is filled in later"). Its values are
+ * checked exactly as the inputs are: image grammar, rules that compile, the enums.
  */
 export const BasePayloadSchema = v.strictObject({
   backends: v.optional(
     v.strictObject({
-      images: v.optional(v.array(nonEmpty)),
-      deployRules: v.optional(v.array(DeployRuleSchema)),
+      images: v.optional(list(imageReference)),
+      deployRules: v.optional(list(DeployRuleSchema)),
     }),
   ),
   codeAsData: v.optional(
-    v.strictObject({ image: v.optional(nonEmpty), updateMode: v.optional(mode) }),
+    v.strictObject({ image: v.optional(imageReference), updateMode: v.optional(mode) }),
   ),
-  frontend: v.optional(v.strictObject({ image: v.optional(nonEmpty) })),
+  frontend: v.optional(v.strictObject({ image: v.optional(imageReference) })),
   noDowntime: v.optional(v.strictObject({ promotionMode: v.optional(mode) })),
-  skipUpdateVersions: v.optional(v.boolean()),
+  skipUpdateVersions: v.optional(boolean),
   extraArgs: v.optional(extraArgs),
 })
 

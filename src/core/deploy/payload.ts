@@ -1,5 +1,7 @@
 import { unique } from '../shared/collections.js'
 import { InputError } from '../shared/errors.js'
+import type { Deadline } from './deadline.js'
+import { payloadFileError } from './payload-file.js'
 import {
   FORCE_SYNC,
   type BasePayload,
@@ -7,6 +9,7 @@ import {
   type Mode,
   type Payload,
 } from './payload-schema.js'
+import { tooSlowProblem, unmatchedImages } from './patterns.js'
 
 export interface PayloadInputs {
   frontendImage?: string
@@ -19,10 +22,12 @@ export interface PayloadInputs {
   forceSync: boolean
 }
 
+/** Where the deploy rules sent came from, for messages about one of them. */
+export type RulesFrom = 'deploy-rules' | 'payload-file' | 'default'
+
 export interface BuiltPayload {
   payload: Payload
-  /** Things that will probably not do what the user meant, but are not errors. */
-  warnings: string[]
+  rulesFrom: RulesFrom
 }
 
 /** Spec 4 rule 4: the catch-all rule of the default payload. */
@@ -37,6 +42,11 @@ const DEFAULT_MODE: Mode = 'manual'
 export function buildPayload(inputs: PayloadInputs, base: BasePayload = {}): BuiltPayload {
   const frontendImage = inputs.frontendImage ?? base.frontend?.image
   const backendImages = unique([...(base.backends?.images ?? []), ...inputs.backendImages])
+  const rulesFrom: RulesFrom = inputs.deployRules
+    ? 'deploy-rules'
+    : base.backends?.deployRules
+      ? 'payload-file'
+      : 'default'
   const deployRules = inputs.deployRules ?? base.backends?.deployRules ?? DEFAULT_DEPLOY_RULES
   const codeasdataImage = inputs.codeasdataImage ?? base.codeAsData?.image
   const extraArgs = unique([...(base.extraArgs ?? []), ...(inputs.forceSync ? [FORCE_SYNC] : [])])
@@ -69,18 +79,37 @@ export function buildPayload(inputs: PayloadInputs, base: BasePayload = {}): Bui
   if (skipUpdateVersions !== undefined) payload.skipUpdateVersions = skipUpdateVersions
   if (extraArgs.length > 0) payload.extraArgs = extraArgs as Payload['extraArgs']
 
-  return { payload, warnings: unmatchedBackendWarnings(backendImages, deployRules) }
+  return { payload, rulesFrom }
 }
 
-function unmatchedBackendWarnings(
-  images: readonly string[],
-  rules: readonly DeployRule[],
+/**
+ * A warning for each backend image that no rule's source matches, which the platform would
+ * deploy nowhere. Evaluating the user's sources is bounded (see patterns.ts): a source that
+ * runs too long is refused, naming the rule and where it came from.
+ */
+export function deployRuleWarnings(
+  built: BuiltPayload,
+  payloadFile: string | undefined,
+  deadline: Deadline,
 ): string[] {
-  const sources = rules.map((rule) => new RegExp(rule.source))
-  return images
-    .filter((image) => !sources.some((source) => source.test(image)))
-    .map(
-      (image) =>
-        `Backend image '${image}' matches no deploy rule's source (${rules.map((r) => `'${r.source}'`).join(', ')}): the platform will not deploy it to any backend.`,
+  const backends = built.payload.backends
+  if (!backends) return []
+  const rules = backends.deployRules
+  const sources = rules.map((rule) => rule.source)
+  const checked = unmatchedImages(backends.images, sources, () => deadline.remainingMs())
+  if ('tooSlow' in checked) {
+    const { rule } = checked.tooSlow
+    const problem = tooSlowProblem(checked.tooSlow, deadline.seconds)
+    if (built.rulesFrom === 'payload-file' && payloadFile)
+      throw payloadFileError(payloadFile, `at backends.deployRules[${rule}].source: ${problem}`)
+    throw new InputError(
+      'deploy-rules',
+      `Invalid input 'deploy-rules': at [${rule}].source: ${problem}.`,
     )
+  }
+  const listed = rules.map((r) => `'${r.source}'`).join(', ')
+  return checked.unmatched.map(
+    (image) =>
+      `Backend image '${image}' matches no deploy rule's source (${listed}): the platform will not deploy it to any backend.`,
+  )
 }

@@ -1,45 +1,53 @@
-import { resolve } from 'node:path'
-import * as v from 'valibot'
 import type { CiContext } from '../shared/context.js'
-import { ActionError, errorMessage } from '../shared/errors.js'
+import { ActionError } from '../shared/errors.js'
 import type { HttpClient } from '../shared/http.js'
-import { describeIssues } from '../shared/issues.js'
-import type { CommonPorts, Files, Summary } from '../shared/ports.js'
+import type { CommonPorts, Summary } from '../shared/ports.js'
+import { startDeadline } from './deadline.js'
 import type { DeployInputs } from './inputs.js'
-import { buildPayload } from './payload.js'
-import {
-  BasePayloadSchema,
-  PAYLOAD_WORDING,
-  type BasePayload,
-  type Payload,
-} from './payload-schema.js'
+import { buildPayload, deployRuleWarnings } from './payload.js'
+import { readBasePayload } from './payload-file.js'
+import type { Payload } from './payload-schema.js'
 import { besideImage, verifyImages, type VerifyPorts } from './verify-images.js'
 import { callWebhook, WebhookError, type WebhookResult } from './webhook.js'
+
+/** What a step output can hold (GitHub's limit), and so the largest payload we send. */
+export const MAX_PAYLOAD_BYTES = 1024 * 1024
+/** The payload printed in the log is cut there; the `payload` output has all of it. */
+const PRINTED_PAYLOAD_CHARS = 64 * 1024
 
 export interface DeployPorts
   extends Pick<CommonPorts, 'logger' | 'reporter' | 'redact' | 'clock' | 'files'>, VerifyPorts {
   http: HttpClient
 }
 
+/**
+ * `timeout-seconds` runs from here: reading the payload file, the bounded checks of the deploy
+ * rules, the image check (at most half of the time left) and the webhook call all count. Outputs are written as they are: `payload` is built from
+ * the inputs alone (image references, rules, modes), and what came from the server (`message`)
+ * is redacted here, so the platform never has to mask an output, which could corrupt it.
+ */
 export async function runDeploy(
   inputs: DeployInputs,
   context: Pick<CiContext, 'workspace'>,
   ports: DeployPorts,
 ): Promise<void> {
   const { logger, reporter } = ports
+  const deadline = startDeadline(ports.clock, inputs.timeoutSeconds)
   const payload = await logger.group('Deployment payload', async () => {
     const base = inputs.payloadFile
       ? await readBasePayload(inputs.payloadFile, context.workspace, ports.files)
       : undefined
     const built = buildPayload(inputs, base)
-    for (const warning of built.warnings) logger.warning(warning)
-    logger.info(JSON.stringify(built.payload, null, 2))
+    checkSize(JSON.stringify(built.payload))
+    for (const warning of deployRuleWarnings(built, inputs.payloadFile, deadline))
+      logger.warning(warning)
+    logger.info(printable(JSON.stringify(built.payload, null, 2)))
     return built.payload
   })
   const body = JSON.stringify(payload)
   reporter.setOutput('payload', body)
   // Issue 12: before anything is sent, dry runs included (they say what would fail).
-  const checked = await verifyImages(payload, inputs, ports)
+  const checked = await verifyImages(payload, { ...inputs, deadline }, ports)
 
   if (inputs.dryRun) {
     logger.info(`Dry run: this request would be sent, and nothing was.\n${describeRequest(body)}`)
@@ -52,63 +60,36 @@ export async function runDeploy(
   const result = await logger.group('Webhook call', async () => {
     try {
       return await callWebhook(
-        {
-          url: inputs.webhookUrl,
-          token: inputs.webhookToken,
-          payload: body,
-          timeoutSeconds: inputs.timeoutSeconds,
-        },
+        { url: inputs.webhookUrl, token: inputs.webhookToken, payload: body, deadline },
         ports,
       )
     } catch (error) {
-      if (error instanceof WebhookError)
+      if (error instanceof WebhookError) {
         reporter.setOutput('status', error.status?.toString() ?? '')
+        reporter.setOutput('message', error.responseMessage ?? '')
+      }
       throw error
     }
   })
-  logger.info(
-    `The webhook accepted the deployment (HTTP ${result.status}, message '${result.message}').`,
-  )
+  const message = ports.redact(result.message)
+  logger.info(`The webhook accepted the deployment (HTTP ${result.status}, message '${message}').`)
   reporter.setOutput('status', String(result.status))
-  reporter.setOutput('message', result.message)
-  await reporter.summary(deploySummary(payload, inputs, result, checked))
+  reporter.setOutput('message', message)
+  await reporter.summary(deploySummary(payload, inputs, { ...result, message }, checked))
 }
 
-async function readBasePayload(
-  path: string,
-  workspace: string,
-  files: Files,
-): Promise<BasePayload> {
-  let text: string
-  try {
-    text = await files.readText(resolve(workspace, path))
-  } catch (error) {
+function checkSize(body: string): void {
+  const bytes = new TextEncoder().encode(body).length
+  if (bytes > MAX_PAYLOAD_BYTES)
     throw new ActionError(
-      `Invalid input 'payload-file' '${path}': cannot read it (${errorMessage(error)}).`,
+      `The deployment payload would be ${bytes} bytes, more than the 1 MiB (${MAX_PAYLOAD_BYTES} bytes) that a step output holds; a payload is normally a few hundred bytes: check 'backend-images', 'deploy-rules' and 'payload-file'. Nothing was sent.`,
     )
-  }
-  let document: unknown
-  try {
-    document = JSON.parse(text)
-  } catch (error) {
-    throw new ActionError(
-      `Invalid input 'payload-file' '${path}': not valid JSON (${errorMessage(error)}).`,
-    )
-  }
-  // valibot's object schemas take arrays too; a payload is a JSON object.
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-    throw new ActionError(
-      `Invalid input 'payload-file' '${path}': expected a JSON object (spec 2.1).`,
-    )
-  }
-  const result = v.safeParse(BasePayloadSchema, document)
-  if (!result.success) {
-    const problems = describeIssues(result.issues, PAYLOAD_WORDING).join('; ')
-    throw new ActionError(
-      `Invalid input 'payload-file' '${path}': it does not follow the deployment payload schema (spec 2.1): ${problems}.`,
-    )
-  }
-  return result.output
+}
+
+/** The payload as the log shows it: whole up to 64 KiB, then cut with a note. */
+function printable(text: string): string {
+  if (text.length <= PRINTED_PAYLOAD_CHARS) return text
+  return `${text.slice(0, PRINTED_PAYLOAD_CHARS)}\n… (cut: ${text.length} characters in all; the 'payload' output holds the whole payload)`
 }
 
 function describeRequest(body: string): string {
@@ -118,7 +99,7 @@ function describeRequest(body: string): string {
     'Content-Type: application/json',
     'Accept: application/json',
     '',
-    body,
+    printable(body),
   ].join('\n')
 }
 

@@ -1,6 +1,10 @@
 /**
- * The whole webhook URL is secret, and so are the parts that can leak alone: credentials in its
- * user part, and a path or query that carries a token (hooks.example/deploy/<token>).
+ * The whole webhook URL is secret, and so are the parts of it that can leak alone, each as
+ * written in the URL and percent-decoded (a server may echo either): the user part, query
+ * values, the fragment, and path segments that look like tokens (hooks.example/deploy/<token>).
+ * Ordinary words (`deploy`, `hooks`, `api`, `v1`) are not masked: masking them everywhere would
+ * garble every log line that holds them, while the whole path, which no log line holds by
+ * chance, is masked as one.
  */
 export function webhookUrlSecrets(raw: string): string[] {
   let url: URL
@@ -9,8 +13,52 @@ export function webhookUrlSecrets(raw: string): string[] {
   } catch {
     return []
   }
-  const parts = [url.href, url.username, url.password, decodeURIComponent(url.password)]
-  const pathAndQuery = `${url.pathname}${url.search}`
-  if (pathAndQuery.length >= 8) parts.push(pathAndQuery, url.pathname.replace(/^\//, ''))
-  return parts.filter((part) => part.length >= 4)
+  const parts = [url.href, ...bothForms(url.username), ...bothForms(url.password)]
+  const path = url.pathname
+  if (path.length >= MIN_PATH_LENGTH) parts.push(...bothForms(path))
+  const rest = `${url.search}${url.hash}`
+  if (rest.length > 1) parts.push(...bothForms(`${path}${rest}`), ...bothForms(rest))
+  const segments = path.split('/')
+  const values = [...url.search.slice(1).split('&').map(queryValue), url.hash.slice(1)]
+  for (const part of [...segments, ...values])
+    for (const form of bothForms(part)) if (looksLikeToken(form)) parts.push(form)
+  return [...new Set(parts)].filter((part) => part.length >= MIN_SECRET_LENGTH)
+}
+
+/** Shorter values are not masked: they would match inside ordinary text. */
+const MIN_SECRET_LENGTH = 4
+/** A path such as `/hooks` alone is no secret; `/hooks/deploy` is the URL's own. */
+const MIN_PATH_LENGTH = 8
+
+/**
+ * A token, as opposed to a word: at least 8 characters that mix letters with digits or with
+ * other characters (`5e6f7a8b9c0d`, `s3cr3t-k3y`, `pa$$word`), or at least 20 of any kind
+ * (a long random string of letters). `deploy`, `webhooks`, `api-v1` and `v2` are words.
+ */
+export function looksLikeToken(part: string): boolean {
+  if (part.length >= 20) return true
+  if (part.length < 8) return false
+  const letters = /[A-Za-z]/.test(part)
+  const digits = /[0-9]/.test(part)
+  const symbols = /[^A-Za-z0-9._~-]/.test(part)
+  return (letters && digits) || symbols
+}
+
+function queryValue(pair: string): string {
+  const equals = pair.indexOf('=')
+  return equals === -1 ? pair : pair.slice(equals + 1)
+}
+
+/** As written in the URL, and percent-decoded (`+` in a query is a space too). */
+function bothForms(part: string): string[] {
+  const forms = [part, decode(part), decode(part.replace(/\+/g, ' '))]
+  return [...new Set(forms)].filter((form) => form !== '')
+}
+
+function decode(part: string): string {
+  try {
+    return decodeURIComponent(part)
+  } catch {
+    return part
+  }
 }

@@ -1,20 +1,28 @@
+import type { Budget } from '../registry/ask.js'
 import { checkImage, type CheckOutcome, type CheckPorts } from '../registry/manifest-check.js'
 import { credentialSource, type LoginPorts, type RegistryLogin } from '../registry/logins.js'
 import { registryImage } from '../registry/reference.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { ActionError } from '../shared/errors.js'
-import type { CommonPorts, Logger } from '../shared/ports.js'
+import type { Clock, CommonPorts, Logger } from '../shared/ports.js'
+import type { Deadline } from './deadline.js'
 import type { Payload } from './payload-schema.js'
 
 export const VERIFY_MODES = ['auto', 'true', 'false'] as const
 export type VerifyMode = (typeof VERIFY_MODES)[number]
 /** Registries are asked a few at a time: enough to overlap, not enough to trip a rate limit. */
 const CONCURRENT_CHECKS = 4
+/**
+ * The share of the step's time left that the check may use: the webhook call keeps the rest, so
+ * that a registry that never answers is a warning under 'auto', not a step out of time.
+ */
+const CHECK_SHARE = 0.5
 
 export interface VerifyInputs {
   verifyImages: VerifyMode
   registryLogin?: RegistryLogin
-  timeoutSeconds: number
+  /** The step's 'timeout-seconds', already running. */
+  deadline: Deadline
 }
 
 export interface VerifyPorts extends CheckPorts, LoginPorts, Pick<CommonPorts, 'reporter'> {}
@@ -107,10 +115,7 @@ async function checkAll(
   const located = images.map((image) => ({ ...image, target: registryImage(image.reference) }))
   const targets = located.flatMap(({ target }) => ('problem' in target ? [] : [target]))
   const credentialsFor = await credentialSource(targets, inputs.registryLogin, ports)
-  const budget = {
-    deadline: ports.clock.now().getTime() + inputs.timeoutSeconds * 1000,
-    timeoutSeconds: inputs.timeoutSeconds,
-  }
+  const budget = checkBudget(inputs.deadline, ports.clock)
   const checked = await mapLimit(located, CONCURRENT_CHECKS, async (image): Promise<Checked> => {
     const { role, reference, target } = image
     if ('problem' in target)
@@ -120,6 +125,15 @@ async function checkAll(
   })
   for (const image of checked) ports.logger.info(logLine(image))
   return checked
+}
+
+function checkBudget(deadline: Deadline, clock: Clock): Budget {
+  const allowedMs = Math.max(0, Math.floor(deadline.remainingMs() * CHECK_SHARE))
+  const seconds = (allowedMs / 1000).toFixed(1)
+  return {
+    deadline: clock.now().getTime() + allowedMs,
+    limit: `the ${seconds} s the image check had: half of what was left of 'timeout-seconds' (${deadline.seconds} s); raise it to give registries more time`,
+  }
 }
 
 function logLine({ role, reference, verdict }: Checked): string {

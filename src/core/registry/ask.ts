@@ -23,8 +23,8 @@ export class Unreachable extends Error {
 export interface Budget {
   /** Epoch milliseconds by which every request must be over. */
   deadline: number
-  /** The step's 'timeout-seconds', for messages. */
-  timeoutSeconds: number
+  /** What bounds the requests, for messages: `'timeout-seconds' (60 s)`. */
+  limit: string
 }
 
 export interface AskPorts {
@@ -64,5 +64,5 @@ export async function ask(
 }
 
 function outOfTime(budget: Budget): string {
-  return `no answer within 'timeout-seconds' (${budget.timeoutSeconds} s)`
+  return `no answer within ${budget.limit}`
 }

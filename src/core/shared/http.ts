@@ -6,6 +6,11 @@ export interface HttpRequest {
   body?: string
   /** The whole exchange, connection to last byte, must end within this. */
   timeoutMs: number
+  /**
+   * The connection (TCP, a proxy's tunnel, TLS) must be made within this, else `connect-timeout`
+   * (or `tls` when only the handshake is missing): nothing was sent yet. Default: timeoutMs.
+   */
+  connectTimeoutMs?: number
   /** Bytes of the response body kept; the rest is read and dropped. */
   maxBodyBytes: number
 }
@@ -20,10 +25,10 @@ export interface HttpResponse {
 /**
  * Why no (whole) response arrived, and so whether the request can have reached the server.
  * Never reached it: `refused` (no connection could be made), `dns` (unknown host), `proxy` (the
- * proxy opened no tunnel), `tls` (the handshake failed, certificate refused included),
- * `connect-timeout` (no connection within the time allowed). May have reached it: `reset` (the
- * connection broke after it was made), `timeout` (connected, then no complete answer in time),
- * `partial` (the response was cut off), `other`.
+ * proxy opened no tunnel), `tls` (the handshake failed or did not finish, certificate refused
+ * included), `connect-timeout` (no connection within the time allowed). May have reached it:
+ * `reset` (the connection broke after the request was written), `timeout` (connected, then no
+ * complete answer in time), `partial` (the response was cut off), `other`.
  */
 export type HttpFailureKind =
   | 'refused'
@@ -41,6 +46,8 @@ export class HttpFailure extends Error {
   constructor(
     readonly kind: HttpFailureKind,
     message: string,
+    /** For `proxy`: the status the proxy answered to CONNECT, when it answered. */
+    readonly proxyStatus?: number,
   ) {
     super(message)
   }

@@ -1,3 +1,5 @@
+import { quote } from './errors.js'
+
 /**
  * The Docker image reference grammar (distribution/reference): `[domain[:port]/]path[:tag][@digest]`.
  * Deployments need a pinned reference, so a tag or a digest is required.
@@ -8,12 +10,15 @@ const PATH_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*'
 /** A tag: letters, digits, '_', '.' and '-', not starting with '.' or '-', at most 128 characters. */
 export const MAX_TAG_LENGTH = 128
 const TAG = `[\\w][\\w.-]{0,${MAX_TAG_LENGTH - 1}}`
-const DIGEST = '[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}'
+/** The OCI digests registries use: sha256 with 64 lower-case hex characters, sha512 with 128. */
+const DIGEST = 'sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128}'
+export const DIGEST_EXPECTED =
+  "expected 'sha256:' and 64 lower-case hexadecimal characters, or 'sha512:' and 128"
 
 const DOMAIN_RE = new RegExp(`^${DOMAIN}$`)
 const PATH_RE = new RegExp(`^${PATH_COMPONENT}(?:/${PATH_COMPONENT})*$`)
 const TAG_RE = new RegExp(`^${TAG}$`)
-const DIGEST_RE = new RegExp(`^${DIGEST}$`)
+const DIGEST_RE = new RegExp(`^(?:${DIGEST})$`)
 const MAX_NAME_LENGTH = 255
 
 export function isValidTag(tag: string): boolean {
@@ -35,7 +40,8 @@ export function parseImageReference(reference: string): ImageReference | string 
   const [withoutDigest, digest, extra] = reference.split('@')
   if (extra !== undefined || withoutDigest === undefined || withoutDigest === '')
     return 'is not an image reference'
-  if (digest !== undefined && !DIGEST_RE.test(digest)) return `has an invalid digest '${digest}'`
+  if (digest !== undefined && !DIGEST_RE.test(digest))
+    return `has an invalid digest ${quote(digest, 140)} (${DIGEST_EXPECTED})`
 
   const lastSlash = withoutDigest.lastIndexOf('/')
   const lastColon = withoutDigest.lastIndexOf(':')

@@ -32,12 +32,25 @@ export function describeIssues(
   return [...byPath.values()]
 }
 
+/**
+ * valibot quotes the value it received whole (`"<the string>"`): a file's value can be long, or
+ * hold what should not be printed, so only its start is shown.
+ */
+export function shortReceived(received: string, max = 40): string {
+  return received.length > max ? `${received.slice(0, max)}…` : received
+}
+
 function describeIssue(
   issue: v.BaseIssue<unknown>,
   keys: readonly unknown[],
   wording: IssueWording,
 ): string {
-  if (issue.type !== 'strict_object' && issue.type !== 'object') return issue.message
+  if (issue.type !== 'strict_object' && issue.type !== 'object') {
+    const short = shortReceived(issue.received)
+    return short === issue.received
+      ? issue.message
+      : issue.message.split(issue.received).join(short)
+  }
   const key = keys.at(-1)
   if (issue.expected === 'never') {
     const allowed = wording.keys?.[holder(keys)]
@@ -49,7 +62,7 @@ function describeIssue(
   if (issue.received === 'undefined' && typeof key === 'string') {
     return `is missing: ${wording.missing?.[key] ?? 'this key is required'}`
   }
-  return `expected an object, got ${issue.received}`
+  return `expected an object, got ${shortReceived(issue.received)}`
 }
 
 /** The key of the object that holds the last key: `rules` for `rules[0].x`, '' at the top. */

@@ -32,6 +32,10 @@ export type PathKind = 'file' | 'directory' | 'other'
 export interface Files {
   /** What is at a path (symlinks followed), or undefined when nothing is. */
   stat(path: string): Promise<{ kind: PathKind; size: number } | undefined>
+  /** A symbolic link's target as stored; undefined when the path is no link (or nothing). */
+  linkTarget(path: string): Promise<string | undefined>
+  /** The path with every symbolic link resolved; throws when it does not exist. */
+  realpath(path: string): Promise<string>
   /** A file's text; throws when it cannot be read. */
   readText(path: string): Promise<string>
   /** The names in a folder; throws when it is not a readable folder. */

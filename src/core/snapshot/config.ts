@@ -7,7 +7,7 @@ import { SnapshotConfigSchema, type SnapshotEntryConfig } from './config-schema.
 import { normalizeOutputDir, overlaps } from './paths.js'
 import type { Files } from '../shared/ports.js'
 import type { RemoteRepo } from './ports.js'
-import { credentialsInText, parseRepoUrl } from './repo-url.js'
+import { credentialsInText, parseRepoUrl, repoCredentials } from './repo-url.js'
 
 export interface SnapshotEntry {
   name: string
@@ -28,6 +28,11 @@ export interface ConfigTools {
   variable: (name: string) => string | undefined
 }
 
+/** Far above any real configuration; a bigger file is a mistake (or an attack), not a config. */
+export const CONFIG_MAX_BYTES = 1_000_000
+/** Each entry is one toolkit run of minutes: more than this is a mistake, and slow to check. */
+export const MAX_ENTRIES = 100
+
 const HOW_TO_FIX =
   'Fix the configuration (spec 2.2; the JSON Schema dist/snapshot-config.schema.json lets an editor check it as you type).'
 
@@ -47,6 +52,12 @@ export async function loadSnapshotConfig(
   // Within a folder each problem names its file; a single file is named once, in the heading.
   const prefix = (file: { shown: string }): string => (files.length > 1 ? `${file.shown}: ` : '')
   for (const file of files) {
+    if (file.size > CONFIG_MAX_BYTES) {
+      problems.push(
+        `${prefix(file)}is ${file.size} bytes long: a snapshot configuration is at most ${CONFIG_MAX_BYTES} bytes`,
+      )
+      continue
+    }
     const text = await tools.files.readText(file.path)
     for (const secret of credentialsInText(text)) tools.registerSecret(secret)
     const parsed = parseJson(text)
@@ -54,9 +65,13 @@ export async function loadSnapshotConfig(
       problems.push(`${prefix(file)}${parsed}`)
       continue
     }
+    // Once more on the parsed strings: a token holding '"' or a space is escaped in the text.
+    for (const repo of repoValues(parsed))
+      for (const secret of repoCredentials(repo)) tools.registerSecret(secret)
     const expanded = expandRepoVariables(parsed, tools)
     problems.push(...expanded.problems.map((problem) => `${prefix(file)}${problem}`))
-    const result = v.safeParse(SnapshotConfigSchema, expanded.document)
+    // One problem per value: later checks never see a value an earlier one refused (too long).
+    const result = v.safeParse(SnapshotConfigSchema, expanded.document, { abortPipeEarly: true })
     if (!result.success) {
       problems.push(
         ...describeIssues(result.issues, CONFIG_WORDING).map((line) => `${prefix(file)}${line}`),
@@ -67,6 +82,10 @@ export async function loadSnapshotConfig(
   }
   if (problems.length === 0 && entries.length === 0)
     problems.push('it holds no entries: add at least one {"snapshooter": {…}} entry')
+  if (entries.length > MAX_ENTRIES)
+    problems.push(
+      `it holds ${entries.length} entries: at most ${MAX_ENTRIES} are run in one step (each is one toolkit run); split the configuration over several steps`,
+    )
   problems.push(...overlapProblems(entries))
   if (problems.length > 0) {
     throw new InputError(
@@ -83,28 +102,33 @@ async function configFiles(
   path: string,
   shown: string,
   files: Files,
-): Promise<Array<{ path: string; shown: string }>> {
-  const kind = (await files.stat(path))?.kind
-  if (kind === undefined) {
+): Promise<Array<{ path: string; shown: string; size: number }>> {
+  const found = await files.stat(path)
+  if (found === undefined) {
     throw new InputError(
       'config',
       `Invalid input 'config' '${shown}': no such file or folder (looked for ${path}). Create it (spec 2.2: a JSON array of {"snapshooter", "git"} entries) or set 'config' to its path, relative to 'working-directory'.`,
     )
   }
-  if (kind !== 'directory') return [{ path, shown }]
+  if (found.kind !== 'directory') return [{ path, shown, size: found.size }]
   // Like the toolkit: every *.json below the folder, in a stable order.
-  const found = (await files.listFilesDeep(path)).filter((file) => file.endsWith('.json'))
-  if (found.length === 0) {
+  const jsonFiles = (await files.listFilesDeep(path)).filter((file) => file.endsWith('.json'))
+  if (jsonFiles.length === 0) {
     throw new InputError(
       'config',
       `Invalid input 'config' '${shown}': the folder holds no *.json file. Put the snapshot configuration in it, or point 'config' at the file.`,
     )
   }
   const folder = shown.replace(/[/\\]+$/, '')
-  return found.map((file) => ({
-    path: file,
-    shown: `${folder}/${relative(path, file).replace(/\\/g, '/')}`,
-  }))
+  const described = []
+  for (const file of jsonFiles) {
+    described.push({
+      path: file,
+      shown: `${folder}/${relative(path, file).replace(/\\/g, '/')}`,
+      size: (await files.stat(file))?.size ?? 0,
+    })
+  }
+  return described
 }
 
 /** JSON.parse's own message can quote the text near the error, token included: give a position. */
@@ -144,6 +168,12 @@ function expandRepoVariables(
     return { ...(entry as object), git: { ...git, repo: value } }
   })
   return { document: expanded, problems }
+}
+
+/** Every `git.repo` string of a parsed document, valid or not. */
+function repoValues(document: unknown): string[] {
+  if (!Array.isArray(document)) return []
+  return document.map(repoOf).filter((repo) => repo !== undefined)
 }
 
 function repoOf(entry: unknown): string | undefined {
@@ -196,10 +226,6 @@ function nameWarnings(entries: readonly SnapshotEntry[]): string[] {
   const warnings: string[] = []
   const seen = new Set<string>()
   for (const entry of entries) {
-    if (/\s/.test(entry.name) && !seen.has(entry.name))
-      warnings.push(
-        `${entry.where}: snapshot name '${entry.name}' holds spaces; the toolkit splits its command line on spaces, so the export may fail. Prefer a name such as '${entry.name.replace(/\s+/g, '-')}'.`,
-      )
     if (seen.has(entry.name))
       warnings.push(
         `${entry.where}: snapshot name '${entry.name}' is used twice; logs and the job summary cannot tell the entries apart.`,

@@ -16,20 +16,27 @@ export const snapshotDefinition = {
         "Command that runs the toolkit's `snapshot`, split on spaces (quotes group words; no shell). `npx` is run with `--prefix <working-directory> --no`, so it uses your project's installed toolkit and never downloads one.",
       default: 'npx olympe snapshot',
     },
+    'toolkit-timeout-minutes': {
+      description:
+        "How long one entry's export may take. The toolkit never gives up on its own (an orchestrator that stops answering makes it wait for ever): after this time it is stopped, with every process it started, and the step fails. Decimals are allowed (`0.5` is 30 seconds).",
+      default: '60',
+      type: 'number',
+    },
     'orchestrator-host': {
       description:
         "Orchestrator host name, without scheme (`ORCHESTRATOR_HOST` for the toolkit). Default: the toolkit's own (`localhost`).",
     },
     'orchestrator-port': {
       description:
-        "Orchestrator service port (`ORCHESTRATOR_SERVICE_PORT`; 443 means TLS). Default: the toolkit's own (8080).",
+        "Orchestrator service port (`ORCHESTRATOR_SERVICE_PORT`). The toolkit uses TLS on 443 only: any other port sends the password and the session token in clear. Default: the toolkit's own (8080).",
       type: 'number',
     },
     'draw-username': {
       description: 'Platform user the toolkit signs in as (`DRAW_USERNAME`).',
     },
     'draw-password': {
-      description: 'Password of `draw-username` (`DRAW_PASSWORD`; keep it in a secret).',
+      description:
+        'Password of `draw-username` (`DRAW_PASSWORD`; keep it in a secret). The toolkit drops the leading zeros of an all-digit value and surrounding quotes.',
       secret: true,
     },
     'git-user-name': {

@@ -41,8 +41,12 @@ export function cleanGitMessage(message: string, maxLines = 8): string {
   return kept.join('\n') || 'git failed without a message'
 }
 
+/**
+ * The user part runs to the last '@' before the path, as in parseRepoUrl (a token may hold '@').
+ * A scheme starts only where a word does: trying every letter of a long word would be quadratic.
+ */
 export function stripUrlCredentials(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@'"]+@/gi, '$1***@')
+  return text.replace(/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^\s/'"]*@/gi, '$1***@')
 }
 
 const ADVICE: Record<GitFailureKind, string> = {

@@ -9,6 +9,7 @@ import { snapshotDefinition, type SnapshotInputName } from './definition.js'
 export interface SnapshotInputs {
   config: string
   toolkitCommand: string[]
+  toolkitTimeoutMinutes: number
   orchestratorHost?: string
   orchestratorPort?: number
   drawUsername?: string
@@ -26,6 +27,18 @@ const config = v.pipe(
 )
 
 const toolkitCommand = refine((raw) => splitCommand(raw))
+
+/** A day: no export takes longer, and longer timers would overflow. */
+export const TIMEOUT_MINUTES_MAX = 1440
+
+const timeoutMinutes = refine<number>((raw) => {
+  const minutes = Number(raw)
+  if (!/^\d+(\.\d+)?$/.test(raw) || minutes <= 0 || minutes > TIMEOUT_MINUTES_MAX)
+    return {
+      problem: `expected a number of minutes above 0 and up to ${TIMEOUT_MINUTES_MAX}, such as 60 (decimals allowed: 0.5 is 30 seconds)`,
+    }
+  return minutes
+})
 
 const orchestratorHost = refine<string | undefined>((raw) => {
   if (raw === '') return undefined
@@ -61,6 +74,7 @@ const SnapshotInputsSchema = v.pipe(
   v.object({
     config,
     'toolkit-command': toolkitCommand,
+    'toolkit-timeout-minutes': timeoutMinutes,
     'orchestrator-host': orchestratorHost,
     'orchestrator-port': optionalPort,
     'draw-username': optionalText,
@@ -74,6 +88,7 @@ const SnapshotInputsSchema = v.pipe(
   v.transform((i): SnapshotInputs => ({
     config: i.config,
     toolkitCommand: i['toolkit-command'],
+    toolkitTimeoutMinutes: i['toolkit-timeout-minutes'],
     orchestratorHost: i['orchestrator-host'],
     orchestratorPort: i['orchestrator-port'],
     drawUsername: i['draw-username'],

@@ -1,4 +1,3 @@
-import type { Exec } from '../shared/exec.js'
 import type { CommonPorts } from '../shared/ports.js'
 
 /** A remote repository with its credentials taken out of the URL. */
@@ -62,10 +61,41 @@ export interface GitWorktree {
   syncTo(branch: string): Promise<string>
 }
 
+export interface ToolkitRunOptions {
+  cwd: string
+  /** Added to (not replacing) the environment the toolkit inherits. */
+  env: Record<string, string>
+  /** After this long, the toolkit and every process it started are stopped. */
+  timeoutMs: number
+  /** Each output line as it arrives (stdout and stderr). */
+  onLine: (line: string) => void
+}
+
+/** Why a toolkit run was stopped: its time ran out, or the step was cancelled (a signal to us). */
+export type ToolkitStop = { reason: 'timeout' } | { reason: 'cancelled'; signal: string }
+
+export interface ToolkitExit {
+  /** The exit code; 1 when a signal ended it. */
+  code: number
+  stopped?: ToolkitStop
+  /** How long the processes had between SIGTERM and SIGKILL, for messages. */
+  graceMs: number
+}
+
+/**
+ * Runs the toolkit in a process group of its own, so that stopping it (timeout, cancellation)
+ * stops every process it started, not only the first. Throws only when it cannot start.
+ */
+export type ToolkitRunner = (
+  command: string,
+  args: readonly string[],
+  options: ToolkitRunOptions,
+) => Promise<ToolkitExit>
+
 /** What the snapshot needs besides the common ports. */
 export interface SnapshotPorts extends CommonPorts {
   git: GitPort
-  exec: Exec
+  runToolkit: ToolkitRunner
   /** `${NAME}` in `git.repo` reads this (the job's environment). */
   variable: (name: string) => string | undefined
   /** Spreads the retries of runs that collided (0 <= random() < 1). */

@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { ActionError } from '../shared/errors.js'
+import { checkOutputDir, cloneRoot } from './boundary.js'
 import { describeCounts, countChanges, listChanges } from './changes.js'
 import type { SnapshotEntry } from './config.js'
 import { explainGitFailure, indent } from './git-errors.js'
@@ -91,6 +92,12 @@ async function reapply(
     `Reset onto the branch's new tip ${tip.slice(0, 12)}; re-applying the snapshot.`,
   )
   for (const entry of target.entries) {
+    // The new tip is someone else's commit: it may have put a symbolic link on the way.
+    const check = await checkOutputDir(entry, cloneRoot(target), tools.files)
+    if ('problem' in check)
+      throw new ActionError(
+        `${check.problem} It came with the branch's new tip, pushed meanwhile by someone else. Nothing more was pushed.`,
+      )
     const saved = options.saved.get(entry)
     if (saved === undefined) throw new Error(`no saved export for entry '${entry.name}'`)
     await tools.files.replaceDir(saved, join(worktree.dir, entry.snapshooter.outputDir))

@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path'
 import { ActionError, errorMessage } from '../shared/errors.js'
+import { cloneRoot, prepareOutputDirs, type OutputRoot } from './boundary.js'
 import { toolkitArgv } from './command.js'
 import { loadSnapshotConfig, type SnapshotEntry } from './config.js'
 import { explainGitFailure } from './git-errors.js'
@@ -7,12 +8,16 @@ import type { SnapshotInputs } from './inputs.js'
 import type { GitIdentity, GitWorktree, SnapshotPorts } from './ports.js'
 import { describeTarget, planSnapshot, type GitTarget, type SnapshotPlan } from './plan.js'
 import { previewTarget, publishTarget } from './publish.js'
+import { checkTempFolder, checkWorkingFolder, settingWarnings } from './settings.js'
 import { commitsOutput, snapshotSummary, type EntryResult } from './summary.js'
 import { exportEntry, toolkitEnv, type ToolkitSettings } from './toolkit.js'
 import type { CiContext } from '../shared/context.js'
 
 /** What the core needs to know about the CI run. */
-export type SnapshotContext = Pick<CiContext, 'workspace' | 'actor'>
+export type SnapshotContext = Pick<CiContext, 'workspace' | 'actor'> & {
+  /** The step runs in debug mode (a debug re-run on GitHub, CI_DEBUG_TRACE on GitLab). */
+  debug?: boolean
+}
 
 export async function runSnapshot(
   inputs: SnapshotInputs,
@@ -25,28 +30,35 @@ export async function runSnapshot(
   const { entries } = await logger.group('Configuration', async () => {
     logger.info(`Reading ${inputs.config} in ${projectDir}.`)
     const loaded = await loadSnapshotConfig(configPath, inputs.config, ports)
-    for (const warning of loaded.warnings) logger.warning(warning)
-    if (inputs.drawPassword && /\s/.test(inputs.drawPassword))
-      logger.warning(
-        "'draw-password' holds a space; the toolkit splits its command line on spaces, so signing in may fail.",
-      )
+    for (const warning of [...loaded.warnings, ...settingWarnings(inputs)]) logger.warning(warning)
     for (const entry of loaded.entries) logger.info(describeEntry(entry))
     return loaded
   })
+  const hasLocal = entries.some((entry) => !entry.git)
+  if (hasLocal) checkWorkingFolder(projectDir)
 
   const temp = await ports.files.makeTempDir('olympe-snapshot-')
   try {
+    // The clones, and a dry run's scratch folder, are the toolkit's working folders there.
+    if (inputs.dryRun || entries.some((entry) => entry.git)) checkTempFolder(temp)
     const plan = planSnapshot(entries, join(temp, 'clones'))
     const identity = gitIdentity(inputs, context)
     const clones = await logger.group('Git repositories', () => cloneAll(plan, identity, ports))
     const settings: ToolkitSettings = {
       argv: toolkitArgv(inputs.toolkitCommand, projectDir),
-      env: toolkitEnv(inputs),
+      env: toolkitEnv(inputs, context.debug === true),
       tempDir: temp,
+      timeoutMinutes: inputs.toolkitTimeoutMinutes,
     }
     // A dry run must leave the working directory as it is: entries without git go to scratch.
     const localDir = inputs.dryRun ? join(temp, 'dry-run') : projectDir
     if (inputs.dryRun) await ports.files.makeDir(localDir)
+    const local: OutputRoot = {
+      dir: localDir,
+      label: inputs.dryRun ? "the dry run's scratch folder" : 'the working directory',
+    }
+    const placed = entries.map((entry) => ({ entry, root: rootOf(entry, plan, local) }))
+    await logger.group('Output folders', () => prepareOutputDirs(placed, ports))
     const saved = await exportAll(plan, entries, localDir, settings, ports, temp)
     const results: EntryResult[] = plan.local.map((entry) => ({
       entry,
@@ -127,6 +139,11 @@ async function checkBranch(target: GitTarget, ports: SnapshotPorts): Promise<str
   }
   if (tip !== undefined) return undefined
   return `Branch '${target.branch}' does not exist in ${target.repo.display} (entry ${names}). The snapshot never creates branches: create it first (for example: git push origin HEAD:refs/heads/${target.branch}), or fix git.branch.`
+}
+
+function rootOf(entry: SnapshotEntry, plan: SnapshotPlan, local: OutputRoot): OutputRoot {
+  const target = plan.targets.find((t) => t.entries.includes(entry))
+  return target ? cloneRoot(target) : local
 }
 
 /** Runs the toolkit for every entry before anything is committed, keeping a copy of each export. */

@@ -2,15 +2,22 @@ import { join } from 'node:path'
 import { ActionError, errorMessage, quote } from '../shared/errors.js'
 import { commandLine } from '../shared/exec.js'
 import type { SnapshotEntry } from './config.js'
-import type { SnapshotPorts } from './ports.js'
+import type { SnapshotPorts, ToolkitExit } from './ports.js'
 
 export interface ToolkitSettings {
   argv: string[]
-  /** ORCHESTRATOR_HOST, ORCHESTRATOR_SERVICE_PORT, DRAW_USERNAME, DRAW_PASSWORD: those given. */
+  /** ORCHESTRATOR_HOST, ORCHESTRATOR_SERVICE_PORT, DRAW_USERNAME, DRAW_PASSWORD, LOG_LEVEL. */
   env: Record<string, string>
   /** Where the per-entry SNAPSHOT_CONFIG files go: outside every clone, so never committed. */
   tempDir: string
+  /** `toolkit-timeout-minutes`: how long one entry's export may take. */
+  timeoutMinutes: number
 }
+
+type ToolkitTools = Pick<
+  SnapshotPorts,
+  'runToolkit' | 'files' | 'logger' | 'redact' | 'registerSecret'
+>
 
 const KEPT_LINES = 5
 
@@ -24,7 +31,7 @@ export async function exportEntry(
   index: number,
   cwd: string,
   settings: ToolkitSettings,
-  tools: Pick<SnapshotPorts, 'exec' | 'files' | 'logger' | 'redact'>,
+  tools: ToolkitTools,
 ): Promise<void> {
   const configFile = join(settings.tempDir, `toolkit-config-${index + 1}.json`)
   await tools.files.writeText(
@@ -34,14 +41,17 @@ export async function exportEntry(
   const [program = '', ...args] = settings.argv
   tools.logger.info(`$ ${commandLine(program, args)}   (in ${cwd})`)
   const last: string[] = []
-  let result
+  let result: ToolkitExit
   try {
-    result = await tools.exec(program, args, {
+    result = await tools.runToolkit(program, args, {
       cwd,
       env: { ...settings.env, SNAPSHOT_CONFIG: configFile },
+      timeoutMs: Math.round(settings.timeoutMinutes * 60_000),
       onLine: (line) => {
-        tools.logger.info(line)
-        if (line.trim() !== '') last.push(tools.redact(line))
+        const shown = hideSessionTokens(line, tools.registerSecret)
+        tools.logger.info(shown)
+        const kept = stripColours(tools.redact(shown)).trim()
+        if (kept !== '') last.push(kept)
         if (last.length > KEPT_LINES) last.shift()
       },
     })
@@ -50,22 +60,86 @@ export async function exportEntry(
       `Could not start the toolkit for entry '${entry.name}': ${quote(program)} ${errorMessage(error)}. Install the toolkit in your project (npm install --save-dev @olympeio/toolkit, then npm ci in the job) or set 'toolkit-command'. Nothing was committed or pushed.`,
     )
   }
-  if (result.code !== 0) {
-    const tail =
-      last.length > 0 ? ` Its last output:\n${last.map((l) => `    ${l}`).join('\n')}\n` : ' '
-    throw new ActionError(
-      `The toolkit failed (exit code ${result.code}) exporting entry '${entry.name}' (${entry.where}), so nothing was committed or pushed.${tail}Check 'orchestrator-host', 'orchestrator-port', 'draw-username' and 'draw-password', that the toolkit is installed in 'working-directory' (npm ci), and the entry's rootTags.`,
-    )
-  }
+  if (result.stopped || result.code !== 0) throw toolkitFailure(entry, settings, result, last)
 }
 
-export function toolkitEnv(settings: {
-  orchestratorHost?: string
-  orchestratorPort?: number
-  drawUsername?: string
-  drawPassword?: string
-}): Record<string, string> {
-  const env: Record<string, string> = {}
+function toolkitFailure(
+  entry: SnapshotEntry,
+  settings: ToolkitSettings,
+  result: ToolkitExit,
+  last: readonly string[],
+): ActionError {
+  const tail =
+    last.length > 0 ? ` Its last output:\n${last.map((l) => `    ${l}`).join('\n')}\n` : ' '
+  const emptied = entry.git
+    ? ''
+    : ` The toolkit empties outputDir '${entry.snapshooter.outputDir}' in the working directory before it signs in, so that folder may now be empty: restore it from git if you need it.`
+  const stopped = result.stopped
+  const grace = `SIGTERM, then SIGKILL after ${result.graceMs / 1000} s`
+  if (stopped?.reason === 'timeout') {
+    return new ActionError(
+      `The toolkit was still exporting entry '${entry.name}' (${entry.where}) after ${settings.timeoutMinutes} minute(s) ('toolkit-timeout-minutes'), so it was stopped with every process it had started (${grace}). Nothing was committed or pushed.${emptied}${tail}The orchestrator may have stopped answering: check it and run the snapshot again, or raise 'toolkit-timeout-minutes' if this export really takes longer.`,
+    )
+  }
+  if (stopped?.reason === 'cancelled') {
+    return new ActionError(
+      `The step was cancelled (${stopped.signal}) while the toolkit exported entry '${entry.name}' (${entry.where}): the toolkit was stopped with every process it had started (${grace}). Nothing was committed or pushed.${emptied}`,
+    )
+  }
+  return new ActionError(
+    `The toolkit failed (exit code ${result.code}) exporting entry '${entry.name}' (${entry.where}), so nothing was committed or pushed.${emptied}${tail}${failureHint(entry, last)}`,
+  )
+}
+
+/** What to check, from what the toolkit said last: blaming the password for a mkdir misleads. */
+function failureHint(entry: SnapshotEntry, last: readonly string[]): string {
+  const said = last.join('\n')
+  if (/ENOENT[^\n]*mkdir|mkdir[^\n]*ENOENT/.test(said))
+    return `The toolkit could not create outputDir '${entry.snapshooter.outputDir}' because a parent folder is missing (it creates the last folder only). The action creates the parents before it runs the toolkit; if 'toolkit-command' changes the toolkit's working folder, create them there first.`
+  if (/invalid username or password|authentication failed|unauthori[sz]ed|\b401\b/i.test(said))
+    return "The orchestrator refused the sign-in: check 'draw-username' and 'draw-password' (the toolkit drops leading zeros of an all-digit value, and surrounding quotes)."
+  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ECONNRESET/.test(said))
+    return "The toolkit could not reach the orchestrator: check 'orchestrator-host' and 'orchestrator-port' (443 makes the toolkit use TLS), and that the orchestrator is up."
+  return "Check 'orchestrator-host', 'orchestrator-port', 'draw-username' and 'draw-password', that the toolkit is installed in 'working-directory' (npm ci), and the entry's rootTags."
+}
+
+// `rndCook=<value>`, or `"rndCook":"<value>"` in a JSON dump: the session token.
+const SESSION_TOKEN = /(rndCook["']?\s*[=:]\s*["']?)([^\s"'&;,}]+)/gi
+
+/**
+ * At debug level the toolkit prints its session token (`rndCook`). It is found only at run time,
+ * so each value is registered as a secret (masked from then on, and on GitHub in the runner's
+ * log) and replaced in the line itself before the line is printed.
+ */
+export function hideSessionTokens(line: string, register: (secret: string) => void): string {
+  return line.replace(SESSION_TOKEN, (_match, key: string, value: string) => {
+    // A value this short would mask every such string in the log: it is hidden here only.
+    if (value.length >= 4) register(value)
+    return `${key}***`
+  })
+}
+
+// CSI sequences (colours, cursor moves), OSC sequences (titles, links) and two-character escapes.
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-Z\\-_])/g
+
+/** The toolkit colours its levels (winston); an error message is plain text. */
+export function stripColours(line: string): string {
+  return line.replace(ANSI, '')
+}
+
+export function toolkitEnv(
+  settings: {
+    orchestratorHost?: string
+    orchestratorPort?: number
+    drawUsername?: string
+    drawPassword?: string
+  },
+  debug: boolean,
+): Record<string, string> {
+  // At debug level the toolkit prints the password (three times) and its session token: only
+  // when the step itself runs in debug mode, where our redaction still masks them.
+  const env: Record<string, string> = { LOG_LEVEL: debug ? 'debug' : 'info' }
   if (settings.orchestratorHost) env.ORCHESTRATOR_HOST = settings.orchestratorHost
   if (settings.orchestratorPort) env.ORCHESTRATOR_SERVICE_PORT = String(settings.orchestratorPort)
   if (settings.drawUsername) env.DRAW_USERNAME = settings.drawUsername

@@ -1,10 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals'
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
-import { networkInterfaces } from 'node:os'
 import { HttpFailure, type HttpRequest } from '../../../src/core/shared/http.js'
 import { USER_AGENT } from '../../../src/platform/package-info.js'
 import { createHttpClient } from '../../../src/tools/http.js'
-import { startConnectProxy, type ConnectProxy } from '../../helpers/connect-proxy.js'
+import {
+  externalAddress,
+  startConnectProxy,
+  type ConnectProxy,
+} from '../../helpers/connect-proxy.js'
 import { makeTlsFiles } from '../../helpers/tls-certificates.js'
 import { answer, startWebhookServer, type WebhookServer } from '../../helpers/webhook-server.js'
 
@@ -34,6 +37,11 @@ function post(url: string, overrides: Partial<HttpRequest> = {}): Promise<unknow
   })
 }
 
+/** Waits for a condition that must come soon; the test's own time-out fails it otherwise. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20))
+}
+
 async function failure(promise: Promise<unknown>): Promise<HttpFailure> {
   const error = await promise.then(
     () => undefined,
@@ -61,14 +69,6 @@ async function rawServer(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const address = server.address() as AddressInfo
   return { url: `http://127.0.0.1:${address.port}/hook`, server }
-}
-
-/** This machine's first address that is not loopback, for a host that bypasses no proxy by itself. */
-function externalAddress(): string {
-  for (const addresses of Object.values(networkInterfaces()))
-    for (const address of addresses ?? [])
-      if (address.family === 'IPv4' && !address.internal) return address.address
-  throw new Error('this machine has no non-loopback IPv4 address')
 }
 
 let webhook: WebhookServer
@@ -137,7 +137,21 @@ describe('the HTTP tool', () => {
       async () =>
         (await rawServer((socket) => socket.once('data', () => socket.resetAndDestroy()))).url,
       'reset',
-      'the connection was closed before any response (ECONNRESET)',
+      'the connection was closed after the request was sent, before a complete response arrived (ECONNRESET), so the server may have received it',
+    ],
+    [
+      'a close with no answer once the request is sent',
+      async () => (await rawServer((socket) => socket.once('data', () => socket.end()))).url,
+      'reset',
+      'the connection was closed after the request was sent, before a complete response arrived (ECONNRESET), so the server may have received it',
+    ],
+    [
+      'a response cut right after its status line',
+      async () =>
+        (await rawServer((socket) => socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\n'))))
+          .url,
+      'reset',
+      'the connection was closed after the request was sent, before a complete response arrived (ECONNRESET), so the server may have received it',
     ],
     [
       'a response cut after its status line',
@@ -162,6 +176,17 @@ describe('the HTTP tool', () => {
   ])('%s', async (_name, url, kind, message) => {
     const error = await failure(post(await url(), { timeoutMs: 800 }))
     expect([error.kind, error.message]).toEqual([kind, message])
+  })
+
+  test('a TLS handshake that never finishes: tls, within the connect time-out', async () => {
+    const { url } = await rawServer(() => undefined)
+    const error = await failure(
+      post(url.replace('http:', 'https:'), { timeoutMs: 60_000, connectTimeoutMs: 300 }),
+    )
+    expect([error.kind, error.message]).toEqual([
+      'tls',
+      'the TLS handshake with the server did not finish in time',
+    ])
   })
 
   test('a refused certificate names NODE_EXTRA_CA_CERTS', async () => {
@@ -209,6 +234,8 @@ describe('the HTTP tool', () => {
     let proxy: ConnectProxy
     beforeAll(async () => {
       proxy = await startConnectProxy({
+        'silent.olympe.test': 'silent',
+        'auth.olympe.test': { status: 407 },
         'webhook.olympe.test': webhook.port,
         [externalAddress()]: webhook.port,
       })
@@ -244,6 +271,27 @@ describe('the HTTP tool', () => {
       expect(await post(url)).toMatchObject({ status: 200 })
       expect(proxy.tunnels.length).toBe(before + 1)
       expect(webhook.requests).toHaveLength(1)
+    })
+
+    test('a proxy that never answers CONNECT: a connect time-out, and its socket closed', async () => {
+      process.env.HTTP_PROXY = proxy.url
+      webhook.respondWith(answer(200))
+      const error = await failure(
+        post('http://silent.olympe.test/hook', { timeoutMs: 60_000, connectTimeoutMs: 300 }),
+      )
+      expect([error.kind, error.message]).toEqual([
+        'connect-timeout',
+        'no connection to the server could be made in time (through the proxy, when one is set)',
+      ])
+      expect(webhook.requests).toHaveLength(0)
+      // The CONNECT request was given up with ours: nothing keeps the step's process alive.
+      await until(() => proxy.openClients() === 0)
+    })
+
+    test('a proxy that answers CONNECT with 407: its status is kept', async () => {
+      process.env.HTTP_PROXY = proxy.url
+      const error = await failure(post('http://auth.olympe.test/hook'))
+      expect([error.kind, error.proxyStatus]).toEqual(['proxy', 407])
     })
 
     test('a proxy that opens no tunnel: said, never sent', async () => {

@@ -75,6 +75,30 @@ describe('deploy inputs', () => {
       'allow-insecure-http: true',
     ],
     ['missing token', { 'webhook-token': '' }, 'webhook-token', 'is required'],
+    [
+      'a token with a line break',
+      { 'webhook-token': 'tok-3f9a\n7c1e5b' },
+      'webhook-token',
+      "Invalid input 'webhook-token' (value hidden: secret): contains a line break, which an HTTP header cannot carry",
+    ],
+    [
+      'a token with a carriage return',
+      { 'webhook-token': 'tok-3f9a\r7c1e5b' },
+      'webhook-token',
+      'contains a line break',
+    ],
+    [
+      'a token beyond Latin-1',
+      { 'webhook-token': 'tok-3f9a\u20147c1e5b' },
+      'webhook-token',
+      "Invalid input 'webhook-token' (value hidden: secret): contains a control character or a character beyond Latin-1 (such as an emoji or a curly quote), which an HTTP header cannot carry",
+    ],
+    [
+      'a token with a control character',
+      { 'webhook-token': 'tok-3f9a\u00007c1e5b' },
+      'webhook-token',
+      'contains a control character',
+    ],
     ['yes as boolean', { 'dry-run': 'yes' }, 'dry-run', "expected 'true' or 'false'"],
     [
       'untagged image',
@@ -118,7 +142,13 @@ describe('deploy inputs', () => {
       'rule that does not compile',
       { 'deploy-rules': '[{"source": "(", "target": ".*"}]' },
       'deploy-rules',
-      'not a valid regular expression',
+      "at [0].source: '(' is not a valid regular expression (Unterminated group)",
+    ],
+    [
+      'a target that does not compile',
+      { 'deploy-rules': '- source: api\n  target: "[z-a"' },
+      'deploy-rules',
+      "at [0].target: '[z-a' is not a valid regular expression (Range out of order in character class)",
     ],
     [
       'rules that are not YAML',
@@ -137,6 +167,19 @@ describe('deploy inputs', () => {
     expect((error as InputError).input).toBe(input)
     expect((error as InputError).message).toContain(`Invalid input '${input}'`)
     expect((error as InputError).message).toContain(expected)
+  })
+
+  test.each(['tok\tab', 'tök-latin-1', 'tok with spaces'])(
+    'a token that a header carries is accepted: %j',
+    (token) => {
+      expect(parse({ 'webhook-token': token }).webhookToken).toBe(token)
+    },
+  )
+
+  test('a refused token is never quoted', () => {
+    expect(() => parse({ 'webhook-token': 'tok-3f9a\n7c1e5b' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('3f9a') as unknown }),
+    )
   })
 
   test('every bad input is reported at once, secrets hidden', () => {

@@ -1,5 +1,10 @@
 import { describe, expect, test } from '@jest/globals'
-import { buildPayload, type PayloadInputs } from '../../../../src/core/deploy/payload.js'
+import type { Deadline } from '../../../../src/core/deploy/deadline.js'
+import {
+  buildPayload,
+  deployRuleWarnings,
+  type PayloadInputs,
+} from '../../../../src/core/deploy/payload.js'
 import type { BasePayload, Payload } from '../../../../src/core/deploy/payload-schema.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
 
@@ -119,16 +124,73 @@ describe('buildPayload (spec 2.1, 4 rules 3 and 4)', () => {
     expect(() => buildPayload({ ...none, ...inputs })).toThrow(message)
   })
 
+  test('says where the rules sent came from', () => {
+    const images = { backendImages: ['r.io/b:1'] }
+    const rules = [{ source: 'b', target: '.*' }]
+    expect(buildPayload({ ...none, ...images }).rulesFrom).toBe('default')
+    expect(
+      buildPayload({ ...none, ...images }, { backends: { deployRules: rules } }).rulesFrom,
+    ).toBe('payload-file')
+    expect(
+      buildPayload({ ...none, ...images, deployRules: rules }, { backends: { deployRules: [] } })
+        .rulesFrom,
+    ).toBe('deploy-rules')
+  })
+})
+
+describe('deployRuleWarnings', () => {
+  const deadline = (seconds = 60, remainingMs = seconds * 1000): Deadline => ({
+    seconds,
+    remainingMs: () => remainingMs,
+  })
+  const SLOW = '(a+)+$'
+  const LONG = `r.io/shop/api:${'a'.repeat(40)}-1`
+
   test('warns about each backend image that no rule sends anywhere', () => {
-    const { warnings } = buildPayload({
+    const built = buildPayload({
       ...none,
       backendImages: ['r.io/api:1', 'r.io/worker:1'],
       deployRules: [{ source: 'api', target: '.*' }],
     })
-    expect(warnings).toEqual([
-      expect.stringContaining(
-        "Backend image 'r.io/worker:1' matches no deploy rule's source ('api')",
-      ),
+    expect(deployRuleWarnings(built, undefined, deadline())).toEqual([
+      "Backend image 'r.io/worker:1' matches no deploy rule's source ('api'): the platform will not deploy it to any backend.",
     ])
+  })
+
+  test('a source that backtracks is refused, naming the input and the rule', () => {
+    const built = buildPayload({
+      ...none,
+      backendImages: [LONG],
+      deployRules: [
+        { source: 'worker', target: '.*' },
+        { source: SLOW, target: '.*' },
+      ],
+    })
+    expect(() => deployRuleWarnings(built, undefined, deadline())).toThrow(
+      new InputError(
+        'deploy-rules',
+        `Invalid input 'deploy-rules': at [1].source: matching the regular expression '${SLOW}' against the backend image '${LONG}' took more than 250 ms on each of 3 tries and was stopped: the pattern backtracks catastrophically (nested quantifiers such as '(a+)+', or alternatives that overlap such as '(a|ab)*'); rewrite it so that each part of an image name can match in only one way, for example '^reg\\.example\\.com/shop/api:'.`,
+      ),
+    )
+  })
+
+  test('from a payload file, it names the file and the JSON path', () => {
+    const built = buildPayload(none, {
+      backends: { images: [LONG], deployRules: [{ source: SLOW, target: '.*' }] },
+    })
+    expect(() => deployRuleWarnings(built, 'deploy/base.json', deadline())).toThrow(
+      "Invalid input 'payload-file' 'deploy/base.json': at backends.deployRules[0].source: matching the regular expression '(a+)+$'",
+    )
+  })
+
+  test("when 'timeout-seconds' is what runs out, it says so", () => {
+    const built = buildPayload({
+      ...none,
+      backendImages: [LONG],
+      deployRules: [{ source: SLOW, target: '.*' }],
+    })
+    expect(() => deployRuleWarnings(built, undefined, deadline(5, 40))).toThrow(
+      "did not finish within 'timeout-seconds' (5 s), so the step stopped and sent nothing",
+    )
   })
 })

@@ -1,8 +1,17 @@
 import { describe, expect, test } from '@jest/globals'
-import { webhookUrlSecrets } from '../../../../src/core/deploy/secrets.js'
+import { looksLikeToken, webhookUrlSecrets } from '../../../../src/core/deploy/secrets.js'
+import { Redactor } from '../../../../src/core/shared/redactor.js'
+
+/** What a text becomes once every secret of the URL is registered, as the platform does. */
+function redactedBy(url: string, text: string): string {
+  const redactor = new Redactor()
+  redactor.add(url)
+  for (const secret of webhookUrlSecrets(url)) redactor.add(secret)
+  return redactor.redact(text)
+}
 
 describe('webhookUrlSecrets', () => {
-  test('the whole URL, its credentials and a token-bearing path', () => {
+  test('the whole URL, its credentials and a token-bearing path, raw and decoded', () => {
     const secrets = webhookUrlSecrets(
       'https://user:pa%24s@hooks.example.com/deploy/9f8e7d6c5b?sig=abc',
     )
@@ -12,12 +21,75 @@ describe('webhookUrlSecrets', () => {
         'user',
         'pa%24s',
         'pa$s',
+        '/deploy/9f8e7d6c5b',
         '/deploy/9f8e7d6c5b?sig=abc',
+        '9f8e7d6c5b',
       ]),
     )
   })
 
+  test('ordinary words are never masked alone', () => {
+    const secrets = webhookUrlSecrets('https://hooks.example.com/api/v1/deploy?env=production')
+    for (const word of ['api', 'v1', 'deploy', 'hooks', 'env', 'production', '/deploy'])
+      expect(secrets).not.toContain(word)
+  })
+
+  test('query values, the fragment and token-like segments, as written and percent-decoded', () => {
+    const url = 'https://h.example/hooks/t0k%2Fen-5e6f7a8b?token=a1b2c3d4e5%3D%3D&x=1#frag-9f8e7d6c'
+    const secrets = webhookUrlSecrets(url)
+    expect(secrets).toEqual(
+      expect.arrayContaining([
+        't0k%2Fen-5e6f7a8b',
+        't0k/en-5e6f7a8b',
+        'a1b2c3d4e5%3D%3D',
+        'a1b2c3d4e5==',
+        'frag-9f8e7d6c',
+      ]),
+    )
+    expect(secrets).not.toContain('1')
+    expect(secrets).not.toContain('token')
+  })
+
+  test('a server echoing a secret part back, decoded, is masked', () => {
+    const url = 'https://h.example/hooks/a%20b-5e6f7a8b9c'
+    expect(redactedBy(url, 'no hook named a b-5e6f7a8b9c here')).toBe('no hook named *** here')
+  })
+
+  test('the word deploy in the path does not garble deployRules', () => {
+    const url = 'https://h.example/deploy'
+    const payload = '{"backends":{"images":["r.io/a:1"],"deployRules":[{"source":".*"}]}}'
+    expect(redactedBy(url, payload)).toBe(payload)
+    expect(redactedBy(`${url}/x9y8z7w6v5`, payload)).toBe(payload)
+  })
+
   test('an unparseable URL gives nothing to mask but itself (registered as the input)', () => {
     expect(webhookUrlSecrets('not a url')).toEqual([])
+  })
+})
+
+describe('looksLikeToken', () => {
+  test.each([
+    '5e6f7a8b9c0d',
+    's3cr3t-k3y',
+    'pa$$word',
+    'abcdefghijklmnopqrstuvwxyz',
+    'a1b2c3d4',
+    'ZGVwbG95OnRva2Vu',
+  ])('%j is a token', (part) => {
+    expect(looksLikeToken(part)).toBe(true)
+  })
+
+  test.each([
+    'deploy',
+    'hooks',
+    'api',
+    'v1',
+    'webhooks',
+    'api-v1',
+    'production',
+    'deploy-key',
+    'a1b2c3',
+  ])('%j is a word', (part) => {
+    expect(looksLikeToken(part)).toBe(false)
   })
 })

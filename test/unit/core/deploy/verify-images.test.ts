@@ -1,4 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
+import { startDeadline } from '../../../../src/core/deploy/deadline.js'
 import type { Payload } from '../../../../src/core/deploy/payload-schema.js'
 import {
   verifyImages,
@@ -73,7 +74,7 @@ async function verify(
   try {
     result.shown = await verifyImages(
       payload,
-      { verifyImages: 'auto', timeoutSeconds: 60, ...inputs },
+      { verifyImages: 'auto', deadline: startDeadline(network.clock, 60), ...inputs },
       {
         ...network,
         logger,

@@ -6,6 +6,7 @@ import {
   type HttpResponse,
 } from '../../../../src/core/shared/http.js'
 import type { Logger } from '../../../../src/core/shared/ports.js'
+import { startDeadline } from '../../../../src/core/deploy/deadline.js'
 
 type Step = HttpResponse | HttpFailure
 const ok: HttpResponse = {
@@ -39,6 +40,14 @@ async function call(
   let now = 0
   const requests: HttpRequest[] = []
   const waits: number[] = []
+  const clock = {
+    sleep: (ms: number) => {
+      waits.push(ms)
+      now += ms
+      return Promise.resolve()
+    },
+    now: () => new Date(now),
+  }
   const tools = {
     http: {
       request: (request: HttpRequest): Promise<HttpResponse> => {
@@ -48,19 +57,17 @@ async function call(
       },
     },
     logger: quietLogger,
-    redact: (text: string) => text,
-    clock: {
-      sleep: (ms: number) => {
-        waits.push(ms)
-        now += ms
-        return Promise.resolve()
-      },
-      now: () => new Date(now),
-    },
+    redact: (text: string) => text.replace(/hush-hush/g, '***'),
+    clock,
   }
   try {
     const result = await callWebhook(
-      { url: new URL('https://h.example/x'), token: 't', payload: '{}', timeoutSeconds },
+      {
+        url: new URL('https://h.example/x'),
+        token: 't',
+        payload: '{}',
+        deadline: startDeadline(clock, timeoutSeconds),
+      },
       tools,
     )
     return { result, requests, waits }
@@ -69,69 +76,131 @@ async function call(
   }
 }
 
+const proxyAnswered = (status: number): HttpFailure =>
+  new HttpFailure('proxy', `simulated proxy ${status}`, status)
+const NOTHING_SENT = 'The request never reached the platform, so nothing was deployed'
+
 describe('the retry policy for a non-idempotent POST', () => {
-  test.each<[string, Step[], number, number[]]>([
-    ['success at once', [ok], 1, []],
-    ['503 then success', [status(503), ok], 2, [1000]],
-    ['502, 504, then success', [status(502), status(504), ok], 3, [1000, 2000]],
-    ['refused then success', [failure('refused'), ok], 2, [1000]],
-    ['unknown host then success', [failure('dns'), ok], 2, [1000]],
-    ['reset before any response then success', [failure('reset'), ok], 2, [1000]],
-    ['429 with Retry-After: 3', [status(429, { 'retry-after': '3' }), ok], 2, [3000]],
-    ['429 without Retry-After backs off', [status(429), ok], 2, [1000]],
-  ])('%s: %i request(s), waits %j', async (_name, steps, count, waits) => {
-    const run = await call(steps)
-    expect(run.error).toBeUndefined()
-    expect(run.requests).toHaveLength(count)
-    expect(run.waits).toEqual(waits)
+  describe('retried: the request surely did not reach the application', () => {
+    test.each<[string, number, number[], Step[]]>([
+      ['connection refused', 2, [1000], [failure('refused'), ok]],
+      ['DNS failure', 2, [1000], [failure('dns'), ok]],
+      ['TLS handshake failure', 2, [1000], [failure('tls'), ok]],
+      ['connect time-out (no socket ever made)', 2, [1000], [failure('connect-timeout'), ok]],
+      ['a proxy that cannot be reached', 2, [1000], [failure('proxy'), ok]],
+      ['a proxy that answers CONNECT with 502', 2, [1000], [proxyAnswered(502), ok]],
+      ['429 without Retry-After: the default backoff', 2, [1000], [status(429), ok]],
+      ['503 without Retry-After', 2, [1000], [status(503), ok]],
+      ['503 twice: backoff 1 s then 2 s', 3, [1000, 2000], [status(503), status(503), ok]],
+      ['429 with Retry-After: 3', 2, [3000], [status(429, { 'retry-after': '3' }), ok]],
+      ['503 with Retry-After: 0', 2, [0], [status(503, { 'retry-after': '0' }), ok]],
+      ['503 with a negative Retry-After', 2, [1000], [status(503, { 'retry-after': '-5' }), ok]],
+      ['503 with Retry-After: soon', 2, [1000], [status(503, { 'retry-after': 'soon' }), ok]],
+      ['429 with Retry-After: 1.5', 2, [1000], [status(429, { 'retry-after': '1.5' }), ok]],
+    ])('%s: %i request(s), waits %j', async (_name, count, waits, steps) => {
+      const run = await call(steps)
+      expect(run.error).toBeUndefined()
+      expect(run.requests).toHaveLength(count)
+      expect(run.waits).toEqual(waits)
+    })
+
+    test.each<[string, Step]>([
+      ['refused', failure('refused')],
+      ['503', status(503)],
+    ])('%s three times: gives up, saying nothing was deployed', async (_name, step) => {
+      const run = await call([step])
+      expect(run.requests).toHaveLength(3)
+      expect(run.waits).toEqual([1000, 2000])
+      expect(run.error?.message).toContain(`Gave up after 3 attempts. ${NOTHING_SENT}`)
+    })
+
+    test('a Retry-After beyond what is left of the budget: fails at once', async () => {
+      const run = await call([status(503, { 'retry-after': '120' }), ok], 60)
+      expect(run.requests).toHaveLength(1)
+      expect(run.waits).toEqual([])
+      expect(run.error?.message).toContain(
+        "Not retried: waiting 120 s (as Retry-After asked) would go beyond 'timeout-seconds' (60 s).",
+      )
+      expect(run.error?.status).toBe(503)
+    })
+
+    test('a backoff beyond what is left of the budget: fails at once too', async () => {
+      const run = await call([status(503)], 1)
+      expect(run.requests).toHaveLength(1)
+      expect(run.error?.message).toContain(
+        "Not retried: waiting 1 s would go beyond 'timeout-seconds' (1 s).",
+      )
+    })
   })
 
-  test.each<[string, Step[], number, string]>([
-    ['500 is never repeated', [status(500), ok], 1, 'HTTP 500'],
-    ['400 is never repeated', [status(400, {}, '{"error":"bad"}'), ok], 1, '{"error":"bad"}'],
-    ['401 names the token', [status(401)], 1, 'check the webhook token'],
-    ['404 names the URL', [status(404)], 1, 'check the webhook address'],
-    [
-      '200 with another body',
-      [status(200, {}, '{"message":"queued"}'), ok],
-      1,
-      'answered 200 but not with {"message": "success"}',
-    ],
-    ['200 with HTML', [status(200, {}, '<html>hi</html>')], 1, '<html>hi</html>'],
-    ['201 is not the spec’s success', [status(201, {}, '{"message":"success"}')], 1, 'HTTP 201'],
-    [
-      'a redirect is not followed',
-      [status(302, { location: 'https://elsewhere.example/x' })],
-      1,
-      "a redirect to 'elsewhere.example'",
-    ],
-    [
-      'a time-out is not repeated (the POST may have arrived)',
-      [failure('timeout'), ok],
-      1,
-      "within 'timeout-seconds'",
-    ],
-    ['a TLS failure is not repeated', [failure('tls'), ok], 1, 'simulated tls'],
-    ['503 three times gives up', [status(503)], 3, 'Gave up after 3 attempts'],
-    ['refused three times gives up', [failure('refused')], 3, 'Gave up after 3 attempts'],
-  ])('%s', async (_name, steps, count, message) => {
-    const run = await call(steps)
-    expect(run.error).toBeInstanceOf(WebhookError)
-    expect(run.error?.message).toContain(message)
-    expect(run.requests).toHaveLength(count)
+  describe('never retried: the server may have acted, or answered for good', () => {
+    const MAY = 'The deployment may or may not have started'
+    test.each<[string, Step[], string]>([
+      ['502 (a gateway may have passed it on)', [status(502, {}, 'bad gateway'), ok], MAY],
+      ['504', [status(504), ok], MAY],
+      ['a reset after the request was written', [failure('reset'), ok], MAY],
+      ['a partial response', [failure('partial'), ok], MAY],
+      ['a time-out once connected', [failure('timeout'), ok], MAY],
+      ['any other failure', [failure('other'), ok], MAY],
+      ['500', [status(500), ok], 'HTTP 500'],
+      ['400', [status(400, {}, '{"error":"bad"}'), ok], '{"error":"bad"}'],
+      ['401 names the token', [status(401)], 'check the webhook token'],
+      ['404 names the URL', [status(404)], 'check the webhook address'],
+      [
+        '200 with another body',
+        [status(200, {}, '{"message":"queued"}'), ok],
+        'answered 200 but not with {"message": "success"}',
+      ],
+      ['200 with HTML', [status(200, {}, '<html>hi</html>')], '<html>hi</html>'],
+      ['201 is not the spec’s success', [status(201, {}, '{"message":"success"}')], 'HTTP 201'],
+      [
+        'a redirect is not followed',
+        [status(302, { location: 'https://elsewhere.example/x' })],
+        "a redirect to 'elsewhere.example'",
+      ],
+      ['a proxy that refuses with 407', [proxyAnswered(407), ok], NOTHING_SENT],
+    ])('%s: 1 request', async (_name, steps, message) => {
+      const run = await call(steps)
+      expect(run.error).toBeInstanceOf(WebhookError)
+      expect(run.error?.message).toContain(message)
+      expect(run.requests).toHaveLength(1)
+      expect(run.waits).toEqual([])
+    })
+
+    test('a time-out says what to check before running again', async () => {
+      const run = await call([failure('timeout')], 7)
+      expect(run.error?.message).toBe(
+        "The webhook call did not complete within 'timeout-seconds' (7 s). The deployment may or may not have started: check the platform's deployment history (or ask the platform operator) before running this step again, so that it is not deployed twice.",
+      )
+    })
+
+    test('a 500 after a retried 503 names the attempt', async () => {
+      const run = await call([status(503), status(500, {}, 'boom')])
+      expect(run.requests).toHaveLength(2)
+      expect(run.error?.message).toBe(
+        'The webhook answered HTTP 500. Response body: boom (attempt 2).',
+      )
+    })
   })
 
-  test('a Retry-After beyond the time budget is not waited for', async () => {
-    const run = await call([status(503, { 'retry-after': '120' }), ok], 60)
-    expect(run.requests).toHaveLength(1)
-    expect(run.waits).toEqual([])
-    expect(run.error?.message).toContain("would exceed 'timeout-seconds'")
-    expect(run.error?.status).toBe(503)
+  test('the response message is kept for the output, redacted, also after a failure', async () => {
+    const run = await call([status(422, {}, '{"message":"image hush-hush unknown"}')])
+    expect(run.error?.status).toBe(422)
+    expect(run.error?.responseMessage).toBe('image *** unknown')
   })
 
-  test('each attempt gets only what is left of the budget', async () => {
-    const run = await call([status(503), status(503), ok], 10)
-    expect(run.requests.map((r) => r.timeoutMs)).toEqual([10_000, 9_000, 7_000])
+  test('each attempt gets only what is left of the budget, and connects within a third', async () => {
+    const run = await call([status(503), status(503), ok], 12)
+    expect(run.requests.map((r) => r.timeoutMs)).toEqual([12_000, 11_000, 9_000])
+    expect(run.requests.map((r) => r.connectTimeoutMs)).toEqual([4_000, 4_000, 4_000])
+    const long = await call([ok], 600)
+    expect(long.requests[0]?.connectTimeoutMs).toBe(10_000)
+  })
+
+  test('a step whose time is already used up sends nothing', async () => {
+    const run = await call([ok], 0)
+    expect(run.requests).toHaveLength(0)
+    expect(run.error?.message).toContain("The step used up 'timeout-seconds' (0 s)")
   })
 
   test('the request carries the spec headers', async () => {
@@ -147,7 +216,12 @@ describe('the retry policy for a non-idempotent POST', () => {
     ['7', 7000],
     [' 0 ', 0],
     ['Wed, 21 Oct 2015 07:28:10 GMT', 10_000],
+    ['Wed, 21 Oct 2015 07:27:00 GMT', 0],
+    ['-5', undefined],
+    ['-1', undefined],
+    ['1.5', undefined],
     ['soon', undefined],
+    ['', undefined],
     [undefined, undefined],
   ])('Retry-After %j is %s ms', (header, expected) => {
     expect(retryAfterMs(header, Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(expected)

@@ -55,7 +55,7 @@ async function check(
   const outcome = await checkImage(
     image(options.reference),
     options.credentials,
-    { deadline: options.deadline ?? 60_000, timeoutSeconds: 60 },
+    { deadline: options.deadline ?? 60_000, limit: "'timeout-seconds' (60 s)" },
     { ...network, registerSecret: (value) => secrets.push(value) },
   )
   return { outcome, requests: network.requests, waits: network.waits, secretsAt }

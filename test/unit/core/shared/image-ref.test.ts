@@ -2,6 +2,7 @@ import { describe, expect, test } from '@jest/globals'
 import { parseImageReference } from '../../../../src/core/shared/image-ref.js'
 
 const DIGEST = `sha256:${'a'.repeat(64)}`
+const SHA512 = `sha512:${'0123456789abcdef'.repeat(8)}`
 
 describe('parseImageReference', () => {
   test.each([
@@ -17,6 +18,7 @@ describe('parseImageReference', () => {
     ['olympeio/frontend-base:stable', { path: 'olympeio/frontend-base', tag: 'stable' }],
     [`reg.io/a/b@${DIGEST}`, { domain: 'reg.io', path: 'a/b', digest: DIGEST }],
     [`reg.io/a/b:1@${DIGEST}`, { domain: 'reg.io', path: 'a/b', tag: '1', digest: DIGEST }],
+    [`reg.io/a/b@${SHA512}`, { domain: 'reg.io', path: 'a/b', digest: SHA512 }],
     ['reg.io/a__b/c-d.e:Tag_1.0-x', { domain: 'reg.io', path: 'a__b/c-d.e', tag: 'Tag_1.0-x' }],
   ])('accepts %s', (reference, expected) => {
     expect(parseImageReference(reference)).toEqual(expected)
@@ -30,7 +32,17 @@ describe('parseImageReference', () => {
     ['reg.io/shop/frontend:-x', "has an invalid tag '-x'"],
     [`reg.io/shop/frontend:${'x'.repeat(129)}`, 'has an invalid tag'],
     ['reg.io/shop//frontend:1', 'has an invalid name'],
-    ['reg.io/shop/frontend:1@sha256:abc', "has an invalid digest 'sha256:abc'"],
+    [
+      'reg.io/shop/frontend:1@sha256:abc',
+      "has an invalid digest 'sha256:abc' (expected 'sha256:' and 64 lower-case hexadecimal characters, or 'sha512:' and 128)",
+    ],
+    [`reg.io/a@sha256:${'A'.repeat(64)}`, 'has an invalid digest'],
+    [`reg.io/a@sha256:${'a'.repeat(63)}`, 'has an invalid digest'],
+    [`reg.io/a@sha256:${'a'.repeat(65)}`, 'has an invalid digest'],
+    [`reg.io/a@sha512:${'a'.repeat(64)}`, 'has an invalid digest'],
+    [`reg.io/a@sha384:${'a'.repeat(96)}`, 'has an invalid digest'],
+    [`reg.io/a@md5:${'a'.repeat(32)}`, 'has an invalid digest'],
+    [`reg.io/a@sha256+b64u:${'a'.repeat(64)}`, 'has an invalid digest'],
     ['reg.io/a@b@c', 'is not an image reference'],
     ['-bad.io/app:1', "has an invalid registry '-bad.io'"],
     ['reg.io/feature/x y:1', 'has an invalid name'],

@@ -146,7 +146,77 @@ describe('snapshot configuration', () => {
       [entry({ snapshooter: { outputDir: 'a/..' } })],
       'is the repository root, which the toolkit would empty',
     ],
-    ['.git outputDir', [entry({ snapshooter: { outputDir: '.git/hooks' } })], 'is inside .git'],
+    [
+      '.git outputDir',
+      [entry({ snapshooter: { outputDir: '.git/hooks' } })],
+      "at [0].snapshooter.outputDir: '.git/hooks' goes into a .git folder (git's own data)",
+    ],
+    [
+      '.git deeper, in another case',
+      [entry({ snapshooter: { outputDir: 'sub/.GIT/x' } })],
+      "'sub/.GIT/x' goes into a .git folder",
+    ],
+    ['.git. (Windows)', [entry({ snapshooter: { outputDir: 'a/.git.' } })], 'goes into a .git'],
+    [
+      'outputDir with a space',
+      [entry({ snapshooter: { outputDir: 'snapshot/my sales' } })],
+      "at [0].snapshooter.outputDir: 'snapshot/my sales' holds a space: the toolkit splits its command line on spaces, so the path would be cut and the files written elsewhere. Use '-' or '_' instead, such as 'snapshot/my-sales'",
+    ],
+    [
+      'outputDir with a line break',
+      [entry({ snapshooter: { outputDir: 'snapshot/\n::error::x' } })],
+      "at [0].snapshooter.outputDir: 'snapshot/\\n::error::x' holds a control character",
+    ],
+    [
+      'name with a space',
+      [entry({ snapshooter: { name: 'My Projects' } })],
+      "at [0].snapshooter.name: 'My Projects' holds a space: the toolkit splits its command line on spaces, so the export would fail. Use a name such as 'My-Projects'",
+    ],
+    [
+      'name with an escape sequence',
+      [entry({ snapshooter: { name: 'a\u001b[31mred' } })],
+      "at [0].snapshooter.name: 'a\\u001b[31mred' holds a control character",
+    ],
+    [
+      'name too long',
+      [entry({ snapshooter: { name: 'n'.repeat(101) } })],
+      `at [0].snapshooter.name: is 101 characters long ('${'n'.repeat(40)}…'): expected a name of at most 100 characters`,
+    ],
+    [
+      'outputDir too long',
+      [entry({ snapshooter: { outputDir: `s/${'d'.repeat(199)}` } })],
+      `at [0].snapshooter.outputDir: is 201 characters long ('s/${'d'.repeat(38)}…'): expected a folder path of at most 200 characters`,
+    ],
+    [
+      'branch too long',
+      [entry({ git: { branch: 'b'.repeat(256) } })],
+      'at [0].git.branch: is 256 characters long',
+    ],
+    [
+      'branch with a control character',
+      [entry({ git: { branch: 'main\u0007' } })],
+      "at [0].git.branch: 'main\\u0007' is not a valid branch name",
+    ],
+    [
+      'commit message too long',
+      [entry({ git: { commitMessage: 'm'.repeat(2001) } })],
+      'at [0].git.commitMessage: is 2001 characters long',
+    ],
+    [
+      'commit message with an escape',
+      [entry({ git: { commitMessage: 'Snapshot\u001b[2J' } })],
+      'at [0].git.commitMessage: holds a control character other than a line break or a tab',
+    ],
+    [
+      'repo URL too long',
+      [entry({ git: { repo: `${REPO}${'x'.repeat(2048)}` } })],
+      'at [0].git.repo: is 2117 characters long: expected a repository URL of at most 2048 characters',
+    ],
+    [
+      'too many root tags',
+      [entry({ snapshooter: { rootTags: Array.from({ length: 101 }, () => SALES) } })],
+      'at [0].snapshooter.rootTags: holds 101 element ids: expected at most 100 (the roots to snapshot)',
+    ],
     [
       'missing branch',
       [entry({ git: { branch: undefined } })],
@@ -171,7 +241,7 @@ describe('snapshot configuration', () => {
     [
       'repo without token',
       [entry({ git: { repo: 'https://git.example.com/acme/x.git' } })],
-      "at [0].git.repo: expected 'https://<token>@<host>/<path>.git'",
+      "at [0].git.repo: 'https://git.example.com/acme/x.git' carries no token; expected 'https://<token>@<host>/<path>.git'",
     ],
     [
       'repo over plain http',
@@ -222,14 +292,61 @@ describe('snapshot configuration', () => {
     expect(result.entries).toHaveLength(2)
   })
 
-  test('warnings: a name with spaces, a name used twice', async () => {
+  test('warnings: a name used twice', async () => {
     const { result } = await load([
-      entry({ snapshooter: { name: 'My Projects' } }),
-      entry({ snapshooter: { name: 'My Projects', outputDir: 'b' }, git: null }),
+      entry({ snapshooter: { name: 'sales' } }),
+      entry({ snapshooter: { name: 'sales', outputDir: 'b' }, git: null }),
     ])
-    expect(result.warnings[0]).toContain("snapshot name 'My Projects' holds spaces")
-    expect(result.warnings[0]).toContain("'My-Projects'")
-    expect(result.warnings[1]).toContain('is used twice')
+    expect(result.warnings).toEqual([
+      "res/snapshot-config.json [1]: snapshot name 'sales' is used twice; logs and the job summary cannot tell the entries apart.",
+    ])
+  })
+
+  test('a token holding # ? \\ % @ " or a space: never in a configuration error, even in part', async () => {
+    const tokens = ['Zq9#Xw?7\\Kp%Vb@Mn', 'Rt5"Yu 8Io', 'AbCdEfGh%zz']
+    const document = [
+      entry({ git: { repo: `http://${tokens[0]}@Git.Example.com/a.git` } }),
+      entry({ git: { repo: `https://${tokens[1]}@git.example.com`, branch: 'b' } }),
+      entry({ git: { repo: `ssh://u:${tokens[2]}@git.example.com/a.git`, branch: 'c' } }),
+    ]
+    const message = await problem(document)
+    expect(message).toContain("at [0].git.repo: 'http://***@git.example.com/a.git'")
+    expect(message).toContain('at [1].git.repo: ')
+    expect(message).toContain("at [2].git.repo: 'ssh://***@git.example.com/a.git'")
+    const lower = message.toLowerCase()
+    for (const token of tokens)
+      for (let at = 0; at + 4 <= token.length; at++)
+        expect(lower).not.toContain(token.slice(at, at + 4).toLowerCase())
+    // Registered before any message could be made, the decoded forms too.
+    const seen: string[] = []
+    await loadSnapshotConfig('/c.json', 'c.json', {
+      files: memoryFiles({ '/c.json': JSON.stringify(document) }),
+      registerSecret: (secret) => seen.push(secret),
+      variable: () => undefined,
+    }).catch(() => undefined)
+    expect(seen).toEqual(expect.arrayContaining(tokens))
+  })
+
+  test('a 100,000-character name is refused with one short line', async () => {
+    const message = await problem([entry({ snapshooter: { name: 'a'.repeat(100_000) } })])
+    expect(message.split('\n')).toEqual([
+      "Invalid snapshot configuration 'c.json':",
+      `  - at [0].snapshooter.name: is 100000 characters long ('${'a'.repeat(40)}…'): expected a name of at most 100 characters`,
+      expect.stringContaining('Fix the configuration'),
+    ])
+  })
+
+  test('a file above 1 MB, or more than 100 entries, is refused', async () => {
+    const huge = await problem(' '.repeat(1_000_001))
+    expect(huge).toContain(
+      'is 1000001 bytes long: a snapshot configuration is at most 1000000 bytes',
+    )
+    const many = Array.from({ length: 101 }, (_, index) =>
+      entry({ snapshooter: { name: `e${index}`, outputDir: `s/${index}` }, git: null }),
+    )
+    expect(await problem(many)).toContain(
+      'it holds 101 entries: at most 100 are run in one step (each is one toolkit run)',
+    )
   })
 
   test('${NAME} in git.repo reads the environment and the value becomes a secret', async () => {

@@ -78,6 +78,52 @@ describe('git.repo URL handling', () => {
     expect(JSON.stringify(parsed)).not.toContain('t0ken')
   })
 
+  // '#', '?' and '\\' end the user part for a URL parser, '%' starts an escape, '@' ends it.
+  const HOSTILE = 'Zq9#Xw?7\\Kp%Vb@Mn'
+
+  /** No 4 characters in a row of the token, in any case, appear in the text. */
+  const expectNoPart = (text: string, token = HOSTILE): void => {
+    const lower = text.toLowerCase()
+    for (let at = 0; at + 4 <= token.length; at++)
+      expect(lower).not.toContain(token.slice(at, at + 4).toLowerCase())
+  }
+
+  test('a token holding # ? \\ % @ is taken out whole, before any URL parsing', () => {
+    const parsed = parseRepoUrl(`https://oauth2:${HOSTILE}@git.example.com/acme/cad.git`)
+    if ('problem' in parsed) throw new Error(parsed.problem)
+    expect(parsed.url).toBe('https://git.example.com/acme/cad.git')
+    expect(parsed.display).toBe('https://***@git.example.com/acme/cad.git')
+    expect(parsed.authorization).toBe(`Basic ${b64(`oauth2:${HOSTILE}`)}`)
+    expect(parsed.secrets).toContain(HOSTILE)
+    const alone = parseRepoUrl(`https://${HOSTILE}@git.example.com/acme/cad.git`)
+    if ('problem' in alone) throw new Error(alone.problem)
+    expect(alone.authorization).toBe(`Basic ${b64(`${HOSTILE}:`)}`)
+  })
+
+  test.each<[string, string, string]>([
+    ['plain http elsewhere', `http://${HOSTILE}@Git.Example.com/a.git`, 'in clear'],
+    ['ssh', `ssh://${HOSTILE}@git.example.com/a.git`, "the scheme 'ssh'"],
+    ['no path', `https://${HOSTILE}@git.example.com`, 'names no repository path'],
+    ['a query', `https://${HOSTILE}@git.example.com/a.git?x=1`, 'query or fragment'],
+    ['a bad host', `https://${HOSTILE}@git example.com/a.git`, 'is not a valid URL'],
+    ['no scheme', `${HOSTILE}@git.example.com/a.git`, 'is not a URL'],
+  ])('with such a token, %s is refused and no part of it shows', (_name, raw, expected) => {
+    const parsed = parseRepoUrl(raw)
+    expect('problem' in parsed && parsed.problem).toContain(expected)
+    expectNoPart(JSON.stringify(parsed))
+  })
+
+  test('every credential of a text is found, in a time linear in its length', () => {
+    const text = `"https://u:${HOSTILE}@h/x.git","https://a@h/x,https://b%41@h/y"`
+    expect(credentialsInText(text)).toEqual(
+      expect.arrayContaining([HOSTILE, `u:${HOSTILE}`, 'a', 'b%41', 'bA']),
+    )
+    // What made a 100,000-character name take 13 s: a scheme-like run with no '://'. Each
+    // character is now looked at a bounded number of times, so these return at once.
+    expect(credentialsInText('a'.repeat(100_000))).toEqual([])
+    expect(credentialsInText('a://'.repeat(25_000))).toEqual([])
+  })
+
   test('credentials found anywhere in a text, even invalid JSON', () => {
     const text =
       '[{"git": {"repo": "https://user:s3cr%2Ft@h/x.git", "other": "http://tok9@h/y"} oops'

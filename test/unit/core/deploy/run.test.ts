@@ -1,0 +1,240 @@
+import { describe, expect, test } from '@jest/globals'
+import { withDefaults } from '../../../../src/core/definition.js'
+import { deployDefinition, type DeployInputName } from '../../../../src/core/deploy/definition.js'
+import { parseDeployInputs } from '../../../../src/core/deploy/inputs.js'
+import { runDeploy } from '../../../../src/core/deploy/run.js'
+import {
+  HttpFailure,
+  type HttpRequest,
+  type HttpResponse,
+} from '../../../../src/core/shared/http.js'
+import type { Logger, Summary } from '../../../../src/core/shared/ports.js'
+import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
+
+const TOKEN = 'tok-9c8b7a6d5e'
+
+/** The registry of the images, `r.io`, when a test turns the image check on. */
+type Registry = (request: HttpRequest) => HttpResponse | HttpFailure
+
+/**
+ * The deploy core with recording ports; `redact` masks what a hostile echo would carry. The image
+ * check is off unless the inputs turn it on: `requests` are then the webhook's alone.
+ */
+async function deploy(
+  inputs: Partial<Record<DeployInputName, string>>,
+  answer: HttpResponse = {
+    status: 200,
+    headers: {},
+    body: '{"message":"success"}',
+    bodyTruncated: false,
+  },
+  redact: (text: string) => string = (text) => text.split(TOKEN).join('***'),
+  registry: Registry = () => new HttpFailure('refused', 'no registry in this test'),
+): Promise<{
+  outputs: Record<string, string>
+  requests: HttpRequest[]
+  registryRequests: HttpRequest[]
+  info: string[]
+  warnings: string[]
+  summaries: Summary[]
+  error?: Error
+}> {
+  const outputs: Record<string, string> = {}
+  const requests: HttpRequest[] = []
+  const registryRequests: HttpRequest[] = []
+  const info: string[] = []
+  const warnings: string[] = []
+  const summaries: Summary[] = []
+  const logger: Logger = {
+    info: (message) => info.push(message),
+    warning: (message) => warnings.push(message),
+    error: () => undefined,
+    debug: () => undefined,
+    group: (_title, run) => run(),
+  }
+  const raw = withDefaults(deployDefinition, {
+    'webhook-url': 'https://h.example/deploy/5e6f7a8b9c0d',
+    'webhook-token': TOKEN,
+    'verify-images': 'false',
+    ...inputs,
+  })
+  try {
+    await runDeploy(
+      parseDeployInputs(raw),
+      { workspace: '/ws' },
+      {
+        logger,
+        reporter: {
+          setOutput: (name, value) => (outputs[name] = value),
+          summary: (summary) => {
+            summaries.push(summary)
+            return Promise.resolve()
+          },
+        },
+        redact,
+        clock: frozenClock('2026-01-01T00:00:00Z'),
+        files: memoryFiles({}),
+        registerSecret: () => undefined,
+        dockerConfigPath: '/home/runner/.docker/config.json',
+        http: {
+          request: (request) => {
+            if (request.url.host === 'r.io') {
+              registryRequests.push(request)
+              const said = registry(request)
+              return said instanceof HttpFailure ? Promise.reject(said) : Promise.resolve(said)
+            }
+            requests.push(request)
+            return Promise.resolve(answer)
+          },
+        },
+      },
+    )
+    return { outputs, requests, registryRequests, info, warnings, summaries }
+  } catch (error) {
+    const failed = error as Error
+    return { outputs, requests, registryRequests, info, warnings, summaries, error: failed }
+  }
+}
+
+const IMAGES = {
+  'frontend-image': 'r.io/shop/frontend:1',
+  'backend-images': 'r.io/shop/deploy-api:1',
+  'deploy-rules': '[{"source": "deploy", "target": "^(?!manual).*$"}]',
+}
+
+describe('the deploy outputs', () => {
+  test('built from the inputs alone: written as built, never through the redactor', async () => {
+    // A redactor that would garble them, as masking 'deploy' once garbled `deployRules`.
+    const garble = (text: string): string => text.replace(/deploy|manual/g, '***')
+    const run = await deploy(IMAGES, undefined, garble)
+    expect(run.error).toBeUndefined()
+    expect(run.outputs).toEqual({
+      payload: run.requests[0]?.body,
+      digests: '{}',
+      status: '200',
+      message: 'success',
+    })
+    expect(JSON.parse(run.outputs.payload ?? '')).toEqual({
+      frontend: { image: 'r.io/shop/frontend:1' },
+      backends: {
+        images: ['r.io/shop/deploy-api:1'],
+        deployRules: [{ source: 'deploy', target: '^(?!manual).*$' }],
+      },
+      codeAsData: { updateMode: 'manual' },
+      noDowntime: { promotionMode: 'manual' },
+    })
+  })
+
+  test('they hold no secret by construction: neither the URL nor the token is ever in them', async () => {
+    const run = await deploy(IMAGES)
+    const all = Object.values(run.outputs).join('\n')
+    for (const secret of [TOKEN, 'h.example/deploy', '5e6f7a8b9c0d'])
+      expect(all).not.toContain(secret)
+  })
+
+  test("a failed call fills 'message' from the response, redacted", async () => {
+    const run = await deploy(IMAGES, {
+      status: 422,
+      headers: {},
+      body: JSON.stringify({ message: `image refused for token ${TOKEN}` }),
+      bodyTruncated: false,
+    })
+    expect(run.error?.message).toContain('The webhook answered HTTP 422')
+    expect(run.outputs).toMatchObject({ status: '422', message: 'image refused for token ***' })
+  })
+
+  test("a failed call without a message leaves 'message' empty", async () => {
+    const run = await deploy(IMAGES, {
+      status: 500,
+      headers: {},
+      body: '<html>oops</html>',
+      bodyTruncated: false,
+    })
+    expect(run.outputs).toMatchObject({ status: '500', message: '' })
+  })
+
+  test('a dry run sends nothing and leaves status and message empty', async () => {
+    const run = await deploy({ ...IMAGES, 'dry-run': 'true' })
+    expect(run.requests).toHaveLength(0)
+    expect(run.outputs).toMatchObject({ status: '', message: '' })
+  })
+})
+
+describe('the printed payload and the payload output stay bounded', () => {
+  const many = (count: number): string =>
+    Array.from({ length: count }, (_, i) => `r.io/shop/backend-${i}:${'t'.repeat(100)}`).join('\n')
+
+  test('the log cuts a long payload with a note; the output holds all of it', async () => {
+    const run = await deploy({ 'backend-images': many(1000), 'dry-run': 'true' })
+    expect(run.error).toBeUndefined()
+    const printed = run.info.find((line) => line.startsWith('{')) ?? ''
+    expect(printed.length).toBeLessThan(70_000)
+    expect(printed).toMatch(
+      /\n… \(cut: \d+ characters in all; the 'payload' output holds the whole payload\)$/,
+    )
+    const sent = JSON.parse(run.outputs.payload ?? '') as { backends: { images: string[] } }
+    expect(sent.backends.images).toHaveLength(1000)
+  })
+
+  test('a payload over 1 MiB is refused before anything is sent', async () => {
+    const run = await deploy({ 'backend-images': many(9000) })
+    expect(run.requests).toHaveLength(0)
+    expect(run.outputs).toEqual({})
+    expect(run.error?.message).toMatch(
+      /^The deployment payload would be \d+ bytes, more than the 1 MiB \(1048576 bytes\) that a step output holds/,
+    )
+  })
+})
+
+describe('the image check: after the payload, before the webhook call', () => {
+  const DIGEST = `sha256:${'a'.repeat(64)}`
+  const found: Registry = (request) =>
+    request.url.pathname.includes('/missing/')
+      ? { status: 404, headers: {}, body: '', bodyTruncated: false }
+      : {
+          status: 200,
+          headers: { 'docker-content-digest': DIGEST },
+          body: '',
+          bodyTruncated: false,
+        }
+  const checked = { 'verify-images': 'auto', 'frontend-image': 'r.io/shop/frontend:1' }
+
+  test('every image found: the digests output, each digest beside its image, then the POST', async () => {
+    const run = await deploy(checked, undefined, undefined, found)
+    expect(run.error).toBeUndefined()
+    expect(run.registryRequests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual([
+      'HEAD /v2/shop/frontend/manifests/1',
+    ])
+    expect(run.requests).toHaveLength(1)
+    expect(run.outputs.digests).toBe(JSON.stringify({ 'r.io/shop/frontend:1': DIGEST }))
+    expect(run.summaries[0]?.rows).toContainEqual([
+      'Frontend image',
+      `r.io/shop/frontend:1 (${DIGEST})`,
+    ])
+  })
+
+  test('an image that does not exist: the step fails and nothing is sent, dry run or not', async () => {
+    for (const dryRun of ['false', 'true']) {
+      const inputs = { ...checked, 'frontend-image': 'r.io/shop/missing:1', 'dry-run': dryRun }
+      const run = await deploy(inputs, undefined, undefined, found)
+      expect(run.requests).toHaveLength(0)
+      expect(run.error?.message).toContain(
+        "The frontend image 'r.io/shop/missing:1' does not exist in registry 'r.io' (HTTP 404)",
+      )
+      expect(run.outputs.status).toBeUndefined()
+    }
+  })
+
+  test("a registry that never answers has half of 'timeout-seconds': the webhook call keeps the rest", async () => {
+    const silent: Registry = () => new HttpFailure('timeout', 'no answer')
+    const run = await deploy({ ...checked, 'timeout-seconds': '60' }, undefined, undefined, silent)
+    expect(run.registryRequests.map((request) => request.timeoutMs)).toEqual([30_000])
+    expect(run.warnings).toEqual([
+      expect.stringContaining(
+        "could not be checked in registry 'r.io': no answer within the 30.0 s the image check had: half of what was left of 'timeout-seconds' (60 s); raise it to give registries more time",
+      ),
+    ])
+    expect(run.error).toBeUndefined()
+    expect(run.requests).toHaveLength(1)
+  })
+})

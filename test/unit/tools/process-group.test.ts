@@ -1,0 +1,84 @@
+import { describe, expect, test } from '@jest/globals'
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { runProcessGroup } from '../../../src/tools/process-group.js'
+
+/** Alive and not a zombie: a zombie nobody reaps still answers to kill(pid, 0). */
+function isLive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
+  } catch {
+    return false
+  }
+}
+
+/** SIGKILL is delivered at once but acted on when the process is next scheduled. */
+async function gone(pid: number): Promise<boolean> {
+  for (let tries = 0; tries < 100 && isLive(pid); tries++)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  return !isLive(pid)
+}
+
+// A shell that starts a long sleep in the background and prints its pid: a tool with a child.
+const WITH_CHILD = 'sleep 300 & echo "child $!"; wait'
+const childPid = (lines: readonly string[]): number =>
+  Number(/^child (\d+)$/.exec(lines.find((l) => l.startsWith('child ')) ?? '')?.[1])
+
+function options(lines: string[], extra: object = {}): Parameters<typeof runProcessGroup>[2] {
+  return { cwd: '/', env: {}, timeoutMs: 60_000, onLine: (l: string) => lines.push(l), ...extra }
+}
+
+describe('runProcessGroup', () => {
+  test('the defect it exists for: killing the first process alone leaves its child running', async () => {
+    const tool = spawn('sh', ['-c', WITH_CHILD], { stdio: ['ignore', 'pipe', 'ignore'] })
+    const line = await new Promise<string>((resolve) =>
+      tool.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString())),
+    )
+    const child = Number(/child (\d+)/.exec(line)?.[1])
+    tool.kill('SIGTERM')
+    await new Promise((resolve) => tool.once('exit', resolve))
+    expect(isLive(child)).toBe(true)
+    process.kill(child, 'SIGKILL')
+  })
+
+  test('at the timeout the whole group is stopped, and the run says so', async () => {
+    const lines: string[] = []
+    const exit = await runProcessGroup('sh', ['-c', WITH_CHILD], options(lines, { timeoutMs: 300 }))
+    expect(exit).toEqual({ code: 1, stopped: { reason: 'timeout' }, graceMs: 3000 })
+    expect(await gone(childPid(lines))).toBe(true)
+  })
+
+  test('a group that ignores SIGTERM gets SIGKILL after the grace period', async () => {
+    const lines: string[] = []
+    const exit = await runProcessGroup(
+      'sh',
+      ['-c', `trap '' TERM; ${WITH_CHILD}`],
+      options(lines, { timeoutMs: 300, graceMs: 300 }),
+    )
+    expect(exit.stopped).toEqual({ reason: 'timeout' })
+    expect(await gone(childPid(lines))).toBe(true)
+  })
+
+  test('what the tool leaves running when it exits is stopped too', async () => {
+    const lines: string[] = []
+    const exit = await runProcessGroup('sh', ['-c', 'sleep 300 & echo "child $!"'], options(lines))
+    expect(exit).toEqual({ code: 0, graceMs: 3000 })
+    expect(await gone(childPid(lines))).toBe(true)
+  })
+
+  test('lines from both streams, the last without a line break, and the exit code', async () => {
+    const lines: string[] = []
+    const exit = await runProcessGroup(
+      'sh',
+      ['-c', 'echo out; echo "é err" >&2; printf "last"; exit 3'],
+      options(lines, { env: { LOG_LEVEL: 'info' } }),
+    )
+    expect(exit.code).toBe(3)
+    expect(lines.sort()).toEqual(['last', 'out', 'é err'])
+  })
+
+  test('a program that does not exist rejects', async () => {
+    await expect(runProcessGroup('no-such-olympe-tool', [], options([]))).rejects.toThrow(/ENOENT/)
+  })
+})
