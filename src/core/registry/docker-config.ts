@@ -1,3 +1,4 @@
+import { parseJsonText } from '../shared/json-text.js'
 import { registryName } from './reference.js'
 
 /** A user name and password for one registry, and where they came from (for messages). */
@@ -21,13 +22,10 @@ export interface DockerLogins {
  * do not run, and identity tokens need an OAuth exchange: both are skipped with a note.
  */
 export function parseDockerConfig(text: string, path: string): DockerLogins {
-  let config: unknown
-  try {
-    config = JSON.parse(text)
-  } catch {
-    // Never JSON.parse's message: it quotes the text around the error, which may be a login.
-    return unusableConfig(path, 'is not valid JSON')
-  }
+  // Told by line and column, never by JSON.parse's excerpt of the text, which may be a login.
+  const parsed = parseJsonText(text)
+  if ('problem' in parsed) return unusableConfig(path, `is ${parsed.problem}`)
+  const config = parsed.value
   if (!isObject(config)) return unusableConfig(path, 'is not a JSON object')
   const source = `the Docker config ${path}`
   const { logins, notes } = authsOf(config.auths, source)

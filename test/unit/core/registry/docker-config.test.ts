@@ -47,7 +47,7 @@ describe('parseDockerConfig: the logins `docker login` wrote', () => {
   })
 
   test.each([
-    ['not valid JSON', '{', 'is not valid JSON'],
+    ['not valid JSON', '{', 'is not valid JSON: it ends too early (after line 1)'],
     ['an array', '[]', 'is not a JSON object'],
   ])('a config that is %s gives no login and a note', (_name, text, problem) => {
     const { logins, notes } = parseDockerConfig(text, PATH)
@@ -57,12 +57,20 @@ describe('parseDockerConfig: the logins `docker login` wrote', () => {
     ])
   })
 
+  test('a byte order mark (a config saved by a Windows editor) is accepted', () => {
+    const config = JSON.stringify({ auths: { 'r.example': { auth: auth('ci', 'pw') } } })
+    const { logins } = parseDockerConfig(`\uFEFF${config}`, PATH)
+    expect(logins.get('r.example')?.username).toBe('ci')
+  })
+
   test('a broken config is never quoted: the login around the syntax error stays out of the note', () => {
     // JSON.parse's own message would quote `…"auth":Y2k6c2VjcmV0LXB3}…`.
     const login = auth('ci', 'secret-pw')
     const { notes } = parseDockerConfig(`{"auths":{"r.example":{"auth":${login}}}}`, PATH)
     expect(notes.join('\n')).not.toContain(login.slice(0, 8))
-    expect(notes).toEqual([expect.stringContaining('is not valid JSON')])
+    expect(notes).toEqual([
+      `The Docker config ${PATH} is not valid JSON: unexpected 'Y' at line 1, column 31: its logins are not used, and the registries are asked without them.`,
+    ])
   })
 
   test('the secrets of a login: its password and the base64 form Docker stores', () => {
