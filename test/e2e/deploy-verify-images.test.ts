@@ -20,8 +20,10 @@ import {
   startRegistry,
   type Registry,
 } from '../helpers/docker-env.js'
+import { externalAddress } from '../helpers/connect-proxy.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
+import { makeTlsFiles, type TlsFiles } from '../helpers/tls-certificates.js'
 import { startTokenServer, type TokenServer } from '../helpers/token-server.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 
@@ -404,6 +406,61 @@ describe('registries that cannot be asked', () => {
       `Error: The image check failed for 1 of 1 image(s), so the deployment was not requested:\n- The frontend image '${host}/app/frontend:nope' does not exist in registry '${host}' (HTTP 404, MANIFEST_UNKNOWN)`,
     )
     expect(images.frontend.digest).toMatch(/^sha256:/)
+  })
+})
+
+describe('a registry behind a private certificate authority (certs.d, a docker-container builder)', () => {
+  // Docker pushes to it on 127.0.0.1 without trusting the authority (loopback is an insecure
+  // registry); the image check asks it at this machine's external address, over https, as a
+  // deploy job asks a company registry: Node.js trusts the authority only through
+  // NODE_EXTRA_CA_CERTS.
+  let tls: TlsFiles
+  let registry: Registry
+  let loggedIn = ''
+  let pushed: Pushed
+  let reference = ''
+
+  beforeAll(async () => {
+    const address = externalAddress()
+    tls = await makeTlsFiles([address, '127.0.0.1'])
+    registry = await startRegistry({ user: USER, password: PASSWORD, tls })
+    loggedIn = await mkdtemp(join(tmpdir(), 'olympe-docker-config-tls-'))
+    const env = { ...process.env, DOCKER_CONFIG: loggedIn }
+    await dockerLogin(registry, { env })
+    const base = await ensureBaseImages()
+    const local = `${registry.host}/app/frontend:v1`
+    pushed = { reference: local, digest: await pushImage(base.frontend, local, { env }) }
+    reference = local.replace('127.0.0.1:', `${address}:`)
+  }, 120_000)
+  afterAll(async () => {
+    await registry.stop()
+    await removeImages(`${registry.host}/`)
+    await rm(loggedIn, { recursive: true, force: true })
+    await tls.remove()
+  })
+
+  test('without NODE_EXTRA_CA_CERTS the certificate is refused, and the message says what to set', async () => {
+    const inputs = { 'frontend-image': reference, ...CREDENTIALS }
+    const auto = await deploy('private CA, no CA auto', inputs)
+    const strict = await deploy('private CA, no CA true', { ...inputs, 'verify-images': 'true' })
+
+    expect([auto.run.code, auto.posts]).toEqual([0, 1])
+    expect([strict.run.code, strict.posts]).toEqual([1, 0])
+    for (const { run } of [auto, strict])
+      expect(run.stdout).toMatch(
+        /could not be checked in registry '[\d.]+:\d+': the server's TLS certificate was refused \([A-Z_]+\); if it is signed by a private certificate authority, give that authority's PEM file in the NODE_EXTRA_CA_CERTS environment variable of the step/,
+      )
+  })
+
+  test('with NODE_EXTRA_CA_CERTS the image is found over https, with the digest docker pushed', async () => {
+    const { run, posts } = await deploy(
+      'private CA, with CA',
+      { 'frontend-image': reference, 'verify-images': 'true', ...CREDENTIALS },
+      { env: { NODE_EXTRA_CA_CERTS: tls.caFile } },
+    )
+
+    expect([run.code, posts]).toEqual([0, 1])
+    expect(JSON.parse(run.outputs.digests ?? '')).toEqual({ [reference]: pushed.digest })
   })
 })
 

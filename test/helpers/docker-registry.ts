@@ -1,7 +1,9 @@
 // A private registry for push tests: Debian's CNCF distribution registry with basic auth on a
-// free loopback port. Docker allows plain http for 127.0.0.1, so no TLS is needed.
+// free loopback port. Docker allows plain http for 127.0.0.1, so no TLS is needed, unless a test
+// wants a registry behind a private certificate authority (`tls`).
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { request as httpsRequest } from 'node:https'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chunksToText, errorMessage, freePort, run } from './run-process.js'
@@ -18,6 +20,14 @@ export interface RegistryOptions {
    * the catalog, tags and manifest helpers below (which log in with Basic) do not work.
    */
   token?: { realm: string; service: string; issuer: string; rootCertBundle: string }
+  /**
+   * Serve https with this certificate and key (PEM texts, signed by the private authority whose
+   * PEM file is `caFile`: the shape of TlsFiles), on every interface: reachable as
+   * `<external address>:<port>`, where clients use https, and still as 127.0.0.1, which Docker
+   * treats as an insecure registry (it pushes there without trusting the authority). The
+   * catalog, tags and manifest helpers below do not trust the authority, and do not work.
+   */
+  tls?: { cert: string; key: string; caFile: string }
 }
 
 /** The `config` section of an image configuration blob. */
@@ -72,9 +82,9 @@ export async function startRegistry(options: RegistryOptions): Promise<Registry>
   child.stderr.on('data', (chunk: Buffer) => output.push(chunk))
   const logs = (): string => chunksToText(output)
   const stop = (): Promise<void> => stopRegistry(child, dir)
-  const url = `http://127.0.0.1:${port}`
+  const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`
   try {
-    await waitUntilAuthRequired(url, child, logs)
+    await waitUntilAuthRequired(url, child, logs, options.tls?.caFile)
   } catch (error) {
     await stop()
     throw error
@@ -117,13 +127,25 @@ async function writeRegistryConfig(
     '  delete:',
     '    enabled: true',
     'http:',
-    `  addr: 127.0.0.1:${port}`,
+    `  addr: ${auth.tls ? '0.0.0.0' : '127.0.0.1'}:${port}`,
+    ...(auth.tls ? await tlsSection(dir, auth.tls) : []),
     'auth:',
     ...(auth.token ? tokenAuth(auth.token) : await htpasswdAuth(dir, auth)),
   ]
   const configPath = join(dir, 'config.yml')
   await writeFile(configPath, config.join('\n') + '\n')
   return configPath
+}
+
+async function tlsSection(
+  dir: string,
+  tls: NonNullable<RegistryOptions['tls']>,
+): Promise<string[]> {
+  const certificate = join(dir, 'tls.crt')
+  const key = join(dir, 'tls.key')
+  await writeFile(certificate, tls.cert)
+  await writeFile(key, tls.key, { mode: 0o600 })
+  return ['  tls:', `    certificate: ${certificate}`, `    key: ${key}`]
 }
 
 async function htpasswdAuth(dir: string, auth: RegistryOptions): Promise<string[]> {
@@ -148,6 +170,7 @@ async function waitUntilAuthRequired(
   url: string,
   child: ChildProcess,
   logs: () => string,
+  caFile?: string,
 ): Promise<void> {
   const deadline = Date.now() + STARTUP_TIMEOUT_MS
   let spawnError: Error | undefined
@@ -163,15 +186,30 @@ async function waitUntilAuthRequired(
       throw new Error(`docker-registry exited with ${child.exitCode}: ${logs().trim()}`)
     }
     try {
-      const response = await fetch(`${url}/v2/`)
-      if (response.status === 401) return
-      lastProblem = `GET /v2/ answered ${response.status}, expected 401`
+      const status = caFile
+        ? await httpsStatus(`${url}/v2/`, caFile)
+        : (await fetch(`${url}/v2/`)).status
+      if (status === 401) return
+      lastProblem = `GET /v2/ answered ${status}, expected 401`
     } catch (error) {
       lastProblem = errorMessage(error)
     }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   throw new Error(`docker-registry at ${url} did not become ready: ${lastProblem}. ${logs()}`)
+}
+
+/** The status of a GET over https, trusting the private authority `caFile`. */
+async function httpsStatus(url: string, caFile: string): Promise<number> {
+  const ca = await readFile(caFile, 'utf8')
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { ca }, (response) => {
+      response.resume()
+      resolve(response.statusCode ?? 0)
+    })
+    req.on('error', reject)
+    req.end()
+  })
 }
 
 async function stopRegistry(child: ChildProcess, dir: string): Promise<void> {
