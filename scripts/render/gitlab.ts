@@ -42,6 +42,9 @@ function fromImageJob(output: string): string {
 const GITLAB_DEFAULTS: Record<string, Record<string, string> | undefined> = {
   'build-images': { registry: '$CI_REGISTRY', 'registry-username': '$CI_REGISTRY_USER' },
   deploy: {
+    // Issue 12: the image check logs in as build-images pushes.
+    registry: '$CI_REGISTRY',
+    'registry-username': '$CI_REGISTRY_USER',
     'frontend-image': fromImageJob('frontend-image'),
     'backend-images': fromImageJob('backend-image'),
     'codeasdata-image': fromImageJob('codeasdata-image'),
@@ -163,10 +166,22 @@ export function templateTables(template: string): string {
     return `| \`${name}\` | ${input.type ?? 'string'} | ${given} | ${tableCell(input.description)}${options} |`
   })
   const ids = new Set(template.match(/(?<=# BEGIN GENERATED: )[\w-]+(?= variables)/g))
-  const secrets = [...ids]
-    .flatMap((id) => Object.entries(action(id).inputs))
-    .filter(([, spec]) => spec.secret)
-    .map(([name, spec]) => `| \`${secretVariable(name)}\` | ${tableCell(spec.description)} |`)
+  // One row per variable: the pipeline passes CI_REGISTRY_PASSWORD to build-images and deploy.
+  const uses = new Map<string, Array<{ id: string; description: string }>>()
+  for (const id of ids) {
+    for (const [name, spec] of Object.entries(action(id).inputs)) {
+      if (!spec.secret) continue
+      const variable = secretVariable(name)
+      uses.set(variable, [...(uses.get(variable) ?? []), { id, description: spec.description }])
+    }
+  }
+  const secrets = [...uses].map(([variable, list]) => {
+    const text =
+      list.length === 1
+        ? (list[0]?.description ?? '')
+        : list.map((use) => `${use.id}: ${use.description}`).join(' ')
+    return `| \`${variable}\` | ${tableCell(text)} |`
+  })
   const inputsTable = ['| Input | Type | Default | Description |', '|---|---|---|---|', ...inputs]
   const secretsTable = ['| CI/CD variable | What for |', '|---|---|', ...secrets]
   return [...inputsTable, '', ...secretsTable].join('\n')

@@ -6,11 +6,16 @@ import { runAction, type Action } from '../platform/run.js'
 import { systemClock } from '../tools/clock.js'
 import { nodeFiles } from '../tools/files.js'
 import { USER_AGENT } from '../platform/package-info.js'
+import { jobDockerConfigPath } from '../tools/docker-auth.js'
 import { createHttpClient } from '../tools/http.js'
+import { registryAuthSecret } from '../core/build-images/credentials.js'
 
 export const deployAction: Action<DeployInputName> = {
   definition: deployDefinition,
-  derivedSecrets: (raw) => webhookUrlSecrets(raw['webhook-url']),
+  derivedSecrets: (raw) => [
+    ...webhookUrlSecrets(raw['webhook-url']),
+    ...registryAuthSecret(raw['registry-username'], raw['registry-password']),
+  ],
   async run(raw, context, platform) {
     const inputs = parseDeployInputs(raw, await yamlParserFor(raw['deploy-rules']))
     await runDeploy(inputs, context, {
@@ -18,6 +23,7 @@ export const deployAction: Action<DeployInputName> = {
       http: createHttpClient(USER_AGENT),
       clock: systemClock,
       files: nodeFiles,
+      dockerConfigPath: jobDockerConfigPath(process.env),
     })
   },
 }

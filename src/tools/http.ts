@@ -30,14 +30,17 @@ interface Progress {
  * "sent, then lost", which an error alone does not say.
  */
 export function createHttpClient(userAgent: string): HttpClient {
-  const client = new ActionsHttpClient(userAgent, [], {
-    allowRedirects: false,
-    allowRetries: false,
-    keepAlive: false,
-    // Its own idle timeout must never fire before ours (it would name the URL's path).
-    socketTimeout: 4 * 60 * 60_000,
-  })
-  return { request: (request) => send(client, request) }
+  // A client per request: http-client keeps the agent of its first direct request for every
+  // later one, so an https registry and then an http webhook would share an https agent.
+  const client = (): ActionsHttpClient =>
+    new ActionsHttpClient(userAgent, [], {
+      allowRedirects: false,
+      allowRetries: false,
+      keepAlive: false,
+      // Its own idle timeout must never fire before ours (it would name the URL's path).
+      socketTimeout: 4 * 60 * 60_000,
+    })
+  return { request: (request) => send(client(), request) }
 }
 
 function send(client: ActionsHttpClient, request: HttpRequest): Promise<HttpResponse> {

@@ -45,10 +45,22 @@ describe('build-images then deploy', () => {
         'frontend-image': outputs['frontend-image'] ?? '',
         'backend-images': outputs['backend-image'] ?? '',
         'codeasdata-image': outputs['codeasdata-image'] ?? '',
+        // The image check reads the same registry, with the same login, and must find them all.
+        'verify-images': 'true',
+        'registry-username': suite.registry.user,
+        'registry-password': suite.registry.password,
       },
       env: { GITHUB_SHA: SHA, GITHUB_REPOSITORY: repository },
     })
     expect(deployed.code).toBe(0)
+    expect(JSON.parse(deployed.outputs.digests ?? '')).toEqual(
+      Object.fromEntries(
+        ['frontend', 'backend', 'codeasdata'].map((kind) => [
+          outputs[`${kind}-image`],
+          outputs[`${kind}-digest`],
+        ]),
+      ),
+    )
     expect(webhook.requests).toHaveLength(1)
     const request = webhook.requests[0]
     expect(request?.headers.authorization).toBe(`Bearer ${WEBHOOK_TOKEN}`)

@@ -47,9 +47,15 @@ const captured = (run: RunResult): Record<string, string> => ({
   stderr: run.stderr,
   ...run.files,
 })
+/**
+ * These tests are about the payload and the webhook call: the images are not in any registry,
+ * so the image check (test/e2e/deploy-verify-images.test.ts) is off.
+ */
+const NO_CHECK = { 'verify-images': 'false' }
 const withSecrets = (inputs: Record<string, string>): Record<string, string> => ({
   'webhook-url': server.url,
   'webhook-token': TOKEN,
+  ...NO_CHECK,
   ...inputs,
 })
 
@@ -67,7 +73,12 @@ describe.each(NODES)('the deploy bundle as the GitHub runner runs it, on $label'
     expect(request?.headers['content-type']).toBe('application/json')
     expect(request?.headers.accept).toBe('application/json')
     expect(JSON.parse(request?.body ?? '')).toEqual(EXPECTED_PAYLOAD)
-    expect(run.outputs).toEqual({ payload: request?.body, status: '200', message: 'success' })
+    expect(run.outputs).toEqual({
+      payload: request?.body,
+      status: '200',
+      message: 'success',
+      digests: '{}',
+    })
     expect(run.summary).toContain('| Frontend image | 127.0.0.1:5000/shop/frontend:main-1a2b3c4 |')
     expect(run.summary).toContain('| Status | 200 (after 1 attempt(s)) |')
     expect(run.stdout).toContain('::add-mask::')
@@ -149,7 +160,7 @@ describe('failures through the GitHub bundle', () => {
     const url = closed.url
     await closed.stop()
     const run = await runAsGithub('deploy', {
-      inputs: { ...IMAGES, 'webhook-url': url, 'webhook-token': TOKEN },
+      inputs: { ...IMAGES, ...NO_CHECK, 'webhook-url': url, 'webhook-token': TOKEN },
     })
     expect(run.code).toBe(1)
     expect(run.stdout.match(/POST to the deployment webhook/g)).toHaveLength(3)
@@ -196,7 +207,9 @@ describe('failures through the GitHub bundle', () => {
 
   test('a missing token is named, and nothing is sent', async () => {
     server.respondWith(answer(200))
-    const run = await runAsGithub('deploy', { inputs: { ...IMAGES, 'webhook-url': server.url } })
+    const run = await runAsGithub('deploy', {
+      inputs: { ...IMAGES, ...NO_CHECK, 'webhook-url': server.url },
+    })
     expect(run.code).toBe(1)
     expect(server.requests).toHaveLength(0)
     expect(run.stdout).toContain(
@@ -353,6 +366,7 @@ describe('outputs are never garbled by masking', () => {
         'frontend-image': 'reg.example.com/deploy/frontend:deploy-1',
         'backend-images': 'reg.example.com/deploy/api:1',
         'deploy-rules': '[{"source": "deploy", "target": "^(?!deploy-old).*$"}]',
+        ...NO_CHECK,
       }
       const github = await runAsGithub('deploy', { inputs })
       const body = hook.requests[0]?.body
@@ -360,7 +374,12 @@ describe('outputs are never garbled by masking', () => {
       const cli = await runCli('deploy', { inputs, env: { GITLAB_CI: 'true' } })
       expect([github.code, cli.code]).toEqual([0, 0])
       expect(body).toContain('"deployRules":[{"source":"deploy","target":"^(?!deploy-old).*$"}]')
-      expect(github.outputs).toEqual({ payload: body, status: '200', message: 'success' })
+      expect(github.outputs).toEqual({
+        payload: body,
+        digests: '{}',
+        status: '200',
+        message: 'success',
+      })
       expect(cli.outputs).toEqual(github.outputs)
       for (const run of [github, cli])
         expectNoSecrets(captured(run), [TOKEN, hook.url, PATH, '9f8e7d6c5b4a'])
@@ -408,7 +427,7 @@ describe('the same scenarios through the command line give the same payload', ()
   test('flags work like INPUT_ variables, and a dry run sends nothing', async () => {
     server.respondWith(answer(200))
     const run = await runCli('deploy', {
-      inputs: { 'webhook-url': server.url, 'webhook-token': TOKEN },
+      inputs: { 'webhook-url': server.url, 'webhook-token': TOKEN, ...NO_CHECK },
       args: ['--frontend-image', IMAGES['frontend-image'], '--dry-run'],
     })
     expect(run.code).toBe(0)
@@ -441,7 +460,7 @@ describe('the same scenarios through the command line give the same payload', ()
   test('a secret given as a flag works, is masked, and earns a warning', async () => {
     server.respondWith(answer(200))
     const run = await runCli('deploy', {
-      inputs: { 'frontend-image': IMAGES['frontend-image'] },
+      inputs: { 'frontend-image': IMAGES['frontend-image'], ...NO_CHECK },
       args: ['--webhook-url', server.url, '--webhook-token', TOKEN],
     })
     expect(run.code).toBe(0)

@@ -30,9 +30,19 @@ afterAll(async () => {
 
 const url = (host: string): string => `https://${host}:${webhook.port}${HOOK_PATH}`
 
-function deploy(host: string, env: Record<string, string>): Promise<RunResult> {
+/** The webhook call alone: the image check has a test of its own below. */
+function deploy(
+  host: string,
+  env: Record<string, string>,
+  verifyImages = 'false',
+): Promise<RunResult> {
   return runAsGithub('deploy', {
-    inputs: { 'webhook-url': url(host), 'webhook-token': TOKEN, 'frontend-image': FRONTEND },
+    inputs: {
+      'webhook-url': url(host),
+      'webhook-token': TOKEN,
+      'frontend-image': FRONTEND,
+      'verify-images': verifyImages,
+    },
     env,
   })
 }
@@ -86,6 +96,27 @@ describe('deploy behind a proxy, to a webhook with a private CA', () => {
     expect(run.code).toBe(0)
     expect(proxy.tunnels.length).toBe(before)
     expect(webhook.requests).toHaveLength(1)
+  })
+
+  test('the image check goes out through the same proxy; a registry it cannot reach is a warning', async () => {
+    webhook.respondWith(answer(200, { message: 'success' }))
+    const before = proxy.tunnels.length
+    const run = await deploy(
+      WEBHOOK_HOST,
+      { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: tls.caFile },
+      'auto',
+    )
+    expect(run.code).toBe(0)
+    // One CONNECT for the registry (a proxy failure is not repeated), then the webhook's.
+    expect(proxy.tunnels.slice(before)).toEqual([
+      'registry.example.com:443',
+      `${WEBHOOK_HOST}:${webhook.port}`,
+    ])
+    expect(run.stdout).toContain(
+      `::warning title=Image not checked::The frontend image '${FRONTEND}' could not be checked in registry 'registry.example.com': the proxy (HTTPS_PROXY or HTTP_PROXY) opened no tunnel to the server (it answered 502)`,
+    )
+    expect(webhook.requests).toHaveLength(1)
+    expectClean(run, WEBHOOK_HOST)
   })
 
   test('without the CA, the refused certificate is explained with NODE_EXTRA_CA_CERTS', async () => {

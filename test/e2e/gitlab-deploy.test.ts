@@ -16,6 +16,15 @@ import {
   type PipelineOptions,
   type PipelineRun,
 } from '../helpers/gitlab-ci-local.js'
+import {
+  dockerLogin,
+  ensureBaseImages,
+  ensureDockerDaemon,
+  pushImage,
+  removeImages,
+  startRegistry,
+  type Registry,
+} from '../helpers/docker-env.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
@@ -30,6 +39,12 @@ let registry: Verdaccio
 let webhook: WebhookServer
 let npmCache: string
 let version: string
+/** A private image registry holding one pushed frontend image, for the image check. */
+let images: Registry
+let pushedFrontend = ''
+let pushedDigest = ''
+let dockerConfig = ''
+const IMAGES_PASSWORD = `img-pw-${Date.now().toString(36)}`
 const projects: GitlabProject[] = []
 const runs: PipelineRun[] = []
 
@@ -47,21 +62,34 @@ beforeAll(async () => {
     HOOK_PATH,
   )
   npmCache = await mkdtemp(join(tmpdir(), 'olympe-npm-cache-'))
-}, 60_000)
+  await ensureDockerDaemon()
+  const base = await ensureBaseImages()
+  images = await startRegistry({ user: 'gitlab-ci-token', password: IMAGES_PASSWORD })
+  dockerConfig = await mkdtemp(join(tmpdir(), 'olympe-docker-config-'))
+  const env = { ...process.env, DOCKER_CONFIG: dockerConfig }
+  await dockerLogin(images, { env })
+  pushedFrontend = `${images.host}/acme/shop/frontend:main-1a2b3c4`
+  pushedDigest = await pushImage(base.frontend, pushedFrontend, { env })
+}, 120_000)
 
 afterAll(async () => {
   await Promise.all(projects.map((project) => project.stop()))
   await webhook.stop()
   await registry.stop()
+  await images.stop()
+  await removeImages(`${images.host}/`)
   await rm(npmCache, { recursive: true, force: true })
+  await rm(dockerConfig, { recursive: true, force: true })
 })
 
 function ciFile(includes: string): string {
   return `stages: [build, deploy]\ninclude:\n${includes}`
 }
 
+/** The template with these inputs; the images of these tests are in no registry unless a test says. */
 function deployInclude(inputs: Record<string, string>): string {
-  const lines = Object.entries({ 'npm-registry': registry.url, ...inputs }).map(
+  const given = { 'npm-registry': registry.url, 'verify-images': 'false', ...inputs }
+  const lines = Object.entries(given).map(
     ([name, value]) => `      ${name}: ${JSON.stringify(value)}`,
   )
   return [`  - component: ${component('deploy')}`, '    inputs:', ...lines, ''].join('\n')
@@ -201,9 +229,57 @@ describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
     expect(run.jobLogs['olympe-deploy']).toMatch(/404/)
   })
 
+  describe('the image check, with the GitLab registry login the template passes by default', () => {
+    /** GitLab's predefined registry variables, as a job on the project's registry has them. */
+    const gitlabRegistry = (): Record<string, string> => ({
+      CI_REGISTRY: images.host,
+      CI_REGISTRY_USER: images.user,
+      CI_REGISTRY_PASSWORD: images.password,
+    })
+
+    test('a pushed image is found, with its digest, and deployed', async () => {
+      const target = await project({
+        '.gitlab-ci.yml': ciFile(
+          deployInclude({ 'frontend-image': pushedFrontend, 'verify-images': 'auto' }),
+        ),
+      })
+      const run = await pipeline(target, { variables: gitlabRegistry() })
+
+      expect(outcome(run)).toEqual({ code: 0, tail: '' })
+      const log = run.jobLogs['olympe-deploy'] ?? ''
+      expect(log).toContain(
+        `Registry '${images.host}': asked with the login from 'registry-username' and 'registry-password'.`,
+      )
+      expect(log).toContain(`frontend ${pushedFrontend}: found, ${pushedDigest}`)
+      expect(webhook.requests).toHaveLength(1)
+    })
+
+    test('a tag that was never pushed fails the job, and nothing is sent', async () => {
+      const missing = `${images.host}/acme/shop/frontend:1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d`
+      const target = await project({
+        '.gitlab-ci.yml': ciFile(
+          deployInclude({ 'frontend-image': missing, 'verify-images': 'auto' }),
+        ),
+      })
+      const run = await pipeline(target, { variables: gitlabRegistry() })
+
+      expect(run.code).not.toBe(0)
+      expect(run.jobLogs['olympe-deploy']).toContain(
+        `The frontend image '${missing}' does not exist in registry '${images.host}' (HTTP 404, MANIFEST_UNKNOWN)`,
+      )
+      expect(webhook.requests).toHaveLength(0)
+    })
+  })
+
   // Last on purpose: it reads what every run above printed.
   test('no job log or output holds a secret', () => {
-    expect(runs.length).toBeGreaterThanOrEqual(4)
-    expectNoSecrets(logsOf(runs), [TOKEN, webhook.url, HOOK_PATH])
+    expect(runs.length).toBeGreaterThanOrEqual(6)
+    expectNoSecrets(logsOf(runs), [
+      TOKEN,
+      webhook.url,
+      HOOK_PATH,
+      IMAGES_PASSWORD,
+      Buffer.from(`gitlab-ci-token:${IMAGES_PASSWORD}`).toString('base64'),
+    ])
   })
 })

@@ -73,7 +73,9 @@ async function pipeline(
     variables: {
       WEBHOOK_URL: webhook.url,
       WEBHOOK_TOKEN: TOKEN,
-      // GitLab's own registry credentials, which the template uses by default.
+      // GitLab's own registry and its credentials, which the templates use by default: the
+      // image jobs to push, the deploy job to check the images (issue 12).
+      CI_REGISTRY: docker.registry.host,
       CI_REGISTRY_USER: docker.registry.user,
       CI_REGISTRY_PASSWORD: docker.registry.password,
       ...(options.dockerHost ? { DOCKER_HOST: options.dockerHost } : {}),
@@ -147,6 +149,18 @@ async function registryDigest(reference: string): Promise<string> {
   return (await docker.registry.manifest(name, tag)).digest
 }
 
+/** What the deploy job's image check said: each reference it found, with its digest. */
+function checkedBy(run: PipelineRun): { login: boolean; found: Record<string, string> } {
+  const log = run.jobLogs['olympe-deploy'] ?? ''
+  const found = [...log.matchAll(/^[a-z-]+ (\S+): found, (sha256:[0-9a-f]{64})$/gm)]
+  return {
+    login: log.includes(
+      `Registry '${docker.registry.host}': asked with the login from 'registry-username' and 'registry-password'.`,
+    ),
+    found: Object.fromEntries(found.map((match) => [match[1] ?? '', match[2] ?? ''])),
+  }
+}
+
 async function pushedReference(kind: string): Promise<string> {
   const name = `acme/shop/${kind}`
   const tags = await docker.registry.tags(name)
@@ -178,7 +192,7 @@ describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine',
       // The build job built the code as data: its image job does not build it again.
       expect(run.jobLogs['olympe-codeasdata-image']).not.toContain('fake toolkit')
       expect(proxy.connections()).toBeGreaterThan(0)
-      const [frontend, backend, codeasdata] = await Promise.all(
+      const [frontend = '', backend = '', codeasdata = ''] = await Promise.all(
         ['frontend', 'backend', 'codeasdata'].map(pushedReference),
       )
       expect(pushedBy(run, 'olympe-images')).toEqual([backend, frontend])
@@ -190,6 +204,15 @@ describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine',
         deployRules: [{ source: '.*', target: '.*' }],
       })
       expect(payload.codeAsData).toEqual({ image: codeasdata, updateMode: 'manual' })
+      // The deploy job checked each image with the registry login the pipeline passes it.
+      expect(checkedBy(run)).toEqual({
+        login: true,
+        found: {
+          [frontend]: digestFrom(run, 'olympe-images', 'frontend'),
+          [backend]: digestFrom(run, 'olympe-images', 'backend'),
+          [codeasdata]: digestFrom(run, 'olympe-codeasdata-image', 'codeasdata'),
+        },
+      })
     },
     TEST_MS,
   )
@@ -306,6 +329,10 @@ describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine',
       expect(frontend).toMatch(new RegExp(`^${docker.registry.host}/acme/shop/frontend:main-\\d+$`))
       expect(run.jobLogs['olympe-build-images']).toContain(frontend)
       expect(payload.codeAsData).toEqual({ updateMode: 'manual' })
+      expect(checkedBy(run)).toMatchObject({
+        login: true,
+        found: { [frontend]: expect.stringMatching(/^sha256:/) },
+      })
     },
     TEST_MS,
   )

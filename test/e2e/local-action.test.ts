@@ -41,6 +41,8 @@ describe('the actions under @github/local-action', () => {
     'INPUT_WEBHOOK-URL': webhook.url,
     'INPUT_WEBHOOK-TOKEN': TOKEN,
     'INPUT_FRONTEND-IMAGE': FRONTEND,
+    // No registry holds FRONTEND: the image check is tested in deploy-verify-images.test.ts.
+    'INPUT_VERIFY-IMAGES': 'false',
     GITHUB_WORKSPACE: workspace,
   })
 

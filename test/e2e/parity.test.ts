@@ -138,7 +138,9 @@ function received(): { body: string; authorization?: string; contentType?: strin
 }
 
 describe('the same deploy scenarios through GitHub and GitLab', () => {
-  test.each(SCENARIOS)('%s: byte-identical webhook payloads', async (name, inputs, mustHold) => {
+  test.each(SCENARIOS)('%s: byte-identical webhook payloads', async (name, scenario, mustHold) => {
+    // The payload is the point, and registry.example.com holds no image: no image check.
+    const inputs = { ...scenario, 'verify-images': 'false' }
     const project = await createGitlabProject({
       '.gitlab-ci.yml': gitlabCi(inputs),
       'deploy/base-payload.json': BASE_PAYLOAD,

@@ -172,3 +172,16 @@ export async function dockerLogin(
   const args = ['login', registry.host, '--username', registry.user, '--password-stdin']
   await run('docker', args, { ...options, input: registry.password })
 }
+
+/** `docker tag SOURCE REFERENCE` and `docker push REFERENCE`: resolves to the pushed digest. */
+export async function pushImage(
+  source: string,
+  reference: string,
+  options: RunOptions = {},
+): Promise<string> {
+  await docker(['tag', source, reference])
+  const output = await docker(['push', reference], options)
+  const digest = /digest: (sha256:[0-9a-f]{64})/.exec(output)?.[1]
+  if (!digest) throw new Error(`docker push ${reference} printed no digest: ${output}`)
+  return digest
+}

@@ -1,7 +1,9 @@
 // A private registry for push tests: Debian's CNCF distribution registry with basic auth on a
-// free loopback port. Docker allows plain http for 127.0.0.1, so no TLS is needed.
+// free loopback port. Docker allows plain http for 127.0.0.1, so no TLS is needed, unless a test
+// wants a registry behind a private certificate authority (`tls`).
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { request as httpsRequest } from 'node:https'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chunksToText, errorMessage, freePort, run } from './run-process.js'
@@ -12,6 +14,20 @@ const STARTUP_TIMEOUT_MS = 15_000
 export interface RegistryOptions {
   user: string
   password: string
+  /**
+   * Bearer auth (`auth: token`) through this token service instead of htpasswd: the registry
+   * trusts the tokens it signs. `user` and `password` are then the token service's login, and
+   * the catalog, tags and manifest helpers below (which log in with Basic) do not work.
+   */
+  token?: { realm: string; service: string; issuer: string; rootCertBundle: string }
+  /**
+   * Serve https with this certificate and key (PEM texts, signed by the private authority whose
+   * PEM file is `caFile`: the shape of TlsFiles), on every interface: reachable as
+   * `<external address>:<port>`, where clients use https, and still as 127.0.0.1, which Docker
+   * treats as an insecure registry (it pushes there without trusting the authority). The
+   * catalog, tags and manifest helpers below do not trust the authority, and do not work.
+   */
+  tls?: { cert: string; key: string; caFile: string }
 }
 
 /** The `config` section of an image configuration blob. */
@@ -70,9 +86,9 @@ export async function startRegistry(options: RegistryOptions): Promise<Registry>
   child.stderr.on('data', (chunk: Buffer) => output.push(chunk))
   const logs = (): string => chunksToText(output)
   const stop = (): Promise<void> => stopRegistry(child, dir)
-  const url = `http://127.0.0.1:${port}`
+  const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`
   try {
-    await waitUntilAuthRequired(url, child, logs)
+    await waitUntilAuthRequired(url, child, logs, options.tls?.caFile)
   } catch (error) {
     await stop()
     throw error
@@ -103,10 +119,6 @@ async function writeRegistryConfig(
   port: number,
   auth: RegistryOptions,
 ): Promise<string> {
-  const htpasswdPath = join(dir, 'htpasswd')
-  // -i reads the password from stdin, which keeps it out of argv and of error messages.
-  const { stdout } = await run('htpasswd', ['-nBi', auth.user], { input: auth.password })
-  await writeFile(htpasswdPath, stdout.trim() + '\n', { mode: 0o600 })
   await mkdir(join(dir, 'storage'))
   const config = [
     'version: 0.1',
@@ -120,21 +132,50 @@ async function writeRegistryConfig(
     '  delete:',
     '    enabled: true',
     'http:',
-    `  addr: 127.0.0.1:${port}`,
+    `  addr: ${auth.tls ? '0.0.0.0' : '127.0.0.1'}:${port}`,
+    ...(auth.tls ? await tlsSection(dir, auth.tls) : []),
     'auth:',
-    '  htpasswd:',
-    '    realm: olympe-test-registry',
-    `    path: ${htpasswdPath}`,
+    ...(auth.token ? tokenAuth(auth.token) : await htpasswdAuth(dir, auth)),
   ]
   const configPath = join(dir, 'config.yml')
   await writeFile(configPath, config.join('\n') + '\n')
   return configPath
 }
 
+async function tlsSection(
+  dir: string,
+  tls: NonNullable<RegistryOptions['tls']>,
+): Promise<string[]> {
+  const certificate = join(dir, 'tls.crt')
+  const key = join(dir, 'tls.key')
+  await writeFile(certificate, tls.cert)
+  await writeFile(key, tls.key, { mode: 0o600 })
+  return ['  tls:', `    certificate: ${certificate}`, `    key: ${key}`]
+}
+
+async function htpasswdAuth(dir: string, auth: RegistryOptions): Promise<string[]> {
+  const htpasswdPath = join(dir, 'htpasswd')
+  // -i reads the password from stdin, which keeps it out of argv and of error messages.
+  const { stdout } = await run('htpasswd', ['-nBi', auth.user], { input: auth.password })
+  await writeFile(htpasswdPath, stdout.trim() + '\n', { mode: 0o600 })
+  return ['  htpasswd:', '    realm: olympe-test-registry', `    path: ${htpasswdPath}`]
+}
+
+function tokenAuth(token: NonNullable<RegistryOptions['token']>): string[] {
+  return [
+    '  token:',
+    `    realm: ${token.realm}`,
+    `    service: ${token.service}`,
+    `    issuer: ${token.issuer}`,
+    `    rootcertbundle: ${token.rootCertBundle}`,
+  ]
+}
+
 async function waitUntilAuthRequired(
   url: string,
   child: ChildProcess,
   logs: () => string,
+  caFile?: string,
 ): Promise<void> {
   const deadline = Date.now() + STARTUP_TIMEOUT_MS
   let spawnError: Error | undefined
@@ -150,15 +191,30 @@ async function waitUntilAuthRequired(
       throw new Error(`docker-registry exited with ${child.exitCode}: ${logs().trim()}`)
     }
     try {
-      const response = await fetch(`${url}/v2/`)
-      if (response.status === 401) return
-      lastProblem = `GET /v2/ answered ${response.status}, expected 401`
+      const status = caFile
+        ? await httpsStatus(`${url}/v2/`, caFile)
+        : (await fetch(`${url}/v2/`)).status
+      if (status === 401) return
+      lastProblem = `GET /v2/ answered ${status}, expected 401`
     } catch (error) {
       lastProblem = errorMessage(error)
     }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   throw new Error(`docker-registry at ${url} did not become ready: ${lastProblem}. ${logs()}`)
+}
+
+/** The status of a GET over https, trusting the private authority `caFile`. */
+async function httpsStatus(url: string, caFile: string): Promise<number> {
+  const ca = await readFile(caFile, 'utf8')
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { ca }, (response) => {
+      response.resume()
+      resolve(response.statusCode ?? 0)
+    })
+    req.on('error', reject)
+    req.end()
+  })
 }
 
 async function stopRegistry(child: ChildProcess, dir: string): Promise<void> {

@@ -29,6 +29,27 @@ export const deployDefinition = {
     'codeasdata-image': {
       description: 'Code-as-data image reference; set it only when a code-as-data image was built.',
     },
+    // Issue 12: the image check (src/core/deploy/verify-images.ts).
+    'verify-images': {
+      description:
+        'Check in their registries that every image of the payload exists before calling the webhook (registry HTTP API; no Docker needed). `auto`: an image that does not exist fails the step, one whose registry cannot be asked (no access, network, time-out) earns a warning; `true`: both fail it; `false`: no check.',
+      default: 'auto',
+      type: 'choice',
+      options: ['auto', 'true', 'false'],
+    },
+    registry: {
+      description:
+        'Registry that `registry-username` and `registry-password` are for (`host[:port]`, a namespace after it ignored); they are sent to no other. Default: the registry of the images, when they are all in one.',
+    },
+    'registry-username': {
+      description:
+        "User name for the image check; give it with `registry-password`, or neither. Without them, the job's Docker config (a `docker login` in an earlier step) is used, else the registries are asked anonymously.",
+    },
+    'registry-password': {
+      description:
+        'Password or token of `registry-username` (read access is enough; keep it in a secret).',
+      secret: true,
+    },
     'deploy-rules': {
       description:
         'JSON or YAML list of `{source, target}` regular expressions (JavaScript syntax) mapping backend images to backends; a `source` that takes over 250 ms to match an image is refused. Default: one rule `.*` to `.*`.',
@@ -64,7 +85,7 @@ export const deployDefinition = {
     },
     'timeout-seconds': {
       description:
-        'Bound on the whole step: reading `payload-file`, checking the deploy rules, and the webhook call with its retries.',
+        'Bound on the whole step: reading `payload-file`, checking the deploy rules, the image check (at most half of the time left, so that the webhook call keeps the rest) and the webhook call with its retries.',
       default: '60',
       type: 'number',
     },
@@ -86,6 +107,10 @@ export const deployDefinition = {
     message: {
       description:
         "The response's `message` field, also after a failed call (empty on a dry run or without one).",
+    },
+    digests: {
+      description:
+        'JSON object of each image reference checked and the manifest digest its registry gave, `{"<reference>": "sha256:…"}`; an image that could not be checked is left out, and it is `{}` when `verify-images` is false.',
     },
   },
 } as const satisfies ActionDefinition

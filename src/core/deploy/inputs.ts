@@ -21,6 +21,9 @@ import {
   type Mode,
 } from './payload-schema.js'
 import { isLoopbackHost } from '../shared/loopback.js'
+import { registryInput, registryLogin, verifyImagesInput } from './registry-inputs.js'
+import type { RegistryLogin } from '../registry/logins.js'
+import type { VerifyMode } from './verify-images.js'
 
 /** The deploy action's inputs, validated and typed. */
 export interface DeployInputs {
@@ -29,6 +32,9 @@ export interface DeployInputs {
   frontendImage?: string
   backendImages: string[]
   codeasdataImage?: string
+  /** Issue 12: check that the images exist before calling the webhook. */
+  verifyImages: VerifyMode
+  registryLogin?: RegistryLogin
   /** Undefined: keep the base payload's rules, or the spec's default `.*` to `.*`. */
   deployRules?: DeployRule[]
   codeasdataUpdateMode?: Mode
@@ -120,9 +126,12 @@ const webhookToken = v.pipe(
   ),
 )
 
+/** Before the registry login, which needs the raw inputs for its message. */
+type ParsedInputs = Omit<DeployInputs, 'registryLogin'> & { registry?: string }
+
 const deployInputsSchema = (
   parseYaml: ParseYaml,
-): v.GenericSchema<RawInputs<DeployInputName>, DeployInputs> =>
+): v.GenericSchema<RawInputs<DeployInputName>, ParsedInputs> =>
   v.pipe(
     v.object({
       'webhook-url': webhookUrl,
@@ -130,6 +139,11 @@ const deployInputsSchema = (
       'frontend-image': imageReference,
       'backend-images': imageReferenceList,
       'codeasdata-image': imageReference,
+      'verify-images': verifyImagesInput,
+      registry: registryInput,
+      // Both or neither: checked with the raw values in parseDeployInputs (registryLogin).
+      'registry-username': v.string(),
+      'registry-password': v.string(),
       'deploy-rules': deployRules(parseYaml),
       'codeasdata-update-mode': choiceInput(MODES),
       'promotion-mode': choiceInput(MODES),
@@ -140,12 +154,14 @@ const deployInputsSchema = (
       'dry-run': booleanInput,
       'allow-insecure-http': booleanInput,
     }),
-    v.transform((i): DeployInputs => ({
+    v.transform((i): ParsedInputs => ({
       webhookUrl: i['webhook-url'],
       webhookToken: i['webhook-token'],
       frontendImage: i['frontend-image'],
       backendImages: i['backend-images'],
       codeasdataImage: i['codeasdata-image'],
+      verifyImages: i['verify-images'],
+      registry: i.registry,
       deployRules: i['deploy-rules'],
       codeasdataUpdateMode: i['codeasdata-update-mode'],
       promotionMode: i['promotion-mode'],
@@ -162,7 +178,8 @@ export function parseDeployInputs(
   raw: RawInputs<DeployInputName>,
   parseYaml: ParseYaml = JSON.parse,
 ): DeployInputs {
-  const inputs = parseInputs(deployDefinition, deployInputsSchema(parseYaml), raw)
+  const { registry, ...parsed } = parseInputs(deployDefinition, deployInputsSchema(parseYaml), raw)
+  const inputs: DeployInputs = { ...parsed, registryLogin: registryLogin(raw, registry) }
   const insecure = insecureHttpProblem(inputs.webhookUrl, inputs.allowInsecureHttp)
   if (insecure) {
     throw new InputError(

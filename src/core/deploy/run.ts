@@ -7,6 +7,7 @@ import type { DeployInputs } from './inputs.js'
 import { buildPayload, deployRuleWarnings } from './payload.js'
 import { readBasePayload } from './payload-file.js'
 import type { Payload } from './payload-schema.js'
+import { besideImage, verifyImages, type VerifyPorts } from './verify-images.js'
 import { callWebhook, WebhookError, type WebhookResult } from './webhook.js'
 
 /** What a step output can hold (GitHub's limit), and so the largest payload we send. */
@@ -14,16 +15,14 @@ export const MAX_PAYLOAD_BYTES = 1024 * 1024
 /** The payload printed in the log is cut there; the `payload` output has all of it. */
 const PRINTED_PAYLOAD_CHARS = 64 * 1024
 
-export interface DeployPorts extends Pick<
-  CommonPorts,
-  'logger' | 'reporter' | 'redact' | 'clock' | 'files'
-> {
+export interface DeployPorts
+  extends Pick<CommonPorts, 'logger' | 'reporter' | 'redact' | 'clock' | 'files'>, VerifyPorts {
   http: HttpClient
 }
 
 /**
  * `timeout-seconds` runs from here: reading the payload file, the bounded checks of the deploy
- * rules and the webhook call all count. Outputs are written as they are: `payload` is built from
+ * rules, the image check (at most half of the time left) and the webhook call all count. Outputs are written as they are: `payload` is built from
  * the inputs alone (image references, rules, modes), and what came from the server (`message`)
  * is redacted here, so the platform never has to mask an output, which could corrupt it.
  */
@@ -47,12 +46,14 @@ export async function runDeploy(
   })
   const body = JSON.stringify(payload)
   reporter.setOutput('payload', body)
+  // Issue 12: before anything is sent, dry runs included (they say what would fail).
+  const checked = await verifyImages(payload, { ...inputs, deadline }, ports)
 
   if (inputs.dryRun) {
     logger.info(`Dry run: this request would be sent, and nothing was.\n${describeRequest(body)}`)
     reporter.setOutput('status', '')
     reporter.setOutput('message', '')
-    await reporter.summary(deploySummary(payload, inputs, undefined))
+    await reporter.summary(deploySummary(payload, inputs, undefined, checked))
     return
   }
 
@@ -74,7 +75,7 @@ export async function runDeploy(
   logger.info(`The webhook accepted the deployment (HTTP ${result.status}, message '${message}').`)
   reporter.setOutput('status', String(result.status))
   reporter.setOutput('message', message)
-  await reporter.summary(deploySummary(payload, inputs, { ...result, message }))
+  await reporter.summary(deploySummary(payload, inputs, { ...result, message }, checked))
 }
 
 function checkSize(body: string): void {
@@ -106,14 +107,16 @@ function deploySummary(
   payload: Payload,
   inputs: DeployInputs,
   result: WebhookResult | undefined,
+  checked: ReadonlyMap<string, string>,
 ): Summary {
   const none = '—'
+  const shown = (image: string): string => besideImage(image, checked)
   return {
     heading: result ? 'Olympe deployment requested' : 'Olympe deployment: dry run (nothing sent)',
     rows: [
-      ['Frontend image', payload.frontend?.image ?? none],
-      ['Backend images', payload.backends?.images.join(', ') || none],
-      ['Code-as-data image', payload.codeAsData?.image ?? none],
+      ['Frontend image', payload.frontend ? shown(payload.frontend.image) : none],
+      ['Backend images', payload.backends?.images.map(shown).join(', ') || none],
+      ['Code-as-data image', payload.codeAsData?.image ? shown(payload.codeAsData.image) : none],
       ['Code-as-data update mode', payload.codeAsData?.updateMode ?? none],
       ['Promotion mode', payload.noDowntime?.promotionMode ?? none],
       ['Extra arguments', payload.extraArgs?.join(' ') || none],

@@ -205,6 +205,31 @@ describe('the HTTP tool', () => {
     }
   })
 
+  test('one client asks http and https hosts in turn, as the image check and the webhook do', async () => {
+    const tls = await makeTlsFiles(['127.0.0.1'])
+    const secure = await startWebhookServer(answer(200), { tls })
+    const client = createHttpClient(USER_AGENT)
+    const head = (url: string): Promise<unknown> =>
+      client.request({
+        method: 'HEAD',
+        url: new URL(url),
+        headers: {},
+        timeoutMs: 5000,
+        maxBodyBytes: 1024,
+      })
+    try {
+      webhook.respondWith(answer(200))
+      // The private CA is not trusted here: a TLS failure shows that an https agent was used.
+      expect((await failure(head(secure.url))).kind).toBe('tls')
+      expect(await head(webhook.url)).toMatchObject({ status: 200, body: '' })
+      expect((await failure(head(secure.url))).kind).toBe('tls')
+      expect(webhook.requests.map((request) => request.method)).toEqual(['HEAD'])
+    } finally {
+      await secure.stop()
+      await tls.remove()
+    }
+  })
+
   describe('behind a proxy', () => {
     let proxy: ConnectProxy
     beforeAll(async () => {

@@ -3,13 +3,23 @@ import { withDefaults } from '../../../../src/core/definition.js'
 import { deployDefinition, type DeployInputName } from '../../../../src/core/deploy/definition.js'
 import { parseDeployInputs } from '../../../../src/core/deploy/inputs.js'
 import { runDeploy } from '../../../../src/core/deploy/run.js'
-import type { HttpRequest, HttpResponse } from '../../../../src/core/shared/http.js'
+import {
+  HttpFailure,
+  type HttpRequest,
+  type HttpResponse,
+} from '../../../../src/core/shared/http.js'
 import type { Logger, Summary } from '../../../../src/core/shared/ports.js'
 import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
 
 const TOKEN = 'tok-9c8b7a6d5e'
 
-/** The deploy core with recording ports; `redact` masks what a hostile echo would carry. */
+/** The registry of the images, `r.io`, when a test turns the image check on. */
+type Registry = (request: HttpRequest) => HttpResponse | HttpFailure
+
+/**
+ * The deploy core with recording ports; `redact` masks what a hostile echo would carry. The image
+ * check is off unless the inputs turn it on: `requests` are then the webhook's alone.
+ */
 async function deploy(
   inputs: Partial<Record<DeployInputName, string>>,
   answer: HttpResponse = {
@@ -19,20 +29,25 @@ async function deploy(
     bodyTruncated: false,
   },
   redact: (text: string) => string = (text) => text.split(TOKEN).join('***'),
+  registry: Registry = () => new HttpFailure('refused', 'no registry in this test'),
 ): Promise<{
   outputs: Record<string, string>
   requests: HttpRequest[]
+  registryRequests: HttpRequest[]
   info: string[]
+  warnings: string[]
   summaries: Summary[]
   error?: Error
 }> {
   const outputs: Record<string, string> = {}
   const requests: HttpRequest[] = []
+  const registryRequests: HttpRequest[] = []
   const info: string[] = []
+  const warnings: string[] = []
   const summaries: Summary[] = []
   const logger: Logger = {
     info: (message) => info.push(message),
-    warning: () => undefined,
+    warning: (message) => warnings.push(message),
     error: () => undefined,
     debug: () => undefined,
     group: (_title, run) => run(),
@@ -40,6 +55,7 @@ async function deploy(
   const raw = withDefaults(deployDefinition, {
     'webhook-url': 'https://h.example/deploy/5e6f7a8b9c0d',
     'webhook-token': TOKEN,
+    'verify-images': 'false',
     ...inputs,
   })
   try {
@@ -58,17 +74,25 @@ async function deploy(
         redact,
         clock: frozenClock('2026-01-01T00:00:00Z'),
         files: memoryFiles({}),
+        registerSecret: () => undefined,
+        dockerConfigPath: '/home/runner/.docker/config.json',
         http: {
           request: (request) => {
+            if (request.url.host === 'r.io') {
+              registryRequests.push(request)
+              const said = registry(request)
+              return said instanceof HttpFailure ? Promise.reject(said) : Promise.resolve(said)
+            }
             requests.push(request)
             return Promise.resolve(answer)
           },
         },
       },
     )
-    return { outputs, requests, info, summaries }
+    return { outputs, requests, registryRequests, info, warnings, summaries }
   } catch (error) {
-    return { outputs, requests, info, summaries, error: error as Error }
+    const failed = error as Error
+    return { outputs, requests, registryRequests, info, warnings, summaries, error: failed }
   }
 }
 
@@ -86,6 +110,7 @@ describe('the deploy outputs', () => {
     expect(run.error).toBeUndefined()
     expect(run.outputs).toEqual({
       payload: run.requests[0]?.body,
+      digests: '{}',
       status: '200',
       message: 'success',
     })
@@ -158,5 +183,58 @@ describe('the printed payload and the payload output stay bounded', () => {
     expect(run.error?.message).toMatch(
       /^The deployment payload would be \d+ bytes, more than the 1 MiB \(1048576 bytes\) that a step output holds/,
     )
+  })
+})
+
+describe('the image check: after the payload, before the webhook call', () => {
+  const DIGEST = `sha256:${'a'.repeat(64)}`
+  const found: Registry = (request) =>
+    request.url.pathname.includes('/missing/')
+      ? { status: 404, headers: {}, body: '', bodyTruncated: false }
+      : {
+          status: 200,
+          headers: { 'docker-content-digest': DIGEST },
+          body: '',
+          bodyTruncated: false,
+        }
+  const checked = { 'verify-images': 'auto', 'frontend-image': 'r.io/shop/frontend:1' }
+
+  test('every image found: the digests output, each digest beside its image, then the POST', async () => {
+    const run = await deploy(checked, undefined, undefined, found)
+    expect(run.error).toBeUndefined()
+    expect(run.registryRequests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual([
+      'HEAD /v2/shop/frontend/manifests/1',
+    ])
+    expect(run.requests).toHaveLength(1)
+    expect(run.outputs.digests).toBe(JSON.stringify({ 'r.io/shop/frontend:1': DIGEST }))
+    expect(run.summaries[0]?.rows).toContainEqual([
+      'Frontend image',
+      `r.io/shop/frontend:1 (${DIGEST})`,
+    ])
+  })
+
+  test('an image that does not exist: the step fails and nothing is sent, dry run or not', async () => {
+    for (const dryRun of ['false', 'true']) {
+      const inputs = { ...checked, 'frontend-image': 'r.io/shop/missing:1', 'dry-run': dryRun }
+      const run = await deploy(inputs, undefined, undefined, found)
+      expect(run.requests).toHaveLength(0)
+      expect(run.error?.message).toContain(
+        "The frontend image 'r.io/shop/missing:1' does not exist in registry 'r.io' (HTTP 404)",
+      )
+      expect(run.outputs.status).toBeUndefined()
+    }
+  })
+
+  test("a registry that never answers has half of 'timeout-seconds': the webhook call keeps the rest", async () => {
+    const silent: Registry = () => new HttpFailure('timeout', 'no answer')
+    const run = await deploy({ ...checked, 'timeout-seconds': '60' }, undefined, undefined, silent)
+    expect(run.registryRequests.map((request) => request.timeoutMs)).toEqual([30_000])
+    expect(run.warnings).toEqual([
+      expect.stringContaining(
+        "could not be checked in registry 'r.io': no answer within the 30.0 s the image check had: half of what was left of 'timeout-seconds' (60 s); raise it to give registries more time",
+      ),
+    ])
+    expect(run.error).toBeUndefined()
+    expect(run.requests).toHaveLength(1)
   })
 })

@@ -77,7 +77,7 @@ describe('renderTemplate', () => {
     [
       'an input neither declared nor given a value',
       `spec:\n  inputs: {}\n---\njob:\n  variables:\n${region('    ', 'deploy variables').join('\n')}\n`,
-      "gitlab/test.yml: Region 'deploy variables' has no value for 'deploy-rules': declare that input in spec: inputs, or add 'deploy-rules=<value>' to the region.",
+      "gitlab/test.yml: Region 'deploy variables' has no value for 'verify-images': declare that input in spec: inputs, or add 'verify-images=<value>' to the region.",
     ],
   ])('reports %s', (_name, source, message) => {
     expect(() => renderTemplate('gitlab/test.yml', `${source}\n`, '1.0.0')).toThrow(message)

@@ -1,0 +1,182 @@
+import type { Budget } from '../registry/ask.js'
+import { checkImage, type CheckOutcome, type CheckPorts } from '../registry/manifest-check.js'
+import { credentialSource, type LoginPorts, type RegistryLogin } from '../registry/logins.js'
+import { registryImage } from '../registry/reference.js'
+import { mapLimit } from '../shared/concurrency.js'
+import { ActionError } from '../shared/errors.js'
+import type { Clock, CommonPorts, Logger } from '../shared/ports.js'
+import type { Deadline } from './deadline.js'
+import type { Payload } from './payload-schema.js'
+
+export const VERIFY_MODES = ['auto', 'true', 'false'] as const
+export type VerifyMode = (typeof VERIFY_MODES)[number]
+/** Registries are asked a few at a time: enough to overlap, not enough to trip a rate limit. */
+const CONCURRENT_CHECKS = 4
+/**
+ * The share of the step's time left that the check may use: the webhook call keeps the rest, so
+ * that a registry that never answers is a warning under 'auto', not a step out of time.
+ */
+const CHECK_SHARE = 0.5
+
+export interface VerifyInputs {
+  verifyImages: VerifyMode
+  registryLogin?: RegistryLogin
+  /** The step's 'timeout-seconds', already running. */
+  deadline: Deadline
+}
+
+export interface VerifyPorts extends CheckPorts, LoginPorts, Pick<CommonPorts, 'reporter'> {}
+
+/** One image of the payload, by the part of it that deploys the image. */
+interface DeployedImage {
+  role: 'frontend' | 'backend' | 'code-as-data'
+  reference: string
+}
+
+type Verdict = CheckOutcome | { kind: 'invalid'; detail: string }
+
+interface Checked extends DeployedImage {
+  registry?: string
+  verdict: Verdict
+}
+
+/**
+ * Issue 12: every image of the payload, those of `payload-file` included, must exist before the
+ * webhook is called. A missing image (or a digest that does not match) fails the step; a registry
+ * that cannot be asked fails it under `true` and earns a warning under `auto`. Sets the `digests`
+ * output and returns what the summary shows beside each reference (see besideImage).
+ */
+export async function verifyImages(
+  payload: Payload,
+  inputs: VerifyInputs,
+  ports: VerifyPorts,
+): Promise<Map<string, string>> {
+  const { logger, reporter } = ports
+  const images = deployedImages(payload)
+  if (inputs.verifyImages === 'false' || images.length === 0) {
+    if (images.length > 0)
+      logger.info("The images were not checked in their registries ('verify-images: false').")
+    reporter.setOutput('digests', '{}')
+    return new Map()
+  }
+  const checked = await logger.group('Image check', () => checkAll(images, inputs, ports))
+  reporter.setOutput('digests', JSON.stringify(digestsOf(checked)))
+  judge(checked, inputs.verifyImages, logger)
+  return new Map(checked.map((image) => [image.reference, shownBeside(image)]))
+}
+
+function digestsOf(checked: Checked[]): Record<string, string> {
+  return Object.fromEntries(
+    checked.flatMap(({ reference, verdict }) =>
+      verdict.kind === 'found' && verdict.digest ? [[reference, verdict.digest]] : [],
+    ),
+  )
+}
+
+/** Warns about what `auto` lets through, and throws one error listing every failure. */
+function judge(checked: Checked[], mode: VerifyMode, logger: Logger): void {
+  const failures: string[] = []
+  for (const image of checked) {
+    const cannotAsk = image.verdict.kind === 'unreachable' || image.verdict.kind === 'unauthorised'
+    if (cannotAsk && mode === 'auto') {
+      logger.warning(
+        `${problemOf(image)}. It is deployed unchecked ('verify-images: auto'); set 'verify-images: true' to require the check.`,
+        { title: 'Image not checked' },
+      )
+    } else if (image.verdict.kind !== 'found') failures.push(problemOf(image))
+  }
+  if (failures.length === 0) return
+  const advice =
+    mode === 'true'
+      ? " ('verify-images: true' requires every image to be checked; 'auto' deploys those that cannot be checked with a warning)"
+      : ''
+  throw new ActionError(
+    `The image check failed for ${failures.length} of ${checked.length} image(s), so the deployment was not requested${advice}:\n${failures.map((line) => `- ${line}`).join('\n')}`,
+  )
+}
+
+/** The payload's images in its order: the frontend, each backend, code as data. */
+function deployedImages(payload: Payload): DeployedImage[] {
+  const images: DeployedImage[] = []
+  if (payload.frontend) images.push({ role: 'frontend', reference: payload.frontend.image })
+  for (const reference of payload.backends?.images ?? [])
+    images.push({ role: 'backend', reference })
+  if (payload.codeAsData?.image)
+    images.push({ role: 'code-as-data', reference: payload.codeAsData.image })
+  const seen = new Set<string>()
+  return images.filter(({ reference }) => !seen.has(reference) && seen.add(reference))
+}
+
+async function checkAll(
+  images: DeployedImage[],
+  inputs: VerifyInputs,
+  ports: VerifyPorts,
+): Promise<Checked[]> {
+  const located = images.map((image) => ({ ...image, target: registryImage(image.reference) }))
+  const targets = located.flatMap(({ target }) => ('problem' in target ? [] : [target]))
+  const credentialsFor = await credentialSource(targets, inputs.registryLogin, ports)
+  const budget = checkBudget(inputs.deadline, ports.clock)
+  const checked = await mapLimit(located, CONCURRENT_CHECKS, async (image): Promise<Checked> => {
+    const { role, reference, target } = image
+    if ('problem' in target)
+      return { role, reference, verdict: { kind: 'invalid', detail: target.problem } }
+    const verdict = await checkImage(target, credentialsFor(target), budget, ports)
+    return { role, reference, registry: target.registry, verdict }
+  })
+  for (const image of checked) ports.logger.info(logLine(image))
+  return checked
+}
+
+function checkBudget(deadline: Deadline, clock: Clock): Budget {
+  const allowedMs = Math.max(0, Math.floor(deadline.remainingMs() * CHECK_SHARE))
+  const seconds = (allowedMs / 1000).toFixed(1)
+  return {
+    deadline: clock.now().getTime() + allowedMs,
+    limit: `the ${seconds} s the image check had: half of what was left of 'timeout-seconds' (${deadline.seconds} s); raise it to give registries more time`,
+  }
+}
+
+function logLine({ role, reference, verdict }: Checked): string {
+  const what = `${role} ${reference}`
+  switch (verdict.kind) {
+    case 'found':
+      return `${what}: found, ${verdict.digest ?? 'the registry gave no digest'}`
+    case 'missing':
+      return `${what}: does not exist (${verdict.detail})`
+    case 'mismatch':
+      return `${what}: the registry answers ${verdict.digest} for '${verdict.asked}', not the pinned ${verdict.pinned}`
+    case 'invalid':
+      return `${what}: not a valid image reference`
+    default:
+      return `${what}: not checked (${verdict.detail})`
+  }
+}
+
+function problemOf({ role, reference, registry, verdict }: Checked): string {
+  const image = `The ${role} image '${reference}'`
+  switch (verdict.kind) {
+    case 'missing':
+      return `${image} does not exist in registry '${registry ?? ''}' (${verdict.detail}): check its tag or digest, and that it was pushed`
+    case 'mismatch':
+      return `${image} pins ${verdict.pinned}, but registry '${registry ?? ''}' answers ${verdict.digest} for '${verdict.asked}': deploy the digest the registry holds, or fix the reference`
+    case 'invalid':
+      return `${image} cannot be checked: ${verdict.detail}`
+    case 'found':
+      return `${image} was found`
+    default:
+      return `${image} could not be checked in registry '${registry ?? ''}': ${verdict.detail}`
+  }
+}
+
+function shownBeside({ reference, verdict }: Checked): string {
+  if (verdict.kind !== 'found') return 'not checked'
+  if (!verdict.digest) return 'found, no digest given'
+  // A reference pinned by digest already shows it.
+  return reference.endsWith(`@${verdict.digest}`) ? 'verified' : verdict.digest
+}
+
+/** A reference as the summary shows it: with its digest, or why it has none. */
+export function besideImage(reference: string, checked: ReadonlyMap<string, string>): string {
+  const beside = checked.get(reference)
+  return beside ? `${reference} (${beside})` : reference
+}

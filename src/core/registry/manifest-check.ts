@@ -1,0 +1,235 @@
+import { createHash } from 'node:crypto'
+import type { HttpResponse } from '../shared/http.js'
+import { isLoopbackHost } from '../shared/loopback.js'
+import { ask, Unreachable, type AskPorts, type Budget } from './ask.js'
+import { parseChallenges, type Challenge } from './challenge.js'
+import type { RegistryCredentials } from './docker-config.js'
+import { CREDENTIAL_INPUTS } from './logins.js'
+import { manifestUrl, type RegistryImage } from './reference.js'
+
+/** Every manifest kind an image reference can name, multi-platform indexes included. */
+export const MANIFEST_TYPES = [
+  'application/vnd.oci.image.index.v1+json',
+  'application/vnd.docker.distribution.manifest.list.v2+json',
+  'application/vnd.oci.image.manifest.v1+json',
+  'application/vnd.docker.distribution.manifest.v2+json',
+].join(', ')
+/** The distribution spec's manifest size that registries must accept. */
+const MAX_MANIFEST_BYTES = 4 * 1024 * 1024
+const MISSING_CODES = new Set(['MANIFEST_UNKNOWN', 'NAME_UNKNOWN'])
+
+/** What the registry said about one reference. */
+export type CheckOutcome =
+  /** `digest` is undefined only when the registry sent none and its manifest could not be hashed. */
+  | { kind: 'found'; digest?: string }
+  | { kind: 'missing'; detail: string }
+  | { kind: 'mismatch'; digest: string; pinned: string; asked: string }
+  | { kind: 'unauthorised'; detail: string }
+  | { kind: 'unreachable'; detail: string }
+
+export interface CheckPorts extends AskPorts {
+  /** Masks a value in everything printed from now on: the bearer tokens. */
+  registerSecret: (value: string) => void
+}
+
+/**
+ * Asks the registry whether the image exists (OCI distribution spec): `HEAD` its manifest, and on
+ * 401 answer the challenge, `Basic` with the credentials or `Bearer` with a token from the realm
+ * the registry names, then ask again.
+ */
+export async function checkImage(
+  image: RegistryImage,
+  credentials: RegistryCredentials | undefined,
+  budget: Budget,
+  ports: CheckPorts,
+): Promise<CheckOutcome> {
+  const exchange = new Exchange(image, credentials, budget, ports)
+  try {
+    return await exchange.run()
+  } catch (error) {
+    if (error instanceof Unreachable) return { kind: 'unreachable', detail: error.message }
+    throw error
+  }
+}
+
+type Authorization = { header: string } | CheckOutcome
+
+class Exchange {
+  private authorization: string | undefined
+
+  constructor(
+    private readonly image: RegistryImage,
+    private readonly credentials: RegistryCredentials | undefined,
+    private readonly budget: Budget,
+    private readonly ports: CheckPorts,
+  ) {}
+
+  async run(): Promise<CheckOutcome> {
+    let response = await this.manifest('HEAD')
+    if (response.status === 401) {
+      const authorization = await this.authorise(response.headers['www-authenticate'] ?? '')
+      if (!('header' in authorization)) return authorization
+      this.authorization = authorization.header
+      response = await this.manifest('HEAD')
+    }
+    return this.judge(response)
+  }
+
+  private manifest(method: 'HEAD' | 'GET'): Promise<HttpResponse> {
+    const headers: Record<string, string> = { Accept: MANIFEST_TYPES }
+    if (this.authorization) headers.Authorization = this.authorization
+    return ask(
+      { method, url: manifestUrl(this.image), headers, maxBodyBytes: MAX_MANIFEST_BYTES },
+      this.budget,
+      this.ports,
+    )
+  }
+
+  private async judge(response: HttpResponse): Promise<CheckOutcome> {
+    const { status } = response
+    if (status >= 200 && status < 300) return this.found(response)
+    if (status === 401 || status === 403) return this.refused(status)
+    // A HEAD answer has no body: the GET's says why (MANIFEST_UNKNOWN, NAME_UNKNOWN, …).
+    const body = await this.manifestBody()
+    const codes = body ? errorCodes(body) : []
+    const described = describeStatus(status, codes)
+    if (status === 404 || codes.some((code) => MISSING_CODES.has(code)))
+      return { kind: 'missing', detail: described }
+    return { kind: 'unreachable', detail: `the registry answered ${described}` }
+  }
+
+  /** The GET of the manifest, for its body; none when it fails: the HEAD already answered. */
+  private async manifestBody(): Promise<HttpResponse | undefined> {
+    try {
+      return await this.manifest('GET')
+    } catch (error) {
+      if (error instanceof Unreachable) return undefined
+      throw error
+    }
+  }
+
+  private async found(head: HttpResponse): Promise<CheckOutcome> {
+    const algorithm = this.image.pinned?.split(':')[0] ?? 'sha256'
+    const given = head.headers['docker-content-digest']?.trim()
+    const digest = given || hashOf(await this.manifestBody(), algorithm)
+    const { pinned } = this.image
+    if (pinned && digest && digest !== pinned)
+      return { kind: 'mismatch', digest, pinned, asked: this.image.lookup }
+    return { kind: 'found', ...(digest ? { digest } : {}) }
+  }
+
+  /** `by` (the registry, or its token service) refused the login, or anonymous access. */
+  private refused(status: number, by = 'the registry'): CheckOutcome {
+    const login = this.credentials
+    const fix = login
+      ? `check that the user name and the password or token are right, and that this user may pull '${this.image.repository}'`
+      : `give ${CREDENTIAL_INPUTS}, or run \`docker login\` in an earlier step`
+    const who = login ? `the login from ${login.source}` : 'anonymous access'
+    return { kind: 'unauthorised', detail: `${by} refused ${who} (HTTP ${status}); ${fix}` }
+  }
+
+  /** The Authorization header that answers the registry's challenge, or why there is none. */
+  private async authorise(header: string): Promise<Authorization> {
+    const challenges = parseChallenges(header)
+    const bearer = challenges.find((challenge) => challenge.scheme === 'bearer')
+    if (bearer) return this.bearer(bearer)
+    if (challenges.some((challenge) => challenge.scheme === 'basic')) {
+      if (!this.credentials) return this.refused(401)
+      return { header: `Basic ${basic(this.credentials)}` }
+    }
+    return {
+      kind: 'unauthorised',
+      detail: `the registry answered 401 with no challenge this step can answer (WWW-Authenticate: '${header}')`,
+    }
+  }
+
+  /** The token flow: GET <realm>?service=…&scope=repository:<name>:pull, with the login if any. */
+  private async bearer(challenge: Challenge): Promise<Authorization> {
+    const realm = tokenRealm(challenge, this.scope)
+    if (typeof realm === 'string') return { kind: 'unreachable', detail: realm }
+    const headers: Record<string, string> = { Accept: 'application/json' }
+    if (this.credentials) {
+      if (realm.protocol !== 'https:' && !isLoopbackHost(realm.hostname))
+        return {
+          kind: 'unauthorised',
+          detail: `the registry's token service is a plain http:// address (${realm.host}), where the login would travel in clear; it was not sent`,
+        }
+      headers.Authorization = `Basic ${basic(this.credentials)}`
+    }
+    const response = await ask(
+      { method: 'GET', url: realm, headers, maxBodyBytes: 64 * 1024 },
+      this.budget,
+      this.ports,
+    )
+    if (response.status === 401 || response.status === 403)
+      return this.refused(response.status, `the token service ${realm.host}`)
+    const token = response.status === 200 ? tokenOf(response.body) : undefined
+    if (!token)
+      return {
+        kind: 'unreachable',
+        detail: `the token service ${realm.host} gave no token (HTTP ${response.status})`,
+      }
+    this.ports.registerSecret(token)
+    return { header: `Bearer ${token}` }
+  }
+
+  private get scope(): string {
+    return `repository:${this.image.repository}:pull`
+  }
+}
+
+/** The realm URL with service and scope, or why it cannot be used. */
+function tokenRealm(challenge: Challenge, scope: string): URL | string {
+  let realm: URL
+  try {
+    realm = new URL(challenge.params.realm ?? '')
+  } catch {
+    return `the registry named no usable token service (realm '${challenge.params.realm ?? ''}')`
+  }
+  if (realm.protocol !== 'https:' && realm.protocol !== 'http:')
+    return `the registry named a token service that is not http(s) ('${realm.protocol}')`
+  if (challenge.params.service) realm.searchParams.set('service', challenge.params.service)
+  realm.searchParams.set('scope', scope)
+  return realm
+}
+
+function basic(credentials: RegistryCredentials): string {
+  return Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')
+}
+
+function tokenOf(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { token?: unknown; access_token?: unknown }
+    const token = parsed.token ?? parsed.access_token
+    return typeof token === 'string' && token !== '' ? token : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The digest of a manifest body, when it can be trusted to be the bytes the registry sent: whole,
+ * and valid UTF-8 (the port hands bodies over as text; manifests are JSON).
+ */
+function hashOf(response: HttpResponse | undefined, algorithm: string): string | undefined {
+  if (!response || response.status !== 200 || response.bodyTruncated) return undefined
+  if (response.body.includes('\uFFFD')) return undefined
+  if (algorithm !== 'sha256' && algorithm !== 'sha512') return undefined
+  return `${algorithm}:${createHash(algorithm).update(response.body, 'utf8').digest('hex')}`
+}
+
+/** The `errors[].code` of a distribution API error body (`{"errors":[{"code":"…"}]}`). */
+function errorCodes(response: HttpResponse): string[] {
+  try {
+    const parsed = JSON.parse(response.body) as { errors?: Array<{ code?: unknown }> }
+    return (parsed.errors ?? [])
+      .map((error) => error.code)
+      .filter((code): code is string => typeof code === 'string')
+  } catch {
+    return []
+  }
+}
+
+function describeStatus(status: number, codes: string[]): string {
+  return codes.length > 0 ? `HTTP ${status}, ${codes.join(', ')}` : `HTTP ${status}`
+}

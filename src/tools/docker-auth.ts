@@ -1,0 +1,11 @@
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import type { Env } from '../core/shared/env.js'
+
+/**
+ * The Docker config that a `docker login` earlier in the job wrote, as the docker CLI finds it:
+ * `$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`. The deploy step only reads it.
+ */
+export function jobDockerConfigPath(env: Env, home: string = homedir()): string {
+  return join(env.DOCKER_CONFIG || join(home, '.docker'), 'config.json')
+}

@@ -1,0 +1,480 @@
+// Issue 12, "deploy only images that exist", against the real distribution registry: once with
+// htpasswd (Basic) and once with `auth: token` and a token service on loopback (Bearer, as
+// ghcr.io, GitLab's registry and Docker Hub answer). The images are pushed with the real docker
+// CLI; the deploy bundle runs as the GitHub runner runs it; the webhook counts the POSTs, and
+// every case that must fail must fail with none.
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { randomBytes } from 'node:crypto'
+import { createServer, type Server } from 'node:http'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import type { AddressInfo, Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  dockerLogin,
+  ensureBaseImages,
+  ensureDockerDaemon,
+  freePort,
+  pushImage,
+  removeImages,
+  startRegistry,
+  type Registry,
+} from '../helpers/docker-env.js'
+import { externalAddress } from '../helpers/connect-proxy.js'
+import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
+import { expectNoSecrets } from '../helpers/secrets.js'
+import { makeTlsFiles, type TlsFiles } from '../helpers/tls-certificates.js'
+import { startTokenServer, type TokenServer } from '../helpers/token-server.js'
+import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+
+const WEBHOOK_TOKEN = 'verify-webhook-token-6d1f'
+const USER = 'deployer'
+const PASSWORD = `pw-${randomBytes(10).toString('hex')}`
+const WRONG_PASSWORD = `wrong-${randomBytes(6).toString('hex')}`
+const CREDENTIALS = { 'registry-username': USER, 'registry-password': PASSWORD }
+
+interface Pushed {
+  reference: string
+  digest: string
+}
+
+interface Setup {
+  registry: Registry
+  tokens?: TokenServer
+  /** A DOCKER_CONFIG that a real `docker login` to this registry wrote. */
+  loggedIn: string
+  /** app/frontend:v1, app/backend:v1, and app/frontend:v2 (another image). */
+  images: { frontend: Pushed; backend: Pushed; frontendV2: Pushed }
+  host: string
+}
+
+let webhook: WebhookServer
+let tokens: TokenServer
+let emptyConfig = ''
+const setups: Partial<Record<'basic' | 'bearer', Setup>> = {}
+const runs: Record<string, string> = {}
+
+beforeAll(async () => {
+  await ensureDockerDaemon()
+  const base = await ensureBaseImages()
+  webhook = await startWebhookServer(answer(200))
+  emptyConfig = await mkdtemp(join(tmpdir(), 'olympe-docker-config-empty-'))
+  tokens = await startTokenServer({ user: USER, password: PASSWORD })
+  const basic = await startRegistry({ user: USER, password: PASSWORD })
+  const bearer = await startRegistry({ user: USER, password: PASSWORD, token: tokens })
+  for (const [kind, registry] of [
+    ['basic', basic],
+    ['bearer', bearer],
+  ] as const) {
+    const loggedIn = await mkdtemp(join(tmpdir(), 'olympe-docker-config-login-'))
+    const env = { ...process.env, DOCKER_CONFIG: loggedIn }
+    await dockerLogin(registry, { env })
+    const push = async (source: string, name: string): Promise<Pushed> => {
+      const reference = `${registry.host}/${name}`
+      return { reference, digest: await pushImage(source, reference, { env }) }
+    }
+    setups[kind] = {
+      registry,
+      loggedIn,
+      host: registry.host,
+      ...(kind === 'bearer' ? { tokens } : {}),
+      images: {
+        frontend: await push(base.frontend, 'app/frontend:v1'),
+        backend: await push(base.backend, 'app/backend:v1'),
+        frontendV2: await push(base.codeasdata, 'app/frontend:v2'),
+      },
+    }
+  }
+}, 180_000)
+
+afterAll(async () => {
+  await webhook.stop()
+  for (const setup of Object.values(setups)) {
+    await setup.registry.stop()
+    await removeImages(`${setup.host}/`)
+    await rm(setup.loggedIn, { recursive: true, force: true })
+  }
+  await tokens.stop()
+  await rm(emptyConfig, { recursive: true, force: true })
+})
+
+interface Deployed {
+  run: RunResult
+  /** The POSTs the webhook received during this run. */
+  posts: number
+}
+
+async function deploy(
+  label: string,
+  inputs: Record<string, string>,
+  options: { env?: Record<string, string>; cwd?: string; cli?: boolean } = {},
+): Promise<Deployed> {
+  webhook.respondWith(answer(200))
+  const given = {
+    inputs: { 'webhook-url': webhook.url, 'webhook-token': WEBHOOK_TOKEN, ...inputs },
+    // Never the machine's own ~/.docker/config.json: only the logins a case gives.
+    env: { DOCKER_CONFIG: emptyConfig, ...options.env },
+    cwd: options.cwd,
+  }
+  const run = options.cli ? await runCli('deploy', given) : await runAsGithub('deploy', given)
+  runs[label] = [run.stdout, run.stderr, ...Object.values(run.files)].join('\n')
+  return { run, posts: webhook.requests.length }
+}
+
+const setupOf = (kind: 'basic' | 'bearer'): Setup => {
+  const setup = setups[kind]
+  if (!setup) throw new Error(`the ${kind} registry did not start`)
+  return setup
+}
+
+describe.each(['basic', 'bearer'] as const)('against the real registry, %s auth', (kind) => {
+  test('pushed images pass: one POST, their digests in the output and the summary', async () => {
+    const { images, host } = setupOf(kind)
+    const pinned = `${host}/app/frontend@${images.frontendV2.digest}`
+    const { run, posts } = await deploy(`${kind}: pushed`, {
+      'frontend-image': images.frontend.reference,
+      'backend-images': images.backend.reference,
+      'codeasdata-image': pinned,
+      'verify-images': 'true',
+      ...CREDENTIALS,
+    })
+
+    expect(run.code).toBe(0)
+    expect(posts).toBe(1)
+    expect(JSON.parse(run.outputs.digests ?? '')).toEqual({
+      [images.frontend.reference]: images.frontend.digest,
+      [images.backend.reference]: images.backend.digest,
+      [pinned]: images.frontendV2.digest,
+    })
+    expect(run.stdout).toContain(
+      `Registry '${host}': asked with the login from 'registry-username' and 'registry-password'.`,
+    )
+    expect(run.stdout).toContain(
+      `frontend ${images.frontend.reference}: found, ${images.frontend.digest}`,
+    )
+    expect(run.summary).toContain(
+      `| Frontend image | ${images.frontend.reference} (${images.frontend.digest}) |`,
+    )
+    expect(run.summary).toContain(`| Code-as-data image | ${pinned} (verified) |`)
+    if (kind === 'bearer') {
+      const asked = tokens.requests.filter((request) =>
+        request.scopes.includes('repository:app/backend:pull'),
+      )
+      expect(asked.at(-1)).toMatchObject({
+        user: USER,
+        authenticated: true,
+        service: tokens.service,
+      })
+    }
+  })
+
+  test.each(['auto', 'true'])(
+    'a missing tag and a never-pushed image fail with verify-images %s, naming each reference and the registry, with no POST',
+    async (mode) => {
+      const { images, host } = setupOf(kind)
+      const { run, posts } = await deploy(`${kind}: missing ${mode}`, {
+        'frontend-image': images.frontend.reference,
+        'backend-images': `${host}/app/backend:1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d\n${host}/app/never-pushed:v1`,
+        'verify-images': mode,
+        ...CREDENTIALS,
+      })
+
+      expect(run.code).toBe(1)
+      expect(posts).toBe(0)
+      expect(run.stdout).toContain(
+        '::error title=olympe deploy failed::The image check failed for 2 of 3 image(s), so the deployment was not requested',
+      )
+      expect(run.stdout).toContain(
+        `The backend image '${host}/app/backend:1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d' does not exist in registry '${host}' (HTTP 404, MANIFEST_UNKNOWN): check its tag or digest, and that it was pushed`,
+      )
+      expect(run.stdout).toMatch(
+        new RegExp(
+          `The backend image '${host}/app/never-pushed:v1' does not exist in registry '${host}' \\(HTTP 404, (MANIFEST|NAME)_UNKNOWN\\)`,
+        ),
+      )
+      expect(run.outputs.digests).toBe(
+        JSON.stringify({ [images.frontend.reference]: images.frontend.digest }),
+      )
+    },
+  )
+
+  test('wrong credentials fail with verify-images true, with no POST', async () => {
+    const { images } = setupOf(kind)
+    const { run, posts } = await deploy(`${kind}: wrong true`, {
+      'frontend-image': images.frontend.reference,
+      'verify-images': 'true',
+      'registry-username': USER,
+      'registry-password': WRONG_PASSWORD,
+    })
+
+    expect(run.code).toBe(1)
+    expect(posts).toBe(0)
+    expect(run.stdout).toContain(
+      `The frontend image '${images.frontend.reference}' could not be checked in registry '${setupOf(kind).host}': `,
+    )
+    expect(run.stdout).toContain(
+      "refused the login from 'registry-username' and 'registry-password' (HTTP 401)",
+    )
+    expect(run.stdout).toContain("'verify-images: true' requires every image to be checked")
+  })
+
+  test('wrong credentials only warn with verify-images auto, and the POST goes out', async () => {
+    const { images } = setupOf(kind)
+    const { run, posts } = await deploy(`${kind}: wrong auto`, {
+      'frontend-image': images.frontend.reference,
+      'registry-username': USER,
+      'registry-password': WRONG_PASSWORD,
+    })
+
+    expect(run.code).toBe(0)
+    expect(posts).toBe(1)
+    expect(run.stdout).toContain(
+      `::warning title=Image not checked::The frontend image '${images.frontend.reference}' could not be checked in registry '${setupOf(kind).host}': `,
+    )
+    expect(run.stdout).toContain("It is deployed unchecked ('verify-images: auto')")
+    expect(run.outputs.digests).toBe('{}')
+    expect(run.summary).toContain(`| Frontend image | ${images.frontend.reference} (not checked) |`)
+  })
+
+  test('without any login the registry is asked anonymously: a warning in auto, a failure in true', async () => {
+    const { images } = setupOf(kind)
+    const inputs = { 'frontend-image': images.frontend.reference }
+    const auto = await deploy(`${kind}: anonymous auto`, inputs)
+    const strict = await deploy(`${kind}: anonymous true`, { ...inputs, 'verify-images': 'true' })
+
+    expect([auto.run.code, auto.posts]).toEqual([0, 1])
+    expect([strict.run.code, strict.posts]).toEqual([1, 0])
+    for (const { run } of [auto, strict])
+      expect(run.stdout).toContain(
+        "the registry refused anonymous access (HTTP 401); give 'registry-username' and 'registry-password', or run `docker login` in an earlier step",
+      )
+  })
+
+  test('a digest that does not match the tag fails, with no POST', async () => {
+    const { images } = setupOf(kind)
+    const stale = `${images.frontend.reference}@${images.frontendV2.digest}`
+    const { run, posts } = await deploy(`${kind}: mismatch`, {
+      'frontend-image': stale,
+      ...CREDENTIALS,
+    })
+
+    expect(run.code).toBe(1)
+    expect(posts).toBe(0)
+    expect(run.stdout).toContain(
+      `The frontend image '${stale}' pins ${images.frontendV2.digest}, but registry '${setupOf(kind).host}' answers ${images.frontend.digest} for 'v1'`,
+    )
+  })
+
+  test('the login that `docker login` wrote to the Docker config is used', async () => {
+    const { images, loggedIn } = setupOf(kind)
+    const { run, posts } = await deploy(
+      `${kind}: docker config`,
+      { 'frontend-image': images.frontend.reference, 'verify-images': 'true' },
+      { env: { DOCKER_CONFIG: loggedIn } },
+    )
+
+    expect(run.code).toBe(0)
+    expect(posts).toBe(1)
+    expect(run.stdout).toContain(
+      `Registry '${setupOf(kind).host}': asked with the login from the Docker config ${join(loggedIn, 'config.json')}.`,
+    )
+    expect(JSON.parse(run.outputs.digests ?? '')).toEqual({
+      [images.frontend.reference]: images.frontend.digest,
+    })
+  })
+
+  test('the images of payload-file are checked too, and a dry run checks as well', async () => {
+    const { images, host } = setupOf(kind)
+    const workspace = await mkdtemp(join(tmpdir(), 'olympe-verify-ws-'))
+    try {
+      await writeFile(
+        join(workspace, 'base.json'),
+        JSON.stringify({ backends: { images: [`${host}/app/legacy:7`] } }),
+      )
+      const inputs = {
+        'frontend-image': images.frontend.reference,
+        'payload-file': 'base.json',
+        ...CREDENTIALS,
+      }
+      const sent = await deploy(`${kind}: payload-file`, inputs, { cwd: workspace })
+      const dry = await deploy(
+        `${kind}: dry run`,
+        { ...inputs, 'dry-run': 'true' },
+        { cwd: workspace },
+      )
+
+      for (const { run, posts } of [sent, dry]) {
+        expect(run.code).toBe(1)
+        expect(posts).toBe(0)
+        expect(run.stdout).toContain(
+          `The backend image '${host}/app/legacy:7' does not exist in registry '${host}'`,
+        )
+      }
+    } finally {
+      await rm(workspace, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('registries that cannot be asked', () => {
+  let silent: Server
+  let silentHost = ''
+  const asked: string[] = []
+  const sockets = new Set<Socket>()
+  beforeAll(async () => {
+    // Accepts connections and requests, and never answers: a registry that hangs.
+    silent = createServer((req) => asked.push(`${req.method ?? ''} ${req.url ?? ''}`))
+    silent.on('connection', (socket: Socket) => {
+      sockets.add(socket)
+      socket.on('close', () => sockets.delete(socket))
+    })
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    silentHost = `127.0.0.1:${(silent.address() as AddressInfo).port}`
+  })
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy()
+    await new Promise<void>((resolve) => silent.close(() => resolve()))
+  })
+
+  test('a refused connection is retried, then warns in auto and fails in true', async () => {
+    const closed = `127.0.0.1:${await freePort()}`
+    const inputs = { 'frontend-image': `${closed}/app/frontend:v1` }
+    const auto = await deploy('refused auto', inputs)
+    const strict = await deploy('refused true', { ...inputs, 'verify-images': 'true' })
+
+    expect([auto.run.code, auto.posts]).toEqual([0, 1])
+    expect([strict.run.code, strict.posts]).toEqual([1, 0])
+    for (const { run } of [auto, strict])
+      expect(run.stdout).toContain(
+        `could not be checked in registry '${closed}': the server refused the connection (ECONNREFUSED) (3 attempts)`,
+      )
+  })
+
+  test('an https registry that does not resolve: a warning, then the (plain http) webhook is called', async () => {
+    const { run, posts } = await deploy('unknown host', {
+      'frontend-image': 'registry.olympe.invalid/app/frontend:v1',
+    })
+
+    expect([run.code, posts]).toEqual([0, 1])
+    expect(run.stdout).toContain(
+      "could not be checked in registry 'registry.olympe.invalid': the host name could not be resolved (ENOTFOUND) (3 attempts)",
+    )
+  })
+
+  test('a registry that never answers is given up on within timeout-seconds', async () => {
+    const inputs = { 'frontend-image': `${silentHost}/app/frontend:v1`, 'timeout-seconds': '2' }
+    const auto = await deploy('silent auto', inputs)
+    const strict = await deploy('silent true', { ...inputs, 'verify-images': 'true' })
+
+    expect([auto.run.code, auto.posts]).toEqual([0, 1])
+    expect([strict.run.code, strict.posts]).toEqual([1, 0])
+    // The check has half of the time left; the webhook call keeps the rest, and is made.
+    for (const { run } of [auto, strict])
+      expect(run.stdout).toMatch(
+        new RegExp(
+          `could not be checked in registry '${silentHost}': no answer within the [01]\\.\\d s the image check had: half of what was left of 'timeout-seconds' \\(2 s\\); raise it to give registries more time`,
+        ),
+      )
+    expect(asked).toContain('HEAD /v2/app/frontend/manifests/v1')
+  })
+
+  test('verify-images false asks no registry at all', async () => {
+    asked.length = 0
+    const { run, posts } = await deploy('false', {
+      'frontend-image': `${silentHost}/app/frontend:v1`,
+      'verify-images': 'false',
+    })
+
+    expect([run.code, posts]).toEqual([0, 1])
+    expect(asked).toEqual([])
+    expect(run.stdout).toContain(
+      "The images were not checked in their registries ('verify-images: false').",
+    )
+    expect(run.outputs.digests).toBe('{}')
+  })
+
+  test('the command line (GitLab jobs) fails the same way, with no POST', async () => {
+    const { images, host } = setupOf('basic')
+    const { run, posts } = await deploy(
+      'cli missing',
+      { 'frontend-image': `${host}/app/frontend:nope`, ...CREDENTIALS },
+      { cli: true, env: { GITLAB_CI: 'true' } },
+    )
+
+    expect([run.code, posts]).toEqual([1, 0])
+    expect(run.stderr).toContain(
+      `Error: The image check failed for 1 of 1 image(s), so the deployment was not requested:\n- The frontend image '${host}/app/frontend:nope' does not exist in registry '${host}' (HTTP 404, MANIFEST_UNKNOWN)`,
+    )
+    expect(images.frontend.digest).toMatch(/^sha256:/)
+  })
+})
+
+describe('a registry behind a private certificate authority (certs.d, a docker-container builder)', () => {
+  // Docker pushes to it on 127.0.0.1 without trusting the authority (loopback is an insecure
+  // registry); the image check asks it at this machine's external address, over https, as a
+  // deploy job asks a company registry: Node.js trusts the authority only through
+  // NODE_EXTRA_CA_CERTS.
+  let tls: TlsFiles
+  let registry: Registry
+  let loggedIn = ''
+  let pushed: Pushed
+  let reference = ''
+
+  beforeAll(async () => {
+    const address = externalAddress()
+    tls = await makeTlsFiles([address, '127.0.0.1'])
+    registry = await startRegistry({ user: USER, password: PASSWORD, tls })
+    loggedIn = await mkdtemp(join(tmpdir(), 'olympe-docker-config-tls-'))
+    const env = { ...process.env, DOCKER_CONFIG: loggedIn }
+    await dockerLogin(registry, { env })
+    const base = await ensureBaseImages()
+    const local = `${registry.host}/app/frontend:v1`
+    pushed = { reference: local, digest: await pushImage(base.frontend, local, { env }) }
+    reference = local.replace('127.0.0.1:', `${address}:`)
+  }, 120_000)
+  afterAll(async () => {
+    await registry.stop()
+    await removeImages(`${registry.host}/`)
+    await rm(loggedIn, { recursive: true, force: true })
+    await tls.remove()
+  })
+
+  test('without NODE_EXTRA_CA_CERTS the certificate is refused, and the message says what to set', async () => {
+    const inputs = { 'frontend-image': reference, ...CREDENTIALS }
+    const auto = await deploy('private CA, no CA auto', inputs)
+    const strict = await deploy('private CA, no CA true', { ...inputs, 'verify-images': 'true' })
+
+    expect([auto.run.code, auto.posts]).toEqual([0, 1])
+    expect([strict.run.code, strict.posts]).toEqual([1, 0])
+    for (const { run } of [auto, strict])
+      expect(run.stdout).toMatch(
+        /could not be checked in registry '[\d.]+:\d+': the server's TLS certificate was refused \([A-Z_]+\); if it is signed by a private certificate authority, give that authority's PEM file in the NODE_EXTRA_CA_CERTS environment variable of the step/,
+      )
+  })
+
+  test('with NODE_EXTRA_CA_CERTS the image is found over https, with the digest docker pushed', async () => {
+    const { run, posts } = await deploy(
+      'private CA, with CA',
+      { 'frontend-image': reference, 'verify-images': 'true', ...CREDENTIALS },
+      { env: { NODE_EXTRA_CA_CERTS: tls.caFile } },
+    )
+
+    expect([run.code, posts]).toEqual([0, 1])
+    expect(JSON.parse(run.outputs.digests ?? '')).toEqual({ [reference]: pushed.digest })
+  })
+})
+
+// Last on purpose: it reads what every run above printed.
+test('no run printed the registry password, its base64 login, a bearer token or the webhook secrets', () => {
+  expect(Object.keys(runs).length).toBeGreaterThanOrEqual(20)
+  expect(tokens.issued.length).toBeGreaterThan(0)
+  expectNoSecrets(runs, [
+    PASSWORD,
+    WRONG_PASSWORD,
+    Buffer.from(`${USER}:${PASSWORD}`).toString('base64'),
+    Buffer.from(`${USER}:${WRONG_PASSWORD}`).toString('base64'),
+    WEBHOOK_TOKEN,
+    webhook.url,
+    ...tokens.issued,
+  ])
+})

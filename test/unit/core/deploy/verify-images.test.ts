@@ -1,0 +1,330 @@
+import { describe, expect, test } from '@jest/globals'
+import { startDeadline } from '../../../../src/core/deploy/deadline.js'
+import type { Payload } from '../../../../src/core/deploy/payload-schema.js'
+import {
+  verifyImages,
+  type VerifyInputs,
+  type VerifyMode,
+} from '../../../../src/core/deploy/verify-images.js'
+import { ActionError, InputError } from '../../../../src/core/shared/errors.js'
+import type { HttpRequest } from '../../../../src/core/shared/http.js'
+import type { Logger, Reporter } from '../../../../src/core/shared/ports.js'
+import {
+  failure,
+  fakeNetwork,
+  respond,
+  type RegistryScript,
+} from '../../../helpers/fake-registry.js'
+import { memoryFiles } from '../../../helpers/memory-files.js'
+
+const DIGEST = `sha256:${'1'.repeat(64)}`
+const OTHER = `sha256:${'2'.repeat(64)}`
+const CONFIG = '/home/runner/.docker/config.json'
+const basic = (user: string, password: string): string =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
+
+/**
+ * Registries whose repositories say what they are: `found` exists, `missing` does not, `locked`
+ * wants a login (Basic, `ci`/`pw`), and the host `down.example` refuses connections.
+ */
+const registries: RegistryScript = (request) => {
+  if (request.url.host === 'down.example')
+    return failure('refused', 'the server refused the connection (ECONNREFUSED)')
+  const repository = /\/v2\/(.+)\/manifests\//.exec(request.url.pathname)?.[1] ?? ''
+  if (repository.endsWith('missing')) return respond(404)
+  if (repository.endsWith('locked') && request.headers.Authorization !== basic('ci', 'pw'))
+    return respond(401, { 'WWW-Authenticate': 'Basic realm="r"' })
+  return respond(200, { 'Docker-Content-Digest': DIGEST })
+}
+
+interface Verified {
+  error?: Error
+  shown?: Map<string, string>
+  outputs: Record<string, string>
+  infos: string[]
+  warnings: Array<{ message: string; title?: string }>
+  requests: HttpRequest[]
+  secrets: string[]
+}
+
+async function verify(
+  payload: Payload,
+  inputs: Partial<VerifyInputs> = {},
+  files: Record<string, string> = {},
+): Promise<Verified> {
+  const network = fakeNetwork(registries)
+  const result: Verified = {
+    outputs: {},
+    infos: [],
+    warnings: [],
+    requests: network.requests,
+    secrets: [],
+  }
+  const logger: Logger = {
+    info: (message) => result.infos.push(message),
+    warning: (message, annotation) => result.warnings.push({ message, title: annotation?.title }),
+    error: () => undefined,
+    debug: () => undefined,
+    group: (_title, run) => run(),
+  }
+  const reporter: Reporter = {
+    setOutput: (name, value) => (result.outputs[name] = value),
+    summary: () => Promise.resolve(),
+  }
+  try {
+    result.shown = await verifyImages(
+      payload,
+      { verifyImages: 'auto', deadline: startDeadline(network.clock, 60), ...inputs },
+      {
+        ...network,
+        logger,
+        reporter,
+        files: memoryFiles(files),
+        registerSecret: (value) => result.secrets.push(value),
+        dockerConfigPath: CONFIG,
+      },
+    )
+  } catch (error) {
+    result.error = error as Error
+  }
+  return result
+}
+
+const frontend = (image: string): Payload => ({ frontend: { image } })
+
+describe('verifyImages: the verdict table', () => {
+  const cases: Array<[string, string, Record<VerifyMode, 'passes' | 'warns' | 'fails'>, string]> = [
+    ['found', 'r.example/app/found:1', { auto: 'passes', true: 'passes', false: 'passes' }, ''],
+    [
+      'missing',
+      'r.example/app/missing:1',
+      { auto: 'fails', true: 'fails', false: 'passes' },
+      "The frontend image 'r.example/app/missing:1' does not exist in registry 'r.example' (HTTP 404): check its tag or digest, and that it was pushed",
+    ],
+    [
+      'mismatch',
+      `r.example/app/found@${OTHER}`,
+      { auto: 'fails', true: 'fails', false: 'passes' },
+      `The frontend image 'r.example/app/found@${OTHER}' pins ${OTHER}, but registry 'r.example' answers ${DIGEST} for '${OTHER}': deploy the digest the registry holds, or fix the reference`,
+    ],
+    [
+      'unreachable',
+      'down.example/app/found:1',
+      { auto: 'warns', true: 'fails', false: 'passes' },
+      "The frontend image 'down.example/app/found:1' could not be checked in registry 'down.example': the server refused the connection (ECONNREFUSED) (3 attempts)",
+    ],
+    [
+      'unauthorised',
+      'r.example/app/locked:1',
+      { auto: 'warns', true: 'fails', false: 'passes' },
+      "The frontend image 'r.example/app/locked:1' could not be checked in registry 'r.example': the registry refused anonymous access (HTTP 401); give 'registry-username' and 'registry-password', or run `docker login` in an earlier step",
+    ],
+    [
+      'invalid (from payload-file)',
+      'r.example/App/found:1',
+      { auto: 'fails', true: 'fails', false: 'passes' },
+      "The frontend image 'r.example/App/found:1' cannot be checked: 'r.example/App/found:1' has an invalid name",
+    ],
+  ]
+  const rows = cases.flatMap(([name, image, verdicts, message]) =>
+    (['auto', 'true', 'false'] as const).map(
+      (mode) => [name, mode, verdicts[mode], image, message] as const,
+    ),
+  )
+
+  test.each(rows)('%s, verify-images %s: %s', async (name, mode, verdict, image, message) => {
+    const result = await verify(frontend(image), { verifyImages: mode })
+    const warned = result.warnings.map((warning) => `${warning.title ?? ''}: ${warning.message}`)
+    switch (verdict) {
+      case 'fails':
+        expect(result.error).toBeInstanceOf(ActionError)
+        expect(result.error?.message).toContain(
+          `The image check failed for 1 of 1 image(s), so the deployment was not requested`,
+        )
+        expect(result.error?.message).toContain(`\n- ${message}`)
+        expect(warned).toEqual([])
+        break
+      case 'warns':
+        expect(result.error).toBeUndefined()
+        expect(warned).toEqual([
+          `Image not checked: ${message}. It is deployed unchecked ('verify-images: auto'); set 'verify-images: true' to require the check.`,
+        ])
+        break
+      default:
+        expect(result.error).toBeUndefined()
+        expect(warned).toEqual([])
+    }
+    // Nothing is asked when the check is off, or about a reference that does not parse.
+    const asks = mode !== 'false' && name !== 'invalid (from payload-file)'
+    expect(result.requests.length > 0).toBe(asks)
+  })
+
+  test('every image of the payload is checked, and the digests output lists those found', async () => {
+    const payload: Payload = {
+      frontend: { image: 'r.example/app/found:1' },
+      backends: {
+        images: ['r.example/app/api:1', 'down.example/app/worker:1'],
+        deployRules: [{ source: '.*', target: '.*' }],
+      },
+      codeAsData: { image: `r.example/app/cad@${DIGEST}`, updateMode: 'manual' },
+    }
+    const result = await verify(payload)
+    expect(result.error).toBeUndefined()
+    expect(JSON.parse(result.outputs.digests ?? '')).toEqual({
+      'r.example/app/found:1': DIGEST,
+      'r.example/app/api:1': DIGEST,
+      [`r.example/app/cad@${DIGEST}`]: DIGEST,
+    })
+    expect(Object.fromEntries(result.shown ?? [])).toEqual({
+      'r.example/app/found:1': DIGEST,
+      'r.example/app/api:1': DIGEST,
+      'down.example/app/worker:1': 'not checked',
+      [`r.example/app/cad@${DIGEST}`]: 'verified',
+    })
+    expect(result.infos).toEqual(
+      expect.arrayContaining([
+        `frontend r.example/app/found:1: found, ${DIGEST}`,
+        `backend r.example/app/api:1: found, ${DIGEST}`,
+        expect.stringMatching(
+          /^backend down\.example\/app\/worker:1: not checked \(the server refused/,
+        ),
+        `code-as-data r.example/app/cad@${DIGEST}: found, ${DIGEST}`,
+      ]),
+    )
+  })
+
+  test('every failure is listed in the one message', async () => {
+    const payload: Payload = {
+      frontend: { image: 'r.example/app/missing:1' },
+      backends: {
+        images: ['r.example/app/missing:2', 'r.example/app/found:2'],
+        deployRules: [{ source: '.*', target: '.*' }],
+      },
+    }
+    const { error } = await verify(payload)
+    expect(error?.message.split('\n')).toEqual([
+      'The image check failed for 2 of 3 image(s), so the deployment was not requested:',
+      expect.stringContaining("- The frontend image 'r.example/app/missing:1' does not exist"),
+      expect.stringContaining("- The backend image 'r.example/app/missing:2' does not exist"),
+    ])
+  })
+
+  test('verify-images false: nothing asked, and an empty digests output', async () => {
+    const result = await verify(frontend('r.example/app/missing:1'), { verifyImages: 'false' })
+    expect(result.requests).toEqual([])
+    expect(result.outputs).toEqual({ digests: '{}' })
+    expect(result.infos).toEqual([
+      "The images were not checked in their registries ('verify-images: false').",
+    ])
+  })
+})
+
+describe('verifyImages: which login each registry is asked with', () => {
+  const locked = (host: string): string => `${host}/app/locked:1`
+  const authorizations = (result: Verified): Record<string, string[]> => {
+    const seen: Record<string, string[]> = {}
+    for (const request of result.requests)
+      (seen[request.url.host] ??= []).push(request.headers.Authorization ?? '-')
+    return seen
+  }
+
+  test("the inputs' login, for the images' one registry; registered as secrets", async () => {
+    const result = await verify(frontend(locked('r.example')), {
+      registryLogin: { username: 'ci', password: 'pw' },
+      verifyImages: 'true',
+    })
+    expect(result.error).toBeUndefined()
+    expect(authorizations(result)).toEqual({ 'r.example': ['-', basic('ci', 'pw')] })
+    expect(result.secrets).toEqual(['pw', Buffer.from('ci:pw').toString('base64')])
+    expect(result.infos).toContain(
+      "Registry 'r.example': asked with the login from 'registry-username' and 'registry-password'.",
+    )
+  })
+
+  test('images in two registries need `registry`: refused before any request', async () => {
+    const payload: Payload = {
+      frontend: { image: locked('a.example') },
+      backends: { images: [locked('b.example')], deployRules: [{ source: '.*', target: '.*' }] },
+    }
+    const { error, requests } = await verify(payload, {
+      registryLogin: { username: 'ci', password: 'pw' },
+    })
+    expect(error).toBeInstanceOf(InputError)
+    expect((error as InputError).input).toBe('registry')
+    expect(error?.message).toBe(
+      "Invalid input 'registry' '': it is empty, but 'registry-username' and 'registry-password' are given and the images are in 2 registries ('a.example', 'b.example'); set 'registry' to the one these credentials are for (such as 'a.example'), so that they are never sent to another.",
+    )
+    expect(requests).toEqual([])
+  })
+
+  test('with `registry`, the login goes there and nowhere else', async () => {
+    const payload: Payload = {
+      frontend: { image: locked('a.example') },
+      backends: { images: [locked('b.example')], deployRules: [{ source: '.*', target: '.*' }] },
+    }
+    const result = await verify(payload, {
+      registryLogin: { registry: 'b.example', username: 'ci', password: 'pw' },
+    })
+    expect(authorizations(result)).toEqual({
+      'a.example': ['-'],
+      'b.example': ['-', basic('ci', 'pw')],
+    })
+    expect(result.warnings.map((warning) => warning.message)).toEqual([
+      expect.stringContaining("The frontend image 'a.example/app/locked:1' could not be checked"),
+    ])
+  })
+
+  test('a login for a registry that holds none of the images is said to be unused', async () => {
+    const result = await verify(frontend('r.example/app/found:1'), {
+      registryLogin: { registry: 'ghcr.io', username: 'ci', password: 'pw' },
+    })
+    expect(result.infos).toContain(
+      "No image is in 'ghcr.io', the registry 'registry-username' and 'registry-password' are for: they are not used.",
+    )
+    expect(result.secrets).toEqual([])
+  })
+
+  test("the job's Docker config: its login for the registry, registered as secrets; helpers noted", async () => {
+    const config = JSON.stringify({
+      auths: {
+        'https://r.example': { auth: Buffer.from('ci:pw').toString('base64') },
+        'other.example': { auth: Buffer.from('x:other-pw').toString('base64') },
+      },
+      credsStore: 'desktop',
+    })
+    const result = await verify(
+      frontend(locked('r.example')),
+      { verifyImages: 'true' },
+      { [CONFIG]: config },
+    )
+    expect(result.error).toBeUndefined()
+    expect(authorizations(result)).toEqual({ 'r.example': ['-', basic('ci', 'pw')] })
+    expect(result.secrets).toEqual(['pw', Buffer.from('ci:pw').toString('base64')])
+    expect(result.infos).toEqual(
+      expect.arrayContaining([
+        `Registry 'r.example': asked with the login from the Docker config ${CONFIG}.`,
+        expect.stringContaining(
+          `the Docker config ${CONFIG} names credential helpers (credsStore 'desktop')`,
+        ),
+      ]),
+    )
+  })
+
+  test("the inputs' login wins over the Docker config's for the same registry", async () => {
+    const config = JSON.stringify({
+      auths: { 'r.example': { auth: Buffer.from('old:x').toString('base64') } },
+    })
+    const result = await verify(
+      frontend(locked('r.example')),
+      { registryLogin: { username: 'ci', password: 'pw' } },
+      { [CONFIG]: config },
+    )
+    expect(authorizations(result)).toEqual({ 'r.example': ['-', basic('ci', 'pw')] })
+  })
+
+  test('no login anywhere: asked anonymously', async () => {
+    const result = await verify(frontend('r.example/app/found:1'))
+    expect(result.infos).toContain("Registry 'r.example': asked anonymously.")
+    expect(authorizations(result)).toEqual({ 'r.example': ['-'] })
+  })
+})

@@ -1,0 +1,390 @@
+import { describe, expect, test } from '@jest/globals'
+import { createHash } from 'node:crypto'
+import {
+  checkImage,
+  MANIFEST_TYPES,
+  type CheckOutcome,
+} from '../../../../src/core/registry/manifest-check.js'
+import type { RegistryCredentials } from '../../../../src/core/registry/docker-config.js'
+import { registryImage, type RegistryImage } from '../../../../src/core/registry/reference.js'
+import type { HttpRequest } from '../../../../src/core/shared/http.js'
+import {
+  errorBody,
+  failure,
+  fakeNetwork,
+  respond,
+  type RegistryScript,
+} from '../../../helpers/fake-registry.js'
+
+const DIGEST = `sha256:${'d'.repeat(64)}`
+const OTHER = `sha256:${'e'.repeat(64)}`
+const LOGIN: RegistryCredentials = {
+  username: 'ci',
+  password: 'pw-9',
+  source: "'registry-username' and 'registry-password'",
+}
+const BASIC = `Basic ${Buffer.from('ci:pw-9').toString('base64')}`
+const MANIFEST = 'https://reg.example.com/v2/app/web/manifests/v1'
+const BEARER_CHALLENGE =
+  'Bearer realm="https://auth.example.com/token",service="reg.example.com",scope="repository:app/web:pull"'
+
+function image(reference = 'reg.example.com/app/web:v1'): RegistryImage {
+  const found = registryImage(reference)
+  if ('problem' in found) throw new Error(found.problem)
+  return found
+}
+
+interface Checked {
+  outcome: CheckOutcome
+  requests: HttpRequest[]
+  waits: number[]
+  /** What had been registered as a secret when each request was made. */
+  secretsAt: string[][]
+}
+
+async function check(
+  script: RegistryScript,
+  options: { credentials?: RegistryCredentials; reference?: string; deadline?: number } = {},
+): Promise<Checked> {
+  const secrets: string[] = []
+  const secretsAt: string[][] = []
+  const network = fakeNetwork((request) => {
+    secretsAt.push([...secrets])
+    return script(request)
+  })
+  const outcome = await checkImage(
+    image(options.reference),
+    options.credentials,
+    { deadline: options.deadline ?? 60_000, limit: "'timeout-seconds' (60 s)" },
+    { ...network, registerSecret: (value) => secrets.push(value) },
+  )
+  return { outcome, requests: network.requests, waits: network.waits, secretsAt }
+}
+
+const head = (request: HttpRequest): string =>
+  `${request.method} ${request.url.href} ${request.headers.Authorization ?? '-'}`
+
+describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
+  test('an open registry: one HEAD that accepts every manifest kind, its digest', async () => {
+    const { outcome, requests } = await check(() =>
+      respond(200, { 'Docker-Content-Digest': DIGEST }),
+    )
+    expect(outcome).toEqual({ kind: 'found', digest: DIGEST })
+    expect(requests.map(head)).toEqual([`HEAD ${MANIFEST} -`])
+    expect(requests[0]?.headers.Accept).toBe(MANIFEST_TYPES)
+    for (const type of [
+      'application/vnd.oci.image.index.v1+json',
+      'application/vnd.docker.distribution.manifest.list.v2+json',
+      'application/vnd.oci.image.manifest.v1+json',
+      'application/vnd.docker.distribution.manifest.v2+json',
+    ])
+      expect(MANIFEST_TYPES).toContain(type)
+  })
+
+  describe('Basic', () => {
+    const basicRegistry: RegistryScript = (request) =>
+      request.headers.Authorization === BASIC
+        ? respond(200, { 'Docker-Content-Digest': DIGEST })
+        : respond(401, { 'WWW-Authenticate': 'Basic realm="registry"' })
+
+    test('the challenge is answered with the login', async () => {
+      const { outcome, requests } = await check(basicRegistry, { credentials: LOGIN })
+      expect(outcome).toEqual({ kind: 'found', digest: DIGEST })
+      expect(requests.map(head)).toEqual([`HEAD ${MANIFEST} -`, `HEAD ${MANIFEST} ${BASIC}`])
+    })
+
+    test('without a login, anonymous access is refused', async () => {
+      const { outcome, requests } = await check(basicRegistry)
+      expect(outcome).toEqual({
+        kind: 'unauthorised',
+        detail:
+          "the registry refused anonymous access (HTTP 401); give 'registry-username' and 'registry-password', or run `docker login` in an earlier step",
+      })
+      expect(requests).toHaveLength(1)
+    })
+
+    test('a wrong login is refused, naming where it came from', async () => {
+      const { outcome } = await check(basicRegistry, {
+        credentials: { ...LOGIN, password: 'wrong' },
+      })
+      expect(outcome).toEqual({
+        kind: 'unauthorised',
+        detail:
+          "the registry refused the login from 'registry-username' and 'registry-password' (HTTP 401); check that the user name and the password or token are right, and that this user may pull 'app/web'",
+      })
+    })
+  })
+
+  describe('Bearer', () => {
+    const bearerRegistry =
+      (tokenAnswer: () => ReturnType<RegistryScript>): RegistryScript =>
+      (request) => {
+        if (request.url.host === 'auth.example.com') return tokenAnswer()
+        return request.headers.Authorization === 'Bearer tkn-123'
+          ? respond(200, { 'Docker-Content-Digest': DIGEST })
+          : respond(401, { 'WWW-Authenticate': BEARER_CHALLENGE })
+      }
+    const tokenService = bearerRegistry(() => respond(200, {}, '{"token":"tkn-123"}'))
+
+    test('a token for pull on the repository, from the realm, with the login; masked before use', async () => {
+      const { outcome, requests, secretsAt } = await check(tokenService, { credentials: LOGIN })
+      expect(outcome).toEqual({ kind: 'found', digest: DIGEST })
+      expect(requests.map(head)).toEqual([
+        `HEAD ${MANIFEST} -`,
+        `GET https://auth.example.com/token?service=reg.example.com&scope=repository%3Aapp%2Fweb%3Apull ${BASIC}`,
+        `HEAD ${MANIFEST} Bearer tkn-123`,
+      ])
+      expect(secretsAt[2]).toEqual(['tkn-123'])
+    })
+
+    test('an anonymous token without a login; `access_token` is read too', async () => {
+      const { outcome, requests } = await check(
+        bearerRegistry(() => respond(200, {}, '{"access_token":"tkn-123"}')),
+      )
+      expect(outcome).toEqual({ kind: 'found', digest: DIGEST })
+      expect(requests[1]?.headers.Authorization).toBeUndefined()
+    })
+
+    test.each([
+      [
+        'the token service refuses the login',
+        () => respond(401, {}, errorBody('UNAUTHORIZED')),
+        {
+          kind: 'unauthorised',
+          detail:
+            "the token service auth.example.com refused the login from 'registry-username' and 'registry-password' (HTTP 401); check that the user name and the password or token are right, and that this user may pull 'app/web'",
+        },
+      ],
+      [
+        'the token service gives no token',
+        () => respond(200, {}, '{"expires_in":300}'),
+        {
+          kind: 'unreachable',
+          detail: 'the token service auth.example.com gave no token (HTTP 200)',
+        },
+      ],
+      [
+        'the token service is down',
+        () => respond(503),
+        {
+          kind: 'unreachable',
+          detail: 'the token service auth.example.com gave no token (HTTP 503)',
+        },
+      ],
+    ])('%s', async (_name, tokenAnswer, expected) => {
+      const { outcome } = await check(bearerRegistry(tokenAnswer), { credentials: LOGIN })
+      expect(outcome).toEqual(expected)
+    })
+
+    test('a token that does not give access is refused', async () => {
+      const { outcome } = await check(
+        bearerRegistry(() => respond(200, {}, '{"token":"no-access"}')),
+      )
+      expect(outcome).toMatchObject({
+        kind: 'unauthorised',
+        detail: expect.stringContaining(
+          'the registry refused anonymous access (HTTP 401)',
+        ) as unknown,
+      })
+    })
+
+    test('a login is never sent to a plain http token service elsewhere than on loopback', async () => {
+      const { outcome, requests } = await check(
+        () =>
+          respond(401, {
+            'WWW-Authenticate': 'Bearer realm="http://auth.example.com/token",service="r"',
+          }),
+        { credentials: LOGIN },
+      )
+      expect(outcome).toEqual({
+        kind: 'unauthorised',
+        detail:
+          "the registry's token service is a plain http:// address (auth.example.com), where the login would travel in clear; it was not sent",
+      })
+      expect(requests).toHaveLength(1)
+    })
+
+    test('a realm that is no URL', async () => {
+      const { outcome } = await check(() =>
+        respond(401, { 'WWW-Authenticate': 'Bearer realm="token",service="r"' }),
+      )
+      expect(outcome).toEqual({
+        kind: 'unreachable',
+        detail: "the registry named no usable token service (realm 'token')",
+      })
+    })
+  })
+
+  test('a 401 without a challenge that can be answered', async () => {
+    const { outcome } = await check(() => respond(401, { 'WWW-Authenticate': 'Negotiate' }))
+    expect(outcome).toEqual({
+      kind: 'unauthorised',
+      detail:
+        "the registry answered 401 with no challenge this step can answer (WWW-Authenticate: 'Negotiate')",
+    })
+  })
+
+  describe('what the answer means', () => {
+    test.each<[string, RegistryScript, CheckOutcome]>([
+      [
+        '404: missing, with the code the GET body gives',
+        (request) =>
+          request.method === 'HEAD'
+            ? respond(404)
+            : respond(404, {}, errorBody('MANIFEST_UNKNOWN')),
+        { kind: 'missing', detail: 'HTTP 404, MANIFEST_UNKNOWN' },
+      ],
+      ['404 with no body: missing', () => respond(404), { kind: 'missing', detail: 'HTTP 404' }],
+      [
+        'another status with NAME_UNKNOWN: missing',
+        (request) =>
+          request.method === 'HEAD' ? respond(400) : respond(400, {}, errorBody('NAME_UNKNOWN')),
+        { kind: 'missing', detail: 'HTTP 400, NAME_UNKNOWN' },
+      ],
+      [
+        '403: refused',
+        () => respond(403),
+        {
+          kind: 'unauthorised',
+          detail:
+            "the registry refused anonymous access (HTTP 403); give 'registry-username' and 'registry-password', or run `docker login` in an earlier step",
+        },
+      ],
+      [
+        '500: cannot be asked',
+        (request) =>
+          request.method === 'HEAD' ? respond(500) : respond(500, {}, errorBody('UNKNOWN')),
+        { kind: 'unreachable', detail: 'the registry answered HTTP 500, UNKNOWN' },
+      ],
+      [
+        '429: cannot be asked',
+        () => respond(429),
+        { kind: 'unreachable', detail: 'the registry answered HTTP 429' },
+      ],
+      [
+        'a redirect is not followed',
+        () => respond(307, { Location: 'https://elsewhere.example.com/' }),
+        { kind: 'unreachable', detail: 'the registry answered HTTP 307' },
+      ],
+    ])('%s', async (_name, script, expected) => {
+      expect((await check(script)).outcome).toEqual(expected)
+    })
+
+    test('a 404 whose GET then fails is still missing', async () => {
+      const { outcome } = await check((request) =>
+        request.method === 'HEAD' ? respond(404) : failure('reset'),
+      )
+      expect(outcome).toEqual({ kind: 'missing', detail: 'HTTP 404' })
+    })
+  })
+
+  describe('digests', () => {
+    const body = '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json"}'
+    const hashed = `sha256:${createHash('sha256').update(body).digest('hex')}`
+
+    test('a HEAD without Docker-Content-Digest: the GET body is hashed', async () => {
+      const { outcome, requests } = await check((request) =>
+        request.method === 'HEAD' ? respond(200) : respond(200, {}, body),
+      )
+      expect(outcome).toEqual({ kind: 'found', digest: hashed })
+      expect(requests.map((request) => request.method)).toEqual(['HEAD', 'GET'])
+    })
+
+    test.each([
+      ['cut', { ...respond(200, {}, body), bodyTruncated: true }],
+      ['not UTF-8', respond(200, {}, '{"x":"\uFFFD"}')],
+      ['lost', failure('reset')],
+    ])(
+      'a body that is %s gives no digest, and the image still counts as found',
+      async (_name, get) => {
+        const { outcome } = await check((request) =>
+          request.method === 'HEAD' ? respond(200) : get,
+        )
+        expect(outcome).toEqual({ kind: 'found' })
+      },
+    )
+
+    test.each<[string, string, string, CheckOutcome]>([
+      [
+        'pinned by digest, matching',
+        `reg.example.com/app/web@${DIGEST}`,
+        DIGEST,
+        { kind: 'found', digest: DIGEST },
+      ],
+      [
+        'pinned by digest, another answer',
+        `reg.example.com/app/web@${DIGEST}`,
+        OTHER,
+        { kind: 'mismatch', digest: OTHER, pinned: DIGEST, asked: DIGEST },
+      ],
+      [
+        'a tag and a digest: the tag must still point at it',
+        `reg.example.com/app/web:v1@${DIGEST}`,
+        OTHER,
+        { kind: 'mismatch', digest: OTHER, pinned: DIGEST, asked: 'v1' },
+      ],
+    ])('%s', async (_name, reference, answered, expected) => {
+      const { outcome } = await check(() => respond(200, { 'Docker-Content-Digest': answered }), {
+        reference,
+      })
+      expect(outcome).toEqual(expected)
+    })
+
+    test('a pinned digest is compared with the hash of the body when the header is missing', async () => {
+      const { outcome } = await check(
+        (request) => (request.method === 'HEAD' ? respond(200) : respond(200, {}, body)),
+        { reference: `reg.example.com/app/web@${DIGEST}` },
+      )
+      expect(outcome).toEqual({ kind: 'mismatch', digest: hashed, pinned: DIGEST, asked: DIGEST })
+    })
+  })
+
+  describe('only failures that never reached the server are repeated', () => {
+    test.each(['refused', 'dns', 'connect-timeout'] as const)(
+      '%s: three attempts, 250 ms then 500 ms apart, then cannot be asked',
+      async (kind) => {
+        const { outcome, requests, waits } = await check(() => failure(kind, `no way (${kind})`))
+        expect(outcome).toEqual({ kind: 'unreachable', detail: `no way (${kind}) (3 attempts)` })
+        expect(requests).toHaveLength(3)
+        expect(waits).toEqual([250, 500])
+      },
+    )
+
+    test('a refused connection that then answers is found', async () => {
+      let calls = 0
+      const { outcome } = await check(() =>
+        ++calls === 1 ? failure('refused') : respond(200, { 'Docker-Content-Digest': DIGEST }),
+      )
+      expect(outcome).toEqual({ kind: 'found', digest: DIGEST })
+    })
+
+    test.each(['tls', 'proxy', 'reset', 'partial', 'other'] as const)(
+      '%s: one attempt',
+      async (kind) => {
+        const { outcome, requests } = await check(() => failure(kind, `broken (${kind})`))
+        expect(outcome).toEqual({ kind: 'unreachable', detail: `broken (${kind})` })
+        expect(requests).toHaveLength(1)
+      },
+    )
+
+    test('a time-out is the budget spent: said in terms of timeout-seconds, not repeated', async () => {
+      const { outcome, requests } = await check(() => failure('timeout'))
+      expect(outcome).toEqual({
+        kind: 'unreachable',
+        detail: "no answer within 'timeout-seconds' (60 s)",
+      })
+      expect(requests).toHaveLength(1)
+    })
+
+    test('each request gets the time left, and none starts once it is spent', async () => {
+      const spent = await check(() => respond(200), { deadline: 0 })
+      expect(spent.outcome).toEqual({
+        kind: 'unreachable',
+        detail: "no answer within 'timeout-seconds' (60 s)",
+      })
+      expect(spent.requests).toHaveLength(0)
+      const { requests } = await check(() => failure('refused'), { deadline: 400 })
+      expect(requests.map((request) => request.timeoutMs)).toEqual([400, 150])
+    })
+  })
+})
