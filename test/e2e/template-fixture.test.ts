@@ -173,33 +173,48 @@ describe('the project template through an authenticated registry', () => {
   })
 })
 
+/**
+ * build-images as the runner runs it on a push to the project's default branch, to the suite's
+ * registry; what it prints is scanned for the registry password and the npm token.
+ */
+async function buildImagesOn(
+  dir: string,
+  repository: string,
+  inputs: Record<string, string>,
+  builder: 'buildkit' | 'legacy' = 'buildkit',
+): Promise<RunResult> {
+  const result = await runAsGithub('build-images', {
+    cwd: dir,
+    inputs: {
+      registry: suite.registry.host,
+      'registry-username': suite.registry.user,
+      'registry-password': suite.registry.password,
+      ...inputs,
+    },
+    env: {
+      ...suite.env,
+      ...(builder === 'legacy' ? { DOCKER_BUILDKIT: '0' } : {}),
+      GITHUB_SHA: project.sha,
+      GITHUB_REPOSITORY: repository,
+      GITHUB_SERVER_URL: 'https://github.example',
+    },
+    event: {
+      name: 'push',
+      ref: `refs/heads/${project.branch}`,
+      payload: { repository: { default_branch: project.branch } },
+    },
+  })
+  expectNoSecrets({ stdout: result.stdout, stderr: result.stderr, ...result.files }, [
+    suite.registry.password,
+    ...registry.secrets,
+  ])
+  return result
+}
+
 describe('build-images on the built template', () => {
   test("the three images carry draw_version 2.15.3, Draw's, and the log names its file", async () => {
     const repository = suite.uniqueRepository('template')
-    const result = await runAsGithub('build-images', {
-      cwd: project.dir,
-      inputs: {
-        registry: suite.registry.host,
-        'registry-username': suite.registry.user,
-        'registry-password': suite.registry.password,
-        codeasdata: 'true',
-      },
-      env: {
-        ...suite.env,
-        GITHUB_SHA: project.sha,
-        GITHUB_REPOSITORY: repository,
-        GITHUB_SERVER_URL: 'https://github.example',
-      },
-      event: {
-        name: 'push',
-        ref: `refs/heads/${project.branch}`,
-        payload: { repository: { default_branch: project.branch } },
-      },
-    })
-    expectNoSecrets({ stdout: result.stdout, stderr: result.stderr, ...result.files }, [
-      suite.registry.password,
-      ...registry.secrets,
-    ])
+    const result = await buildImagesOn(project.dir, repository, { codeasdata: 'true' })
     const tail = result.code === 0 ? '' : `${result.stdout}\n${result.stderr}`.slice(-3000)
     expect({ code: result.code, tail }).toEqual({ code: 0, tail: '' })
     expect(result.stdout).toContain(
@@ -249,44 +264,13 @@ afterAll(async () => {
   for (const dir of variants) await rm(dir, { recursive: true, force: true })
 })
 
-async function buildVariant(
-  dir: string,
-  builder: 'buildkit' | 'legacy',
-  repository: string,
-): Promise<RunResult> {
-  const result = await runAsGithub('build-images', {
-    cwd: dir,
-    inputs: {
-      registry: suite.registry.host,
-      'registry-username': suite.registry.user,
-      'registry-password': suite.registry.password,
-      images: 'frontend',
-    },
-    env: {
-      ...suite.env,
-      ...(builder === 'legacy' ? { DOCKER_BUILDKIT: '0' } : {}),
-      GITHUB_SHA: project.sha,
-      GITHUB_REPOSITORY: repository,
-    },
-    event: {
-      name: 'push',
-      ref: `refs/heads/${project.branch}`,
-      payload: { repository: { default_branch: project.branch } },
-    },
-  })
-  expectNoSecrets({ stdout: result.stdout, stderr: result.stderr, ...result.files }, [
-    suite.registry.password,
-  ])
-  return result
-}
-
 describe.each(['buildkit', 'legacy'] as const)(
   'SOURCES_PATH that nothing declares, with the %s builder',
   (builder) => {
     test('a base without ONBUILD ARG: refused before any build, nothing pushed', async () => {
       const dir = await variant((dockerfile) => dockerfile)
       const repository = suite.uniqueRepository(`undeclared-${builder}`)
-      const result = await buildVariant(dir, builder, repository)
+      const result = await buildImagesOn(dir, repository, { images: 'frontend' }, builder)
       expect(result.code).toBe(1)
       expect(result.stdout).toContain(
         "'docker/frontend.Dockerfile' uses $SOURCES_PATH but nothing declares it: it has no 'ARG SOURCES_PATH' line, and its base image 'olympeio/frontend-base:latest-plain' has no 'ONBUILD ARG SOURCES_PATH'. Docker would expand $SOURCES_PATH to nothing and copy the whole build context (.git, node_modules, .env files…) into the image, where it expects 'dist/web'. Fix it either way: add the line 'ARG SOURCES_PATH' after the FROM line, or build FROM a base image that declares it",
@@ -300,7 +284,7 @@ describe.each(['buildkit', 'legacy'] as const)(
         dockerfile.replace(/^(FROM .*)$/m, '$1\nARG SOURCES_PATH'),
       )
       const repository = suite.uniqueRepository(`declared-${builder}`)
-      const result = await buildVariant(dir, builder, repository)
+      const result = await buildImagesOn(dir, repository, { images: 'frontend' }, builder)
       expect({
         code: result.code,
         tail: result.code === 0 ? '' : result.stdout.slice(-2000),
@@ -322,7 +306,7 @@ describe.each(['buildkit', 'legacy'] as const)(
           .replace('COPY --chown=nginx:root $SOURCES_PATH ', 'COPY --chown=nginx:root . '),
       )
       const repository = suite.uniqueRepository(`whole-context-${builder}`)
-      const result = await buildVariant(dir, builder, repository)
+      const result = await buildImagesOn(dir, repository, { images: 'frontend' }, builder)
       expect(result.code).toBe(1)
       expect(result.stdout).toMatch(
         /The frontend image was built but not pushed: its step 'COPY (--chown=nginx:root \. |.*dir:\w+ in )\/usr\/share\/nginx\/html' added \d+\.\d MB, while 'dist\/web' holds \d+\.\d MB\. It copied more than the build output, most likely the whole build context/,
