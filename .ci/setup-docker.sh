@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs and starts what the build-images tests need: a Docker engine of the kind users have
 # (Docker 24 or newer, building with BuildKit through buildx), the CNCF distribution registry,
-# htpasswd and busybox for locally made base images.
+# htpasswd and busybox for locally made base images, and openssl for the test certificate authorities.
 #
 # Debian bookworm's own docker.io is Engine 20.10 with the legacy builder only, below the spec's
 # Docker 24. Debian trixie's docker.io (26.1) and docker-buildx (0.13) install on bookworm: the
@@ -15,7 +15,7 @@
 set -euo pipefail
 
 readonly ENGINE_PACKAGES=(docker.io docker-buildx)
-readonly TOOL_PACKAGES=(docker-registry apache2-utils busybox-static rsync curl)
+readonly TOOL_PACKAGES=(docker-registry apache2-utils busybox-static rsync curl openssl)
 readonly MIN_ENGINE_MAJOR=24
 readonly ENGINE_SUITE=trixie
 readonly SOURCES_DIR=/etc/apt/sources.list.d
