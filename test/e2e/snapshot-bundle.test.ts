@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { describe, expect, test } from '@jest/globals'
 import { rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import {
@@ -9,8 +9,8 @@ import {
   TOOLKIT_COMMAND,
   writePlatformState,
 } from '../helpers/fake-toolkit.js'
-import { git, startGitServer, type GitServer } from '../helpers/git-server.js'
-import { makeWorkspace, removeScratch, scratchDir } from '../helpers/git-snapshot.js'
+import { git, type GitServer } from '../helpers/git-server.js'
+import { gitServerForSuite, makeWorkspace, scratchDir } from '../helpers/git-snapshot.js'
 import { NODE20 } from '../helpers/node-binaries.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -23,13 +23,7 @@ const MESSAGE = 'Snapshot at {date} in {folder} ({folder})'
 const SUBJECT = /^Snapshot at \d{4}\.\d{2}\.\d{2} \d{2}:\d{2}:\d{2} in (\S+) \(\1\)$/
 
 let server: GitServer
-beforeAll(async () => {
-  server = await startGitServer({ token: TOKEN })
-})
-afterAll(async () => {
-  await server.stop()
-  await removeScratch()
-})
+gitServerForSuite(TOKEN, (started) => (server = started))
 
 let repos = 0
 async function freshRepo(): Promise<string> {

@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, expect, test } from '@jest/globals'
+import { expect, test } from '@jest/globals'
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { DRAW_PASSWORD, IDS, PLATFORM_STATE, TOOLKIT_COMMAND } from '../helpers/fake-toolkit.js'
-import { git, startGitServer, type GitServer } from '../helpers/git-server.js'
-import { makeWorkspace, removeScratch, scratchDir } from '../helpers/git-snapshot.js'
+import { git, type GitServer } from '../helpers/git-server.js'
+import { gitServerForSuite, makeWorkspace, scratchDir } from '../helpers/git-snapshot.js'
 import { runAsGithub } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
 const TOKEN = 'glpat-concurrent-7e3a9c1f'
 let server: GitServer
-beforeAll(async () => {
-  server = await startGitServer({ token: TOKEN })
-})
-afterAll(async () => {
-  await server.stop()
-  await removeScratch()
-})
+gitServerForSuite(TOKEN, (started) => (server = started))
 
 test('three snapshot runs started at once on one branch all land, one after the other, never forced', async () => {
   const repo = 'acme/shared-branch'

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { describe, expect, test } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
@@ -12,11 +12,11 @@ import {
   TOOLKIT_COMMAND,
   writePlatformState,
 } from '../helpers/fake-toolkit.js'
-import { startGitServer, type GitServer } from '../helpers/git-server.js'
+import { type GitServer } from '../helpers/git-server.js'
 import {
+  gitServerForSuite,
   makeWorkspace,
   pushAsSomeoneElse,
-  removeScratch,
   scratchDir,
 } from '../helpers/git-snapshot.js'
 import { runAsGithub, type RunOptions, type RunResult } from '../helpers/run-action.js'
@@ -33,13 +33,7 @@ const TOKEN = 'ghs_hardeningToken7d3f9b1c'
 const SECRETS = [TOKEN, DRAW_PASSWORD, SESSION_TOKEN]
 
 let server: GitServer
-beforeAll(async () => {
-  server = await startGitServer({ token: TOKEN })
-})
-afterAll(async () => {
-  await server.stop()
-  await removeScratch()
-})
+gitServerForSuite(TOKEN, (started) => (server = started))
 
 let repos = 0
 async function freshRepo(): Promise<string> {

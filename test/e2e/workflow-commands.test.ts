@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { describe, expect, test } from '@jest/globals'
 import { rm } from 'node:fs/promises'
 import {
   DRAW_PASSWORD,
@@ -7,8 +7,8 @@ import {
   PLATFORM_STATE,
   TOOLKIT_COMMAND,
 } from '../helpers/fake-toolkit.js'
-import { startGitServer, type GitServer } from '../helpers/git-server.js'
-import { makeWorkspace, removeScratch } from '../helpers/git-snapshot.js'
+import { type GitServer } from '../helpers/git-server.js'
+import { gitServerForSuite, makeWorkspace } from '../helpers/git-snapshot.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { HOSTILE_LINES, hostileCommands, runnerCommands } from '../helpers/runner-commands.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -23,13 +23,7 @@ import { answer, sequence, startWebhookServer } from '../helpers/webhook-server.
 const TOKEN = 'ghs_workflowCommands7f3a9c1e'
 
 let server: GitServer
-beforeAll(async () => {
-  server = await startGitServer({ token: TOKEN })
-})
-afterAll(async () => {
-  await server.stop()
-  await removeScratch()
-})
+gitServerForSuite(TOKEN, (started) => (server = started))
 
 async function snapshotWith(
   run: (workspace: string, inputs: Record<string, string>) => Promise<RunResult>,

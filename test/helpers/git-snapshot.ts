@@ -1,5 +1,6 @@
 // Runs the snapshot core in-process with its real tools (simple-git, the fake toolkit through the
 // exec port, the file system) and captures what a user would see, for integration tests.
+import { afterAll, beforeAll } from '@jest/globals'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -15,6 +16,7 @@ import { nodeFiles } from '../../src/tools/files.js'
 import { runProcessGroup } from '../../src/tools/process-group.js'
 import { DRAW_PASSWORD, DRAW_USERNAME, PLATFORM_STATE, TOOLKIT_COMMAND } from './fake-toolkit.js'
 import { git } from './git-repos.js'
+import { startGitServer, type GitServer } from './git-server.js'
 
 export interface CoreRun {
   workspace: string
@@ -46,6 +48,22 @@ export async function scratchDir(prefix: string): Promise<string> {
 
 export async function removeScratch(): Promise<void> {
   await Promise.all(scratch.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
+}
+
+/**
+ * A git server that wants `token`, started before the suite's tests and handed to `started`;
+ * after them, stopped, and the scratch folders removed.
+ */
+export function gitServerForSuite(token: string, started: (server: GitServer) => void): void {
+  let server: GitServer | undefined
+  beforeAll(async () => {
+    server = await startGitServer({ token })
+    started(server)
+  })
+  afterAll(async () => {
+    await server?.stop()
+    await removeScratch()
+  })
 }
 
 /** A workspace with the configuration written to res/snapshot-config.json. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { describe, expect, test } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -7,23 +7,17 @@ import { parseRepoUrl } from '../../src/core/snapshot/repo-url.js'
 import { createGitPort } from '../../src/tools/git.js'
 import { DRAW_PASSWORD, FAKE_TOOLKIT, IDS, PLATFORM_STATE } from '../helpers/fake-toolkit.js'
 import {
+  gitServerForSuite,
   pushAsSomeoneElse,
-  removeScratch,
   runSnapshotCore,
   scratchDir,
   TEST_IDENTITY,
 } from '../helpers/git-snapshot.js'
-import { git, startGitServer, type GitServer } from '../helpers/git-server.js'
+import { git, type GitServer } from '../helpers/git-server.js'
 
 const TOKEN = 'glpat-integration-5a7c9e1b3d'
 let server: GitServer
-beforeAll(async () => {
-  server = await startGitServer({ token: TOKEN })
-})
-afterAll(async () => {
-  await server.stop()
-  await removeScratch()
-})
+gitServerForSuite(TOKEN, (started) => (server = started))
 
 let repoCount = 0
 async function freshRepo(): Promise<string> {
