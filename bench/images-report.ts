@@ -134,11 +134,15 @@ export function renderImages(result: ImagesResult, notes: Record<string, MissedN
   return lines
 }
 
-export function renderNpx(npx: NpxResult): string[] {
+export function renderNpx(
+  npx: NpxResult,
+  notes: Record<string, (npx: NpxResult) => string>,
+): string[] {
+  const said = Object.fromEntries(Object.entries(notes).map(([id, note]) => [id, note(npx)]))
   return [
     `The GitLab jobs' own cost, \`npx --yes olympe-deploy-actions@<version> --help\` from a verdaccio registry on loopback: the packed tarball is ${kb(npx.tarballBytes)} (${npx.files} files, ${kb(npx.unpackedBytes)} unpacked, no dependencies). Medians of ${npx.runs} runs: cold (empty npm cache) ${npx.coldSeconds.toFixed(2)} s, warm (the package in npm's cache) ${npx.warmSeconds.toFixed(2)} s.`,
     '',
-    ...renderTargets(npxTargets(npx), {}),
+    ...renderTargets(npxTargets(npx), said),
   ]
 }
 

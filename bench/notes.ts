@@ -1,3 +1,4 @@
+import type { NpxResult } from './npx.js'
 import type { Candidate, Condition, ImagesFigure, ImagesResult } from './build-images.js'
 
 /**
@@ -30,4 +31,10 @@ export const MISSED_TARGET_NOTES: Record<string, MissedNote> = {
     const c = at(result, 'c', 'changed')
     return `whether (c) is quick depends on BuildKit handing each bake target the kept build context it used the run before, which it does by chance (runs: ${runs(c)} s). When it does, (a) and (c) do the same work, one new ${(a.uploadedLayerBytes / 1e6).toFixed(1)} MB frontend layer, and the ${load(result)} decides (a: ${runs(a)} s). Best against best: ${(a.bestSeconds / c.bestSeconds).toFixed(2)}×.`
   },
+}
+
+/** Why a GitLab-job target was missed, by target id; the figures come from the run. */
+export const NPX_MISSED_NOTES: Record<string, (npx: NpxResult) => string> = {
+  tarball: (npx) =>
+    `the package holds the three action bundles (${npx.files} files, ${Math.round(npx.unpackedBytes / 1024)} KB unpacked), and since @actions/core, @actions/exec and @actions/http-client (with the undici it brings) became the runtime, each bundle carries its own copy of them: gzip's 32 KB window cannot share one copy across files. One bundle for the three actions, or a command-line-only build in the npm package, would carry them once, but the GitLab jobs would then run other code than the GitHub actions. The cost for a job: a cold \`npx\` took ${npx.coldSeconds.toFixed(2)} s, ${(npx.coldSeconds / npx.warmSeconds).toFixed(2)}× a warm one.`,
 }

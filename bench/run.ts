@@ -17,7 +17,7 @@ import {
   type TargetCheck,
 } from './images-report.js'
 import type { Figure } from './measure.js'
-import { MISSED_TARGET_NOTES } from './notes.js'
+import { MISSED_TARGET_NOTES, NPX_MISSED_NOTES } from './notes.js'
 import { benchNpx, type NpxResult } from './npx.js'
 import { benchSnapshot } from './snapshot.js'
 
@@ -168,7 +168,7 @@ function renderTables({ deploy, bundles, large, images, snapshot, npx }: Results
     `Deploy when the webhook answers with a 10 MB body: ${(large.seconds * 1000).toFixed(0)} ms, peak RSS ${large.maxRssMb.toFixed(1)} MB (only 64 KiB of the body is kept).`,
     '',
     ...renderImages(images, MISSED_TARGET_NOTES),
-    ...renderNpx(npx),
+    ...renderNpx(npx, NPX_MISSED_NOTES),
     '| Snapshot (clone, export, compare; nothing to commit) | Time | vs 1 commit | Peak RSS |',
     '|---|---|---|---|',
     ...pairRows(snapshot, true),
