@@ -8,3 +8,7 @@ export DEBIAN_FRONTEND=noninteractive
 bash .ci/setup-docker.sh
 if [ -f .ci/setup-gitlab.sh ]; then bash .ci/setup-gitlab.sh; fi
 test -x /usr/lib/git-core/git-http-backend || { echo "git http-backend is missing (package git)" >&2; exit 1; }
+# npm ci, npx in the GitLab jobs and the "node20" bundle runs use the machine's Node.js.
+node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' 2>/dev/null &&
+  command -v npm >/dev/null ||
+  { echo "Node.js 20 or newer, with npm, is needed on PATH: install it first (Debian bookworm's own nodejs is 18)" >&2; exit 1; }

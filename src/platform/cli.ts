@@ -8,8 +8,9 @@ import type { Env } from '../core/shared/env.js'
 import { InputError, quote } from '../core/shared/errors.js'
 import { systemClock } from '../tools/clock.js'
 import { inputsFromEnv, type Runtime } from './runtime.js'
+import { isStepDebug } from './step-debug.js'
 import { boundSummary } from './summary-limit.js'
-import { couldBeCommand, guardCommands } from './workflow-commands.js'
+import { guardCommands } from './workflow-commands.js'
 
 type Write = (text: string) => void
 
@@ -37,7 +38,7 @@ export function createCliRuntime<I extends string>(
   const err = onGithub ? guarded(stderr, stdout) : stderr
   const redactor = new Redactor()
   const r = (text: string): string => redactor.redact(text)
-  const debugOn = args.options.debug || env.RUNNER_DEBUG === '1' || env.CI_DEBUG_TRACE === 'true'
+  const debugOn = args.options.debug || isStepDebug(env)
   const sections = env.GITLAB_CI === 'true' ? gitlabSections(out) : plainSections(out)
   const logger: Logger = {
     info: (message) => out(`${r(message)}\n`),
@@ -96,8 +97,9 @@ export function createCliRuntime<I extends string>(
 function guarded(write: Write, paused: Write): Write {
   return (text) => {
     const body = text.endsWith('\n') ? text.slice(0, -1) : text
-    if (couldBeCommand(body)) paused(`${guardCommands(body)}${text.slice(body.length)}`)
-    else write(text)
+    const shown = guardCommands(body)
+    if (shown === body) write(text)
+    else paused(`${shown}${text.slice(body.length)}`)
   }
 }
 

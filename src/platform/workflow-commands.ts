@@ -21,8 +21,10 @@ export function couldBeCommand(text: string): boolean {
  * and `::<token>::`, so that the runner prints it without running it. The token is random, so
  * the text cannot end the pause itself.
  */
-export function guardCommands(text: string, token = newToken(text)): string {
-  return couldBeCommand(text) ? `::stop-commands::${token}\n${text}\n::${token}::` : text
+export function guardCommands(text: string, token?: string): string {
+  if (!couldBeCommand(text)) return text
+  const pause = token ?? newToken(text)
+  return `::stop-commands::${pause}\n${text}\n::${pause}::`
 }
 
 function newToken(text: string): string {

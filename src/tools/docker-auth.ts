@@ -7,5 +7,10 @@ import type { Env } from '../core/shared/env.js'
  * `$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`. The deploy step only reads it.
  */
 export function jobDockerConfigPath(env: Env, home: string = homedir()): string {
-  return join(env.DOCKER_CONFIG || join(home, '.docker'), 'config.json')
+  return join(dockerConfigDir(env, home), 'config.json')
+}
+
+/** The folder the docker CLI keeps its configuration in: `$DOCKER_CONFIG`, else `~/.docker`. */
+export function dockerConfigDir(env: Env, home: string = homedir()): string {
+  return env.DOCKER_CONFIG || join(home, '.docker')
 }

@@ -1,8 +1,9 @@
 import { copyFile, mkdtemp, rm, stat, symlink } from 'node:fs/promises'
-import { homedir, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 import type { Env } from '../core/shared/env.js'
+import { dockerConfigDir } from './docker-auth.js'
 
 export interface DockerConfigSession {
   /** The DOCKER_CONFIG folder every docker command of this run uses. */
@@ -33,7 +34,7 @@ const SHARED_FOLDERS = ['cli-plugins', 'contexts']
  */
 export async function isolatedDockerConfig(env: Env): Promise<DockerConfigSession> {
   const dir = await mkdtemp(join(tmpdir(), 'olympe-docker-config-'))
-  const current = env.DOCKER_CONFIG || join(homedir(), '.docker')
+  const current = dockerConfigDir(env)
   await copyFile(join(current, 'config.json'), join(dir, 'config.json')).catch(() => undefined)
   for (const folder of SHARED_FOLDERS) {
     const isFolder = await stat(join(current, folder)).then(

@@ -141,16 +141,15 @@ function requestInfo(
 
 /** http-client's proxy agent (the `tunnel` package) makes its CONNECT request with this. */
 type TunnelAgent = http.Agent & { request?: (options: http.RequestOptions) => http.ClientRequest }
-const originalRequest = new WeakMap<TunnelAgent, NonNullable<TunnelAgent['request']>>()
 
 /**
  * A proxy that never answers CONNECT keeps that request open after ours is given up, and with it
  * the process: so the CONNECT request is recorded, to be destroyed with ours.
  */
 function watchTunnel(agent: TunnelAgent, progress: Progress): http.Agent {
-  const original = originalRequest.get(agent) ?? agent.request
+  // Each request has a client, so an agent, of its own (createHttpClient): wrapped once.
+  const original = agent.request
   if (typeof original !== 'function') return agent
-  originalRequest.set(agent, original)
   agent.request = (options) => (progress.tunnel = original(options))
   return agent
 }

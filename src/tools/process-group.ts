@@ -96,17 +96,17 @@ export function runProcessGroup(
   })
 }
 
-/** Signals every process of the group; false when none is left. */
-function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+/** Signals every process of the group (none may be left: then nothing happens). */
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
   if (process.platform === 'win32') {
     // No process groups to signal on Windows: taskkill ends the process tree instead.
-    return spawnSync('taskkill', ['/PID', String(pid), '/T', '/F']).status === 0
+    spawnSync('taskkill', ['/PID', String(pid), '/T', '/F'])
+    return
   }
   try {
     process.kill(-pid, signal)
-    return true
   } catch {
-    return false
+    // The group is gone already.
   }
 }
 

@@ -202,7 +202,7 @@ for (const corpus of CORPORA) {
       if (corpus === 'cli') expect(run.stderr).toContain(`Error: ${message}`)
       else expect(annotations(run.stdout)).toContain(message)
       // A value carrying `::set-output …` or `::error …` lines is shown, never run.
-      expect(hostileCommands(run.stdout + run.stderr)).toEqual([])
+      expect(hostileCommands(`${run.stdout}\n${run.stderr}`)).toEqual([])
       expect(webhook.requests).toHaveLength(0)
       expect(existsSync(shimLog) ? await readFile(shimLog, 'utf8') : '').toBe('')
       const captured = { stdout: run.stdout, stderr: run.stderr, ...run.files }

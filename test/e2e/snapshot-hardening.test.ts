@@ -217,7 +217,8 @@ describe('what the real toolkit does', () => {
       "::error title=olympe snapshot failed::The step was cancelled (SIGINT) while the toolkit exported entry 'sales' (res/snapshot-config.json [0]): the toolkit was stopped with every process it had started (SIGTERM, then SIGKILL after 3 s). Nothing was committed or pushed.",
     )
     const [toolkit] = recordedPids(pids)
-    expect(await groupGone(toolkit ?? 0)).toEqual([])
+    if (toolkit === undefined) throw new Error('the fake toolkit recorded no pid')
+    expect(await groupGone(toolkit)).toEqual([])
   })
 
   test('LOG_LEVEL=info, unless the step runs in debug mode: then the password and rndCook are masked', async () => {

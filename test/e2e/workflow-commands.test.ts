@@ -55,7 +55,8 @@ describe('a toolkit that prints workflow commands', () => {
       runAsGithub('snapshot', { cwd, inputs, env: TOOLKIT_ENV, event: { name: 'schedule' } }),
     )
     expect(run.code).toBe(0)
-    expect(hostileCommands(run.stdout)).toEqual([])
+    // The runner reads commands on stderr too.
+    expect(hostileCommands(`${run.stdout}\n${run.stderr}`)).toEqual([])
     for (const line of ['::set-output name=a::hostile-output', '::error::hostile-on-stderr'])
       expect(run.stdout).toContain(line)
     // The runner still reads ours: the pauses end, and the step's groups are opened.
@@ -104,7 +105,7 @@ describe('a webhook that answers with workflow commands', () => {
       })
       expect(run.code).toBe(1)
       expect(webhook.requests.length).toBeGreaterThan(0)
-      expect(hostileCommands(run.stdout)).toEqual([])
+      expect(hostileCommands(`${run.stdout}\n${run.stderr}`)).toEqual([])
       expect(run.stdout).toContain('hostile-output')
     } finally {
       await webhook.stop()

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path'
 import { NODE24 } from './node-binaries.js'
 import { ROOT, spawnCaptured } from './run-action.js'
 import { run } from './run-process.js'
+import { GITLAB_LOG } from './secrets.js'
 
 const GITLAB_CI_LOCAL = join(ROOT, 'node_modules/gitlab-ci-local/dist/index.js')
 export const PROJECT_PATH = 'acme/shop'
@@ -254,12 +255,13 @@ export async function removeFileVariables(marker: string): Promise<void> {
   }
 }
 
-/** Every run's output and job logs, named for a secret scan's report. */
+/** Every run's output and job logs, named for a secret scan's report (GitLab logs: see secrets.ts). */
 export function logsOf(runs: PipelineRun[]): Record<string, string> {
   const logs: Record<string, string> = {}
   runs.forEach((run, index) => {
-    logs[`run ${index} output`] = run.output
-    for (const [job, log] of Object.entries(run.jobLogs)) logs[`run ${index} ${job}.log`] = log
+    logs[`${GITLAB_LOG} run ${index} output`] = run.output
+    for (const [job, log] of Object.entries(run.jobLogs))
+      logs[`${GITLAB_LOG} run ${index} ${job}.log`] = log
   })
   return logs
 }

@@ -80,8 +80,10 @@ async function buildOne(
   const mode = { builder: options.builder, push: options.push }
   const built = await docker.build(plan.command, mode, say)
   say(`built ${plan.references.join(', ')}`)
-  // A builder that pushed the image itself has left nothing in the engine to check.
-  if (!built.digest) {
+  // A builder other than the engine's, with push on, sends the image to the registry itself
+  // (every tag) and reports its digest: nothing is left in the engine to check or to push.
+  const pushedByBuilder = built.digest !== undefined
+  if (!pushedByBuilder) {
     const problem = await options.check?.(plan)
     if (problem) throw new ActionError(tools.redact(problem))
   }
@@ -91,8 +93,7 @@ async function buildOne(
     references: plan.references,
     digest: built.digest,
   }
-  // A builder that pushed the image itself has pushed every tag: no `docker push` to run.
-  if (options.push && !built.digest) {
+  if (options.push && !pushedByBuilder) {
     for (const reference of plan.references) {
       if (stopped()) {
         say('not pushed: another image failed')
@@ -103,9 +104,8 @@ async function buildOne(
     }
   }
   if (options.push) say(`pushed, digest ${image.digest ?? '(none)'}`)
-  // Only the engine's image store knows the size; another builder's pushed image is not there.
-  if (loadsIntoEngine(options.builder) || !options.push)
-    image.size = await docker.imageSize(plan.reference)
+  // Only the engine's image store knows the size.
+  if (!pushedByBuilder) image.size = await docker.imageSize(plan.reference)
   return image
 }
 
@@ -132,7 +132,7 @@ async function detectBuilder(tools: BuildTools): Promise<Builder> {
 export const CONTEXT_NOTE =
   "Each image's build context is the project folder through a link named after the image ('<folder>.<image>'), so that BuildKit keeps one copy of the context per image and later runs send only the files that changed."
 
-export function describeBuilder(builder: Builder): string {
+function describeBuilder(builder: Builder): string {
   if (builder.kind === 'legacy') {
     return builder.reason === 'disabled'
       ? 'Builder: the legacy builder, because DOCKER_BUILDKIT is false.'
@@ -171,7 +171,7 @@ function explain(
  * failing step's `#N ERROR:` line (the step, the Dockerfile excerpt, `ERROR: failed to solve`):
  * shown whole, without the steps before it. Other output: its last lines.
  */
-export function failureLines(output: readonly string[]): string[] {
+function failureLines(output: readonly string[]): string[] {
   const lines = output.filter((line) => line.trim() !== '' && !BUILDER_BANNER.test(line))
   const start = lines.findIndex((line) => /^#\d+ ERROR:/.test(line))
   return (start >= 0 ? lines.slice(start) : lines).slice(-SHOWN_TAIL_LINES)

@@ -72,7 +72,7 @@ export function buildArgv(command: BuildCommand, mode: BuildMode): string[] {
  * builder that keeps images to itself, where a later `docker push` would find nothing.
  */
 export function buildOutput(mode: BuildMode): 'push' | 'load' | undefined {
-  if (mode.builder.kind === 'legacy' || loadsIntoEngine(mode.builder)) return undefined
+  if (loadsIntoEngine(mode.builder)) return undefined
   return mode.push ? 'push' : 'load'
 }
 

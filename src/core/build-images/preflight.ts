@@ -40,13 +40,13 @@ export async function preflight(
   options: { root: string; allowUndeclaredSourcesPath: boolean },
   tools: SourcesPathPorts & { files: ProjectFiles },
 ): Promise<Map<ImageKind, string | undefined>> {
-  const project = await checkProject(plans, options.root, tools.files)
+  const { dockerfiles, ...project } = await checkProject(plans, options.root, tools.files)
   const engine = await checkDocker(tools.docker, tools.logger)
   const findings = [project, engine]
   // Reading base images needs the Dockerfiles and an engine that answers.
   const ready = project.problems.length === 0 && engine.problems.length === 0
   const sourcesPath = ready
-    ? await checkSourcesPathDeclared(plans, options.root, options.allowUndeclaredSourcesPath, tools)
+    ? await checkSourcesPathDeclared(plans, dockerfiles, options.allowUndeclaredSourcesPath, tools)
     : undefined
   if (sourcesPath) findings.push(sourcesPath)
   for (const warning of findings.flatMap((f) => f.warnings)) tools.logger.warning(warning)
@@ -57,25 +57,27 @@ export async function preflight(
   )
 }
 
-export async function checkProject(
+/** The Dockerfiles and sources folders; each Dockerfile's text, read once, for later checks. */
+async function checkProject(
   plans: readonly ImagePlan[],
   root: string,
   files: ProjectFiles,
-): Promise<Findings> {
-  const findings: Findings = { problems: [], warnings: [] }
+): Promise<Findings & { dockerfiles: Map<ImageKind, string> }> {
+  const findings = { problems: [], warnings: [], dockerfiles: new Map<ImageKind, string>() }
   for (const plan of plans) {
-    await checkDockerfile(plan, root, files, findings)
+    const text = await readDockerfile(plan, root, files, findings)
+    if (text !== undefined) findings.dockerfiles.set(plan.kind, text)
     await checkSources(plan, root, files, findings)
   }
   return findings
 }
 
-async function checkDockerfile(
+async function readDockerfile(
   plan: ImagePlan,
   root: string,
   files: ProjectFiles,
   findings: Findings,
-): Promise<void> {
+): Promise<string | undefined> {
   const path = join(root, plan.dockerfile)
   const text =
     (await files.stat(path))?.kind === 'file'
@@ -86,6 +88,7 @@ async function checkDockerfile(
       `The ${plan.kind} image definition '${plan.dockerfile}' does not exist (looked for '${path}'). Expected '${plan.kind}.Dockerfile' in 'docker-folder': add it, or set 'docker-folder' to the folder that holds it.`,
     )
   }
+  return text
 }
 
 async function checkSources(

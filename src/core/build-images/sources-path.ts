@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import type { Files, Logger } from '../shared/ports.js'
+import { mapLimit } from '../shared/concurrency.js'
 import { errorMessage } from '../shared/errors.js'
 import type { ImageKind } from './definition.js'
 import { DockerCommandError, type DockerClient } from './docker.js'
@@ -11,14 +12,15 @@ import type { ImagePlan } from './plan.js'
  * copies the whole build context (.git, node_modules, .env files) into the image: BuildKit does
  * not fail. So before any build, each Dockerfile stage that uses it must declare it, itself
  * (`ARG SOURCES_PATH`) or through its base image (`ONBUILD ARG SOURCES_PATH`, as Olympe's base
- * images do). After each build, the layer that COPY added is compared with the sources folder.
+ * images do). After each build whose image passes through the engine (not one a builder pushed
+ * itself), the layer that COPY added is compared with the sources folder.
  */
 
-export const ALLOW_INPUT = 'allow-undeclared-sources-path'
+const ALLOW_INPUT = 'allow-undeclared-sources-path'
 
 export interface SourcesPathPorts {
   docker: DockerClient
-  files: Pick<Files, 'readText' | 'stat' | 'listFilesDeep'>
+  files: Pick<Files, 'stat' | 'listFilesDeep'>
   logger: Logger
   redact: (text: string) => string
 }
@@ -30,16 +32,16 @@ export interface SourcesPathFindings {
   bases: Map<ImageKind, string | undefined>
 }
 
+/** `dockerfiles`: each plan's Dockerfile text, as the pre-flight read it. */
 export async function checkSourcesPathDeclared(
   plans: readonly ImagePlan[],
-  root: string,
+  dockerfiles: ReadonlyMap<ImageKind, string>,
   allowUnreadable: boolean,
   ports: SourcesPathPorts,
 ): Promise<SourcesPathFindings> {
   const findings: SourcesPathFindings = { problems: [], warnings: [], bases: new Map() }
   for (const plan of plans) {
-    const text = await ports.files.readText(join(root, plan.dockerfile))
-    const stages = readStages(text, plan.command.buildArgs)
+    const stages = readStages(dockerfiles.get(plan.kind) ?? '', plan.command.buildArgs)
     findings.bases.set(plan.kind, rootBase(stages))
     for (const stage of stages) {
       const verdict = await judgeStage(stage, stages, ports)
@@ -123,8 +125,8 @@ const lower = (text: string): string => text.charAt(0).toLowerCase() + text.slic
 /** The external image at the root of the final stage's FROM chain. */
 function rootBase(stages: readonly Stage[]): string | undefined {
   let stage = stages[stages.length - 1]
-  for (let hops = 0; stage?.parentStage !== undefined && hops < stages.length; hops++)
-    stage = stages[stage.parentStage]
+  // readStages links a stage only to an earlier one, so this walk ends.
+  while (stage?.parentStage !== undefined) stage = stages[stage.parentStage]
   return stage?.base
 }
 
@@ -176,20 +178,15 @@ export async function checkCopiedSize(
 }
 
 /** Files stat'ed at once: a real backend folder holds some 15,000 (one by one, seconds). */
-const STAT_BATCH = 256
+const STAT_CALLS = 256
 
 async function folderBytes(
   folder: string,
   files: Pick<Files, 'stat' | 'listFilesDeep'>,
 ): Promise<number> {
   const paths = await files.listFilesDeep(folder)
-  let total = 0
-  for (let start = 0; start < paths.length; start += STAT_BATCH) {
-    const batch = paths.slice(start, start + STAT_BATCH)
-    const found = await Promise.all(batch.map((path) => files.stat(path)))
-    for (const entry of found) total += entry?.size ?? 0
-  }
-  return total
+  const found = await mapLimit(paths, STAT_CALLS, (path) => files.stat(path))
+  return found.reduce((total, entry) => total + (entry?.size ?? 0), 0)
 }
 
 const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`

@@ -1,3 +1,6 @@
+import { unique } from '../shared/collections.js'
+import { percentDecoded } from '../shared/secrets.js'
+
 /**
  * The whole webhook URL is secret, and so are the parts of it that can leak alone, each as
  * written in the URL and percent-decoded (a server may echo either): the user part, query
@@ -22,11 +25,11 @@ export function webhookUrlSecrets(raw: string): string[] {
   const values = [...url.search.slice(1).split('&').map(queryValue), url.hash.slice(1)]
   for (const part of [...segments, ...values])
     for (const form of bothForms(part)) if (looksLikeToken(form)) parts.push(form)
-  return [...new Set(parts)].filter((part) => part.length >= MIN_SECRET_LENGTH)
+  return unique(parts).filter((part) => part.length >= MIN_URL_PART_LENGTH)
 }
 
-/** Shorter values are not masked: they would match inside ordinary text. */
-const MIN_SECRET_LENGTH = 4
+/** Shorter parts of the URL are left out: they would match inside ordinary text. */
+const MIN_URL_PART_LENGTH = 4
 /** A path such as `/hooks` alone is no secret; `/hooks/deploy` is the URL's own. */
 const MIN_PATH_LENGTH = 8
 
@@ -51,14 +54,6 @@ function queryValue(pair: string): string {
 
 /** As written in the URL, and percent-decoded (`+` in a query is a space too). */
 function bothForms(part: string): string[] {
-  const forms = [part, decode(part), decode(part.replace(/\+/g, ' '))]
-  return [...new Set(forms)].filter((form) => form !== '')
-}
-
-function decode(part: string): string {
-  try {
-    return decodeURIComponent(part)
-  } catch {
-    return part
-  }
+  const forms = [part, percentDecoded(part), percentDecoded(part.replace(/\+/g, ' '))]
+  return unique(forms).filter((form) => form !== '')
 }

@@ -165,11 +165,12 @@ export function judgeResponse(
   now: number,
 ): Attempt {
   const { status } = response
-  const body = showBody(response, redact)
   const message = messageField(response.body)
+  if (status === 200 && message === 'success') return { kind: 'done', result: { status, message } }
+  // Only a failure shows the body and the message, redacted.
+  const body = showBody(response, redact)
   const responseMessage = message === undefined ? undefined : shorten(redact(message))
   if (status === 200) {
-    if (message === 'success') return { kind: 'done', result: { status, message } }
     return {
       kind: 'failed',
       status,
@@ -253,8 +254,7 @@ function shorten(text: string): string {
 function showBody(response: HttpResponse, redact: (text: string) => string): string {
   const text = redact(response.body.trim())
   if (text === '') return '(empty)'
-  const cut = text.length > SHOWN_BODY_CHARS || response.bodyTruncated
-  return cut ? `${text.slice(0, SHOWN_BODY_CHARS)}… (cut)` : text
+  return response.bodyTruncated ? `${text.slice(0, SHOWN_BODY_CHARS)}… (cut)` : shorten(text)
 }
 
 /**

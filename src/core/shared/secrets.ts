@@ -72,7 +72,8 @@ export function leakForms(secret: string): string[] {
   )
 }
 
-function percentDecoded(text: string): string {
+/** The text percent-decoded; as it is when it holds a malformed escape. */
+export function percentDecoded(text: string): string {
   try {
     return decodeURIComponent(text)
   } catch {

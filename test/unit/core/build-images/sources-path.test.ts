@@ -39,11 +39,11 @@ async function declared(
   const docker = fakeDocker(script)
   const findings = await checkSourcesPathDeclared(
     [plan(options.buildArgs)],
-    '/p',
+    new Map([['frontend', dockerfile]]),
     options.allow ?? false,
     {
       docker,
-      files: memoryFiles({ '/p/docker/frontend.Dockerfile': dockerfile }),
+      files: memoryFiles({}),
       logger: recorded.logger,
       redact: (text) => text.replaceAll('s3cret-pass', '***'),
     },
