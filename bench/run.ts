@@ -139,17 +139,22 @@ function renderTables({ deploy, bundles, large, images, snapshot, npx }: Results
   const kb = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KB`
   const bundleRows = bundles.map(
     (b) =>
-      `| \`dist/${b.action}/\` | ${kb(b.entryBytes)} | ${kb(b.bytes)} | ${kb(b.gzipBytes)} | ${b.loadMs.toFixed(0)} ms | ${b.maxRssMb.toFixed(1)} MB |`,
+      `| \`olympe-deploy ${b.action} --help\` | ${kb(b.entryBytes)} | ${kb(b.bytes)} | ${kb(b.gzipBytes)} | ${b.loadMs.toFixed(0)} ms | ${b.maxRssMb.toFixed(1)} MB |`,
   )
   const bundled = deploy['deploy bundle'] as Figure
-  const worstEntry = Math.max(...bundles.map((b) => b.entryBytes))
+  const entry = Math.max(...bundles.map((b) => b.entryBytes))
+  const startUpLimit = DEPLOY_RATIO_BEFORE_ONE_BUNDLE * 1.1
   const targetRows = [
-    targetRow('Deploy: time at most 2.0× (a)', bundled.seconds / floor.seconds, 2),
+    targetRow(
+      `Deploy: time within 10% of the three-bundle build's ${DEPLOY_RATIO_BEFORE_ONE_BUNDLE}× (a), so at most ${startUpLimit.toFixed(2)}×`,
+      bundled.seconds / floor.seconds,
+      startUpLimit,
+    ),
     targetRow('Deploy: peak RSS at most 2.0× (a)', bundled.maxRssMb / floor.maxRssMb, 2),
-    `| Each bundle's index.js under 700 KB | largest ${kb(worstEntry)} | ${worstEntry < 700 * 1024 ? 'yes' : 'no'} |`,
+    `| dist/index.js under 900 KB | ${kb(entry)} | ${entry < 900 * 1024 ? 'yes' : 'no'} |`,
   ]
   return [
-    `Medians of ${RUNS} interleaved runs on this project's CI machine (2 cores), Node 24; ratios against baseline (a) measured in the same run. The deploy bundle carries \`@actions/core\`, \`@actions/exec\` and \`@actions/http-client\` (and loads \`@actions/github\` only on GitHub): the standard library is worth up to 2.0× the bare \`node:http\` POST.`,
+    `Medians of ${RUNS} interleaved runs on this project's CI machine (2 cores), Node 24; ratios against baseline (a) measured in the same run. One bundle, \`dist/index.js\`, holds the three actions and \`@actions/http-client\`; \`@actions/core\` loads only on the GitHub runner, \`@actions/exec\` only when a tool runs, \`@actions/github\` only on GitHub.`,
     '',
     '| Deploy, one POST to a loopback webhook | Time | vs (a) | Peak RSS | vs (a) |',
     '|---|---|---|---|---|',
@@ -163,7 +168,7 @@ function renderTables({ deploy, bundles, large, images, snapshot, npx }: Results
     '|---|---|---|',
     ...targetRows,
     '',
-    'The runner loads index.js; a chunk is read only when its code runs (`@actions/github`, 120 KB, on GitHub; the YAML parser, 111 KB, when `deploy-rules` are YAML rather than JSON).',
+    'The runner loads dist/index.js; a chunk is read only when its code runs (`@actions/core` on the GitHub runner, `@actions/exec` when a tool runs, `@actions/github` on GitHub, the YAML parser when `deploy-rules` are YAML rather than JSON).',
     '',
     `Deploy when the webhook answers with a 10 MB body: ${(large.seconds * 1000).toFixed(0)} ms, peak RSS ${large.maxRssMb.toFixed(1)} MB (only 64 KiB of the body is kept).`,
     '',
@@ -174,6 +179,9 @@ function renderTables({ deploy, bundles, large, images, snapshot, npx }: Results
     ...pairRows(snapshot, true),
   ].join('\n')
 }
+
+/** The deploy bundle's time against (a) when each action had a bundle of its own (1.78×, 2026-11-24). */
+const DEPLOY_RATIO_BEFORE_ONE_BUNDLE = 1.78
 
 function targetRow(target: string, ratio: number, limit: number): string {
   return `| ${target} | ${ratio.toFixed(2)}× | ${ratio <= limit ? 'yes' : 'no'} |`

@@ -1,5 +1,7 @@
-// Bundles each action with ncc into dist/<action>/ (committed). `--check` builds in memory and
-// fails when the committed files differ, so a stale dist/ cannot land.
+// Bundles the three actions with ncc into one file, dist/index.js (committed), plus the lazily
+// loaded chunks, and writes dist/<action>/index.js, the one-line entry each action.yml runs.
+// `--check` builds in memory and fails when the committed files differ, so a stale dist/
+// cannot land.
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { transformSync } from 'esbuild'
 import { createRequire } from 'node:module'
@@ -7,16 +9,16 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const dist = join(root, 'dist')
 const ncc = createRequire(import.meta.url)('@vercel/ncc')
-const ALL_ACTIONS = (await readdir(join(root, 'src/main')))
-  .map((file) => file.replace(/\.ts$/, ''))
-  .sort()
-// `node scripts/build.js deploy` bundles one action only.
-const asked = process.argv.slice(2).filter((arg) => !arg.startsWith('--'))
-const ACTIONS = asked.length > 0 ? ALL_ACTIONS.filter((id) => asked.includes(id)) : ALL_ACTIONS
 
-async function bundle(id) {
-  const { code, assets } = await ncc(join(root, 'src/main', `${id}.ts`), {
+/** Each action's folder (as action.yml names it) and the bundle's export that runs it. */
+const ENTRIES = { snapshot: 'snapshot', 'build-images': 'buildImages', deploy: 'deploy' }
+/** Written by `npm run build`'s generator, not by the bundler: left alone here. */
+const NOT_OURS = new Set(['snapshot-config.schema.json'])
+
+async function bundle() {
+  const { code, assets } = await ncc(join(root, 'src/index.ts'), {
     esm: true,
     minify: true,
     license: 'licenses.txt',
@@ -27,12 +29,14 @@ async function bundle(id) {
     transpileOnly: true,
   })
   // ncc minifies the entry file only, and less tightly than esbuild: esbuild minifies the entry
-  // again (about 8% smaller) and the lazily loaded chunks (Octokit, the YAML parser) once.
+  // again (about 8% smaller) and the lazily loaded chunks (Octokit, the YAML parser…) once.
   const files = { 'index.js': minify(code), 'package.json': '{"type":"module"}\n' }
   for (const [name, asset] of Object.entries(assets)) {
     const source = asset.source.toString()
     files[name] = name.endsWith('.js') ? minify(source) : source
   }
+  for (const [folder, exported] of Object.entries(ENTRIES))
+    files[`${folder}/index.js`] = `import{${exported}}from'../index.js';await ${exported}()\n`
   return files
 }
 
@@ -45,38 +49,45 @@ function minify(code) {
   }).code
 }
 
-async function write(id, files) {
-  const dir = join(root, 'dist', id)
-  await rm(dir, { recursive: true, force: true })
-  await mkdir(dir, { recursive: true })
-  for (const [name, content] of Object.entries(files)) await writeFile(join(dir, name), content)
+/** Every file under dist/ the bundler owns, as paths relative to dist/. */
+async function committedFiles() {
+  const entries = await readdir(dist, { recursive: true, withFileTypes: true }).catch(() => [])
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(dist.length + 1))
+    .filter((name) => !NOT_OURS.has(name))
 }
 
-async function stale(id, files) {
-  const dir = join(root, 'dist', id)
-  const present = await readdir(dir).catch(() => [])
+async function write(files) {
+  for (const name of await committedFiles()) await rm(join(dist, name))
+  for (const folder of Object.keys(ENTRIES)) await mkdir(join(dist, folder), { recursive: true })
+  for (const [name, content] of Object.entries(files)) await writeFile(join(dist, name), content)
+}
+
+async function stale(files) {
   const problems = []
   for (const [name, content] of Object.entries(files)) {
-    const committed = await readFile(join(dir, name), 'utf8').catch(() => undefined)
+    const committed = await readFile(join(dist, name), 'utf8').catch(() => undefined)
     if (committed !== content)
-      problems.push(`dist/${id}/${name} ${committed === undefined ? 'is missing' : 'differs'}`)
+      problems.push(`dist/${name} ${committed === undefined ? 'is missing' : 'differs'}`)
   }
-  for (const name of present)
-    if (!(name in files)) problems.push(`dist/${id}/${name} is not produced any more`)
+  for (const name of await committedFiles())
+    if (!(name in files)) problems.push(`dist/${name} is not produced any more`)
   return problems
 }
 
-const check = process.argv.includes('--check')
-const problems = []
-for (const id of ACTIONS) {
-  const files = await bundle(id)
-  if (check) problems.push(...(await stale(id, files)))
-  else {
-    await write(id, files)
-    console.log(`dist/${id}/index.js ${(files['index.js'].length / 1024).toFixed(0)} KB`)
+const files = await bundle()
+if (process.argv.includes('--check')) {
+  const problems = await stale(files)
+  if (problems.length > 0) {
+    console.error(`dist/ is stale: ${problems.join('; ')}.\nRun 'npm run build' and commit dist/.`)
+    process.exit(1)
   }
-}
-if (problems.length > 0) {
-  console.error(`dist/ is stale: ${problems.join('; ')}.\nRun 'npm run build' and commit dist/.`)
-  process.exit(1)
+} else {
+  await write(files)
+  const kb = (name) => `${(files[name].length / 1024).toFixed(0)} KB`
+  const chunks = Object.keys(files).filter((name) => /^\d+\.index\.js$/.test(name))
+  console.log(
+    `dist/index.js ${kb('index.js')}; lazy chunks: ${chunks.map((c) => `${c} ${kb(c)}`).join(', ')}`,
+  )
 }

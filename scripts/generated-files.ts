@@ -1,4 +1,4 @@
-import { ACTION_DEFINITIONS, ROOT_ACTION } from '../src/core/definitions.js'
+import { ACTION_DEFINITIONS, ROOT_ACTION } from '../src/core/action-list.js'
 import { snapshotConfigJsonSchema } from '../src/core/snapshot/json-schema.js'
 import { renderActionYml } from './render/action-yml.js'
 import { GITLAB_TEMPLATES, renderTemplate, templateTables } from './render/gitlab.js'

@@ -7,7 +7,7 @@
 // Secrets are never inputs, whose values anyone who can read the pipeline configuration sees: the
 // jobs take them from CI/CD variables.
 import { parseAllDocuments, stringify } from 'yaml'
-import { ACTION_DEFINITIONS } from '../../src/core/definitions.js'
+import { ACTION_DEFINITIONS } from '../../src/core/action-list.js'
 import { dotenvKey, inputEnvName } from '../../src/core/definition.js'
 import type { ActionDefinition, InputSpec } from '../../src/core/definition.js'
 import { tableCell } from '../../src/core/shared/markdown.js'

@@ -6,6 +6,7 @@ import {
 import { parseBuildImagesInputs } from '../core/build-images/inputs.js'
 import { runBuildImages } from '../core/build-images/run.js'
 import { runAction, type Action } from '../platform/run.js'
+import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
 import { isolatedDockerConfig } from '../tools/docker-config.js'
 import { createDocker } from '../tools/docker.js'
@@ -32,4 +33,5 @@ export const buildImagesAction: Action<BuildImagesInputName> = {
 }
 
 /** The step, for the bundle's entry and for @github/local-action; importing it runs nothing. */
-export const run = (): Promise<void> => runAction(buildImagesAction)
+export const run = (invocation: Invocation = {}): Promise<void> =>
+  runAction(buildImagesAction, invocation)

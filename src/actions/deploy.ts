@@ -3,6 +3,7 @@ import { parseDeployInputs, type ParseYaml } from '../core/deploy/inputs.js'
 import { runDeploy } from '../core/deploy/run.js'
 import { webhookUrlSecrets } from '../core/deploy/secrets.js'
 import { runAction, type Action } from '../platform/run.js'
+import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
 import { nodeFiles } from '../tools/files.js'
 import { USER_AGENT } from '../platform/package-info.js'
@@ -29,7 +30,8 @@ export const deployAction: Action<DeployInputName> = {
 }
 
 /** The step, for the bundle's entry and for @github/local-action; importing it runs nothing. */
-export const run = (): Promise<void> => runAction(deployAction)
+export const run = (invocation: Invocation = {}): Promise<void> =>
+  runAction(deployAction, invocation)
 
 /** The YAML parser is 110 KB minified: load it only for rules that are not plain JSON. */
 async function yamlParserFor(rules: string): Promise<ParseYaml> {

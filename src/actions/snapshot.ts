@@ -2,6 +2,7 @@ import { snapshotDefinition, type SnapshotInputName } from '../core/snapshot/def
 import { parseSnapshotInputs } from '../core/snapshot/inputs.js'
 import { runSnapshot } from '../core/snapshot/run.js'
 import { runAction, type Action } from '../platform/run.js'
+import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
 import { nodeFiles } from '../tools/files.js'
 import { createGitPort } from '../tools/git.js'
@@ -29,4 +30,5 @@ export const snapshotAction: Action<SnapshotInputName> = {
 }
 
 /** The step, for the bundle's entry and for @github/local-action; importing it runs nothing. */
-export const run = (): Promise<void> => runAction(snapshotAction)
+export const run = (invocation: Invocation = {}): Promise<void> =>
+  runAction(snapshotAction, invocation)

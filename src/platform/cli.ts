@@ -4,6 +4,7 @@ import { dotenvKey, type ActionDefinition } from '../core/definition.js'
 import type { Logger, Reporter, Summary } from '../core/shared/ports.js'
 import { Redactor } from '../core/shared/redactor.js'
 import { parseCliArgs, type CliArgs } from './cli-args.js'
+import type { Platform } from '../core/shared/context.js'
 import type { Env } from '../core/shared/env.js'
 import { InputError, quote } from '../core/shared/errors.js'
 import { systemClock } from '../tools/clock.js'
@@ -26,6 +27,7 @@ export interface CliRuntime extends Runtime {
  */
 export function createCliRuntime<I extends string>(
   definition: ActionDefinition<I>,
+  ci: Platform,
   env: Env,
   argv: readonly string[],
   stdout: Write = (text) => process.stdout.write(text),
@@ -33,13 +35,13 @@ export function createCliRuntime<I extends string>(
 ): CliRuntime {
   const args = parseCliArgs(definition, argv)
   if (args.options.dotenv !== undefined) checkDotenvPath(args.options.dotenv)
-  const onGithub = env.GITHUB_ACTIONS === 'true'
+  const onGithub = ci === 'github'
   const out = onGithub ? guarded(stdout, stdout) : stdout
   const err = onGithub ? guarded(stderr, stdout) : stderr
   const redactor = new Redactor()
   const r = (text: string): string => redactor.redact(text)
   const debugOn = args.options.debug || isStepDebug(env)
-  const sections = env.GITLAB_CI === 'true' ? gitlabSections(out) : plainSections(out)
+  const sections = ci === 'gitlab' ? gitlabSections(out) : plainSections(out)
   const logger: Logger = {
     info: (message) => out(`${r(message)}\n`),
     warning: (message) => err(`Warning: ${r(message)}\n`),
@@ -82,10 +84,6 @@ export function createCliRuntime<I extends string>(
       ...(args.given as unknown as Partial<Record<J, string>>),
     }),
     registerSecret: (value) => redactor.add(value),
-    fail: (message) => {
-      logger.error(message)
-      process.exitCode = 1
-    },
   }
 }
 

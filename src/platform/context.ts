@@ -1,4 +1,4 @@
-import type { CiContext } from '../core/shared/context.js'
+import type { CiContext, Platform } from '../core/shared/context.js'
 import type { Env } from '../core/shared/env.js'
 import type { Exec } from '../core/shared/exec.js'
 
@@ -7,9 +7,21 @@ import type { Exec } from '../core/shared/exec.js'
  * on GitHub: it brings Octokit); GitLab's and a local run's are what @actions/github cannot know.
  */
 export async function detectContext(env: Env, cwd: string, exec: Exec): Promise<CiContext> {
-  if (env.GITHUB_ACTIONS === 'true') return githubContext(env, cwd)
-  if (env.GITLAB_CI === 'true') return gitlabContext(env, cwd)
-  return localContext(cwd, exec)
+  switch (whichCi(env)) {
+    case 'github':
+      return githubContext(env, cwd)
+    case 'gitlab':
+      return gitlabContext(env, cwd)
+    case 'local':
+      return localContext(cwd, exec)
+  }
+}
+
+/** Which CI runs this job, from the variable each sets in every job. */
+export function whichCi(env: Env): Platform {
+  if (env.GITHUB_ACTIONS === 'true') return 'github'
+  if (env.GITLAB_CI === 'true') return 'gitlab'
+  return 'local'
 }
 
 const GITHUB_PR_EVENTS = new Set([
@@ -32,7 +44,9 @@ interface GithubPayload {
 async function githubContext(env: Env, cwd: string): Promise<CiContext> {
   const { context } = await import('@actions/github')
   const payload = context.payload as GithubPayload
-  const event = context.eventName
+  // Unset outside a runner (@github/local-action with a hand-written env file): say so.
+  const event =
+    (context.eventName as string | undefined) || 'unknown (GITHUB_EVENT_NAME is not set)'
   const isPullRequest = GITHUB_PR_EVENTS.has(event)
   // The context's fields are plain copies of GITHUB_* variables: absent outside a runner.
   const ref = (context.ref as string | undefined) ?? ''
@@ -61,7 +75,7 @@ async function githubContext(env: Env, cwd: string): Promise<CiContext> {
 }
 
 function gitlabContext(env: Env, cwd: string): CiContext {
-  const event = env.CI_PIPELINE_SOURCE ?? ''
+  const event = env.CI_PIPELINE_SOURCE || 'unknown (CI_PIPELINE_SOURCE is not set)'
   const isPullRequest = event === 'merge_request_event' || Boolean(env.CI_MERGE_REQUEST_IID)
   return {
     platform: 'gitlab',

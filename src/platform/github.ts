@@ -1,5 +1,6 @@
 import * as core from '@actions/core'
-import type { ActionDefinition } from '../core/definition.js'
+import { inputNames, type ActionDefinition } from '../core/definition.js'
+import type { Env } from '../core/shared/env.js'
 import { tableCell } from '../core/shared/markdown.js'
 import type { Logger, Reporter, Summary } from '../core/shared/ports.js'
 import { Redactor } from '../core/shared/redactor.js'
@@ -18,7 +19,7 @@ import { guardCommands } from './workflow-commands.js'
  * any that could. Warnings, errors, debug lines and group titles are safe: @actions/core escapes
  * their line breaks.
  */
-export function createGithubRuntime(): Runtime {
+export function createGithubRuntime(env: Env): Runtime {
   const redactor = new Redactor()
   const masked = new Set<string>()
   const r = (text: string): string => redactor.redact(text)
@@ -34,7 +35,7 @@ export function createGithubRuntime(): Runtime {
     setOutput: (name, value) => core.setOutput(name, value),
     summary: async (summary) => {
       // Without GITHUB_STEP_SUMMARY (an old runner, a local run) there is no summary to write.
-      if (!process.env.GITHUB_STEP_SUMMARY) return
+      if (!env.GITHUB_STEP_SUMMARY) return
       await core.summary.addRaw(boundSummary(r(summaryMarkdown(summary)))).write()
     },
   }
@@ -45,7 +46,7 @@ export function createGithubRuntime(): Runtime {
     reporter,
     readInputs: <I extends string>(definition: ActionDefinition<I>) => {
       const given: Partial<Record<I, string>> = {}
-      for (const name of Object.keys(definition.inputs) as I[]) given[name] = core.getInput(name)
+      for (const name of inputNames(definition)) given[name] = core.getInput(name)
       return given
     },
     // Every leak form, not only the value: the runner masks base64 forms of a value only where
@@ -57,12 +58,6 @@ export function createGithubRuntime(): Runtime {
         core.setSecret(form)
       }
       redactor.add(value)
-    },
-    // What core.setFailed does (an error, exit code 1), but with a title: it names the failed
-    // input, and core.setFailed cannot give one.
-    fail: (message, title) => {
-      core.error(r(message), { title })
-      process.exitCode = 1
     },
   }
 }

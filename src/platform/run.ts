@@ -9,12 +9,8 @@ import type { CiContext } from '../core/shared/context.js'
 import { ActionError, InputError, errorMessage } from '../core/shared/errors.js'
 import type { CommonPorts } from '../core/shared/ports.js'
 import { MIN_SECRET_LENGTH, actionSecrets, shortSecretInputs } from '../core/shared/secrets.js'
-import { exec } from '../tools/exec.js'
-import { usage } from './cli-args.js'
-import { createCliRuntime } from './cli.js'
-import { detectContext } from './context.js'
-import { createGithubRuntime } from './github.js'
 import type { Runtime } from './runtime.js'
+import { startPlatform, type Invocation, type Started } from './start.js'
 
 /** What the platform gives an action; it adds the ports of its own tools. */
 export type PlatformPorts = Pick<CommonPorts, 'logger' | 'reporter' | 'redact' | 'registerSecret'>
@@ -26,31 +22,25 @@ export interface Action<I extends string> {
   run: (raw: RawInputs<I>, context: CiContext, platform: PlatformPorts) => Promise<void>
 }
 
-/** The bin script sets this so that the command line behaves the same inside a GitHub job. */
-export const CLI_MARKER = 'OLYMPE_DEPLOY_CLI'
-
 /**
  * The one place an action starts: pick the platform, register secrets before anything is
  * printed, fill defaults, run, and turn any failure into one clear message and exit code 1.
  */
-export async function runAction<I extends string>(action: Action<I>): Promise<void> {
-  const env = process.env
+export async function runAction<I extends string>(
+  action: Action<I>,
+  invocation: Invocation = {},
+): Promise<void> {
   const { definition } = action
-  let runtime: Runtime
+  let started: Started | undefined
   try {
-    runtime =
-      env.GITHUB_ACTIONS === 'true' && env[CLI_MARKER] !== '1'
-        ? createGithubRuntime()
-        : createCliRuntime(definition, env, process.argv.slice(2))
+    started = await startPlatform(definition, invocation, process.env, process.cwd())
   } catch (error) {
     process.stderr.write(`Error: ${errorMessage(error)}\n`)
     process.exitCode = 1
     return
   }
-  if (runtime.cliArgs?.options.help) {
-    process.stdout.write(`${usage(definition)}\n`)
-    return
-  }
+  if (!started) return
+  const { runtime, context } = started
   const raw = withDefaults(definition, runtime.readInputs(definition))
   for (const secret of actionSecrets(definition, raw, action.derivedSecrets?.(raw)))
     runtime.registerSecret(secret)
@@ -66,7 +56,6 @@ export async function runAction<I extends string>(action: Action<I>): Promise<vo
     return Promise.resolve()
   })
   try {
-    const context = await detectContext(env, process.cwd(), exec)
     await action.run(raw, context, {
       logger: runtime.logger,
       reporter: runtime.reporter,
@@ -74,16 +63,21 @@ export async function runAction<I extends string>(action: Action<I>): Promise<vo
       registerSecret: (value) => runtime.registerSecret(value),
     })
   } catch (error) {
-    runtime.fail(failureMessage(error), failureTitle(definition.id, error))
-    if (!isExpected(error) && error instanceof Error && error.stack)
-      runtime.logger.debug(error.stack)
-    // The job page shows summaries first: say there too why the step failed.
-    if (runtime.kind === 'github') {
-      await runtime.reporter.summary({
-        heading: `olympe ${definition.id} failed`,
-        rows: [['Reason', errorMessage(error)]],
-      })
-    }
+    await reportFailure(runtime, definition.id, error)
+  }
+}
+
+/** An error annotation with a title that names the failed input, exit code 1, and the summary. */
+async function reportFailure(runtime: Runtime, actionId: string, error: unknown): Promise<void> {
+  runtime.logger.error(failureMessage(error), { title: failureTitle(actionId, error) })
+  process.exitCode = 1
+  if (!isExpected(error) && error instanceof Error && error.stack) runtime.logger.debug(error.stack)
+  // The job page shows summaries first: say there too why the step failed.
+  if (runtime.kind === 'github') {
+    await runtime.reporter.summary({
+      heading: `olympe ${actionId} failed`,
+      rows: [['Reason', errorMessage(error)]],
+    })
   }
 }
 

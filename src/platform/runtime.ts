@@ -1,4 +1,4 @@
-import { inputEnvNames, type ActionDefinition } from '../core/definition.js'
+import { inputEnvNames, inputNames, type ActionDefinition } from '../core/definition.js'
 import type { Env } from '../core/shared/env.js'
 import type { Redactor } from '../core/shared/redactor.js'
 import type { Logger, Reporter } from '../core/shared/ports.js'
@@ -16,8 +16,6 @@ export interface Runtime {
   readInputs<I extends string>(definition: ActionDefinition<I>): Partial<Record<I, string>>
   /** Masks a value in everything printed from now on (and on GitHub, in the runner's log too). */
   registerSecret(value: string): void
-  /** Reports the step's failure: an error (annotation) with a title, and exit code 1. */
-  fail(message: string, title: string): void
 }
 
 /** Each input from either of its environment variables (see inputEnvNames). */
@@ -26,7 +24,7 @@ export function inputsFromEnv<I extends string>(
   env: Env,
 ): Partial<Record<I, string>> {
   const given: Partial<Record<I, string>> = {}
-  for (const name of Object.keys(definition.inputs) as I[]) {
+  for (const name of inputNames(definition)) {
     const [hyphenated, underscored] = inputEnvNames(name)
     const value = env[hyphenated] ?? env[underscored]
     if (value !== undefined) given[name] = value

@@ -1,4 +1,3 @@
-import { exec as runTool } from '@actions/exec'
 import type { Exec, ExecOptions } from '../core/shared/exec.js'
 
 /**
@@ -10,6 +9,8 @@ import type { Exec, ExecOptions } from '../core/shared/exec.js'
 export const exec: Exec = async (command, args, options: ExecOptions = {}) => {
   const out = lines('stdout', options.onLine)
   const err = lines('stderr', options.onLine)
+  // Loaded on first use: deploy on GitLab never runs a tool, and should not load it.
+  const { exec: runTool } = await import('@actions/exec')
   // Typed as a number, but null when a signal killed the tool.
   const code = (await runTool(command, [...args], {
     cwd: options.cwd,

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { parse } from 'yaml'
-import { ACTION_DEFINITIONS } from '../../src/core/definitions.js'
+import { ACTION_DEFINITIONS } from '../../src/core/action-list.js'
 import { NODE24 } from '../helpers/node-binaries.js'
 import {
   fixture,
@@ -21,7 +21,7 @@ import { answer, startWebhookServer, type WebhookServer } from '../helpers/webho
 /**
  * The malformed-input corpus (test/fixtures/bad-inputs/*.yml). Every case runs the built bundle
  * as the runner runs it (<action>.yml) or as a GitLab job runs `olympe-deploy` (cli.yml), and must
- * exit 1 before any side effect: no webhook request, and no call to docker, git or the toolkit
+ * fail (exit 1, or 2 for a command line used wrongly) before any side effect: no webhook request, and no call to docker, git or the toolkit
  * (stand-ins on PATH record any call). Each case names the message it must print (on GitHub, in
  * the `::error` annotation as the runner reads it), no secret of the case may show in any
  * captured stream or file, in any of its leak forms (test/helpers/secrets.ts), and no text of
@@ -40,6 +40,8 @@ interface BadInput {
   command?: string
   /** Values of the case that must not show anywhere, besides its secret inputs. */
   secrets?: string[]
+  /** The exit status, when not 1: 2 for a command line used wrongly (no or unknown command). */
+  code?: number
   env?: Record<string, string>
 }
 
@@ -195,7 +197,7 @@ for (const corpus of CORPORA) {
               env,
             })
       expect({ code: run.code, stderr: run.stderr }).toEqual({
-        code: 1,
+        code: badInput.code ?? 1,
         stderr: corpus === 'cli' ? expect.stringContaining('Error: ') : '',
       })
       const message = badInput.expect.replaceAll('{workspace}', cwd)

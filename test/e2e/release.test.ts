@@ -125,11 +125,11 @@ describe(`releasing v${NEXT} in a copy of the repository`, () => {
   }, 480_000)
 
   test('a source change without a rebuild makes dist/ stale, and the check fails', async () => {
-    await appendFile(join(copy.dir, 'src/main/deploy.ts'), "console.log('not in dist/')\n")
+    await appendFile(join(copy.dir, 'src/index.ts'), "console.log('not in dist/')\n")
     const run = await node(copy.dir, 'release-check.mjs', [tag])
     expect(run.code).toBe(1)
     expect(run.stdout).toBe('')
-    expect(run.stderr).toContain('dist/deploy/index.js differs')
+    expect(run.stderr).toContain('dist/index.js differs')
     expect(run.stderr).toMatch(
       new RegExp(
         `Release check of '${tag}' failed: dist/ or the generated files are stale \\(above\\)\\. ` +

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { deployDefinition } from '../../../src/core/deploy/definition.js'
 import { InputError } from '../../../src/core/shared/errors.js'
 import { createCliRuntime } from '../../../src/platform/cli.js'
+import { whichCi } from '../../../src/platform/context.js'
 import { hostileCommands } from '../../helpers/runner-commands.js'
 import { expectNoSecrets } from '../../helpers/secrets.js'
 
@@ -19,6 +20,7 @@ function capture(env: Record<string, string> = {}, argv: string[] = []): Capture
   const err: string[] = []
   const runtime = createCliRuntime(
     deployDefinition,
+    whichCi(env),
     env,
     argv,
     (text) => out.push(text),

@@ -1,0 +1,76 @@
+import * as buildImages from './actions/build-images.js'
+import * as deploy from './actions/deploy.js'
+import * as snapshot from './actions/snapshot.js'
+import { PACKAGE } from './platform/package-info.js'
+import type { Invocation } from './platform/start.js'
+
+interface Command {
+  about: string
+  run: (invocation: Invocation) => Promise<void>
+}
+
+/** The commands, in the order of the deployment process's steps. */
+const COMMANDS: Readonly<Record<string, Command>> = {
+  snapshot: { about: snapshot.snapshotAction.definition.description, run: snapshot.run },
+  'build-images': {
+    about: buildImages.buildImagesAction.definition.description,
+    run: buildImages.run,
+  },
+  deploy: { about: deploy.deployAction.definition.description, run: deploy.run },
+}
+
+/** A command line used wrongly (no command, an unknown one): the usual exit status for it. */
+const USAGE_ERROR = 2
+
+/**
+ * `olympe-deploy <command> [--<input> <value>]...`: GitLab jobs and people run the actions
+ * here, from the very bundle the GitHub runner runs.
+ */
+export async function runCommandLine(argv: readonly string[]): Promise<void> {
+  const [command, ...rest] = argv
+  if (command === '--version') {
+    process.stdout.write(`${PACKAGE.version}\n`)
+    return
+  }
+  if (command === '--help' || command === '-h') {
+    process.stdout.write(`${commandsUsage()}\n`)
+    return
+  }
+  if (command === undefined) {
+    process.stderr.write(`Error: no command given.\n\n${commandsUsage()}\n`)
+    process.exitCode = USAGE_ERROR
+    return
+  }
+  const chosen = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined
+  if (!chosen) {
+    // Not echoed: a mistyped `olympe-deploy $TOKEN` would print the token, and GitLab has no
+    // run-time masking. The commands are few enough to spot the slip in the list below.
+    process.stderr.write(
+      `Error: unknown command (not shown: it may be a secret). The first argument must be one of: ${Object.keys(COMMANDS).join(', ')}.\n\n${commandsUsage()}\n`,
+    )
+    process.exitCode = USAGE_ERROR
+    return
+  }
+  await chosen.run({ argv: rest })
+}
+
+export function commandsUsage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length))
+  const lines = Object.entries(COMMANDS).map(
+    ([name, { about }]) => `  ${name.padEnd(width)}  ${firstSentence(about)}`,
+  )
+  return [
+    'Usage: olympe-deploy <command> [--<input> <value>]...',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    "Run 'olympe-deploy <command> --help' for a command's inputs.",
+    "'olympe-deploy --version' prints the version.",
+  ].join('\n')
+}
+
+function firstSentence(text: string): string {
+  const end = text.search(/[.:;](\s|$)/)
+  return end === -1 ? text : text.slice(0, end + 1).replace(/[:;]$/, '.')
+}

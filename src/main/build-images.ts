@@ -1,3 +1,0 @@
-import { run } from '../actions/build-images.js'
-
-await run()

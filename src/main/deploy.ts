@@ -1,3 +1,0 @@
-import { run } from '../actions/deploy.js'
-
-await run()

@@ -1,3 +1,0 @@
-import { run } from '../actions/snapshot.js'
-
-await run()

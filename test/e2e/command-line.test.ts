@@ -1,0 +1,104 @@
+// `olympe-deploy` itself, as a GitLab job or a person meets it: the commands, and what happens
+// when none or an unknown one is given.
+import { describe, expect, test } from '@jest/globals'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { Cleanup } from '../helpers/cleanup.js'
+import { NODE24 } from '../helpers/node-binaries.js'
+import { ROOT, spawnCaptured } from '../helpers/run-action.js'
+
+const BIN = join(ROOT, 'bin/olympe-deploy.js')
+const env = { PATH: process.env.PATH ?? '' }
+
+const olympeDeploy = (...args: string[]): ReturnType<typeof spawnCaptured> =>
+  spawnCaptured(NODE24, [BIN, ...args], env, ROOT)
+
+const COMMAND_LINES = [
+  "  snapshot      Exports the code as data of Olympe projects with the platform's toolkit and commits it to git.",
+  '  build-images  Builds the frontend, backend and code-as-data images an Olympe project asks for',
+  '  deploy        Assembles the Olympe deployment payload from image references and calls the deployment webhook.',
+  "Run 'olympe-deploy <command> --help' for a command's inputs.",
+]
+
+describe('olympe-deploy', () => {
+  test('with no command: the commands, a line each, on stderr, and exit status 2', async () => {
+    const run = await olympeDeploy()
+    expect(run.code).toBe(2)
+    expect(run.stdout).toBe('')
+    expect(run.stderr).toMatch(/^Error: no command given\.\n\nUsage: olympe-deploy <command>/)
+    for (const line of COMMAND_LINES) expect(run.stderr).toContain(line)
+  })
+
+  test('--help: the same list on stdout, and exit status 0', async () => {
+    const run = await olympeDeploy('--help')
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' })
+    for (const line of COMMAND_LINES) expect(run.stdout).toContain(line)
+  })
+
+  test("<command> --help: that command's inputs, and nothing runs", async () => {
+    const run = await olympeDeploy('deploy', '--help')
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' })
+    expect(run.stdout).toMatch(/^Usage: olympe-deploy deploy \[--<input> <value>\]\.\.\./)
+    expect(run.stdout).toContain('--webhook-url <value>')
+    expect(run.stdout).not.toContain('Inputs\n')
+  })
+
+  test('an unknown command: not echoed, the list, and exit status 2', async () => {
+    const run = await olympeDeploy('deplyo', '--dry-run')
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain(
+      'Error: unknown command (not shown: it may be a secret). The first argument must be one of: snapshot, build-images, deploy.',
+    )
+    expect(run.stderr).not.toContain('deplyo')
+    for (const line of COMMAND_LINES) expect(run.stderr).toContain(line)
+  })
+})
+
+describe('what a GitLab deploy job loads', () => {
+  /** The chunk of dist/ whose text holds `marker`: where ncc put a lazily loaded library. */
+  async function chunkHolding(marker: string): Promise<string> {
+    const names = (await readdir(join(ROOT, 'dist'))).filter((name) =>
+      /^\d+\.index\.js$/.test(name),
+    )
+    for (const name of names)
+      if ((await readFile(join(ROOT, 'dist', name), 'utf8')).includes(marker)) return name
+    throw new Error(`no chunk of dist/ holds '${marker}'`)
+  }
+
+  test('the bundle, and neither @actions/core nor @actions/exec', async () => {
+    const cleanup = new Cleanup()
+    try {
+      const dir = await cleanup.tempDir('olympe-loads-')
+      const log = join(dir, 'loaded.txt')
+      const hooks = join(dir, 'hooks.mjs')
+      // Every module Node loads, as its URL, in the order it loads them.
+      await writeFile(
+        hooks,
+        `import { registerHooks } from 'node:module'\nimport { appendFileSync } from 'node:fs'\nregisterHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context) } })\n`,
+      )
+      const run = await spawnCaptured(
+        NODE24,
+        ['--import', hooks, BIN, 'deploy', '--dry-run', '--verify-images', 'false'],
+        {
+          ...env,
+          GITLAB_CI: 'true',
+          INPUT_WEBHOOK_URL: 'https://hooks.example.com/deploy/Load-Test-Token-1',
+          INPUT_WEBHOOK_TOKEN: 'Load-Test-Token-2',
+          INPUT_FRONTEND_IMAGE: 'registry.example.com/shop/frontend:1.4.0',
+        },
+        ROOT,
+      )
+      expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' })
+      const loaded = (await readFile(log, 'utf8'))
+        .split('\n')
+        .filter((url) => url.includes('/dist/'))
+        .map((url) => url.slice(url.lastIndexOf('/dist/') + 1))
+      expect(loaded).toContain('dist/index.js')
+      // @actions/core writes `::add-mask::` through setSecret; @actions/exec says how a tool failed.
+      expect(loaded).not.toContain(`dist/${await chunkHolding('setSecret')}`)
+      expect(loaded).not.toContain(`dist/${await chunkHolding('failed with exit code')}`)
+    } finally {
+      await cleanup.run()
+    }
+  })
+})
