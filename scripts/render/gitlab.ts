@@ -9,7 +9,7 @@
 import { parseAllDocuments, stringify } from 'yaml'
 import { ACTION_DEFINITIONS } from '../../src/core/action-list.js'
 import { dotenvKey, inputEnvName } from '../../src/core/definition.js'
-import type { ActionDefinition, InputSpec } from '../../src/core/definition.js'
+import type { ActionDefinition, InputDocs } from '../../src/core/definition.js'
 import { tableCell } from '../../src/core/shared/markdown.js'
 
 export const GITLAB_TEMPLATES = ['snapshot', 'build-images', 'deploy', 'pipeline']
@@ -52,7 +52,7 @@ const GITLAB_DEFAULTS: Record<string, Record<string, string> | undefined> = {
 }
 
 /** The GitLab form of one definition input (a secret has none). */
-export function gitlabInput(spec: InputSpec, gitlabDefault?: string): GitlabInput {
+export function gitlabInput(spec: InputDocs, gitlabDefault?: string): GitlabInput {
   const value = gitlabDefault ?? spec.default ?? ''
   const description = spec.description
   if (spec.type === 'boolean') return { description, type: 'boolean', default: value === 'true' }
@@ -85,7 +85,7 @@ function regionLines(key: string, version: string, declared?: Set<string>): stri
       `Unknown generated region '${key}': expected '<action> inputs [without <input>…]', '<action> variables|exports [with <input>=<value>…]' or 'package.json version'.`,
     )
   const { inputs } = action(id)
-  const ofRegion = (spec: InputSpec): boolean =>
+  const ofRegion = (spec: InputDocs): boolean =>
     kind === 'inputs' ? !spec.secret : (spec.type === 'boolean') === (kind === 'exports')
   const own = Object.entries(inputs).filter(([, spec]) => ofRegion(spec))
   const names = own.map(([name]) => name)
@@ -104,7 +104,7 @@ function regionLines(key: string, version: string, declared?: Set<string>): stri
     return yamlLines(Object.fromEntries(entries))
   }
   if (!declared) return undefined
-  const passed = (name: string, spec: InputSpec): string => {
+  const passed = (name: string, spec: InputDocs): string => {
     const fromTemplate = declared.has(name) ? `$[[ inputs.${name} ]]` : gitlabDefaults[name]
     const value = given.get(name) ?? (spec.secret ? `$${secretVariable(name)}` : fromTemplate)
     if (value !== undefined) return value

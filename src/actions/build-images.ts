@@ -1,10 +1,10 @@
-import { registryAuthSecret } from '../core/build-images/credentials.js'
 import {
   buildImagesDefinition,
   type BuildImagesInputName,
 } from '../core/build-images/definition.js'
 import { parseBuildImagesInputs } from '../core/build-images/inputs.js'
 import { runBuildImages } from '../core/build-images/run.js'
+import { loginSecrets } from '../core/registry/credentials.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
@@ -15,7 +15,7 @@ import { nodeFiles } from '../tools/files.js'
 
 export const buildImagesAction: Action<BuildImagesInputName> = {
   definition: buildImagesDefinition,
-  derivedSecrets: (raw) => registryAuthSecret(raw['registry-username'], raw['registry-password']),
+  derivedSecrets: (raw) => loginSecrets(raw['registry-username'], raw['registry-password']),
   async run(raw, context, platform) {
     const inputs = parseBuildImagesInputs(raw, context)
     const session = inputs.credentials ? await isolatedDockerConfig(process.env) : undefined

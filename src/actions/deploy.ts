@@ -1,5 +1,7 @@
 import { deployDefinition, type DeployInputName } from '../core/deploy/definition.js'
-import { parseDeployInputs, type ParseYaml } from '../core/deploy/inputs.js'
+import type { ParseTools } from '../core/definition.js'
+import { parseDeployInputs } from '../core/deploy/inputs.js'
+import { loginSecrets } from '../core/registry/credentials.js'
 import { runDeploy } from '../core/deploy/run.js'
 import { webhookUrlSecrets } from '../core/deploy/secrets.js'
 import { runAction, type Action } from '../platform/run.js'
@@ -9,16 +11,17 @@ import { nodeFiles } from '../tools/files.js'
 import { USER_AGENT } from '../platform/package-info.js'
 import { jobDockerConfigPath } from '../tools/docker-auth.js'
 import { createHttpClient } from '../tools/http.js'
-import { registryAuthSecret } from '../core/build-images/credentials.js'
 
 export const deployAction: Action<DeployInputName> = {
   definition: deployDefinition,
   derivedSecrets: (raw) => [
     ...webhookUrlSecrets(raw['webhook-url']),
-    ...registryAuthSecret(raw['registry-username'], raw['registry-password']),
+    ...loginSecrets(raw['registry-username'], raw['registry-password']),
   ],
   async run(raw, context, platform) {
-    const inputs = parseDeployInputs(raw, await yamlParserFor(raw['deploy-rules']))
+    const inputs = parseDeployInputs(raw, {
+      parseYaml: await yamlParserFor(raw['deploy-rules']),
+    })
     await runDeploy(inputs, context, {
       ...platform,
       http: createHttpClient(USER_AGENT),
@@ -34,7 +37,7 @@ export const run = (invocation: Invocation = {}): Promise<void> =>
   runAction(deployAction, invocation)
 
 /** The YAML parser is 110 KB minified: load it only for rules that are not plain JSON. */
-async function yamlParserFor(rules: string): Promise<ParseYaml> {
+async function yamlParserFor(rules: string): Promise<ParseTools['parseYaml']> {
   try {
     if (rules !== '') JSON.parse(rules)
     return JSON.parse

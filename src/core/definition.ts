@@ -1,10 +1,23 @@
+import type * as v from 'valibot'
+
 /**
  * The one description of an action's public contract. action.yml files, README tables, GitLab
- * `spec: inputs` and the CLI's flags and help are all generated from it.
+ * `spec: inputs`, the CLI's flags and help, and the typed inputs object the core receives are
+ * all derived from it: each input is named once, with its parser.
  */
 export type InputType = 'string' | 'boolean' | 'number' | 'choice'
 
-export interface InputSpec {
+/** What a parser may need besides the text: the YAML parser, loaded only when an input needs it. */
+export interface ParseTools {
+  parseYaml: (text: string) => unknown
+}
+
+/** Turns an input's text (defaults filled in) into its value, or one problem as the issue. */
+export type InputSchema<T> = v.GenericSchema<string, T>
+/** A schema, or one made with the tools (see ParseTools). */
+export type InputParser<T> = InputSchema<T> | ((tools: ParseTools) => InputSchema<T>)
+
+export interface InputSpec<T = unknown> {
   description: string
   /** As in action.yml: a string; '' or absent means "no default". */
   default?: string
@@ -14,14 +27,18 @@ export interface InputSpec {
   options?: readonly string[]
   /** Multi-line inputs (lists, YAML) read better as a block in examples. */
   multiline?: boolean
+  parse: InputParser<T>
 }
+
+/** What the documents (action.yml, GitLab `spec: inputs`, READMEs) say of an input. */
+export type InputDocs = Omit<InputSpec, 'parse'>
 
 export interface OutputSpec {
   description: string
 }
 
 export interface ActionDefinition<I extends string = string, O extends string = string> {
-  /** The folder, bundle and CLI command name. */
+  /** The folder, bundle export and CLI command name. */
   id: 'deploy' | 'build-images' | 'snapshot'
   name: string
   description: string
@@ -30,6 +47,42 @@ export interface ActionDefinition<I extends string = string, O extends string = 
 }
 
 export type RawInputs<I extends string = string> = Record<I, string>
+
+/** `webhook-url` → `webhookUrl`: how the core names an input. */
+export type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S
+
+export function camelCase(name: string): string {
+  return name.replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase())
+}
+
+type ParsedBy<P> = P extends (tools: ParseTools) => infer S
+  ? S extends v.GenericSchema
+    ? v.InferOutput<S>
+    : never
+  : P extends v.GenericSchema
+    ? v.InferOutput<P>
+    : never
+
+type ValueOf<D extends ActionDefinition, K extends keyof D['inputs']> = ParsedBy<
+  D['inputs'][K]['parse']
+>
+
+/** The inputs whose parser may give no value (an optional input left empty). */
+type MaybeUnset<D extends ActionDefinition> = {
+  [K in keyof D['inputs'] & string]: undefined extends ValueOf<D, K> ? K : never
+}[keyof D['inputs'] & string]
+
+/**
+ * The typed inputs of an action: each input by its camelCase name, as its parser returns it;
+ * optional where the parser may give no value.
+ */
+export type InputValues<D extends ActionDefinition> = {
+  [K in Exclude<keyof D['inputs'] & string, MaybeUnset<D>> as CamelCase<K>]: ValueOf<D, K>
+} & {
+  [K in MaybeUnset<D> as CamelCase<K>]?: ValueOf<D, K>
+}
 
 /** Fills in definition defaults for empty inputs, as the GitHub runner does from action.yml. */
 export function withDefaults<I extends string>(
@@ -46,10 +99,6 @@ export function withDefaults<I extends string>(
 
 export function inputNames<I extends string>(definition: ActionDefinition<I>): I[] {
   return Object.keys(definition.inputs) as I[]
-}
-
-export function secretInputs<I extends string>(definition: ActionDefinition<I>): I[] {
-  return inputNames(definition).filter((name) => definition.inputs[name].secret === true)
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ActionError, errorMessage } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
-import type { ImageKind } from './definition.js'
+import type { ImageKind } from './image-kinds.js'
 import { loadsIntoEngine, type Builder } from './docker-args.js'
 import { DockerCommandError, type DockerClient } from './docker.js'
 import type { ImagePlan } from './plan.js'

@@ -1,4 +1,19 @@
 import type { ActionDefinition } from '../definition.js'
+import { registryInput } from '../registry/credentials.js'
+import { flag, text } from '../shared/inputs.js'
+import {
+  branches,
+  buildArgs,
+  cacheFrom,
+  drawVersion,
+  extraTags,
+  imageName,
+  images,
+  platform,
+  relativeFolder,
+  tagTemplate,
+  workingDirectory,
+} from './input-parsers.js'
 
 export const buildImagesDefinition = {
   id: 'build-images',
@@ -8,105 +23,121 @@ export const buildImagesDefinition = {
   inputs: {
     registry: {
       description:
-        'Registry host, optionally with a namespace (`ghcr.io/acme`). Default `ghcr.io` on GitHub; required elsewhere (on GitLab, `$CI_REGISTRY`).',
+        'Registry host, optionally with a namespace: each image is `<registry>/<image name>:<tag>`, so `ghcr.io/acme` with the default image names gives `ghcr.io/acme/<owner>/<repository>/frontend`. Default `ghcr.io` on GitHub; required elsewhere (on GitLab, `$CI_REGISTRY`).',
+      parse: registryInput,
     },
     'registry-username': {
       description: 'User name for `docker login`; give it with `registry-password`, or neither.',
+      ...text,
     },
     'registry-password': {
       description:
         'Password or token for `docker login`, passed on stdin (keep it in a secret). Without credentials the existing Docker login is used.',
       secret: true,
+      ...text,
     },
     'frontend-image-name': {
       description:
         'Image name of the frontend, without registry or tag. Default `<repository>/frontend`, lowercase.',
+      parse: imageName,
     },
     'backend-image-name': {
       description:
         'Image name of the backend, without registry or tag. Default `<repository>/backend`, lowercase.',
+      parse: imageName,
     },
     'codeasdata-image-name': {
       description:
         'Image name of the code-as-data image, without registry or tag. Default `<repository>/codeasdata`, lowercase.',
+      parse: imageName,
     },
     'tag-template': {
       description:
         'Tag of every image. Placeholders: `{branch}` (made a valid tag: `feature/x` to `feature-x`), `{sha}`, `{short-sha}` (7 characters), `{run-id}`, `{date}` (UTC `YYYYMMDD`).',
       default: '{branch}-{short-sha}',
+      parse: tagTemplate,
     },
     'extra-tags': {
       description:
         'More tags for every image (such as `latest`), one per line or comma-separated; placeholders as in `tag-template`.',
       multiline: true,
+      parse: extraTags,
     },
     images: {
       description:
         'Images to build, one per line or comma-separated, among `frontend`, `backend` and `codeasdata`. The outputs of the others stay empty.',
       default: 'frontend,backend',
       multiline: true,
+      parse: images,
     },
     codeasdata: {
       description:
         'Also build the code-as-data image (adds `codeasdata` to `images`). Deploying it updates the composition database, which can briefly interrupt it.',
-      default: 'false',
-      type: 'boolean',
+      ...flag('false'),
     },
     push: {
       description: 'Push the images after building them (false: build only; no digests).',
-      default: 'true',
-      type: 'boolean',
+      ...flag('true'),
     },
     branches: {
       description:
         'Branches to build on, one per line or comma-separated, `*` matching any characters. Default: the default branch (`main` when unknown). Never on pull or merge requests.',
       multiline: true,
+      parse: branches,
     },
     'docker-folder': {
       description:
         'Folder of `frontend.Dockerfile`, `backend.Dockerfile` and `codeasdata.Dockerfile`, relative to `working-directory`.',
       default: 'docker',
+      parse: relativeFolder('folder of the Dockerfiles'),
     },
     'frontend-sources': {
       description:
         'Frontend build output passed as the `SOURCES_PATH` build argument, relative to `working-directory`.',
       default: 'dist/web',
+      parse: relativeFolder('frontend build output folder'),
     },
     'backend-sources': {
       description:
         'Backend build output passed as the `SOURCES_PATH` build argument, relative to `working-directory`.',
       default: 'dist/node',
+      parse: relativeFolder('backend build output folder'),
     },
     'codeasdata-sources': {
       description:
         'Code-as-data build output passed as the `SOURCES_PATH` build argument, relative to `working-directory`.',
       default: 'dist/codeAsData',
+      parse: relativeFolder('code-as-data build output folder'),
     },
     'draw-version': {
       description:
         'Value of the `draw_version` label (the Draw version, spec 1.3). Default, first found: `node_modules/@olympeio/draw/package.json` (`version`), `<codeasdata-sources>/version.json` (`drawVersion`, written by `buildCodeAsData`), then `<frontend-sources>/version.json` (`version`; the official template overwrites it with the project version, hence a warning). The log names the file used.',
+      parse: drawVersion,
     },
     'allow-undeclared-sources-path': {
       description:
         "Build even when it cannot be read whether a Dockerfile's base image declares `SOURCES_PATH` (`ONBUILD ARG SOURCES_PATH`), such as a base image in a registry the runner cannot reach. A Dockerfile that uses `$SOURCES_PATH` and that nothing declares it in is always refused: `$SOURCES_PATH` would expand to nothing and copy the whole project into the image.",
-      default: 'false',
-      type: 'boolean',
+      ...flag('false'),
     },
     'build-args': {
       description:
         'Extra build arguments for every image, one `NAME=value` per line (`SOURCES_PATH` is set per image).',
       multiline: true,
+      parse: buildArgs,
     },
     platform: {
       description: 'Target platform of the images, such as `linux/amd64` (one only).',
+      parse: platform,
     },
     'cache-from': {
       description: 'Images to use as build cache (`--cache-from`), one per line.',
       multiline: true,
+      parse: cacheFrom,
     },
     'working-directory': {
       description: 'The project root: the build context, relative to the workspace (or absolute).',
       default: '.',
+      parse: workingDirectory,
     },
   },
   outputs: {
@@ -138,7 +169,3 @@ export const buildImagesDefinition = {
 
 export type BuildImagesInputName = keyof typeof buildImagesDefinition.inputs
 export type BuildImagesOutputName = keyof typeof buildImagesDefinition.outputs
-
-/** The three image kinds of spec 1, in the order they are reported. */
-export const IMAGE_KINDS = ['frontend', 'backend', 'codeasdata'] as const
-export type ImageKind = (typeof IMAGE_KINDS)[number]

@@ -1,35 +1,9 @@
+import type { RegistryTarget } from '../registry/credentials.js'
 import { parseImageReference } from '../shared/image-ref.js'
-import type { ImageKind } from './definition.js'
-
-/** Where images go: `docker login` needs the host alone, references need the namespace too. */
-export interface RegistryTarget {
-  /** `host[:port]`, the `docker login` server. */
-  host: string
-  /** `host[:port][/namespace]`, the prefix of every image reference. */
-  prefix: string
-}
+import type { ImageKind } from './image-kinds.js'
 
 export const GITHUB_REGISTRY = 'ghcr.io'
 const PROBE_TAG = 'probe'
-
-export const REGISTRY_EXPECTED =
-  "expected a registry host with an optional port and namespace, such as 'ghcr.io', 'registry.example.com:5000' or 'ghcr.io/acme' (no scheme, no tag)"
-
-export function parseRegistry(raw: string): RegistryTarget | { problem: string } {
-  const prefix = raw.trim().replace(/\/+$/, '')
-  if (/^[a-z]+:\/\//i.test(prefix)) return { problem: `has a scheme; ${REGISTRY_EXPECTED}` }
-  const slash = prefix.indexOf('/')
-  const host = slash === -1 ? prefix : prefix.slice(0, slash)
-  const parsed = parseImageReference(`${prefix}/${PROBE_TAG}:${PROBE_TAG}`)
-  // Docker takes the first part for a registry only when it looks like a host (a dot, a port
-  // or localhost); anything else would silently mean a Docker Hub namespace.
-  if (typeof parsed === 'string' || parsed.domain !== host)
-    return { problem: `is not a registry host; ${REGISTRY_EXPECTED}` }
-  const port = /:(\d+)$/.exec(host)?.[1]
-  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535))
-    return { problem: `has port ${port}, which is not from 1 to 65535; ${REGISTRY_EXPECTED}` }
-  return { host, prefix }
-}
 
 export const IMAGE_NAME_EXPECTED =
   "expected an image name such as 'acme/shop/frontend': lowercase letters, digits and '.', '_', '-' between them, parts separated by '/', without registry or tag"
@@ -70,4 +44,15 @@ export function defaultImageName(repository: string | undefined, kind: ImageKind
 
 export function imageReference(registry: RegistryTarget, name: string, tag: string): string {
   return `${registry.prefix}/${name}:${tag}`
+}
+
+/**
+ * The warning for a registry whose namespace the image name repeats: `ghcr.io/acme` with
+ * `acme/shop/frontend` makes `ghcr.io/acme/acme/shop/frontend`, a path nobody meant.
+ */
+export function repeatedNamespace(registry: RegistryTarget, name: string): string | undefined {
+  const namespace = registry.prefix.slice(registry.host.length + 1)
+  const last = namespace.split('/').at(-1) ?? ''
+  if (last === '' || name.split('/')[0] !== last) return undefined
+  return `The registry '${registry.prefix}' ends with '${last}', and the image name '${name}' starts with it: the image is '${registry.prefix}/${name}'. If '${last}' should appear once, set 'registry' to '${registry.prefix.slice(0, -last.length - 1)}' (the default image names start with the repository's owner), or set the image names.`
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { ActionError } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
-import type { ImageKind } from './definition.js'
+import type { ImageKind } from './image-kinds.js'
 import { majorVersion } from './docker-args.js'
 import type { DockerClient } from './docker.js'
 import type { Files } from '../shared/ports.js'

@@ -1,6 +1,7 @@
 import type { Summary } from '../shared/ports.js'
 import type { BuiltImage } from './build.js'
-import { IMAGE_KINDS, type BuildImagesOutputName, type ImageKind } from './definition.js'
+import type { BuildImagesOutputName } from './definition.js'
+import { IMAGE_KINDS, type ImageKind } from './image-kinds.js'
 
 export const CODEASDATA_WARNING =
   'The code-as-data image is built: deploying it updates the composition database, which can briefly interrupt it (the platform documents a short downtime). Deploy it with update mode manual to choose the moment.'

@@ -5,6 +5,7 @@ import { buildAndPush, type BuiltImage } from './build.js'
 import { DockerCommandError, type DockerClient } from './docker.js'
 import { drawVersionMessage, resolveDrawVersion, type DrawVersion } from './draw-version.js'
 import { decideGate } from './gate.js'
+import { repeatedNamespace } from './image-names.js'
 import type { BuildImagesInputs } from './inputs.js'
 import { planImages, type ImagePlan } from './plan.js'
 import { preflight } from './preflight.js'
@@ -116,6 +117,11 @@ async function plan(
     drawVersion: lookup.found?.value,
     now: ports.clock.now(),
   })
+  // Said once: with the default names, every image repeats it alike.
+  const repeated = inputs.images
+    .map((kind) => repeatedNamespace(inputs.registry, inputs.imageNames[kind]))
+    .find((warning) => warning !== undefined)
+  if (repeated) logger.warning(repeated, { title: 'Image name' })
   for (const image of plans) {
     logger.info(
       `${image.kind}: ${image.references.join(', ')} from ${image.dockerfile} with SOURCES_PATH=${image.sources}`,

@@ -1,4 +1,15 @@
 import type { ActionDefinition } from '../definition.js'
+import { registryInput } from '../registry/credentials.js'
+import { choice, choiceWithDefault, flag, text, wholeNumber } from '../shared/inputs.js'
+import {
+  deployRules,
+  imageReference,
+  imageReferenceList,
+  webhookToken,
+  webhookUrl,
+} from './input-parsers.js'
+import { MODES } from './payload-schema.js'
+import { VERIFY_MODES } from './verify-images.js'
 
 export const deployDefinition = {
   id: 'deploy',
@@ -11,94 +22,94 @@ export const deployDefinition = {
         'Deployment webhook address supplied by the platform operator (keep it in a secret).',
       required: true,
       secret: true,
+      parse: webhookUrl,
     },
     'webhook-token': {
       description:
         'Webhook authorization token, sent as `Authorization: Bearer <token>` (keep it in a secret).',
       required: true,
       secret: true,
+      parse: webhookToken,
     },
     'frontend-image': {
       description:
         'Frontend image reference to deploy, `<registry>/<name>:<tag>` or with a digest.',
+      parse: imageReference,
     },
     'backend-images': {
       description: 'Backend image references to deploy, one per line or comma-separated.',
       multiline: true,
+      parse: imageReferenceList,
     },
     'codeasdata-image': {
       description: 'Code-as-data image reference; set it only when a code-as-data image was built.',
+      parse: imageReference,
     },
-    // Issue 12: the image check (src/core/deploy/verify-images.ts).
     'verify-images': {
       description:
         'Check in their registries that every image of the payload exists before calling the webhook (registry HTTP API; no Docker needed). `auto`: an image that does not exist fails the step, one whose registry cannot be asked (no access, network, time-out) earns a warning; `true`: both fail it; `false`: no check.',
-      default: 'auto',
-      type: 'choice',
-      options: ['auto', 'true', 'false'],
+      ...choiceWithDefault(VERIFY_MODES, 'auto'),
     },
     registry: {
       description:
         'Registry that `registry-username` and `registry-password` are for (`host[:port]`, a namespace after it ignored); they are sent to no other. Default: the registry of the images, when they are all in one.',
+      parse: registryInput,
     },
     'registry-username': {
       description:
         "User name for the image check; give it with `registry-password`, or neither. Without them, the job's Docker config (a `docker login` in an earlier step) is used, else the registries are asked anonymously.",
+      ...text,
     },
     'registry-password': {
       description:
         'Password or token of `registry-username` (read access is enough; keep it in a secret).',
       secret: true,
+      ...text,
     },
     'deploy-rules': {
       description:
         'JSON or YAML list of `{source, target}` regular expressions (JavaScript syntax) mapping backend images to backends; a `source` that takes over 250 ms to match an image is refused. Default: one rule `.*` to `.*`.',
       multiline: true,
+      parse: deployRules,
     },
     'codeasdata-update-mode': {
       description:
         'Whether code as data is deployed automatically or after a manual approval (`auto` or `manual`). Default `manual`, or the value in `payload-file`.',
-      type: 'choice',
-      options: ['auto', 'manual'],
+      ...choice(MODES),
     },
     'promotion-mode': {
       description:
         'No-downtime promotion mode (`auto` or `manual`). Default `manual`, or the value in `payload-file`.',
-      type: 'choice',
-      options: ['auto', 'manual'],
+      ...choice(MODES),
     },
     'skip-update-versions': {
       description:
         'Skip the automatic update of the orchestrator and toolkit to the stable versions (rarely needed).',
-      default: 'false',
-      type: 'boolean',
+      ...flag('false'),
     },
     'force-sync': {
       description:
         'Force the code as data to be synced to the orchestrator (`extraArgs: ["--force-sync"]`).',
-      default: 'false',
-      type: 'boolean',
+      ...flag('false'),
     },
     'payload-file': {
       description:
         'Path of a JSON base payload: a regular file of at most 1 MiB, validated like the inputs (spec 2.1). The inputs above then set and append to it.',
+      ...text,
     },
     'timeout-seconds': {
       description:
         'Bound on the whole step: reading `payload-file`, checking the deploy rules, the image check (at most half of the time left, so that the webhook call keeps the rest) and the webhook call with its retries.',
-      default: '60',
-      type: 'number',
+      ...wholeNumber(1, 3600, '60'),
     },
     'dry-run': {
       description: 'Validate, print the payload and the redacted request, and send nothing.',
-      default: 'false',
-      type: 'boolean',
+      ...flag('false'),
     },
     'allow-insecure-http': {
       description:
         'Allow a plain `http://` webhook on a non-loopback host (the token would travel in clear).',
-      default: 'false',
-      type: 'boolean',
+      ...flag('false'),
     },
   },
   outputs: {

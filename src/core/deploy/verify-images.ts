@@ -1,6 +1,7 @@
 import type { Budget } from '../registry/ask.js'
 import { checkImage, type CheckOutcome, type CheckPorts } from '../registry/manifest-check.js'
-import { credentialSource, type LoginPorts, type RegistryLogin } from '../registry/logins.js'
+import type { RegistryLogin } from '../registry/credentials.js'
+import { credentialSource, type LoginPorts } from '../registry/logins.js'
 import { registryImage } from '../registry/reference.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { ActionError } from '../shared/errors.js'

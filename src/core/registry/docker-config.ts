@@ -1,13 +1,6 @@
 import { parseJsonText } from '../shared/json-text.js'
+import { parseBasicAuth, type RegistryCredentials } from './credentials.js'
 import { registryName } from './reference.js'
-
-/** A user name and password for one registry, and where they came from (for messages). */
-export interface RegistryCredentials {
-  username: string
-  password: string
-  /** `'registry-username' and 'registry-password'`, or `the Docker config <path>`. */
-  source: string
-}
 
 /** The logins a Docker config holds, by registry name (see registryName). */
 export interface DockerLogins {
@@ -63,23 +56,13 @@ function helpersNote(config: Record<string, unknown>, source: string): string | 
 function entryCredentials(entry: unknown): Omit<RegistryCredentials, 'source'> | string {
   if (!isObject(entry)) return 'is not an object'
   if (typeof entry.auth === 'string' && entry.auth !== '') {
-    const decoded = Buffer.from(entry.auth, 'base64').toString('utf8')
-    const colon = decoded.indexOf(':')
-    if (colon <= 0) return "has an 'auth' that is not base64 of 'user:password'"
-    return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
+    return parseBasicAuth(entry.auth) ?? "has an 'auth' that is not base64 of 'user:password'"
   }
   if (typeof entry.username === 'string' && typeof entry.password === 'string')
     return { username: entry.username, password: entry.password }
   if (typeof entry.identitytoken === 'string')
     return 'holds an identity token, which needs an OAuth exchange that this step does not make'
   return ''
-}
-
-/** The forms of a login that can leak: the password, and the base64 `auth` Docker stores. */
-export function credentialSecrets(credentials: Omit<RegistryCredentials, 'source'>): string[] {
-  const { username, password } = credentials
-  if (password === '') return []
-  return [password, Buffer.from(`${username}:${password}`).toString('base64')]
 }
 
 /** No login, and a note that says why the config at `path` gave none. */

@@ -1,24 +1,14 @@
 import {
-  credentialSecrets,
-  parseDockerConfig,
-  unusableConfig,
-  type DockerLogins,
+  CREDENTIAL_INPUTS,
+  loginSecrets,
   type RegistryCredentials,
-} from './docker-config.js'
+  type RegistryLogin,
+} from './credentials.js'
+import { parseDockerConfig, unusableConfig, type DockerLogins } from './docker-config.js'
 import type { RegistryImage } from './reference.js'
 import { unique } from '../shared/collections.js'
 import { errorMessage, InputError } from '../shared/errors.js'
 import type { CommonPorts } from '../shared/ports.js'
-
-/** Where the inputs' login comes from, as every message names it. */
-export const CREDENTIAL_INPUTS = "'registry-username' and 'registry-password'"
-
-/** The registry login given as inputs: `registry` undefined means "the images' one registry". */
-export interface RegistryLogin {
-  registry?: string
-  username: string
-  password: string
-}
 
 export interface LoginPorts extends Pick<CommonPorts, 'logger' | 'files' | 'registerSecret'> {
   /** The job's Docker config file (`$DOCKER_CONFIG/config.json` or `~/.docker/config.json`). */
@@ -105,7 +95,9 @@ function announce(
   credentials: RegistryCredentials | undefined,
   ports: LoginPorts,
 ): void {
-  if (credentials) for (const secret of credentialSecrets(credentials)) ports.registerSecret(secret)
+  if (credentials)
+    for (const secret of loginSecrets(credentials.username, credentials.password))
+      ports.registerSecret(secret)
   const how = credentials ? `with the login from ${credentials.source}` : 'anonymously'
   ports.logger.info(`Registry '${registry}': asked ${how}.`)
 }

@@ -3,8 +3,7 @@ import type { HttpResponse } from '../shared/http.js'
 import { isLoopbackHost } from '../shared/loopback.js'
 import { ask, Unreachable, type AskPorts, type Budget } from './ask.js'
 import { parseChallenges, type Challenge } from './challenge.js'
-import type { RegistryCredentials } from './docker-config.js'
-import { CREDENTIAL_INPUTS } from './logins.js'
+import { basicAuth, CREDENTIAL_INPUTS, type RegistryCredentials } from './credentials.js'
 import { manifestUrl, type RegistryImage } from './reference.js'
 
 /** Every manifest kind an image reference can name, multi-platform indexes included. */
@@ -135,7 +134,7 @@ class Exchange {
     if (bearer) return this.bearer(bearer)
     if (challenges.some((challenge) => challenge.scheme === 'basic')) {
       if (!this.credentials) return this.refused(401)
-      return { header: `Basic ${basic(this.credentials)}` }
+      return { header: `Basic ${basicAuth(this.credentials.username, this.credentials.password)}` }
     }
     return {
       kind: 'unauthorised',
@@ -154,7 +153,7 @@ class Exchange {
           kind: 'unauthorised',
           detail: `the registry's token service is a plain http:// address (${realm.host}), where the login would travel in clear; it was not sent`,
         }
-      headers.Authorization = `Basic ${basic(this.credentials)}`
+      headers.Authorization = `Basic ${basicAuth(this.credentials.username, this.credentials.password)}`
     }
     const response = await ask(
       { method: 'GET', url: realm, headers, maxBodyBytes: 64 * 1024 },
@@ -191,10 +190,6 @@ function tokenRealm(challenge: Challenge, scope: string): URL | string {
   if (challenge.params.service) realm.searchParams.set('service', challenge.params.service)
   realm.searchParams.set('scope', scope)
   return realm
-}
-
-function basic(credentials: RegistryCredentials): string {
-  return Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')
 }
 
 function tokenOf(body: string): string | undefined {

@@ -1,23 +1,50 @@
 import * as v from 'valibot'
-import type { ActionDefinition, InputSpec, RawInputs } from '../definition.js'
+import {
+  camelCase,
+  type ActionDefinition,
+  type InputParser,
+  type InputSchema,
+  type InputSpec,
+  type InputValues,
+  type ParseTools,
+  type RawInputs,
+} from '../definition.js'
 import { unique } from './collections.js'
 import { InputError, quote } from './errors.js'
 
+/** Without a YAML parser, YAML that is not also JSON reads as a syntax error. */
+const JSON_ONLY: ParseTools = { parseYaml: JSON.parse }
+
 /**
- * Validates raw input strings with the action's valibot schema. Every problem is reported at
- * once, one line per input, naming the input and its value (hidden when secret).
+ * Every input of the action through its own parser, into the typed object the core receives.
+ * Every problem is reported at once, one line per input, naming the input and its value (hidden
+ * when secret).
  */
-export function parseInputs<I extends string, TOut>(
-  definition: ActionDefinition<I>,
-  schema: v.GenericSchema<RawInputs<I>, TOut>,
-  raw: RawInputs<I>,
-): TOut {
-  const result = v.safeParse(schema, raw)
-  if (result.success) return result.output
-  const lines = result.issues.map((issue) =>
-    describeInputProblem(definition, raw, inputOf(issue), issue.message),
+export function parseInputs<D extends ActionDefinition>(
+  definition: D,
+  raw: RawInputs<keyof D['inputs'] & string>,
+  tools: ParseTools = JSON_ONLY,
+): InputValues<D> {
+  const specs: Readonly<Record<string, InputSpec>> = definition.inputs
+  const schema = v.object(
+    Object.fromEntries(
+      Object.entries(specs).map(([name, spec]) => [name, schemaOf(spec.parse, tools)]),
+    ),
   )
-  throw new InputError(inputOf(result.issues[0]), unique(lines).join('\n'))
+  const result = v.safeParse(schema, raw)
+  if (!result.success) {
+    const lines = result.issues.map((issue) =>
+      describeInputProblem(definition, raw, inputOf(issue), issue.message),
+    )
+    throw new InputError(inputOf(result.issues[0]), unique(lines).join('\n'))
+  }
+  return Object.fromEntries(
+    Object.entries(result.output).map(([name, value]) => [camelCase(name), value]),
+  ) as InputValues<D>
+}
+
+function schemaOf(parse: InputParser<unknown>, tools: ParseTools): InputSchema<unknown> {
+  return typeof parse === 'function' ? parse(tools) : parse
 }
 
 function inputOf(issue: v.BaseIssue<unknown>): string {
@@ -25,22 +52,31 @@ function inputOf(issue: v.BaseIssue<unknown>): string {
   return typeof key === 'string' ? key : ''
 }
 
-export function describeInputProblem<I extends string>(
-  definition: ActionDefinition<I>,
-  raw: RawInputs<I>,
+/** `Invalid input '<name>' '<value>': <problem>.`, the one wording of an input's problem. */
+export function describeInputProblem(
+  definition: ActionDefinition,
+  raw: Partial<RawInputs>,
   input: string,
   problem: string,
 ): string {
-  const spec = definition.inputs[input as I] as InputSpec | undefined
-  const value = raw[input as I] as string | undefined
+  const spec: InputSpec | undefined = definition.inputs[input]
+  const value = raw[input]
   const shown = spec?.secret ? '(value hidden: secret)' : quote(value ?? '')
   return `Invalid input '${input}' ${shown}: ${problem}.`
 }
 
+/** The InputError for a problem found across inputs, once each had its own parser's say. */
+export function inputProblem(
+  definition: ActionDefinition,
+  raw: Partial<RawInputs>,
+  input: string,
+  problem: string,
+): InputError {
+  return new InputError(input, describeInputProblem(definition, raw, input, problem))
+}
+
 /** A string input converted by a function that may fail with a sentence, the input's issue. */
-export function refine<T>(
-  convert: (raw: string) => T | { problem: string },
-): v.GenericSchema<string, T> {
+export function refine<T>(convert: (raw: string) => T | { problem: string }): InputSchema<T> {
   return v.pipe(
     v.string(),
     v.rawTransform<string, T>(({ dataset, addIssue, NEVER }) => {
@@ -61,4 +97,92 @@ function isProblem(value: unknown): value is { problem: string } {
     'problem' in value &&
     Object.keys(value).length === 1
   )
+}
+
+/** Splits a list input written one item per line or comma-separated; blank items are dropped. */
+export function parseList(raw: string): string[] {
+  return raw
+    .split(/[\n,]/)
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0)
+}
+
+/** Lines only: for items that may hold commas (`type=registry,ref=…`, `NAME=a,b`). */
+export function parseLines(raw: string): string[] {
+  return raw
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+}
+
+/** A text input with no rule of its own: '' becomes undefined. */
+export const text = {
+  parse: v.pipe(
+    v.string(),
+    v.transform((raw) => (raw === '' ? undefined : raw)),
+  ),
+} as const
+
+export const BOOLEAN_EXPECTED = "expected 'true' or 'false'"
+
+/** Booleans as GitHub users type them: true/false in any case. */
+const booleanInput = v.pipe(
+  v.string(),
+  v.check((raw) => /^(true|false)$/i.test(raw), BOOLEAN_EXPECTED),
+  v.transform((raw) => raw.toLowerCase() === 'true'),
+)
+
+/** A true/false input and its default. */
+export function flag(defaultValue: 'true' | 'false'): {
+  type: 'boolean'
+  default: string
+  parse: InputSchema<boolean>
+} {
+  return { type: 'boolean', default: defaultValue, parse: booleanInput }
+}
+
+/** A whole number from `min` to `max`, and its default. */
+export function wholeNumber(
+  min: number,
+  max: number,
+  defaultValue: string,
+): { type: 'number'; default: string; parse: InputSchema<number> } {
+  const parse = v.pipe(
+    v.string(),
+    v.check(
+      (raw) => /^\d+$/.test(raw) && Number(raw) >= min && Number(raw) <= max,
+      `expected a whole number from ${min} to ${max}`,
+    ),
+    v.transform(Number),
+  )
+  return { type: 'number', default: defaultValue, parse }
+}
+
+/** One of `options`; without a default, '' means "not set" (undefined). */
+export function choice<const T extends readonly string[]>(
+  options: T,
+): { type: 'choice'; options: T; parse: InputSchema<T[number] | undefined> } {
+  const parse = v.pipe(
+    v.string(),
+    v.check((raw) => raw === '' || options.includes(raw), expectedOneOf(options)),
+    v.transform((raw) => (raw === '' ? undefined : (raw as T[number]))),
+  )
+  return { type: 'choice', options, parse }
+}
+
+/** One of `options`, `defaultValue` when not given. */
+export function choiceWithDefault<const T extends readonly string[]>(
+  options: T,
+  defaultValue: T[number],
+): { type: 'choice'; options: T; default: string; parse: InputSchema<T[number]> } {
+  const parse = v.pipe(
+    v.string(),
+    v.check((raw) => options.includes(raw), expectedOneOf(options)),
+    v.transform((raw) => raw as T[number]),
+  )
+  return { type: 'choice', options, default: defaultValue, parse }
+}
+
+function expectedOneOf(options: readonly string[]): string {
+  return `expected one of ${options.map((o) => `'${o}'`).join(', ')}`
 }

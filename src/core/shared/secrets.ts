@@ -1,4 +1,4 @@
-import type { ActionDefinition, RawInputs } from '../definition.js'
+import { inputNames, type ActionDefinition, type RawInputs } from '../definition.js'
 import { unique } from './collections.js'
 
 /**
@@ -19,7 +19,7 @@ export function actionSecrets<I extends string>(
   raw: Partial<RawInputs<I>>,
   derived: readonly string[] = [],
 ): string[] {
-  const names = Object.keys(definition.inputs) as I[]
+  const names = inputNames(definition)
   const given = names
     .filter((name) => definition.inputs[name].secret === true)
     .map((name) => raw[name] ?? '')
@@ -43,7 +43,7 @@ export function shortSecretInputs<I extends string>(
   definition: ActionDefinition<I>,
   raw: Partial<RawInputs<I>>,
 ): I[] {
-  return (Object.keys(definition.inputs) as I[]).filter((name) => {
+  return inputNames(definition).filter((name) => {
     const value = (raw[name] ?? '').trim()
     return definition.inputs[name].secret === true && value !== '' && isShortSecret(value)
   })
@@ -72,13 +72,18 @@ export function leakForms(secret: string): string[] {
   )
 }
 
-/** The text percent-decoded; as it is when it holds a malformed escape. */
+/**
+ * The text percent-decoded as git decodes a URL's user part: each run of %XX escapes that is valid
+ * UTF-8 is decoded, anything else (a lone '%', a malformed run) stays as it is.
+ */
 export function percentDecoded(text: string): string {
-  try {
-    return decodeURIComponent(text)
-  } catch {
-    return text
-  }
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (sequence) => {
+    try {
+      return decodeURIComponent(sequence)
+    } catch {
+      return sequence
+    }
+  })
 }
 
 /**

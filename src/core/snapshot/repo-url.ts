@@ -1,6 +1,8 @@
+import { basicAuth } from '../registry/credentials.js'
 import { unique } from '../shared/collections.js'
-import type { RemoteRepo } from './ports.js'
 import { isLoopbackHost } from '../shared/loopback.js'
+import { percentDecoded } from '../shared/secrets.js'
+import type { RemoteRepo } from './ports.js'
 
 export const REPO_EXPECTED =
   "expected 'https://<token>@<host>/<path>.git' (the access token in the user part, or '<user>:<token>@')"
@@ -72,10 +74,10 @@ function auth(userInfo: string): Pick<RemoteRepo, 'authorization' | 'secrets'> {
   const colon = userInfo.indexOf(':')
   const rawUser = colon < 0 ? userInfo : userInfo.slice(0, colon)
   const rawPassword = colon < 0 ? '' : userInfo.slice(colon + 1)
-  // Like git: %XX sequences are decoded; a '%' that starts none is the character itself.
-  const user = percentDecode(rawUser)
-  const password = percentDecode(rawPassword)
-  const basic = Buffer.from(`${user}:${password}`).toString('base64')
+  // As git decodes them (see percentDecoded).
+  const user = percentDecoded(rawUser)
+  const password = percentDecoded(rawPassword)
+  const basic = basicAuth(user, password)
   const token = password === '' ? user : password
   const forms = password === '' ? [token, rawUser] : [token, rawPassword, userInfo]
   return {
@@ -117,20 +119,10 @@ export function credentialsOf(userInfo: string): string[] {
   if (userInfo === '' || userInfo.includes('${')) return []
   const colon = userInfo.indexOf(':')
   const parts = colon < 0 ? [userInfo] : [userInfo.slice(colon + 1), userInfo]
-  return unique(parts.flatMap((part) => [part, percentDecode(part)]).filter((part) => part !== ''))
+  return unique(parts.flatMap((part) => [part, percentDecoded(part)]).filter((part) => part !== ''))
 }
 
 /** The user part of a `git.repo` value, whatever else is wrong with it. */
 export function repoCredentials(raw: string): string[] {
   return credentialsOf(splitCredentials(raw)?.userInfo ?? '')
-}
-
-function percentDecode(text: string): string {
-  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (sequence) => {
-    try {
-      return decodeURIComponent(sequence)
-    } catch {
-      return sequence
-    }
-  })
 }

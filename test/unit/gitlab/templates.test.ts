@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
 import { ACTION_DEFINITIONS } from '../../../src/core/action-list.js'
-import type { InputSpec } from '../../../src/core/definition.js'
+import type { InputDocs } from '../../../src/core/definition.js'
 import { gitlabInput } from '../../../scripts/render/gitlab.js'
 import { ROOT } from '../../helpers/run-action.js'
 
@@ -34,7 +34,7 @@ const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'
 }
 
 describe('gitlabInput: a definition input in GitLab terms', () => {
-  test.each<[string, InputSpec, object]>([
+  test.each<[string, InputDocs, object]>([
     [
       'boolean',
       { description: 'd', type: 'boolean', default: 'true' },

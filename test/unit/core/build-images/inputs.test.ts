@@ -8,7 +8,7 @@ import {
   parseBuildImagesInputs,
   type InputFacts,
 } from '../../../../src/core/build-images/inputs.js'
-import type { ImageKind } from '../../../../src/core/build-images/definition.js'
+import type { ImageKind } from '../../../../src/core/build-images/image-kinds.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
 
 type Given = Partial<Record<BuildImagesInputName, string>>

@@ -4,8 +4,8 @@ import { withDefaults } from '../../../../src/core/definition.js'
 import {
   buildImagesDefinition,
   type BuildImagesInputName,
-  type ImageKind,
 } from '../../../../src/core/build-images/definition.js'
+import type { ImageKind } from '../../../../src/core/build-images/image-kinds.js'
 import { parseBuildImagesInputs } from '../../../../src/core/build-images/inputs.js'
 import { planImages } from '../../../../src/core/build-images/plan.js'
 import { buildOutputs, formatSize } from '../../../../src/core/build-images/report.js'

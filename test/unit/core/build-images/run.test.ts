@@ -2,10 +2,9 @@ import { describe, expect, test } from '@jest/globals'
 import type { CiContext } from '../../../../src/core/shared/context.js'
 import {
   buildImagesDefinition,
-  IMAGE_KINDS,
   type BuildImagesInputName,
-  type ImageKind,
 } from '../../../../src/core/build-images/definition.js'
+import { IMAGE_KINDS, type ImageKind } from '../../../../src/core/build-images/image-kinds.js'
 import { parseBuildImagesInputs } from '../../../../src/core/build-images/inputs.js'
 import { CODEASDATA_WARNING } from '../../../../src/core/build-images/report.js'
 import { runBuildImages } from '../../../../src/core/build-images/run.js'
@@ -103,6 +102,20 @@ describe('build-images run', () => {
       'Branch',
       'draw_version label',
     ])
+  })
+
+  test('a registry namespace that the default image names repeat: one warning, the images as named', async () => {
+    const { lines, outputs, error } = await runWith({ given: { registry: 'ghcr.io/acme' } })
+    expect(error).toBeUndefined()
+    expect(lines.filter((line) => line.startsWith('warning: The registry'))).toEqual([
+      "warning: The registry 'ghcr.io/acme' ends with 'acme', and the image name 'acme/shop/frontend' starts with it: the image is 'ghcr.io/acme/acme/shop/frontend'. If 'acme' should appear once, set 'registry' to 'ghcr.io' (the default image names start with the repository's owner), or set the image names.",
+    ])
+    expect(outputs['frontend-image']).toBe('ghcr.io/acme/acme/shop/frontend:main-1a2b3c4')
+  })
+
+  test('a registry namespace of its own: no warning', async () => {
+    const { lines } = await runWith({ given: { registry: 'ghcr.io/platform' } })
+    expect(lines.filter((line) => line.startsWith('warning: The registry'))).toEqual([])
   })
 
   test('skipped on another branch: empty outputs, a reason, no docker at all', async () => {

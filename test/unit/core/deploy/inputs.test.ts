@@ -14,7 +14,7 @@ const valid: Partial<Record<DeployInputName, string>> = {
 const parse = (
   overrides: Partial<Record<DeployInputName, string>>,
 ): ReturnType<typeof parseDeployInputs> =>
-  parseDeployInputs(withDefaults(deployDefinition, { ...valid, ...overrides }), parseYaml)
+  parseDeployInputs(withDefaults(deployDefinition, { ...valid, ...overrides }), { parseYaml })
 
 describe('deploy inputs', () => {
   test('defaults come from the definition, as action.yml gives them on GitHub', () => {
@@ -204,5 +204,79 @@ describe('deploy inputs', () => {
       parse({ 'webhook-url': 'http://deploy.lan/h', 'allow-insecure-http': 'true' })
         .allowInsecureHttp,
     ).toBe(true)
+  })
+})
+
+const REGISTRY_PASSWORD = 'reg-pw-5c1e'
+
+function failure(overrides: Partial<Record<DeployInputName, string>>): InputError {
+  try {
+    parse(overrides)
+  } catch (error) {
+    if (error instanceof InputError) return error
+    throw error
+  }
+  throw new Error('expected an InputError')
+}
+
+describe('the image check inputs', () => {
+  test('by default: auto, no login', () => {
+    expect(parse({})).toMatchObject({ verifyImages: 'auto', registryLogin: undefined })
+  })
+
+  test.each(['auto', 'true', 'false'] as const)('verify-images %s', (mode) => {
+    expect(parse({ 'verify-images': mode }).verifyImages).toBe(mode)
+  })
+
+  test('a login, for the registry given by its one name', () => {
+    expect(
+      parse({
+        registry: 'index.docker.io',
+        'registry-username': 'ci',
+        'registry-password': REGISTRY_PASSWORD,
+      }).registryLogin,
+    ).toEqual({ registry: 'docker.io', username: 'ci', password: REGISTRY_PASSWORD })
+    expect(
+      parse({
+        registry: 'ghcr.io/acme',
+        'registry-username': 'ci',
+        'registry-password': REGISTRY_PASSWORD,
+      }).registryLogin,
+    ).toEqual({ registry: 'ghcr.io', username: 'ci', password: REGISTRY_PASSWORD })
+    expect(
+      parse({ 'registry-username': 'ci', 'registry-password': REGISTRY_PASSWORD }).registryLogin,
+    ).toEqual({ registry: undefined, username: 'ci', password: REGISTRY_PASSWORD })
+  })
+
+  test.each<[string, Partial<Record<DeployInputName, string>>, DeployInputName, string]>([
+    [
+      'a verify-images that is no choice',
+      { 'verify-images': 'yes' },
+      'verify-images',
+      "Invalid input 'verify-images' 'yes': expected one of 'auto', 'true', 'false'.",
+    ],
+    [
+      'a registry with a scheme',
+      { registry: 'https://ghcr.io' },
+      'registry',
+      "Invalid input 'registry' 'https://ghcr.io': has a scheme;",
+    ],
+    [
+      'a user name without a password',
+      { 'registry-username': 'ci' },
+      'registry-password',
+      "Invalid input 'registry-password' (value hidden: secret): is empty while 'registry-username' is set; give both, or neither to use the job's existing Docker login.",
+    ],
+    [
+      'a password without a user name',
+      { 'registry-password': REGISTRY_PASSWORD },
+      'registry-username',
+      "Invalid input 'registry-username' '': is empty while 'registry-password' is set; give both, or neither to use the job's existing Docker login.",
+    ],
+  ])('%s is refused, naming the input', (_name, overrides, input, message) => {
+    const error = failure(overrides)
+    expect(error.input).toBe(input)
+    expect(error.message).toContain(message)
+    expect(error.message).not.toContain(REGISTRY_PASSWORD)
   })
 })

@@ -1,8 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
-import {
-  credentialSecrets,
-  parseDockerConfig,
-} from '../../../../src/core/registry/docker-config.js'
+import { parseDockerConfig } from '../../../../src/core/registry/docker-config.js'
 
 const PATH = '/home/runner/.docker/config.json'
 const auth = (user: string, password: string): string =>
@@ -71,13 +68,5 @@ describe('parseDockerConfig: the logins `docker login` wrote', () => {
     expect(notes).toEqual([
       `The Docker config ${PATH} is not valid JSON: unexpected 'Y' at line 1, column 31: its logins are not used, and the registries are asked without them.`,
     ])
-  })
-
-  test('the secrets of a login: its password and the base64 form Docker stores', () => {
-    expect(credentialSecrets({ username: 'ci', password: 'pw-1' })).toEqual([
-      'pw-1',
-      auth('ci', 'pw-1'),
-    ])
-    expect(credentialSecrets({ username: 'ci', password: '' })).toEqual([])
   })
 })

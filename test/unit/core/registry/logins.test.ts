@@ -1,14 +1,16 @@
 import { describe, expect, test } from '@jest/globals'
 import fc from 'fast-check'
-import type { RegistryCredentials } from '../../../../src/core/registry/docker-config.js'
+import {
+  CREDENTIAL_INPUTS,
+  type RegistryCredentials,
+  type RegistryLogin,
+} from '../../../../src/core/registry/credentials.js'
 import {
   chooseLogins,
   credentialSource,
-  CREDENTIAL_INPUTS,
   inputsLogin,
   readDockerLogins,
   type LoginPorts,
-  type RegistryLogin,
 } from '../../../../src/core/registry/logins.js'
 import { registryImage, type RegistryImage } from '../../../../src/core/registry/reference.js'
 import { InputError } from '../../../../src/core/shared/errors.js'

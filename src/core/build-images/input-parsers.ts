@@ -1,24 +1,12 @@
 import { isAbsolute, normalize } from 'node:path'
 import * as v from 'valibot'
 import { unique } from '../shared/collections.js'
-import { refine } from '../shared/inputs.js'
-import { parseList } from '../shared/parse.js'
-import { IMAGE_KINDS, type ImageKind } from './definition.js'
-import { imageNameProblem, parseRegistry, type RegistryTarget } from './image-names.js'
+import { parseLines, parseList, refine } from '../shared/inputs.js'
+import { imageNameProblem } from './image-names.js'
+import { IMAGE_KINDS, type ImageKind } from './image-kinds.js'
 import { templateProblem } from './tags.js'
 
-/** The build-images inputs one by one: each turns a string into a value or one sentence. */
-
-/** Lines only: build arguments and cache sources may hold commas (`type=registry,ref=…`). */
-const lines = (raw: string): string[] =>
-  raw
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '')
-
-export const registry = refine<RegistryTarget | undefined>((raw) =>
-  raw === '' ? undefined : parseRegistry(raw),
-)
+/** The build-images inputs that need a rule of their own: each turns a string into a value or one sentence. */
 
 export const imageName = refine<string | undefined>((raw) => {
   if (raw === '') return undefined
@@ -113,7 +101,7 @@ export const drawVersion = refine<string | undefined>((raw) => {
 const RESERVED_BUILD_ARG = 'SOURCES_PATH'
 export const buildArgs = refine<Array<[string, string]>>((raw) => {
   const parsed: Array<[string, string]> = []
-  for (const line of lines(raw)) {
+  for (const line of parseLines(raw)) {
     const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line)
     if (!match) return { problem: `line '${line}' is not NAME=value` }
     const [, name = '', value = ''] = match
@@ -138,4 +126,10 @@ export const platform = refine<string | undefined>((raw) => {
   return raw
 })
 
-export const cacheFrom = refine((raw) => lines(raw))
+/** Lines only: a cache source may hold commas (`type=registry,ref=…`). */
+export const cacheFrom = refine((raw) => parseLines(raw))
+
+export const workingDirectory = v.pipe(
+  v.string(),
+  v.check((raw) => raw !== '', "is empty; expected the project root, such as '.'"),
+)

@@ -1,0 +1,86 @@
+import * as v from 'valibot'
+import type { InputSchema, ParseTools } from '../definition.js'
+import { errorMessage } from '../shared/errors.js'
+import { IMAGE_REFERENCE_EXPECTED, parseImageReference } from '../shared/image-ref.js'
+import { parseList, refine } from '../shared/inputs.js'
+import { describeIssues } from '../shared/issues.js'
+import { DeployRuleSchema, RULES_WORDING, type DeployRule } from './payload-schema.js'
+
+/** The deploy inputs that need a rule of their own, each from its text to its value. */
+
+export const webhookUrl = refine((raw) => {
+  if (raw === '')
+    return {
+      problem: 'is required: set it from the secret the platform operator gave you (WEBHOOK_URL)',
+    }
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    return { problem: 'expected an absolute https:// URL' }
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return { problem: 'expected an https:// URL' }
+  return url
+})
+
+/**
+ * The token travels in an HTTP header, which can carry neither a line break nor a character
+ * beyond Latin-1: Node would refuse the request half-way, or a proxy split the header.
+ */
+export const webhookToken = v.pipe(
+  v.string(),
+  v.check(
+    (raw) => raw !== '',
+    'is required: set it from the secret the platform operator gave you (WEBHOOK_TOKEN)',
+  ),
+  v.check(
+    (raw) => !/[\r\n]/.test(raw),
+    'contains a line break, which an HTTP header cannot carry; copy the token again as one line (a secret stored from a file often ends with one)',
+  ),
+  v.check(
+    // What Node accepts in a header value: tab, visible ASCII, space, and Latin-1 (0x80-0xFF).
+    (raw) => !/[^\t\x20-\x7e\x80-\xff]/.test(raw),
+    'contains a control character or a character beyond Latin-1 (such as an emoji or a curly quote), which an HTTP header cannot carry; copy the token again from the platform operator',
+  ),
+)
+
+export const imageReference = refine<string | undefined>((raw) => {
+  if (raw === '') return undefined
+  const parsed = parseImageReference(raw)
+  return typeof parsed === 'string' ? { problem: `${parsed}; ${IMAGE_REFERENCE_EXPECTED}` } : raw
+})
+
+export const imageReferenceList = refine((raw) => {
+  const images = parseList(raw)
+  for (const image of images) {
+    const parsed = parseImageReference(image)
+    if (typeof parsed === 'string')
+      return { problem: `'${image}' ${parsed}; ${IMAGE_REFERENCE_EXPECTED}` }
+  }
+  return images
+})
+
+/** YAML is a superset of JSON; the YAML parser comes with the tools, so JSON users never load it. */
+export function deployRules(tools: ParseTools): InputSchema<DeployRule[] | undefined> {
+  return refine((raw) => (raw === '' ? undefined : parseDeployRules(raw, tools.parseYaml)))
+}
+
+export function parseDeployRules(
+  raw: string,
+  parseYaml: ParseTools['parseYaml'],
+): DeployRule[] | { problem: string } {
+  let document: unknown
+  try {
+    document = parseYaml(raw)
+  } catch (error) {
+    return { problem: `is neither JSON nor YAML (${errorMessage(error).split('\n')[0]})` }
+  }
+  if (!Array.isArray(document))
+    return {
+      problem: `expected a list of {source, target} rules, such as '[{"source": ".*", "target": ".*"}]'`,
+    }
+  const result = v.safeParse(v.array(DeployRuleSchema), document)
+  if (!result.success) return { problem: describeIssues(result.issues, RULES_WORDING).join('; ') }
+  return result.output
+}

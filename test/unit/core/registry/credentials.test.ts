@@ -1,0 +1,76 @@
+import { describe, expect, test } from '@jest/globals'
+import {
+  basicAuth,
+  loginFromInputs,
+  loginSecrets,
+  parseBasicAuth,
+  parseRegistry,
+} from '../../../../src/core/registry/credentials.js'
+
+describe('registry credentials', () => {
+  test('basicAuth is base64 of user:password, and parseBasicAuth reads it back', () => {
+    expect(basicAuth('ci', 'pa:ss')).toBe(Buffer.from('ci:pa:ss').toString('base64'))
+    expect(parseBasicAuth(basicAuth('ci', 'pa:ss'))).toEqual({ username: 'ci', password: 'pa:ss' })
+    expect(parseBasicAuth(Buffer.from('no-colon').toString('base64'))).toBeUndefined()
+    expect(parseBasicAuth(Buffer.from(':pw').toString('base64'))).toBeUndefined()
+  })
+
+  test('the secrets of a login: its password and the base64 form Docker stores', () => {
+    expect(loginSecrets('ci', 'pw-1')).toEqual(['pw-1', basicAuth('ci', 'pw-1')])
+    expect(loginSecrets('ci', '')).toEqual([])
+  })
+
+  test.each<[string, string | undefined, string | undefined, ReturnType<typeof loginFromInputs>]>([
+    ['both', 'ci', 'pw', { username: 'ci', password: 'pw' }],
+    ['neither', undefined, undefined, undefined],
+    [
+      'a user name alone',
+      'ci',
+      undefined,
+      {
+        input: 'registry-password',
+        problem:
+          "is empty while 'registry-username' is set; give both, or neither to use the job's existing Docker login",
+      },
+    ],
+    [
+      'a password alone',
+      undefined,
+      'pw',
+      {
+        input: 'registry-username',
+        problem:
+          "is empty while 'registry-password' is set; give both, or neither to use the job's existing Docker login",
+      },
+    ],
+    [
+      'a user name with a colon',
+      'ci:pw',
+      'pw',
+      {
+        input: 'registry-username',
+        problem:
+          'holds a colon or a control character (a line break, a tab), which no registry user name can; expected the user name alone',
+      },
+    ],
+  ])('login inputs: %s', (_name, username, password, expected) => {
+    expect(loginFromInputs(username, password)).toEqual(expected)
+  })
+
+  test.each([
+    ['ghcr.io', { host: 'ghcr.io', prefix: 'ghcr.io' }],
+    ['ghcr.io/acme/', { host: 'ghcr.io', prefix: 'ghcr.io/acme' }],
+    ['localhost:5000', { host: 'localhost:5000', prefix: 'localhost:5000' }],
+  ])('registry %s', (raw, expected) => {
+    expect(parseRegistry(raw)).toEqual(expected)
+  })
+
+  test.each([
+    ['https://ghcr.io', 'has a scheme;'],
+    ['acme/shop', 'is not a registry host;'],
+    ['r.io:70000', 'has port 70000, which is not from 1 to 65535;'],
+  ])('registry %s is refused', (raw, problem) => {
+    const parsed = parseRegistry(raw)
+    expect('problem' in parsed && parsed.problem).toContain(problem)
+  })
+})
