@@ -71,8 +71,3 @@ function splitDomain(name: string): { domain?: string; path: string } {
     first !== first.toLowerCase()
   return isDomain ? { domain: first, path: name.slice(slash + 1) } : { path: name }
 }
-
-export function formatImageReference(ref: ImageReference): string {
-  const name = ref.domain ? `${ref.domain}/${ref.path}` : ref.path
-  return `${name}${ref.tag ? `:${ref.tag}` : ''}${ref.digest ? `@${ref.digest}` : ''}`
-}
