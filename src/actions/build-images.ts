@@ -2,7 +2,7 @@ import {
   buildImagesDefinition,
   type BuildImagesInputName,
 } from '../core/build-images/definition.js'
-import { parseBuildImagesInputs } from '../core/build-images/inputs.js'
+import { parseBuildImagesInputs, type BuildImagesInputs } from '../core/build-images/inputs.js'
 import { runBuildImages } from '../core/build-images/run.js'
 import { loginSecrets } from '../core/registry/credentials.js'
 import { runAction, type Action } from '../platform/run.js'
@@ -13,11 +13,11 @@ import { createDocker } from '../tools/docker.js'
 import { exec } from '../tools/exec.js'
 import { nodeFiles } from '../tools/files.js'
 
-export const buildImagesAction: Action<BuildImagesInputName> = {
+export const buildImagesAction: Action<BuildImagesInputName, BuildImagesInputs> = {
   definition: buildImagesDefinition,
   derivedSecrets: (raw) => loginSecrets(raw['registry-username'], raw['registry-password']),
-  async run(raw, context, platform) {
-    const inputs = parseBuildImagesInputs(raw, context)
+  parse: parseBuildImagesInputs,
+  async run(inputs, context, platform) {
     const session = inputs.credentials ? await isolatedDockerConfig(process.env) : undefined
     try {
       await runBuildImages(inputs, context, {

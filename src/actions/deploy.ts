@@ -1,6 +1,6 @@
 import { deployDefinition, type DeployInputName } from '../core/deploy/definition.js'
 import type { ParseTools } from '../core/definition.js'
-import { parseDeployInputs } from '../core/deploy/inputs.js'
+import { parseDeployInputs, type DeployInputs } from '../core/deploy/inputs.js'
 import { loginSecrets } from '../core/registry/credentials.js'
 import { runDeploy } from '../core/deploy/run.js'
 import { webhookUrlSecrets } from '../core/deploy/secrets.js'
@@ -12,16 +12,15 @@ import { USER_AGENT } from '../platform/package-info.js'
 import { jobDockerConfigPath } from '../tools/docker-auth.js'
 import { createHttpClient } from '../tools/http.js'
 
-export const deployAction: Action<DeployInputName> = {
+export const deployAction: Action<DeployInputName, DeployInputs> = {
   definition: deployDefinition,
   derivedSecrets: (raw) => [
     ...webhookUrlSecrets(raw['webhook-url']),
     ...loginSecrets(raw['registry-username'], raw['registry-password']),
   ],
-  async run(raw, context, platform) {
-    const inputs = parseDeployInputs(raw, {
-      parseYaml: await yamlParserFor(raw['deploy-rules']),
-    })
+  parse: async (raw) =>
+    parseDeployInputs(raw, { parseYaml: await yamlParserFor(raw['deploy-rules']) }),
+  async run(inputs, context, platform) {
     await runDeploy(inputs, context, {
       ...platform,
       http: createHttpClient(USER_AGENT),

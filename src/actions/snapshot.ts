@@ -1,5 +1,5 @@
 import { snapshotDefinition, type SnapshotInputName } from '../core/snapshot/definition.js'
-import { parseSnapshotInputs } from '../core/snapshot/inputs.js'
+import { parseSnapshotInputs, type SnapshotInputs } from '../core/snapshot/inputs.js'
 import { runSnapshot } from '../core/snapshot/run.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
@@ -9,10 +9,10 @@ import { createGitPort } from '../tools/git.js'
 import { runProcessGroup } from '../tools/process-group.js'
 import { isStepDebug } from '../platform/step-debug.js'
 
-export const snapshotAction: Action<SnapshotInputName> = {
+export const snapshotAction: Action<SnapshotInputName, SnapshotInputs> = {
   definition: snapshotDefinition,
-  async run(raw, context, platform) {
-    const inputs = parseSnapshotInputs(raw)
+  parse: parseSnapshotInputs,
+  async run(inputs, context, platform) {
     await runSnapshot(
       inputs,
       { ...context, debug: isStepDebug(process.env) },

@@ -15,19 +15,22 @@ import { startPlatform, type Invocation, type Started } from './start.js'
 /** What the platform gives an action; it adds the ports of its own tools. */
 export type PlatformPorts = Pick<CommonPorts, 'logger' | 'reporter' | 'redact' | 'registerSecret'>
 
-export interface Action<I extends string> {
+/** Every action has the common `check-only` input (see CHECK_ONLY). */
+export interface Action<I extends string, T extends { checkOnly: boolean }> {
   definition: ActionDefinition<I>
   /** Values derived from the inputs that can leak on their own (see actionSecrets). */
   derivedSecrets?: (raw: RawInputs<I>) => string[]
-  run: (raw: RawInputs<I>, context: CiContext, platform: PlatformPorts) => Promise<void>
+  /** The typed inputs, or an InputError naming each problem; nothing else happens here. */
+  parse: (raw: RawInputs<I>, context: CiContext) => T | Promise<T>
+  run: (inputs: T, context: CiContext, platform: PlatformPorts) => Promise<void>
 }
 
 /**
  * The one place an action starts: pick the platform, register secrets before anything is
  * printed, fill defaults, run, and turn any failure into one clear message and exit code 1.
  */
-export async function runAction<I extends string>(
-  action: Action<I>,
+export async function runAction<I extends string, T extends { checkOnly: boolean }>(
+  action: Action<I, T>,
   invocation: Invocation = {},
 ): Promise<void> {
   const { definition } = action
@@ -56,7 +59,12 @@ export async function runAction<I extends string>(
     return Promise.resolve()
   })
   try {
-    await action.run(raw, context, {
+    const inputs = await action.parse(raw, context)
+    if (inputs.checkOnly) {
+      runtime.logger.info(CHECKED)
+      return
+    }
+    await action.run(inputs, context, {
       logger: runtime.logger,
       reporter: runtime.reporter,
       redact: (text) => runtime.redactor.redact(text),
@@ -66,6 +74,8 @@ export async function runAction<I extends string>(
     await reportFailure(runtime, definition.id, error)
   }
 }
+
+const CHECKED = "The inputs are valid. Nothing else was done: 'check-only' is true."
 
 /** An error annotation with a title that names the failed input, exit code 1, and the summary. */
 async function reportFailure(runtime: Runtime, actionId: string, error: unknown): Promise<void> {

@@ -1,11 +1,13 @@
 // `olympe-deploy` itself, as a GitLab job or a person meets it: the commands, and what happens
 // when none or an unknown one is given.
-import { describe, expect, test } from '@jest/globals'
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Cleanup } from '../helpers/cleanup.js'
 import { NODE24 } from '../helpers/node-binaries.js'
-import { ROOT, spawnCaptured } from '../helpers/run-action.js'
+import { fixture, ROOT, spawnCaptured } from '../helpers/run-action.js'
+import { expectNoSecrets } from '../helpers/secrets.js'
+import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 
 const BIN = join(ROOT, 'bin/olympe-deploy.js')
 const env = { PATH: process.env.PATH ?? '' }
@@ -100,5 +102,77 @@ describe('what a GitLab deploy job loads', () => {
     } finally {
       await cleanup.run()
     }
+  })
+})
+
+describe("'check-only': a pipeline's first job", () => {
+  const cleanup = new Cleanup()
+  let webhook: WebhookServer
+  beforeAll(async () => {
+    webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
+  })
+  afterAll(() => cleanup.run())
+
+  const gitlabJob = (inputs: Record<string, string>): Record<string, string> => ({
+    ...env,
+    GITLAB_CI: 'true',
+    CI_PROJECT_PATH: 'acme/shop',
+    CI_COMMIT_BRANCH: 'main',
+    CI_DEFAULT_BRANCH: 'main',
+    ...inputs,
+  })
+
+  test('valid deploy inputs: said so, and nothing is sent', async () => {
+    const run = await spawnCaptured(
+      NODE24,
+      [BIN, 'deploy', '--check-only'],
+      gitlabJob({
+        INPUT_WEBHOOK_URL: webhook.url,
+        INPUT_WEBHOOK_TOKEN: 'Check-Only-Token-1',
+        INPUT_FRONTEND_IMAGE: '127.0.0.1:1/shop/frontend:1.4.0',
+      }),
+      ROOT,
+    )
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' })
+    expect(run.stdout).toContain(
+      "The inputs are valid. Nothing else was done: 'check-only' is true.",
+    )
+    expect(webhook.requests).toHaveLength(0)
+  })
+
+  test('a missing secret: named, exit 1, and nothing is sent', async () => {
+    const run = await spawnCaptured(
+      NODE24,
+      [BIN, 'deploy', '--check-only'],
+      gitlabJob({ INPUT_WEBHOOK_URL: webhook.url, INPUT_WEBHOOK_TOKEN: '' }),
+      ROOT,
+    )
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain(
+      "Error: Invalid input 'webhook-token' (value hidden: secret): is required: set it from the secret the platform operator gave you (WEBHOOK_TOKEN).",
+    )
+    expect(webhook.requests).toHaveLength(0)
+  })
+
+  test('build-images: the inputs checked, and no tool run', async () => {
+    const shim = fixture('bad-inputs', 'shim')
+    const dir = await cleanup.tempDir('olympe-check-only-')
+    const shimLog = join(dir, 'calls.log')
+    const run = await spawnCaptured(
+      NODE24,
+      [BIN, 'build-images', '--check-only'],
+      gitlabJob({
+        PATH: `${shim}:${env.PATH}`,
+        SHIM_LOG: shimLog,
+        INPUT_REGISTRY: 'registry.example.com',
+        INPUT_REGISTRY_USERNAME: 'ci',
+        INPUT_REGISTRY_PASSWORD: 'Check-Only-Password-2',
+      }),
+      dir,
+    )
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' })
+    expect(run.stdout).toContain("Nothing else was done: 'check-only' is true.")
+    expect(await readFile(shimLog, 'utf8').catch(() => '')).toBe('')
+    expectNoSecrets({ stdout: run.stdout }, ['Check-Only-Password-2'])
   })
 })

@@ -1,6 +1,6 @@
 import type { ActionDefinition } from '../definition.js'
 import { registryInput } from '../registry/credentials.js'
-import { flag, text } from '../shared/inputs.js'
+import { CHECK_ONLY, flag, text } from '../shared/inputs.js'
 import {
   branches,
   buildArgs,
@@ -139,6 +139,7 @@ export const buildImagesDefinition = {
       default: '.',
       parse: workingDirectory,
     },
+    'check-only': CHECK_ONLY,
   },
   outputs: {
     'frontend-image': {

@@ -1,6 +1,6 @@
 import type { ActionDefinition } from '../definition.js'
 import { registryInput } from '../registry/credentials.js'
-import { choice, choiceWithDefault, flag, text, wholeNumber } from '../shared/inputs.js'
+import { CHECK_ONLY, choice, choiceWithDefault, flag, text, wholeNumber } from '../shared/inputs.js'
 import {
   deployRules,
   imageReference,
@@ -111,6 +111,7 @@ export const deployDefinition = {
         'Allow a plain `http://` webhook on a non-loopback host (the token would travel in clear).',
       ...flag('false'),
     },
+    'check-only': CHECK_ONLY,
   },
   outputs: {
     payload: { description: 'The JSON payload sent (or, on a dry run, that would be sent).' },

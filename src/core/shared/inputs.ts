@@ -186,3 +186,10 @@ export function choiceWithDefault<const T extends readonly string[]>(
 function expectedOneOf(options: readonly string[]): string {
   return `expected one of ${options.map((o) => `'${o}'`).join(', ')}`
 }
+
+/** Every action's last input: check the inputs as the step would, then stop. */
+export const CHECK_ONLY = {
+  description:
+    "Only check the inputs, as the step does before anything else, report every problem, and stop: nothing is built, sent or written. For a pipeline's first job, so that a missing secret or variable fails it in seconds instead of after the images are built.",
+  ...flag('false'),
+}

@@ -1,5 +1,5 @@
 import type { ActionDefinition } from '../definition.js'
-import { flag, text, wholeNumber } from '../shared/inputs.js'
+import { CHECK_ONLY, flag, text, wholeNumber } from '../shared/inputs.js'
 import {
   config,
   gitUserEmail,
@@ -81,6 +81,7 @@ export const snapshotDefinition = {
         'Project folder, relative to the workspace: where `config` is read, where the toolkit is installed, and where entries without `git` are written.',
       ...text,
     },
+    'check-only': CHECK_ONLY,
   },
   outputs: {
     changed: { description: '`true` when at least one commit was pushed.' },

@@ -35,6 +35,7 @@ describe('build-images inputs', () => {
   test('defaults: ghcr.io on GitHub, names from the repository, spec folders', () => {
     expect(parse({})).toEqual({
       allowUndeclaredSourcesPath: false,
+      checkOnly: false,
       registry: { host: 'ghcr.io', prefix: 'ghcr.io' },
       credentials: undefined,
       imageNames: {

@@ -24,6 +24,7 @@ describe('snapshot inputs', () => {
       toolkitTimeoutMinutes: 60,
       pushAttempts: 3,
       dryRun: false,
+      checkOnly: false,
     })
   })
 

@@ -13,6 +13,7 @@ const inputs = (given: Partial<SnapshotInputs>): SnapshotInputs => ({
   toolkitTimeoutMinutes: 60,
   pushAttempts: 3,
   dryRun: false,
+  checkOnly: false,
   ...given,
 })
 
