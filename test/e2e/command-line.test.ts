@@ -176,3 +176,21 @@ describe("'check-only': a pipeline's first job", () => {
     expectNoSecrets({ stdout: run.stdout }, ['Check-Only-Password-2'])
   })
 })
+
+describe("the README's first command, `npm run demo`", () => {
+  test('a clean dry run: the payload, no warning, and the image check said to be off', async () => {
+    const run = await spawnCaptured('npm', ['run', '--silent', 'demo'], env, ROOT)
+    expect({ code: run.code, stderr: run.stderr.replace(/^npm warn .*\n/gm, '') }).toEqual({
+      code: 0,
+      stderr: '',
+    })
+    expect(run.stdout).toContain(
+      'Demo: the deploy action as a dry run; its example registry does not exist, so the image check is off (--verify-images false).',
+    )
+    expect(run.stdout).toContain(
+      "The images were not checked in their registries ('verify-images: false').",
+    )
+    expect(run.stdout).toContain('Dry run: this request would be sent, and nothing was.')
+    expect(run.stdout).not.toContain('Warning')
+  })
+})

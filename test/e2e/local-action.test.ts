@@ -9,8 +9,8 @@ import {
   PLATFORM_STATE,
   TOOLKIT_COMMAND,
 } from '../helpers/fake-toolkit.js'
-import { runLocalAction, type LocalActionRun } from '../helpers/local-action.js'
-import { fixture } from '../helpers/run-action.js'
+import { readEnvFile, runLocalAction, type LocalActionRun } from '../helpers/local-action.js'
+import { fixture, ROOT } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 
@@ -104,4 +104,23 @@ describe('the actions under @github/local-action', () => {
     )
     expectNoSecrets(visible(run), ['registry-password-9a8b7c'])
   }, 200_000)
+})
+
+describe('the example env files of examples/local-action/, as the README runs them', () => {
+  test.each([
+    ['deploy', 'Dry run: this request would be sent, and nothing was.'],
+    ['build-images', "The inputs are valid. Nothing else was done: 'check-only' is true."],
+    ['snapshot', "The inputs are valid. Nothing else was done: 'check-only' is true."],
+  ] as const)(
+    '%s: runs clean',
+    async (action, said) => {
+      const env = await readEnvFile(join(ROOT, 'examples/local-action', `${action}.env`))
+      const run = await runLocalAction(action, env)
+      expect(run.code).toBe(0)
+      expect(run.stdout).toContain(said)
+      expect(run.stdout).not.toMatch(/::(error|warning)/)
+      expectNoSecrets(visible(run), [env['INPUT_WEBHOOK-TOKEN'] ?? 'demo-token-123456'])
+    },
+    200_000,
+  )
 })

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ROOT, spawnCaptured, type ActionId } from './run-action.js'
@@ -49,4 +49,15 @@ function reportedOutputs(stdout: string): Record<string, string> {
   for (const match of table.matchAll(/^│\s*\d+\s*│\s*'([^']+)'\s*│\s*(?:'(.*)'|(\S*))\s*│\s*$/gm))
     outputs[match[1] ?? ''] = match[2] ?? match[3] ?? ''
   return outputs
+}
+
+/** A dotenv file as local-action reads it: KEY=value lines; `#` comments and blanks skipped. */
+export async function readEnvFile(path: string): Promise<Record<string, string>> {
+  const env: Record<string, string> = {}
+  for (const line of (await readFile(path, 'utf8')).split('\n')) {
+    const eq = line.indexOf('=')
+    if (line.startsWith('#') || eq < 1) continue
+    env[line.slice(0, eq)] = line.slice(eq + 1)
+  }
+  return env
 }

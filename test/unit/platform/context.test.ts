@@ -39,6 +39,13 @@ afterEach(() => {
 })
 
 describe('the CI context', () => {
+  test('an event the environment does not name: said so, not undefined', async () => {
+    const github = await detect({ GITHUB_ACTIONS: 'true' })
+    expect(github.event).toBe('unknown (GITHUB_EVENT_NAME is not set)')
+    const gitlab = await detect({ GITLAB_CI: 'true' })
+    expect(gitlab.event).toBe('unknown (CI_PIPELINE_SOURCE is not set)')
+  })
+
   test('GitHub, a push to the default branch master', async () => {
     expect(await detect(await fixtureEnv('github_push_master'))).toEqual({
       platform: 'github',
