@@ -5,9 +5,9 @@
 // version (2.15.3), not the app's version that the template writes into dist/web/version.json.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { existsSync } from 'node:fs'
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { Cleanup } from '../helpers/cleanup.js'
 import { dockerRun, run } from '../helpers/docker-env.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
@@ -31,33 +31,27 @@ let registry: TemplateRegistry
 let suite: DockerSuite
 let project: TemplateProject
 let builds: StepRun[]
-const projects: TemplateProject[] = []
-const stops: (() => Promise<void>)[] = []
+// The servers, then each project and variant: undone after the suite, even when beforeAll
+// stopped halfway.
+const cleanup = new Cleanup()
 
 beforeAll(async () => {
-  // Both start at once; whichever did start is stopped by afterAll even if the other failed.
-  const [started, docker] = await Promise.allSettled([startTemplateRegistry(), startDockerSuite()])
-  if (started.status === 'fulfilled') stops.push(() => started.value.stop())
-  if (docker.status === 'fulfilled') stops.push(() => docker.value.stop())
-  if (started.status === 'rejected') throw started.reason
-  if (docker.status === 'rejected') throw docker.reason
-  ;[registry, suite] = [started.value, docker.value]
+  ;({ registry, suite } = await cleanup.startAll({
+    registry: startTemplateRegistry(),
+    suite: startDockerSuite(),
+  }))
   await ensureTemplateBaseImages()
   project = await adopt({ appVersion: APP_VERSION, files: { '.npmrc': registry.npmrc('env') } })
   builds = await installAndBuild(project, registry.token)
 }, 180_000)
 
-afterAll(async () => {
-  for (const each of projects) await each.remove()
-  await Promise.all(stops.map((stop) => stop()))
-})
+afterAll(() => cleanup.run(), 120_000)
 
 async function adopt(
   options: Parameters<typeof createTemplateProject>[0],
 ): Promise<TemplateProject> {
   const created = await createTemplateProject(options)
-  projects.push(created)
-  return created
+  return cleanup.track(`template project ${created.dir}`, created)
 }
 
 async function json(...path: string[]): Promise<Record<string, unknown>> {
@@ -246,8 +240,7 @@ describe('build-images on the built template', () => {
  * `changes` applied to its docker/*.Dockerfile; plus 4 MB outside dist/ that must never ship.
  */
 async function variant(changes: (dockerfile: string) => string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'olympe-template-variant-'))
-  variants.push(dir)
+  const dir = await cleanup.tempDir('olympe-template-variant-')
   await cp(project.dir, dir, { recursive: true, verbatimSymlinks: true })
   await useBaseFlavour(dir, 'plain')
   for (const name of await readdir(join(dir, 'docker'))) {
@@ -258,11 +251,6 @@ async function variant(changes: (dockerfile: string) => string): Promise<string>
   await writeFile(join(dir, 'recordings/demo.bin'), Buffer.alloc(4_000_000, 7))
   return dir
 }
-
-const variants: string[] = []
-afterAll(async () => {
-  for (const dir of variants) await rm(dir, { recursive: true, force: true })
-})
 
 describe.each(['buildkit', 'legacy'] as const)(
   'SOURCES_PATH that nothing declares, with the %s builder',
