@@ -3,7 +3,7 @@
 // project's templates/ folder, the catalog layout, so `include: component:` at the current commit
 // resolves locally.
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { startOwning } from './cleanup.js'
 import { NODE24 } from './node-binaries.js'
 import { ROOT } from './run-action.js'
@@ -121,6 +121,11 @@ export interface PipelineRun {
   output: string
   /** Each job's log file, by job name. */
   jobLogs: Record<string, string>
+  /**
+   * Each job's dotenv report (`artifacts:reports:dotenv`) as GitLab keeps it, by
+   * `<job>/<file>`: later jobs get its variables, and anyone who may see the job may download it.
+   */
+  dotenvReports: Record<string, string>
 }
 
 function cliArgs(project: GitlabProject, options: PipelineOptions): string[] {
@@ -163,6 +168,7 @@ export async function runPipeline(
     code: result.code,
     output: result.stdout + result.stderr,
     jobLogs: await jobLogs(project.dir),
+    dotenvReports: await dotenvReports(project.dir),
   }
 }
 
@@ -187,6 +193,21 @@ async function jobLogs(dir: string): Promise<Record<string, string>> {
     logs[file.replace(/\.log$/, '')] = await readFile(join(folder, file), 'utf8')
   }
   return logs
+}
+
+// gitlab-ci-local keeps a job's dotenv report at artifacts/<job>/.gitlab-ci-reports/dotenv/<file>.
+async function dotenvReports(dir: string): Promise<Record<string, string>> {
+  const artifacts = join(dir, '.gitlab-ci-local/artifacts')
+  const reports: Record<string, string> = {}
+  for (const job of await readdir(artifacts).catch(() => [])) {
+    const folder = join(artifacts, job, '.gitlab-ci-reports/dotenv')
+    const entries = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => [])
+    for (const entry of entries.filter((each) => each.isFile())) {
+      const file = join(entry.parentPath, entry.name)
+      reports[`${job}/${relative(folder, file)}`] = await readFile(file, 'utf8')
+    }
+  }
+  return reports
 }
 
 export interface ListedJob {
@@ -259,13 +280,18 @@ export async function removeFileVariables(marker: string): Promise<void> {
   }
 }
 
-/** Every run's output and job logs, named for a secret scan's report (GitLab logs: see secrets.ts). */
+/**
+ * Every run's output, job logs and dotenv reports, named for a secret scan's report (all of them
+ * shown or kept as they are: see GITLAB_LOG in secrets.ts).
+ */
 export function logsOf(runs: PipelineRun[]): Record<string, string> {
   const logs: Record<string, string> = {}
   runs.forEach((run, index) => {
     logs[`${GITLAB_LOG} run ${index} output`] = run.output
     for (const [job, log] of Object.entries(run.jobLogs))
       logs[`${GITLAB_LOG} run ${index} ${job}.log`] = log
+    for (const [report, text] of Object.entries(run.dotenvReports))
+      logs[`${GITLAB_LOG} run ${index} dotenv report ${report}`] = text
   })
   return logs
 }
