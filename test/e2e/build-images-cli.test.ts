@@ -1,6 +1,7 @@
 // The same bundle through the command line, as a GitLab job runs it (INPUT_* variables, dotenv
 // outputs), and by hand in a git checkout, where git says which branch and commit this is.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { Cleanup } from '../helpers/cleanup.js'
 import {
   SAMPLE_DRAW_VERSION,
   SAMPLE_PROJECT,
@@ -13,14 +14,13 @@ import { run } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
 let suite: DockerSuite
+const cleanup = new Cleanup()
 
 beforeAll(async () => {
-  suite = await startDockerSuite()
+  suite = cleanup.track('docker suite', await startDockerSuite())
 }, 60_000)
 
-afterAll(async () => {
-  await suite.stop()
-})
+afterAll(() => cleanup.run())
 
 async function cli(
   repository: string,
