@@ -1,5 +1,4 @@
 import { describe, expect, test } from '@jest/globals'
-import { existsSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ESLint } from 'eslint'
@@ -28,10 +27,6 @@ describe('the design card, checked', () => {
     const text = await bundleText(action)
     const missing = Object.entries(LIBRARIES).filter(([, marker]) => !text.includes(marker))
     expect(missing.map(([name]) => name)).toEqual([])
-  })
-
-  test('no copy of the runner protocol is left', () => {
-    expect(existsSync(join(ROOT, 'src/platform/github-commands.ts'))).toBe(false)
   })
 
   test.each<[string, string, string]>([

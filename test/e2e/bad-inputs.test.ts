@@ -1,19 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { parse } from 'yaml'
 import { ACTION_DEFINITIONS } from '../../src/core/action-list.js'
+import { Cleanup } from '../helpers/cleanup.js'
 import { NODE24 } from '../helpers/node-binaries.js'
-import {
-  fixture,
-  ROOT,
-  runAsGithub,
-  spawnCaptured,
-  type ActionId,
-  type RunResult,
-} from '../helpers/run-action.js'
+import { fixture, ROOT, runAsGithub, type ActionId, type RunResult } from '../helpers/run-action.js'
+import { capture } from '../helpers/run-process.js'
 import { hostileCommands, runnerCommands } from '../helpers/runner-commands.js'
 import { findSecrets } from '../helpers/secrets.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
@@ -52,15 +46,15 @@ const results = { cases: 0, passed: 0 }
 
 let webhook: WebhookServer
 let workRoot = ''
+const cleanup = new Cleanup()
 beforeAll(async () => {
-  webhook = await startWebhookServer(answer(200))
-  workRoot = await mkdtemp(join(tmpdir(), 'olympe-bad-'))
+  webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
+  workRoot = await cleanup.tempDir('olympe-bad-')
 })
 afterAll(async () => {
-  await webhook.stop()
-  await rm(workRoot, { recursive: true, force: true })
   // The suite's own tally, for the CI log.
   console.log(`malformed inputs: ${results.cases} cases, ${results.passed} passed`)
+  await cleanup.run()
 })
 
 /** Valid inputs each case starts from, so that the case's own input is the only thing wrong. */
@@ -155,9 +149,13 @@ async function runCliCase(
     vars[`INPUT_${name.toUpperCase().replace(/-/g, '_')}`] = value
   const command = badInput.command ?? badInput.action ?? ''
   const argv = [join(ROOT, 'bin/olympe-deploy.js'), command, '--dotenv', dotenv]
-  const run = await spawnCaptured(NODE24, [...argv, ...(badInput.args ?? [])], vars, cwd)
+  const { code, stdout, stderr } = await capture(NODE24, [...argv, ...(badInput.args ?? [])], {
+    env: vars,
+    cwd,
+    timeoutMs: 120_000,
+  })
   const dotenvText = existsSync(dotenv) ? await readFile(dotenv, 'utf8') : ''
-  return { ...run, outputs: {}, summary: '', files: { dotenv: dotenvText } }
+  return { code, stdout, stderr, outputs: {}, summary: '', files: { dotenv: dotenvText } }
 }
 
 /** The `::error` annotations as the runner reads them: data unescaped. */

@@ -1,7 +1,7 @@
 // The same bundle through the command line, as a GitLab job runs it (INPUT_* variables, dotenv
 // outputs), and by hand in a git checkout, where git says which branch and commit this is.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { execFileSync } from 'node:child_process'
+import { Cleanup } from '../helpers/cleanup.js'
 import {
   SAMPLE_DRAW_VERSION,
   SAMPLE_PROJECT,
@@ -10,17 +10,17 @@ import {
   type DockerSuite,
 } from '../helpers/docker-suite.js'
 import { runCli, type RunResult } from '../helpers/run-action.js'
+import { run } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
 let suite: DockerSuite
+const cleanup = new Cleanup()
 
 beforeAll(async () => {
-  suite = await startDockerSuite()
+  suite = cleanup.track('docker suite', await startDockerSuite())
 }, 60_000)
 
-afterAll(async () => {
-  await suite.stop()
-})
+afterAll(() => cleanup.run())
 
 async function cli(
   repository: string,
@@ -113,15 +113,16 @@ describe('build-images through the CLI', () => {
 
   test('run by hand in a git checkout, the branch and commit come from git', async () => {
     const project = await suite.copyProject()
-    const git = (...args: string[]): string =>
-      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], {
-        cwd: project,
-        encoding: 'utf8',
-      }).trim()
-    git('init', '-q', '-b', 'main')
-    git('add', '.')
-    git('commit', '-q', '-m', 'sample')
-    const sha = git('rev-parse', 'HEAD')
+    const git = async (...args: string[]): Promise<string> =>
+      (
+        await run('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], {
+          cwd: project,
+        })
+      ).stdout.trim()
+    await git('init', '-q', '-b', 'main')
+    await git('add', '.')
+    await git('commit', '-q', '-m', 'sample')
+    const sha = await git('rev-parse', 'HEAD')
     const repository = suite.uniqueRepository('local')
     const result = await cli(repository, {}, project)
     expect(result.code).toBe(0)

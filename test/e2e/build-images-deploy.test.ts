@@ -1,6 +1,7 @@
 // The hand-over of spec steps 3 and 4: the build-images outputs feed the deploy bundle, and the
 // platform's webhook (played on loopback) receives exactly the references that were pushed.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { Cleanup } from '../helpers/cleanup.js'
 import { SAMPLE_PROJECT, SHA, startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { runAsGithub } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -10,16 +11,16 @@ const WEBHOOK_TOKEN = 'whk-token-5e2a9d7c1b'
 
 let suite: DockerSuite
 let webhook: WebhookServer
+const cleanup = new Cleanup()
 
 beforeAll(async () => {
-  suite = await startDockerSuite()
-  webhook = await startWebhookServer()
+  ;({ suite, webhook } = await cleanup.startAll({
+    suite: startDockerSuite(),
+    webhook: startWebhookServer(),
+  }))
 }, 60_000)
 
-afterAll(async () => {
-  await webhook.stop()
-  await suite.stop()
-})
+afterAll(() => cleanup.run())
 
 describe('build-images then deploy', () => {
   test('the webhook receives exactly the pushed references', async () => {

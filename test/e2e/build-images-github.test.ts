@@ -2,9 +2,9 @@
 // engine and a registry with basic auth: what is pushed, with which tags and labels, what a
 // container of the frontend image holds, and what happens when the run must not build.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
+import { Cleanup, withCleanup } from '../helpers/cleanup.js'
 import { docker, dockerRun } from '../helpers/docker-env.js'
 import {
   SAMPLE_DRAW_VERSION,
@@ -17,14 +17,13 @@ import { runAsGithub, type RunOptions, type RunResult } from '../helpers/run-act
 import { expectNoSecrets } from '../helpers/secrets.js'
 
 let suite: DockerSuite
+const cleanup = new Cleanup()
 
 beforeAll(async () => {
-  suite = await startDockerSuite()
+  suite = cleanup.track('docker suite', await startDockerSuite())
 }, 60_000)
 
-afterAll(async () => {
-  await suite.stop()
-})
+afterAll(() => cleanup.run())
 
 const TAG = 'main-1a2b3c4'
 const WRONG_PASSWORD = 'wrong-Pa55word-4f1c'
@@ -239,10 +238,13 @@ describe('build-images on GitHub', () => {
   test('a docker-container builder chosen in an earlier step is used, with --push', async () => {
     // As docker/setup-buildx-action leaves the job: the builder selected in the job's buildx
     // state. Its BuildKit image exists nowhere, so it fails to boot the same way everywhere.
-    const jobConfig = await mkdtemp(join(tmpdir(), 'olympe-job-docker-config-'))
-    const name = `olympe-e2e-${Date.now()}`
-    const env = { ...process.env, DOCKER_CONFIG: jobConfig }
-    try {
+    await withCleanup(async (testCleanup) => {
+      const jobConfig = await testCleanup.tempDir('olympe-job-docker-config-')
+      const name = `olympe-e2e-${Date.now()}`
+      const env = { ...process.env, DOCKER_CONFIG: jobConfig }
+      testCleanup.add(`builder ${name}`, () =>
+        docker(['buildx', 'rm', name], { env }).catch(() => ''),
+      )
       await docker(
         ['buildx', 'create', '--name', name, '--driver', 'docker-container', '--use'].concat([
           '--driver-opt',
@@ -263,9 +265,6 @@ describe('build-images on GitHub', () => {
       for (const line of builds) expect(line).toMatch(/ --push --metadata-file \S+ \S+$/)
       expect(await suite.spy.subcommands()).not.toContain('push')
       expect(result.stdout).toContain('The current buildx builder could not start BuildKit')
-    } finally {
-      await docker(['buildx', 'rm', name], { env }).catch(() => '')
-      await rm(jobConfig, { recursive: true, force: true })
-    }
+    })
   })
 })

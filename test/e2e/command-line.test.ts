@@ -5,15 +5,16 @@ import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Cleanup } from '../helpers/cleanup.js'
 import { NODE24 } from '../helpers/node-binaries.js'
-import { fixture, ROOT, spawnCaptured } from '../helpers/run-action.js'
+import { fixture, ROOT } from '../helpers/run-action.js'
+import { capture } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 
 const BIN = join(ROOT, 'bin/olympe-deploy.js')
 const env = { PATH: process.env.PATH ?? '' }
 
-const olympeDeploy = (...args: string[]): ReturnType<typeof spawnCaptured> =>
-  spawnCaptured(NODE24, [BIN, ...args], env, ROOT)
+const olympeDeploy = (...args: string[]): ReturnType<typeof capture> =>
+  capture(NODE24, [BIN, ...args], { env, cwd: ROOT })
 
 const COMMAND_LINES = [
   "  snapshot      Exports the code as data of Olympe projects with the platform's toolkit and commits it to git.",
@@ -78,17 +79,19 @@ describe('what a GitLab deploy job loads', () => {
         hooks,
         `import { registerHooks } from 'node:module'\nimport { appendFileSync } from 'node:fs'\nregisterHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context) } })\n`,
       )
-      const run = await spawnCaptured(
+      const run = await capture(
         NODE24,
         ['--import', hooks, BIN, 'deploy', '--dry-run', '--verify-images', 'false'],
         {
-          ...env,
-          GITLAB_CI: 'true',
-          INPUT_WEBHOOK_URL: 'https://hooks.example.com/deploy/Load-Test-Token-1',
-          INPUT_WEBHOOK_TOKEN: 'Load-Test-Token-2',
-          INPUT_FRONTEND_IMAGE: 'registry.example.com/shop/frontend:1.4.0',
+          env: {
+            ...env,
+            GITLAB_CI: 'true',
+            INPUT_WEBHOOK_URL: 'https://hooks.example.com/deploy/Load-Test-Token-1',
+            INPUT_WEBHOOK_TOKEN: 'Load-Test-Token-2',
+            INPUT_FRONTEND_IMAGE: 'registry.example.com/shop/frontend:1.4.0',
+          },
+          cwd: ROOT,
         },
-        ROOT,
       )
       expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' })
       const loaded = (await readFile(log, 'utf8'))
@@ -123,16 +126,14 @@ describe("'check-only': a pipeline's first job", () => {
   })
 
   test('valid deploy inputs: said so, and nothing is sent', async () => {
-    const run = await spawnCaptured(
-      NODE24,
-      [BIN, 'deploy', '--check-only'],
-      gitlabJob({
+    const run = await capture(NODE24, [BIN, 'deploy', '--check-only'], {
+      env: gitlabJob({
         INPUT_WEBHOOK_URL: webhook.url,
         INPUT_WEBHOOK_TOKEN: 'Check-Only-Token-1',
         INPUT_FRONTEND_IMAGE: '127.0.0.1:1/shop/frontend:1.4.0',
       }),
-      ROOT,
-    )
+      cwd: ROOT,
+    })
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' })
     expect(run.stdout).toContain(
       "The inputs are valid. Nothing else was done: 'check-only' is true.",
@@ -141,12 +142,10 @@ describe("'check-only': a pipeline's first job", () => {
   })
 
   test('a missing secret: named, exit 1, and nothing is sent', async () => {
-    const run = await spawnCaptured(
-      NODE24,
-      [BIN, 'deploy', '--check-only'],
-      gitlabJob({ INPUT_WEBHOOK_URL: webhook.url, INPUT_WEBHOOK_TOKEN: '' }),
-      ROOT,
-    )
+    const run = await capture(NODE24, [BIN, 'deploy', '--check-only'], {
+      env: gitlabJob({ INPUT_WEBHOOK_URL: webhook.url, INPUT_WEBHOOK_TOKEN: '' }),
+      cwd: ROOT,
+    })
     expect(run.code).toBe(1)
     expect(run.stderr).toContain(
       "Error: Invalid input 'webhook-token' (value hidden: secret): is required: set it from the secret the platform operator gave you (WEBHOOK_TOKEN).",
@@ -158,18 +157,16 @@ describe("'check-only': a pipeline's first job", () => {
     const shim = fixture('bad-inputs', 'shim')
     const dir = await cleanup.tempDir('olympe-check-only-')
     const shimLog = join(dir, 'calls.log')
-    const run = await spawnCaptured(
-      NODE24,
-      [BIN, 'build-images', '--check-only'],
-      gitlabJob({
+    const run = await capture(NODE24, [BIN, 'build-images', '--check-only'], {
+      env: gitlabJob({
         PATH: `${shim}:${env.PATH}`,
         SHIM_LOG: shimLog,
         INPUT_REGISTRY: 'registry.example.com',
         INPUT_REGISTRY_USERNAME: 'ci',
         INPUT_REGISTRY_PASSWORD: 'Check-Only-Password-2',
       }),
-      dir,
-    )
+      cwd: dir,
+    })
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' })
     expect(run.stdout).toContain("Nothing else was done: 'check-only' is true.")
     expect(await readFile(shimLog, 'utf8').catch(() => '')).toBe('')
@@ -179,7 +176,7 @@ describe("'check-only': a pipeline's first job", () => {
 
 describe("the README's first command, `npm run demo`", () => {
   test('a clean dry run: the payload, no warning, and the image check said to be off', async () => {
-    const run = await spawnCaptured('npm', ['run', '--silent', 'demo'], env, ROOT)
+    const run = await capture('npm', ['run', '--silent', 'demo'], { env, cwd: ROOT })
     expect({ code: run.code, stderr: run.stderr.replace(/^npm warn .*\n/gm, '') }).toEqual({
       code: 0,
       stderr: '',

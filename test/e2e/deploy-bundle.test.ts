@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { execFileSync } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import type { ServerResponse } from 'node:http'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Cleanup } from '../helpers/cleanup.js'
 import { NODES } from '../helpers/node-binaries.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
+import { run as runProgram } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import {
   answer,
@@ -34,12 +34,11 @@ const EXPECTED_PAYLOAD = {
 }
 
 let server: WebhookServer
+const cleanup = new Cleanup()
 beforeAll(async () => {
-  server = await startWebhookServer(answer(200), HOOK_PATH)
+  server = cleanup.track('webhook', await startWebhookServer(answer(200), HOOK_PATH))
 })
-afterAll(async () => {
-  await server.stop()
-})
+afterAll(() => cleanup.run())
 
 const secrets = (): string[] => [TOKEN, server.url, HOOK_PATH, 'Bearer ' + TOKEN]
 const captured = (run: RunResult): Record<string, string> => ({
@@ -221,7 +220,7 @@ describe('failures through the GitHub bundle', () => {
 describe('a base payload file', () => {
   let workspace = ''
   beforeAll(async () => {
-    workspace = await mkdtemp(join(tmpdir(), 'olympe-ws-'))
+    workspace = await cleanup.tempDir('olympe-ws-')
     await writeFile(
       join(workspace, 'good.json'),
       JSON.stringify({
@@ -236,10 +235,6 @@ describe('a base payload file', () => {
     )
     await writeFile(join(workspace, 'bad-arg.json'), JSON.stringify({ extraArgs: ['--prune'] }))
   })
-  afterAll(async () => {
-    await rm(workspace, { recursive: true, force: true })
-  })
-
   test.each([
     [
       'an unknown key, named with its path',
@@ -276,9 +271,9 @@ describe('a base payload file', () => {
   test.each<[string, () => Promise<string>, string]>([
     [
       'a FIFO, which would block the step forever,',
-      () => {
-        execFileSync('mkfifo', [join(workspace, 'fifo.json')])
-        return Promise.resolve('fifo.json')
+      async () => {
+        await runProgram('mkfifo', [join(workspace, 'fifo.json')])
+        return 'fifo.json'
       },
       "Invalid input 'payload-file' 'fifo.json': it is not a regular file (a FIFO, a socket or a device), which the step could wait on forever; give the path of a JSON file.",
     ],

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { Cleanup } from '../helpers/cleanup.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -36,12 +37,11 @@ const RESET =
   'the connection was closed after the request was sent, before a complete response arrived (ECONNRESET), so the server may have received it'
 
 let server: WebhookServer
+const cleanup = new Cleanup()
 beforeAll(async () => {
-  server = await startWebhookServer(answer(200), HOOK_PATH)
+  server = cleanup.track('webhook', await startWebhookServer(answer(200), HOOK_PATH))
 })
-afterAll(async () => {
-  await server.stop()
-})
+afterAll(() => cleanup.run())
 
 function deploy(
   url: string,
@@ -278,17 +278,18 @@ describe('deploy against a faulty webhook: POSTs received, attempts told, messag
 describe('retried: the request surely never reached the application', () => {
   let tls: TlsFiles
   let proxy: ConnectProxy
+  const proxyCleanup = new Cleanup()
   beforeAll(async () => {
-    tls = await makeTlsFiles(['127.0.0.1'])
-    proxy = await startConnectProxy({
-      'silent.olympe.test': 'silent',
-      'auth.olympe.test': { status: 407 },
-    })
+    tls = proxyCleanup.track('certificates', await makeTlsFiles(['127.0.0.1']))
+    proxy = proxyCleanup.track(
+      'proxy',
+      await startConnectProxy({
+        'silent.olympe.test': 'silent',
+        'auth.olympe.test': { status: 407 },
+      }),
+    )
   })
-  afterAll(async () => {
-    await proxy.stop()
-    await tls.remove()
-  })
+  afterAll(() => proxyCleanup.run())
 
   test(
     'connection refused: 3 attempts, 0 POSTs',

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { Cleanup } from '../helpers/cleanup.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { externalAddress, startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -16,17 +17,17 @@ let tls: TlsFiles
 let webhook: WebhookServer
 let proxy: ConnectProxy
 const address = externalAddress()
+const cleanup = new Cleanup()
 
 beforeAll(async () => {
-  tls = await makeTlsFiles([WEBHOOK_HOST, address])
-  webhook = await startWebhookServer(answer(200), { path: HOOK_PATH, tls, listen: '0.0.0.0' })
-  proxy = await startConnectProxy({ [WEBHOOK_HOST]: webhook.port })
+  tls = cleanup.track('certificates', await makeTlsFiles([WEBHOOK_HOST, address]))
+  webhook = cleanup.track(
+    'webhook',
+    await startWebhookServer(answer(200), { path: HOOK_PATH, tls, listen: '0.0.0.0' }),
+  )
+  proxy = cleanup.track('proxy', await startConnectProxy({ [WEBHOOK_HOST]: webhook.port }))
 })
-afterAll(async () => {
-  await proxy.stop()
-  await webhook.stop()
-  await tls.remove()
-})
+afterAll(() => cleanup.run())
 
 const url = (host: string): string => `https://${host}:${webhook.port}${HOOK_PATH}`
 

@@ -5,11 +5,11 @@
 // every case that must fail must fail with none.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { randomBytes } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import { writeFile } from 'node:fs/promises'
 import type { AddressInfo, Socket } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Cleanup, withCleanup } from '../helpers/cleanup.js'
 import {
   dockerLogin,
   ensureBaseImages,
@@ -18,7 +18,9 @@ import {
   pushImage,
   removeImages,
   startRegistry,
+  type BaseImages,
   type Registry,
+  type RegistryOptions,
 } from '../helpers/docker-env.js'
 import { externalAddress } from '../helpers/connect-proxy.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
@@ -48,55 +50,58 @@ interface Setup {
   host: string
 }
 
+type Kind = 'basic' | 'bearer'
+
 let webhook: WebhookServer
 let tokens: TokenServer
 let emptyConfig = ''
-const setups: Partial<Record<'basic' | 'bearer', Setup>> = {}
+const setups: Partial<Record<Kind, Setup>> = {}
 const runs: Record<string, string> = {}
+// The servers, the Docker configs and the pushed images, undone after the suite even when
+// beforeAll stopped halfway.
+const cleanup = new Cleanup()
 
 beforeAll(async () => {
   await ensureDockerDaemon()
   const base = await ensureBaseImages()
-  webhook = await startWebhookServer(answer(200))
-  emptyConfig = await mkdtemp(join(tmpdir(), 'olympe-docker-config-empty-'))
-  tokens = await startTokenServer({ user: USER, password: PASSWORD })
-  const basic = await startRegistry({ user: USER, password: PASSWORD })
-  const bearer = await startRegistry({ user: USER, password: PASSWORD, token: tokens })
-  for (const [kind, registry] of [
-    ['basic', basic],
-    ['bearer', bearer],
-  ] as const) {
-    const loggedIn = await mkdtemp(join(tmpdir(), 'olympe-docker-config-login-'))
-    const env = { ...process.env, DOCKER_CONFIG: loggedIn }
-    await dockerLogin(registry, { env })
-    const push = async (source: string, name: string): Promise<Pushed> => {
-      const reference = `${registry.host}/${name}`
-      return { reference, digest: await pushImage(source, reference, { env }) }
-    }
-    setups[kind] = {
-      registry,
-      loggedIn,
-      host: registry.host,
-      ...(kind === 'bearer' ? { tokens } : {}),
-      images: {
-        frontend: await push(base.frontend, 'app/frontend:v1'),
-        backend: await push(base.backend, 'app/backend:v1'),
-        frontendV2: await push(base.codeasdata, 'app/frontend:v2'),
-      },
-    }
+  webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
+  emptyConfig = await cleanup.tempDir('olympe-docker-config-empty-')
+  tokens = cleanup.track('token server', await startTokenServer({ user: USER, password: PASSWORD }))
+  const auths: Record<Kind, RegistryOptions> = {
+    basic: { user: USER, password: PASSWORD },
+    bearer: { user: USER, password: PASSWORD, token: tokens },
+  }
+  for (const kind of ['basic', 'bearer'] as const) {
+    const registry = cleanup.track(`${kind} registry`, await startRegistry(auths[kind]))
+    setups[kind] = await pushTestImages(kind, registry, base)
   }
 }, 180_000)
 
-afterAll(async () => {
-  await webhook.stop()
-  for (const setup of Object.values(setups)) {
-    await setup.registry.stop()
-    await removeImages(`${setup.host}/`)
-    await rm(setup.loggedIn, { recursive: true, force: true })
+afterAll(() => cleanup.run())
+
+/** A real `docker login` to `registry` in a Docker config of its own, and three images pushed. */
+async function pushTestImages(kind: Kind, registry: Registry, base: BaseImages): Promise<Setup> {
+  // Before the first push: whatever is pushed goes from this machine at the end.
+  cleanup.add(`images of ${registry.host}`, () => removeImages(`${registry.host}/`))
+  const loggedIn = await cleanup.tempDir('olympe-docker-config-login-')
+  const env = { ...process.env, DOCKER_CONFIG: loggedIn }
+  await dockerLogin(registry, { env })
+  const push = async (source: string, name: string): Promise<Pushed> => {
+    const reference = `${registry.host}/${name}`
+    return { reference, digest: await pushImage(source, reference, { env }) }
   }
-  await tokens.stop()
-  await rm(emptyConfig, { recursive: true, force: true })
-})
+  return {
+    registry,
+    loggedIn,
+    host: registry.host,
+    ...(kind === 'bearer' ? { tokens } : {}),
+    images: {
+      frontend: await push(base.frontend, 'app/frontend:v1'),
+      backend: await push(base.backend, 'app/backend:v1'),
+      frontendV2: await push(base.codeasdata, 'app/frontend:v2'),
+    },
+  }
+}
 
 interface Deployed {
   run: RunResult
@@ -121,7 +126,7 @@ async function deploy(
   return { run, posts: webhook.requests.length }
 }
 
-const setupOf = (kind: 'basic' | 'bearer'): Setup => {
+const setupOf = (kind: Kind): Setup => {
   const setup = setups[kind]
   if (!setup) throw new Error(`the ${kind} registry did not start`)
   return setup
@@ -285,8 +290,8 @@ describe.each(['basic', 'bearer'] as const)('against the real registry, %s auth'
 
   test('the images of payload-file are checked too, and a dry run checks as well', async () => {
     const { images, host } = setupOf(kind)
-    const workspace = await mkdtemp(join(tmpdir(), 'olympe-verify-ws-'))
-    try {
+    await withCleanup(async (testCleanup) => {
+      const workspace = await testCleanup.tempDir('olympe-verify-ws-')
       await writeFile(
         join(workspace, 'base.json'),
         JSON.stringify({ backends: { images: [`${host}/app/legacy:7`] } }),
@@ -310,31 +315,38 @@ describe.each(['basic', 'bearer'] as const)('against the real registry, %s auth'
           `The backend image '${host}/app/legacy:7' does not exist in registry '${host}'`,
         )
       }
-    } finally {
-      await rm(workspace, { recursive: true, force: true })
-    }
+    })
   })
 })
 
+/** A registry that accepts connections and requests, and never answers: one that hangs. */
+async function startSilentRegistry(
+  asked: string[],
+): Promise<{ host: string; stop(): Promise<void> }> {
+  const sockets = new Set<Socket>()
+  const silent = createServer((req) => asked.push(`${req.method ?? ''} ${req.url ?? ''}`))
+  silent.on('connection', (socket: Socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  return {
+    host: `127.0.0.1:${(silent.address() as AddressInfo).port}`,
+    stop: async () => {
+      for (const socket of sockets) socket.destroy()
+      await new Promise<void>((resolve) => silent.close(() => resolve()))
+    },
+  }
+}
+
 describe('registries that cannot be asked', () => {
-  let silent: Server
   let silentHost = ''
   const asked: string[] = []
-  const sockets = new Set<Socket>()
+  const silentCleanup = new Cleanup()
   beforeAll(async () => {
-    // Accepts connections and requests, and never answers: a registry that hangs.
-    silent = createServer((req) => asked.push(`${req.method ?? ''} ${req.url ?? ''}`))
-    silent.on('connection', (socket: Socket) => {
-      sockets.add(socket)
-      socket.on('close', () => sockets.delete(socket))
-    })
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
-    silentHost = `127.0.0.1:${(silent.address() as AddressInfo).port}`
+    silentHost = silentCleanup.track('silent registry', await startSilentRegistry(asked)).host
   })
-  afterAll(async () => {
-    for (const socket of sockets) socket.destroy()
-    await new Promise<void>((resolve) => silent.close(() => resolve()))
-  })
+  afterAll(() => silentCleanup.run())
 
   test('a refused connection is retried, then warns in auto and fails in true', async () => {
     const closed = `127.0.0.1:${await freePort()}`
@@ -415,29 +427,29 @@ describe('a registry behind a private certificate authority (certs.d, a docker-c
   // deploy job asks a company registry: Node.js trusts the authority only through
   // NODE_EXTRA_CA_CERTS.
   let tls: TlsFiles
-  let registry: Registry
-  let loggedIn = ''
   let pushed: Pushed
   let reference = ''
+  const tlsCleanup = new Cleanup()
 
   beforeAll(async () => {
     const address = externalAddress()
-    tls = await makeTlsFiles([address, '127.0.0.1'])
-    registry = await startRegistry({ user: USER, password: PASSWORD, tls })
-    loggedIn = await mkdtemp(join(tmpdir(), 'olympe-docker-config-tls-'))
-    const env = { ...process.env, DOCKER_CONFIG: loggedIn }
+    tls = tlsCleanup.track('certificates', await makeTlsFiles([address, '127.0.0.1']))
+    const registry = tlsCleanup.track(
+      'registry',
+      await startRegistry({ user: USER, password: PASSWORD, tls }),
+    )
+    tlsCleanup.add(`images of ${registry.host}`, () => removeImages(`${registry.host}/`))
+    const env = {
+      ...process.env,
+      DOCKER_CONFIG: await tlsCleanup.tempDir('olympe-docker-config-tls-'),
+    }
     await dockerLogin(registry, { env })
     const base = await ensureBaseImages()
     const local = `${registry.host}/app/frontend:v1`
     pushed = { reference: local, digest: await pushImage(base.frontend, local, { env }) }
     reference = local.replace('127.0.0.1:', `${address}:`)
   }, 120_000)
-  afterAll(async () => {
-    await registry.stop()
-    await removeImages(`${registry.host}/`)
-    await rm(loggedIn, { recursive: true, force: true })
-    await tls.remove()
-  })
+  afterAll(() => tlsCleanup.run())
 
   test('without NODE_EXTRA_CA_CERTS the certificate is refused, and the message says what to set', async () => {
     const inputs = { 'frontend-image': reference, ...CREDENTIALS }

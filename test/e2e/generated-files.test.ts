@@ -1,22 +1,23 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { cp, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { Cleanup } from '../helpers/cleanup.js'
 import { NODE24 } from '../helpers/node-binaries.js'
-import { ROOT, spawnCaptured } from '../helpers/run-action.js'
+import { ROOT } from '../helpers/run-action.js'
+import { capture, type Captured } from '../helpers/run-process.js'
 
 const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' }
 const tsx = join(ROOT, 'node_modules/tsx/dist/cli.mjs')
-const generate = (
-  root: string,
-  ...args: string[]
-): Promise<{ code: number | null; stdout: string; stderr: string }> =>
-  spawnCaptured(NODE24, [tsx, join(root, 'scripts/generate.ts'), ...args], env, root)
+/** A script of this project (or of a copy of it) under Node 24, in `root`. */
+const script = (root: string, args: string[]): Promise<Captured> =>
+  capture(NODE24, args, { env, cwd: root, timeoutMs: 120_000 })
+const generate = (root: string, ...args: string[]): Promise<Captured> =>
+  script(root, [tsx, join(root, 'scripts/generate.ts'), ...args])
 
 /** dist/ and every generated file are committed: a fresh build must reproduce them exactly. */
 describe('committed generated files', () => {
   test('dist/ matches a fresh ncc build of every action', async () => {
-    const run = await spawnCaptured(NODE24, [join(ROOT, 'scripts/build.js'), '--check'], env, ROOT)
+    const run = await script(ROOT, [join(ROOT, 'scripts/build.js'), '--check'])
     expect(run.stderr).toBe('')
     expect(run.code).toBe(0)
   }, 180_000)
@@ -36,8 +37,9 @@ describe('a GitLab template edited by hand', () => {
   const handWritten = '  resource_group: $[[ inputs.resource-group ]]\n'
   const timeout = '  timeout: 30 minutes\n'
 
+  const cleanup = new Cleanup()
   beforeAll(async () => {
-    copy = await mkdtemp(join(tmpdir(), 'olympe-generate-'))
+    copy = await cleanup.tempDir('olympe-generate-')
     const sources = ['scripts', 'src', 'gitlab', 'actions', 'action.yml', 'README.md']
     for (const path of [...sources, 'package.json', '.prettierrc.json', 'tsconfig.json'])
       await cp(join(ROOT, path), join(copy, path), { recursive: true })
@@ -46,9 +48,7 @@ describe('a GitLab template edited by hand', () => {
     await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'))
   })
 
-  afterAll(async () => {
-    await rm(copy, { recursive: true, force: true })
-  })
+  afterAll(() => cleanup.run())
 
   test('an edit inside a generated region fails the drift check', async () => {
     const committed = await template()

@@ -4,9 +4,9 @@
 // components with `include: component: …@<version>`, fetched by tag from a real git remote.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { readFileSync, readdirSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
+import { Cleanup } from '../helpers/cleanup.js'
 import {
   createGitlabProject,
   listJobs,
@@ -18,7 +18,8 @@ import {
 } from '../helpers/gitlab-ci-local.js'
 import { basicAuth, git, startGitServer, type GitServer } from '../helpers/git-server.js'
 import { NODE24 } from '../helpers/node-binaries.js'
-import { ROOT, spawnCaptured } from '../helpers/run-action.js'
+import { ROOT } from '../helpers/run-action.js'
+import { capture } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
 
@@ -32,8 +33,17 @@ const COMPONENTS = readdirSync(join(ROOT, 'gitlab'))
   .sort()
 const CATALOG_PATH = 'acme/olympe-deploy-actions'
 
-const layout = (folder: string): Promise<{ code: number | null; stdout: string; stderr: string }> =>
-  spawnCaptured(NODE24, [join(ROOT, '.ci/catalog-layout.mjs'), folder], ENV, ROOT)
+type Outcome = { code: number | null; stdout: string; stderr: string }
+/** A release script of .ci/ under Node 24, for `toEqual`. */
+async function ciScript(script: string, args: string[]): Promise<Outcome> {
+  const { code, stdout, stderr } = await capture(NODE24, [join(ROOT, '.ci', script), ...args], {
+    env: ENV,
+    cwd: ROOT,
+    timeoutMs: 120_000,
+  })
+  return { code, stdout, stderr }
+}
+const layout = (folder: string): Promise<Outcome> => ciScript('catalog-layout.mjs', [folder])
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true })
@@ -45,13 +55,13 @@ async function filesUnder(dir: string): Promise<string[]> {
 
 let work: string
 let catalog: string
+// Everything the suite's tests start and make, servers and projects included.
+const cleanup = new Cleanup()
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'olympe-catalog-'))
+  work = await cleanup.tempDir('olympe-catalog-')
   catalog = join(work, 'catalog')
 })
-afterAll(async () => {
-  await rm(work, { recursive: true, force: true })
-})
+afterAll(() => cleanup.run())
 
 describe('.ci/catalog-layout.mjs', () => {
   test('lays out templates/<name>/template.yml and a README.md per component', async () => {
@@ -88,12 +98,7 @@ describe('.ci/catalog-layout.mjs', () => {
     }
     expect(await read('README.md')).toBe(readFileSync(join(ROOT, 'gitlab/README.md'), 'utf8'))
     expect(await read('LICENSE.md')).toBe(readFileSync(join(ROOT, 'LICENSE'), 'utf8'))
-    const notes = await spawnCaptured(
-      NODE24,
-      [join(ROOT, '.ci/release-notes.mjs'), VERSION],
-      ENV,
-      ROOT,
-    )
+    const notes = await ciScript('release-notes.mjs', [VERSION])
     expect(await read('RELEASE-NOTES.md')).toBe(notes.stdout)
   })
 
@@ -132,15 +137,14 @@ describe('the laid-out catalog project run by gitlab-ci-local', () => {
   let npmCache: string
   const TOKEN = 'catalog-git-token-6b2f0d'
   const WEBHOOK_TOKEN = 'catalog-webhook-token-93ad4e'
-  const projects: GitlabProject[] = []
   const runs: PipelineRun[] = []
   const laidOut = (): string => join(work, 'laid-out')
 
   beforeAll(async () => {
-    registry = await startVerdaccio()
+    registry = cleanup.track('verdaccio', await startVerdaccio())
     await publishProject(registry)
-    server = await startGitServer({ token: TOKEN })
-    npmCache = await mkdtemp(join(tmpdir(), 'olympe-catalog-npm-'))
+    server = cleanup.track('git server', await startGitServer({ token: TOKEN }))
+    npmCache = await cleanup.tempDir('olympe-catalog-npm-')
     expect((await layout(laidOut())).code).toBe(0)
     // The release: the layout committed and tagged with the version in the catalog project.
     await server.createRepo(CATALOG_PATH, { commits: 0 })
@@ -157,20 +161,12 @@ describe('the laid-out catalog project run by gitlab-ci-local', () => {
     await inTagged('push', '-q', server.urlFor(CATALOG_PATH), 'main', VERSION)
   }, 120_000)
 
-  afterAll(async () => {
-    await Promise.all(projects.map((project) => project.stop()))
-    await server.stop()
-    await registry.stop()
-    await rm(npmCache, { recursive: true, force: true })
-  })
-
   async function project(
     files: Record<string, string>,
     options: Parameters<typeof createGitlabProject>[1],
   ): Promise<GitlabProject> {
     const created = await createGitlabProject(files, { templates: false, ...options })
-    projects.push(created)
-    return created
+    return cleanup.track(`GitLab project ${created.dir}`, created)
   }
 
   const catalogProject = (): Promise<GitlabProject> =>

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { Cleanup } from '../helpers/cleanup.js'
 import {
   PROJECT_PATH,
   createGitlabProject,
@@ -14,6 +15,7 @@ import {
 import { ROOT } from '../helpers/run-action.js'
 
 let project: GitlabProject
+const cleanup = new Cleanup()
 
 beforeAll(async () => {
   const example = await readFile(join(ROOT, 'examples/gitlab/.gitlab-ci.yml'), 'utf8')
@@ -23,12 +25,10 @@ beforeAll(async () => {
     `${PROJECT_PATH}/$1@$CI_COMMIT_SHA`,
   )
   expect(local).not.toBe(example)
-  project = await createGitlabProject({ '.gitlab-ci.yml': local })
+  project = cleanup.track('GitLab project', await createGitlabProject({ '.gitlab-ci.yml': local }))
 })
 
-afterAll(async () => {
-  await project.stop()
-})
+afterAll(() => cleanup.run())
 
 const names = async (options: Parameters<typeof listJobs>[1]): Promise<string[][]> =>
   (await listJobs(project, options)).map((job) => [job.name, job.when])

@@ -2,9 +2,9 @@
 // from a File-type CI/CD variable (it holds the git token), the password from DRAW_PASSWORD, the
 // package from a loopback npm registry; the snapshot lands in a real git remote over HTTP.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { Cleanup } from '../helpers/cleanup.js'
 import {
   DRAW_PASSWORD,
   DRAW_USERNAME,
@@ -34,15 +34,16 @@ let npmRegistry: Verdaccio
 let scratch: string
 let project: GitlabProject
 const runs: PipelineRun[] = []
+const cleanup = new Cleanup()
 
 beforeAll(async () => {
-  ;[gitServer, npmRegistry] = await Promise.all([
-    startGitServer({ token: TOKEN }),
-    startVerdaccio(),
-  ])
+  ;({ gitServer, npmRegistry } = await cleanup.startAll({
+    gitServer: startGitServer({ token: TOKEN }),
+    npmRegistry: startVerdaccio(),
+  }))
   await publishProject(npmRegistry)
   await gitServer.createRepo(REPO)
-  scratch = await mkdtemp(join(tmpdir(), 'olympe-gitlab-snapshot-'))
+  scratch = await cleanup.tempDir('olympe-gitlab-snapshot-')
   const ci = [
     'stages: [build]',
     'include:',
@@ -55,14 +56,10 @@ beforeAll(async () => {
     `      npm-registry: ${npmRegistry.url}`,
     '',
   ].join('\n')
-  project = await createGitlabProject({ '.gitlab-ci.yml': ci })
+  project = cleanup.track('GitLab project', await createGitlabProject({ '.gitlab-ci.yml': ci }))
 }, 60_000)
 
-afterAll(async () => {
-  await project.stop()
-  await Promise.all([gitServer.stop(), npmRegistry.stop()])
-  await rm(scratch, { recursive: true, force: true })
-})
+afterAll(() => cleanup.run())
 
 /** What GitLab does for a File variable: writes the value to a file, the variable holds its path. */
 async function fileVariable(name: string, value: unknown): Promise<string> {

@@ -6,10 +6,11 @@ import {
   PLATFORM_STATE,
   TOOLKIT_COMMAND,
 } from '../helpers/fake-toolkit.js'
+import { Cleanup } from '../helpers/cleanup.js'
 import { startCuttingProxy, type CuttingProxy } from '../helpers/cutting-proxy.js'
 import { SAMPLE_PROJECT, SHA, startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { startGitServer, type GitServer } from '../helpers/git-server.js'
-import { makeWorkspace, removeScratch } from '../helpers/git-snapshot.js'
+import { makeWorkspace, scratch } from '../helpers/git-snapshot.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
@@ -31,17 +32,18 @@ const portOf = (host: string): number => Number(host.split(':')[1])
 describe('build-images when the registry refuses or drops the push', () => {
   let suite: DockerSuite
   let proxy: CuttingProxy
+  const cleanup = new Cleanup()
   beforeAll(async () => {
-    suite = await startDockerSuite()
-    proxy = await startCuttingProxy(
-      { host: '127.0.0.1', port: portOf(suite.registry.host) },
-      /^(PATCH|PUT) \/v2\/\S*\/blobs\/uploads\//m,
+    suite = cleanup.track('docker suite', await startDockerSuite())
+    proxy = cleanup.track(
+      'cutting proxy',
+      await startCuttingProxy(
+        { host: '127.0.0.1', port: portOf(suite.registry.host) },
+        /^(PATCH|PUT) \/v2\/\S*\/blobs\/uploads\//m,
+      ),
     )
   }, 60_000)
-  afterAll(async () => {
-    await proxy.stop()
-    await suite.stop()
-  })
+  afterAll(() => cleanup.run())
 
   const build = (registry: string, repository: string, credentials: boolean): Promise<RunResult> =>
     runAsGithub('build-images', {
@@ -94,18 +96,18 @@ describe('snapshot when the git remote goes away in the middle of the push', () 
   const TOKEN = 'ghs_cutPushToken7d3e9a1c'
   let server: GitServer
   let proxy: CuttingProxy
+  // The workspaces of makeWorkspace are the suite's scratch: the servers go with them.
   beforeAll(async () => {
-    server = await startGitServer({ token: TOKEN })
-    proxy = await startCuttingProxy(
-      { host: '127.0.0.1', port: portOf(new URL(server.baseUrl).host) },
-      /^POST \/\S*git-receive-pack/m,
+    server = scratch.track('git server', await startGitServer({ token: TOKEN }))
+    proxy = scratch.track(
+      'cutting proxy',
+      await startCuttingProxy(
+        { host: '127.0.0.1', port: portOf(new URL(server.baseUrl).host) },
+        /^POST \/\S*git-receive-pack/m,
+      ),
     )
   })
-  afterAll(async () => {
-    await proxy.stop()
-    await server.stop()
-    await removeScratch()
-  })
+  afterAll(() => scratch.run())
 
   test('a clear failure; no commit is reported that the remote does not hold', async () => {
     await server.createRepo('acme/cut-cad')

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { Cleanup } from '../helpers/cleanup.js'
 import {
   DRAW_PASSWORD,
   DRAW_USERNAME,
@@ -22,14 +22,12 @@ const FRONTEND = 'registry.example.com/shop/frontend:main-1a2b3c4'
 
 let webhook: WebhookServer
 let workspace: string
+const cleanup = new Cleanup()
 beforeAll(async () => {
-  webhook = await startWebhookServer(answer(200), HOOK_PATH)
-  workspace = await mkdtemp(join(tmpdir(), 'olympe-local-action-ws-'))
+  webhook = cleanup.track('webhook', await startWebhookServer(answer(200), HOOK_PATH))
+  workspace = await cleanup.tempDir('olympe-local-action-ws-')
 })
-afterAll(async () => {
-  await webhook.stop()
-  await rm(workspace, { recursive: true, force: true })
-})
+afterAll(() => cleanup.run())
 
 const visible = (run: LocalActionRun): Record<string, string> => ({
   stdout: run.stdout,

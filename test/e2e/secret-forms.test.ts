@@ -7,6 +7,7 @@ import {
   PLATFORM_STATE,
   TOOLKIT_COMMAND,
 } from '../helpers/fake-toolkit.js'
+import { Cleanup } from '../helpers/cleanup.js'
 import { type GitServer } from '../helpers/git-server.js'
 import { gitServerForSuite, makeWorkspace } from '../helpers/git-snapshot.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
@@ -71,17 +72,19 @@ describe('a toolkit that echoes DRAW_PASSWORD encoded', () => {
 describe('a webhook that redirects to an address built from the token', () => {
   const TOKEN = 'Wh-Token-Mixed-Case-42'
   let webhook: WebhookServer
+  const cleanup = new Cleanup()
   beforeAll(async () => {
     const base64 = Buffer.from(`bearer:${TOKEN}`).toString('base64')
-    webhook = await startWebhookServer(
-      answer(302, 'moved', {
-        Location: `https://${TOKEN.toLowerCase()}.evil.example/c?t=${base64}&u=${TOKEN.toUpperCase()}`,
-      }),
+    webhook = cleanup.track(
+      'webhook',
+      await startWebhookServer(
+        answer(302, 'moved', {
+          Location: `https://${TOKEN.toLowerCase()}.evil.example/c?t=${base64}&u=${TOKEN.toUpperCase()}`,
+        }),
+      ),
     )
   })
-  afterAll(async () => {
-    await webhook.stop()
-  })
+  afterAll(() => cleanup.run())
 
   test('the Location is named with every form of the token masked', async () => {
     const run = await runAsGithub('deploy', {
@@ -100,12 +103,11 @@ describe('a webhook that redirects to an address built from the token', () => {
 
 describe('a secret too short to mask everywhere', () => {
   let webhook: WebhookServer
+  const cleanup = new Cleanup()
   beforeAll(async () => {
-    webhook = await startWebhookServer(answer(200))
+    webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
   })
-  afterAll(async () => {
-    await webhook.stop()
-  })
+  afterAll(() => cleanup.run())
   const inputs = (): Record<string, string> => ({
     'webhook-url': webhook.url,
     'webhook-token': 'abc12',

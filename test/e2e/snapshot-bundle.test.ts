@@ -10,7 +10,7 @@ import {
   writePlatformState,
 } from '../helpers/fake-toolkit.js'
 import { git, type GitServer } from '../helpers/git-server.js'
-import { gitServerForSuite, makeWorkspace, scratchDir } from '../helpers/git-snapshot.js'
+import { gitServerForSuite, makeWorkspace, scratch } from '../helpers/git-snapshot.js'
 import { NODE20 } from '../helpers/node-binaries.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -132,7 +132,7 @@ describe('the snapshot bundle as the GitHub runner runs it', () => {
     const repo = await freshRepo()
     expect((await github({ config: [entry(repo)] })).code).toBe(0)
     const state = await writePlatformState(
-      path.join(await scratchDir('state-'), 'state.json'),
+      path.join(await scratch.tempDir('state-'), 'state.json'),
       (s) => {
         s.elements = Object.fromEntries(
           Object.entries(s.elements).filter(([id]) => id !== IDS.invoiceTotal),

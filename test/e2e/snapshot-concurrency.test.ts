@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { DRAW_PASSWORD, IDS, PLATFORM_STATE, TOOLKIT_COMMAND } from '../helpers/fake-toolkit.js'
 import { git, type GitServer } from '../helpers/git-server.js'
-import { gitServerForSuite, makeWorkspace, scratchDir } from '../helpers/git-snapshot.js'
+import { gitServerForSuite, makeWorkspace, scratch } from '../helpers/git-snapshot.js'
 import { runAsGithub } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
@@ -14,7 +14,7 @@ gitServerForSuite(TOKEN, (started) => (server = started))
 test('three snapshot runs started at once on one branch all land, one after the other, never forced', async () => {
   const repo = 'acme/shared-branch'
   const bare = await server.createRepo(repo)
-  const barrier = path.join(await scratchDir('barrier-'), 'arrived')
+  const barrier = path.join(await scratch.tempDir('barrier-'), 'arrived')
   // Each run snapshots its own project, so every run has something of its own to commit.
   const projects = [
     ['sales', IDS.sales],

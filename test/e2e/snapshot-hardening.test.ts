@@ -17,7 +17,7 @@ import {
   gitServerForSuite,
   makeWorkspace,
   pushAsSomeoneElse,
-  scratchDir,
+  scratch,
 } from '../helpers/git-snapshot.js'
 import { runAsGithub, type RunOptions, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -81,7 +81,7 @@ const captured = (run: RunResult): Record<string, string> => ({
 
 /** A folder outside every clone and workspace, holding a file that must survive. */
 async function outsideWithSentinel(): Promise<{ outside: string; sentinel: string }> {
-  const outside = await scratchDir('outside-')
+  const outside = await scratch.tempDir('outside-')
   const sentinel = path.join(outside, 'sentinel.txt')
   await writeFile(sentinel, 'keep me\n')
   return { outside, sentinel }
@@ -121,7 +121,7 @@ describe('a symbolic link on the way of outputDir', () => {
     const { outside, sentinel } = await outsideWithSentinel()
     const workspace = await makeWorkspace([{ snapshooter: snapshooter() }])
     await symlink(outside, path.join(workspace, 'snapshot'))
-    const pids = path.join(await scratchDir('pids-'), 'pids')
+    const pids = path.join(await scratch.tempDir('pids-'), 'pids')
     const run = await github(workspace, { env: { FAKE_TOOLKIT_PIDS: pids } })
     expect(run.code).toBe(1)
     expect(run.stdout).toContain(
@@ -142,7 +142,7 @@ describe('a symbolic link on the way of outputDir', () => {
     })
     const before = await server.log(repo, 'main')
     const workspace = await makeWorkspace([gitEntry(repo, 'exports/teams/sales')])
-    const pids = path.join(await scratchDir('pids-'), 'pids')
+    const pids = path.join(await scratch.tempDir('pids-'), 'pids')
     const run = await github(workspace, { env: { FAKE_TOOLKIT_PIDS: pids } })
     expect(run.code).toBe(1)
     const clone = `the clone of http://***@127.0.0.1:${new URL(server.baseUrl).port}/${repo}.git (branch 'main')`
@@ -182,7 +182,7 @@ describe('what the real toolkit does', () => {
   test('a toolkit that never answers is stopped at toolkit-timeout-minutes, its whole process group with it', async () => {
     const repo = await freshRepo()
     const workspace = await makeWorkspace([gitEntry(repo)])
-    const pids = path.join(await scratchDir('pids-'), 'pids')
+    const pids = path.join(await scratch.tempDir('pids-'), 'pids')
     // Both the toolkit and its snapshooter child ignore SIGTERM: only SIGKILL to the group ends them.
     const run = await github(workspace, {
       inputs: { 'toolkit-timeout-minutes': '0.02' },
@@ -202,7 +202,7 @@ describe('what the real toolkit does', () => {
   test('cancelling the step (SIGINT, as the GitHub runner does) stops the toolkit and its children', async () => {
     const repo = await freshRepo()
     const workspace = await makeWorkspace([gitEntry(repo)])
-    const pids = path.join(await scratchDir('pids-'), 'pids')
+    const pids = path.join(await scratch.tempDir('pids-'), 'pids')
     let step: ChildProcess | undefined
     const running = github(workspace, {
       env: { FAKE_TOOLKIT_HANG: '1', FAKE_TOOLKIT_PIDS: pids },
@@ -239,7 +239,7 @@ describe('what the real toolkit does', () => {
 
   test('an all-digit password: warned, and the sign-in failure is named as such', async () => {
     const state = await writePlatformState(
-      path.join(await scratchDir('state-'), 'state.json'),
+      path.join(await scratch.tempDir('state-'), 'state.json'),
       (s) => (s.credentials.password = '00123456'),
     )
     const repo = await freshRepo()

@@ -11,7 +11,7 @@
 // gitlab/snapshot.yml's install of the project's toolkit. The install lines themselves are
 // checked statically in test/unit/gitlab/templates.test.ts and workflows.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { Cleanup } from '../helpers/cleanup.js'
@@ -68,7 +68,7 @@ let templateIgnore: string
 const runs: PipelineRun[] = []
 const caches: string[] = []
 // The servers, the File variables gitlab-ci-local leaves in /tmp, the scratch folder (variables
-// files, npm caches), then each project; the images go with the registry's own folder.
+// files), each run's npm cache, then each project; the images go with the registry's own folder.
 const cleanup = new Cleanup()
 
 beforeAll(async () => {
@@ -143,7 +143,7 @@ async function pipeline(
     res.writeHead(200, { 'Content-Type': 'application/json' })
     res.end('{"message":"success"}')
   })
-  const npmCache = await mkdtemp(join(scratch, 'npm-cache-'))
+  const npmCache = await cleanup.tempDir('olympe-template-gitlab-npm-')
   caches.push(npmCache)
   const result = await runPipeline(project, {
     variablesFile: await variablesFile(),

@@ -1,7 +1,8 @@
-// What an end-to-end suite made and must take away when it ends: the servers it started, the
+// What a suite or a helper made and must take away when it ends: the servers it started, the
 // projects and folders it created, the files a tool left behind. `beforeAll` registers each thing
 // as it comes, `afterAll(() => cleanup.run())` undoes them all, last first, even when one of them
 // fails or `beforeAll` stopped halfway (a server that did not start leaves nothing to stop).
+// Every temporary folder of the tests comes from `tempDir`, so each has an owner that removes it.
 // Pushed images may stay: every suite's registry is its own and goes with its temporary folder.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -74,6 +75,31 @@ export class Cleanup {
       }
     }
     if (failures.length > 0) throw new Error(`Cleanup failed for ${failures.join('; ')}`)
+  }
+}
+
+/** Runs `body` with a Cleanup of its own, which is run when `body` ends, however it ends. */
+export async function withCleanup<T>(body: (cleanup: Cleanup) => Promise<T>): Promise<T> {
+  const cleanup = new Cleanup()
+  try {
+    return await body(cleanup)
+  } finally {
+    await cleanup.run()
+  }
+}
+
+/**
+ * Starts something that owns what it makes (a server's folder and process): `start` registers
+ * them with the Cleanup it is given, which the thing runs in its stop() or remove(). When `start`
+ * fails halfway, what it registered so far is undone at once.
+ */
+export async function startOwning<T>(start: (owned: Cleanup) => Promise<T>): Promise<T> {
+  const owned = new Cleanup()
+  try {
+    return await start(owned)
+  } catch (error) {
+    await owned.run()
+    throw error
   }
 }
 

@@ -2,10 +2,8 @@
 //   npx tsx test/helpers/docker-env.check.ts           (warm: reuses base images)
 //   npx tsx test/helpers/docker-env.check.ts --cold    (re-imports the base images first)
 import { strict as assert } from 'node:assert'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { Cleanup } from './cleanup.js'
 import {
   BASE_IMAGES,
   docker,
@@ -131,10 +129,14 @@ async function main(): Promise<void> {
   const registry = await step('startRegistry', () =>
     startRegistry({ user: 'ci-user', password: 's3cret-pass' }),
   )
-  // A private DOCKER_CONFIG keeps the login out of ~/.docker/config.json.
-  const dockerConfig = await mkdtemp(join(tmpdir(), 'olympe-docker-config-'))
-  const env = { ...process.env, DOCKER_CONFIG: dockerConfig }
+  // Undone last first: the login's folder, the registry, then the images pushed to it.
+  const cleanup = new Cleanup()
+  cleanup.add('images', () => step('removeImages', () => removeImages(`${registry.host}/`)))
+  cleanup.add('registry', () => step('stop registry', () => registry.stop()))
   try {
+    // A private DOCKER_CONFIG keeps the login out of ~/.docker/config.json.
+    const dockerConfig = await cleanup.tempDir('olympe-docker-config-')
+    const env = { ...process.env, DOCKER_CONFIG: dockerConfig }
     const unauthorized = await fetch(`${registry.url}/v2/_catalog`)
     assert.equal(unauthorized.status, 401, 'the registry must require credentials')
     const badLogin = dockerLogin({ ...registry, password: 'wrong' }, { env })
@@ -145,9 +147,7 @@ async function main(): Promise<void> {
     await step('read registry API', () => checkRegistryContent(registry, pushed))
     await checkImageContent(registry)
   } finally {
-    await step('stop registry', () => registry.stop())
-    await step('removeImages', () => removeImages(`${registry.host}/`))
-    await rm(dockerConfig, { recursive: true, force: true })
+    await cleanup.run()
   }
   await checkTemplateBaseFlavours(step)
   for (const [name, ms] of timings)

@@ -1,11 +1,10 @@
 // Real Docker for the build-images tests: the machine's daemon, locally made base images (there
 // is no Docker Hub) and a private registry with basic auth on a free loopback port.
 // .ci/setup-docker.sh installs the packages and starts the daemon; tests only reuse it.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { chmod, copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { chmod, copyFile, mkdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { chunksToText, errorMessage, run, type RunOptions } from './run-process.js'
+import { withCleanup, type Cleanup } from './cleanup.js'
+import { errorMessage, run, type RunOptions } from './run-process.js'
 
 export { startRegistry } from './docker-registry.js'
 export type { ImageConfig, ImageManifest, Registry, RegistryOptions } from './docker-registry.js'
@@ -72,12 +71,10 @@ async function makeMissingBaseImages(): Promise<BaseImages> {
   const missing: (keyof BaseImages)[] = []
   for (const kind of kinds) if (!(await imageExists(BASE_IMAGES[kind]))) missing.push(kind)
   if (missing.length > 0) {
-    const root = await makeBusyboxRoot()
-    try {
-      for (const kind of missing) await importRoot(root, BASE_IMAGES[kind], kind)
-    } finally {
-      await rm(root, { recursive: true, force: true })
-    }
+    await withCleanup(async (cleanup) => {
+      const archive = await busyboxArchive(cleanup)
+      for (const kind of missing) await importArchive(archive, BASE_IMAGES[kind], kind)
+    })
   }
   return { ...BASE_IMAGES }
 }
@@ -90,8 +87,10 @@ const PASSWD = [
 ]
 const GROUP = ['root:x:0:', 'nginx:x:101:', 'node:x:1000:']
 
-async function makeBusyboxRoot(): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'olympe-base-root-'))
+/** A tar archive of a busybox root file system, owned by root, in a folder of `cleanup`'s. */
+async function busyboxArchive(cleanup: Cleanup): Promise<string> {
+  const folder = await cleanup.tempDir('olympe-base-root-')
+  const root = join(folder, 'root')
   for (const dir of ['bin', 'etc', 'tmp', 'root', 'home/node']) {
     await mkdir(join(root, dir), { recursive: true })
   }
@@ -105,39 +104,22 @@ async function makeBusyboxRoot(): Promise<string> {
   }
   await writeFile(join(root, 'etc/passwd'), PASSWD.join('\n') + '\n')
   await writeFile(join(root, 'etc/group'), GROUP.join('\n') + '\n')
-  return root
+  const archive = join(folder, 'root.tar')
+  await run('tar', ['-C', root, '--owner=0', '--group=0', '--numeric-owner', '-cf', archive, '.'])
+  return archive
 }
 
-/** `tar -C ROOT -c . | docker import - NAME`, as two piped processes instead of a shell. */
-async function importRoot(root: string, reference: string, kind: string): Promise<void> {
-  const tarArgs = ['-C', root, '--owner=0', '--group=0', '--numeric-owner', '-c', '.']
-  const importArgs = ['import', '--change', 'CMD ["/bin/sh"]', '--change', 'ENV PATH=/bin']
-  importArgs.push('--change', `LABEL olympe.test.base=${kind}`, '-', reference)
-  const tar = spawn('tar', tarArgs, { stdio: ['ignore', 'pipe', 'pipe'] })
-  const importer = spawn('docker', importArgs, { stdio: ['pipe', 'ignore', 'pipe'] })
-  tar.stdout.pipe(importer.stdin)
-  // Both exits matter: a tar failure can still feed docker a valid but truncated archive.
-  const [tarFailure, importFailure] = await Promise.all([failureOf(tar), failureOf(importer)])
-  if (tarFailure || importFailure) {
-    const details = [
-      tarFailure && `tar: ${tarFailure}`,
-      importFailure && `import: ${importFailure}`,
-    ]
-    const reason = details.filter(Boolean).join('; ')
-    throw new Error(`Importing base image ${reference} failed: ${reason}`)
-  }
-}
-
-/** Resolves to undefined when the process exits with 0, else to what went wrong. */
-function failureOf(child: ChildProcess): Promise<string | undefined> {
-  const stderr: Buffer[] = []
-  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk))
-  return new Promise((resolve) => {
-    child.on('error', (error) => resolve(error.message))
-    child.on('close', (code) => {
-      resolve(code === 0 ? undefined : `exit ${code}: ${chunksToText(stderr).trim()}`)
+/** `docker import ARCHIVE NAME`, with a shell as its command and a label naming its kind. */
+async function importArchive(archive: string, reference: string, kind: string): Promise<void> {
+  const changes = ['CMD ["/bin/sh"]', 'ENV PATH=/bin', `LABEL olympe.test.base=${kind}`]
+  const args = ['import', ...changes.flatMap((change) => ['--change', change])]
+  try {
+    await docker([...args, archive, reference])
+  } catch (error) {
+    throw new Error(`Importing base image ${reference} failed: ${errorMessage(error)}`, {
+      cause: error,
     })
-  })
+  }
 }
 
 /**

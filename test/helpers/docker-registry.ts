@@ -3,9 +3,9 @@
 // wants a registry behind a private certificate authority (`tls`).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { request as httpsRequest } from 'node:https'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { startOwning } from './cleanup.js'
 import { chunksToText, errorMessage, freePort, run } from './run-process.js'
 
 const MANIFEST_V2 = 'application/vnd.docker.distribution.manifest.v2+json'
@@ -65,53 +65,45 @@ export interface Registry {
   logs(): string
 }
 
-export async function startRegistry(options: RegistryOptions): Promise<Registry> {
-  const dir = await mkdtemp(join(tmpdir(), 'olympe-registry-'))
-  let configPath: string
-  const port = await freePort()
-  try {
-    configPath = await writeRegistryConfig(dir, port, options)
-  } catch (error) {
-    await rm(dir, { recursive: true, force: true })
-    throw new Error(
-      `Writing the registry config failed (run .ci/setup-docker.sh?): ${errorMessage(error)}`,
-      { cause: error },
-    )
-  }
-  const child = spawn('docker-registry', ['serve', configPath], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  const output: Buffer[] = []
-  child.stdout.on('data', (chunk: Buffer) => output.push(chunk))
-  child.stderr.on('data', (chunk: Buffer) => output.push(chunk))
-  const logs = (): string => chunksToText(output)
-  const stop = (): Promise<void> => stopRegistry(child, dir)
-  const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`
-  try {
+export function startRegistry(options: RegistryOptions): Promise<Registry> {
+  return startOwning(async (owned) => {
+    const dir = await owned.tempDir('olympe-registry-')
+    const port = await freePort()
+    const configPath = await writeRegistryConfig(dir, port, options).catch((error: unknown) => {
+      const hint = 'Writing the registry config failed (run .ci/setup-docker.sh?)'
+      throw new Error(`${hint}: ${errorMessage(error)}`, { cause: error })
+    })
+    // A server, not a command to capture: its logs are read while it runs, and stop() ends it.
+    const child = spawn('docker-registry', ['serve', configPath], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    owned.add('docker-registry', () => stopChild(child))
+    const output: Buffer[] = []
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk))
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk))
+    const logs = (): string => chunksToText(output)
+    const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`
     await waitUntilAuthRequired(url, child, logs, options.tls?.caFile)
-  } catch (error) {
-    await stop()
-    throw error
-  }
-  const get = (path: string, accept?: string): Promise<Response> =>
-    authorizedGet(url + path, options, accept)
-  return {
-    host: `127.0.0.1:${port}`,
-    url,
-    storage: join(dir, 'storage'),
-    user: options.user,
-    password: options.password,
-    stop,
-    logs,
-    catalog: async () => stringList(await getJson(get, '/v2/_catalog'), 'repositories'),
-    tags: async (name) => {
-      const response = await get(`/v2/${name}/tags/list`)
-      // An unknown repository answers 404 NAME_UNKNOWN: for a test that just means no tags.
-      if (response.status === 404) return []
-      return stringList(await jsonOf(response, `tags of ${name}`), 'tags')
-    },
-    manifest: (name, tag) => readManifest(get, name, tag),
-  }
+    const get = (path: string, accept?: string): Promise<Response> =>
+      authorizedGet(url + path, options, accept)
+    return {
+      host: `127.0.0.1:${port}`,
+      url,
+      storage: join(dir, 'storage'),
+      user: options.user,
+      password: options.password,
+      stop: () => owned.run(),
+      logs,
+      catalog: async () => stringList(await getJson(get, '/v2/_catalog'), 'repositories'),
+      tags: async (name) => {
+        const response = await get(`/v2/${name}/tags/list`)
+        // An unknown repository answers 404 NAME_UNKNOWN: for a test that just means no tags.
+        if (response.status === 404) return []
+        return stringList(await jsonOf(response, `tags of ${name}`), 'tags')
+      },
+      manifest: (name, tag) => readManifest(get, name, tag),
+    }
+  })
 }
 
 async function writeRegistryConfig(
@@ -217,16 +209,14 @@ async function httpsStatus(url: string, caFile: string): Promise<number> {
   })
 }
 
-async function stopRegistry(child: ChildProcess, dir: string): Promise<void> {
+async function stopChild(child: ChildProcess): Promise<void> {
   const running = child.pid !== undefined && child.exitCode === null && child.signalCode === null
-  if (running) {
-    const exited = new Promise((resolve) => child.once('exit', resolve))
-    child.kill('SIGTERM')
-    const killLater = setTimeout(() => child.kill('SIGKILL'), 5_000)
-    await exited
-    clearTimeout(killLater)
-  }
-  await rm(dir, { recursive: true, force: true })
+  if (!running) return
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  const killLater = setTimeout(() => child.kill('SIGKILL'), 5_000)
+  await exited
+  clearTimeout(killLater)
 }
 
 type Get = (path: string, accept?: string) => Promise<Response>

@@ -1,10 +1,10 @@
 // A `docker` wrapper put first on PATH: it appends each command line to a log, then runs the
 // real docker. Tests read the log to prove what ran (no `docker build` after a failed
 // pre-flight) and to scan argv, which process lists show, for secrets.
-import { execFileSync } from 'node:child_process'
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { chmod, readFile, writeFile } from 'node:fs/promises'
 import { delimiter, join } from 'node:path'
+import { startOwning } from './cleanup.js'
+import { run } from './run-process.js'
 
 export interface DockerSpy {
   /** PATH with the wrapper first, for the environment of the process under test. */
@@ -19,25 +19,27 @@ export interface DockerSpy {
 }
 
 export async function startDockerSpy(): Promise<DockerSpy> {
-  const realDocker = execFileSync('sh', ['-c', 'command -v docker'], { encoding: 'utf8' }).trim()
-  const dir = await mkdtemp(join(tmpdir(), 'olympe-docker-spy-'))
-  const log = join(dir, 'commands.log')
-  await writeFile(log, '')
-  const script = [
-    '#!/bin/sh',
-    `printf '%s\\n' "$*" >> '${log}'`,
-    `exec '${realDocker}' "$@"`,
-    '',
-  ].join('\n')
-  await writeFile(join(dir, 'docker'), script)
-  await chmod(join(dir, 'docker'), 0o755)
-  const commands = async (): Promise<string[]> =>
-    (await readFile(log, 'utf8')).split('\n').filter((line) => line !== '')
-  return {
-    path: `${dir}${delimiter}${process.env.PATH ?? ''}`,
-    commands,
-    subcommands: async () => (await commands()).map((line) => line.split(' ')[0] ?? ''),
-    reset: () => writeFile(log, ''),
-    remove: () => rm(dir, { recursive: true, force: true }),
-  }
+  const realDocker = (await run('sh', ['-c', 'command -v docker'])).stdout.trim()
+  return startOwning(async (owned) => {
+    const dir = await owned.tempDir('olympe-docker-spy-')
+    const log = join(dir, 'commands.log')
+    await writeFile(log, '')
+    const script = [
+      '#!/bin/sh',
+      `printf '%s\\n' "$*" >> '${log}'`,
+      `exec '${realDocker}' "$@"`,
+      '',
+    ].join('\n')
+    await writeFile(join(dir, 'docker'), script)
+    await chmod(join(dir, 'docker'), 0o755)
+    const commands = async (): Promise<string[]> =>
+      (await readFile(log, 'utf8')).split('\n').filter((line) => line !== '')
+    return {
+      path: `${dir}${delimiter}${process.env.PATH ?? ''}`,
+      commands,
+      subcommands: async () => (await commands()).map((line) => line.split(' ')[0] ?? ''),
+      reset: () => writeFile(log, ''),
+      remove: () => owned.run(),
+    }
+  })
 }

@@ -2,9 +2,9 @@
 // registry of its own with a random password, a private DOCKER_CONFIG, a docker spy, and a
 // cleanup that removes only the images pushed to that registry (so suites can run in parallel).
 import { randomBytes } from 'node:crypto'
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { cp, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { startOwning } from './cleanup.js'
 import {
   ensureBaseImages,
   ensureDockerDaemon,
@@ -37,35 +37,33 @@ export interface DockerSuite {
 export async function startDockerSuite(): Promise<DockerSuite> {
   await ensureDockerDaemon()
   await ensureBaseImages()
-  const password = `pw-${randomBytes(12).toString('hex')}`
-  const registry = await startRegistry({ user: 'ci-user', password })
-  const spy = await startDockerSpy()
-  const dockerConfig = await mkdtemp(join(tmpdir(), 'olympe-docker-config-test-'))
-  const copies: string[] = []
-  let counter = 0
-  return {
-    registry,
-    spy,
-    dockerConfig,
-    env: { DOCKER_CONFIG: dockerConfig, PATH: spy.path },
-    uniqueRepository: (label) =>
-      `acme/${label}-${process.pid}-${++counter}-${randomBytes(3).toString('hex')}`,
-    copyProject: async () => {
-      const copy = await mkdtemp(join(tmpdir(), 'olympe-sample-project-'))
-      await cp(SAMPLE_PROJECT, copy, { recursive: true })
-      copies.push(copy)
-      return copy
-    },
-    storedAuths: async () => {
-      const text = await readFile(join(dockerConfig, 'config.json'), 'utf8').catch(() => '{}')
-      const config = JSON.parse(text) as { auths?: Record<string, unknown> }
-      return Object.keys(config.auths ?? {})
-    },
-    stop: async () => {
-      await registry.stop()
-      await removeImages(`${registry.host}/`)
-      await spy.remove()
-      for (const dir of [dockerConfig, ...copies]) await rm(dir, { recursive: true, force: true })
-    },
-  }
+  return startOwning(async (owned) => {
+    const password = `pw-${randomBytes(12).toString('hex')}`
+    const registry = await startRegistry({ user: 'ci-user', password })
+    // Undone last first: the folders, the spy, the registry, then the images pushed to it.
+    owned.add('images', () => removeImages(`${registry.host}/`))
+    owned.track('registry', registry)
+    const spy = owned.track('docker spy', await startDockerSpy())
+    const dockerConfig = await owned.tempDir('olympe-docker-config-test-')
+    let counter = 0
+    return {
+      registry,
+      spy,
+      dockerConfig,
+      env: { DOCKER_CONFIG: dockerConfig, PATH: spy.path },
+      uniqueRepository: (label) =>
+        `acme/${label}-${process.pid}-${++counter}-${randomBytes(3).toString('hex')}`,
+      copyProject: async () => {
+        const copy = await owned.tempDir('olympe-sample-project-')
+        await cp(SAMPLE_PROJECT, copy, { recursive: true })
+        return copy
+      },
+      storedAuths: async () => {
+        const text = await readFile(join(dockerConfig, 'config.json'), 'utf8').catch(() => '{}')
+        const config = JSON.parse(text) as { auths?: Record<string, unknown> }
+        return Object.keys(config.auths ?? {})
+      },
+      stop: () => owned.run(),
+    }
+  })
 }

@@ -2,13 +2,14 @@
 // toolkit contract the actions rely on (snapshot, buildCodeAsData), or tests built on it prove
 // nothing.
 import assert from 'node:assert/strict'
-import { execFile, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { GitServer } from './git-server.js'
+import { capture } from './run-process.js'
 
 export const fakeToolkitDir = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -47,17 +48,14 @@ interface RunResult {
   stderr: string
 }
 
-function run(
+async function run(
   file: string,
   args: string[],
   cwd: string,
   env: NodeJS.ProcessEnv,
 ): Promise<RunResult> {
-  return new Promise<RunResult>((resolve) => {
-    execFile(file, args, { cwd, env }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr })
-    })
-  })
+  const { code, stdout, stderr } = await capture(file, args, { cwd, env })
+  return { code: code ?? 1, stdout, stderr }
 }
 
 function toolkitEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -235,20 +233,26 @@ async function checkRealContract(dir: string): Promise<void> {
 async function checkHang(dir: string): Promise<void> {
   await writeJson(path.join(dir, 'c.json'), entryOf('hang', 'out'))
   const pids = path.join(dir, 'pids')
-  const child = spawn(process.execPath, [olympe, 'snapshot'], {
+  let toolkitPid: number | undefined
+  // Its own process group, as the action runs the toolkit: the group is stopped whole below.
+  const ended = capture(process.execPath, [olympe, 'snapshot'], {
     cwd: dir,
     env: toolkitEnv({ SNAPSHOT_CONFIG: 'c.json', FAKE_TOOLKIT_HANG: '1', FAKE_TOOLKIT_PIDS: pids }),
     detached: true,
-    stdio: 'ignore',
+    onSpawn: (child: ChildProcess) => (toolkitPid = child.pid),
   })
   const recorded = async (): Promise<number[]> =>
     existsSync(pids) ? (await readFile(pids, 'utf8')).split('\n').filter(Boolean).map(Number) : []
-  for (let tries = 0; (await recorded()).length < 2 && tries < 200; tries++)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  const [toolkit, snapshooter] = await recorded()
-  assert.equal(toolkit, child.pid, 'the toolkit records itself first')
-  assert.ok(snapshooter !== undefined && isRunning(snapshooter), 'its snapshooter child waits')
-  process.kill(-(child.pid ?? 0), 'SIGKILL')
+  try {
+    for (let tries = 0; (await recorded()).length < 2 && tries < 200; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    const [toolkit, snapshooter] = await recorded()
+    assert.equal(toolkit, toolkitPid, 'the toolkit records itself first')
+    assert.ok(snapshooter !== undefined && isRunning(snapshooter), 'its snapshooter child waits')
+  } finally {
+    if (toolkitPid !== undefined) process.kill(-toolkitPid, 'SIGKILL')
+    await ended
+  }
 }
 
 function isRunning(pid: number): boolean {

@@ -1,11 +1,11 @@
 // Bare repositories for the test git server: running git, seeding history with fast-import,
 // reading what a push left behind, and the hook that tells fast-forwards from force pushes.
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
+import { captureBytes } from './run-process.js'
 
 const SEED_IDENTITY = 'Test Seeder <seeder@example.test>'
 const SEED_EPOCH = 1_700_000_000
@@ -72,26 +72,12 @@ export async function git(args: string[], opts: RunGitOptions = {}): Promise<str
   return result.stdout
 }
 
-function runGitBuffered(
+async function runGitBuffered(
   args: string[],
   opts: RunGitOptions,
 ): Promise<{ code: number; stdout: Buffer; stderr: string }> {
-  return new Promise<{ code: number; stdout: Buffer; stderr: string }>((resolve, reject) => {
-    const child = spawn('git', args, { cwd: opts.cwd, env: opts.env ?? process.env })
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    child.stdout.on('data', (c: Buffer) => out.push(c))
-    child.stderr.on('data', (c: Buffer) => err.push(c))
-    child.on('error', reject)
-    // git may exit without reading stdin (e.g. on an early error); the exit code reports that.
-    child.stdin.on('error', () => undefined)
-    child.on('close', (code) => {
-      const stderr = Buffer.concat(err).toString()
-      resolve({ code: code ?? 1, stdout: Buffer.concat(out), stderr })
-    })
-    if (opts.input instanceof Readable) opts.input.pipe(child.stdin)
-    else child.stdin.end(opts.input ?? '')
-  })
+  const result = await captureBytes('git', args, opts)
+  return { code: result.code ?? 1, stdout: result.stdout, stderr: result.stderr.toString() }
 }
 
 // Fast-import seeding does not run hooks, so the log holds only what clients pushed.

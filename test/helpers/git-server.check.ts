@@ -2,16 +2,17 @@
 // Prints each step with its duration, plus the git messages our snapshot code must recognise.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { Cleanup } from './cleanup.js'
 import { checkFakeToolkit } from './fake-toolkit.checks.js'
 import { basicAuth, git, runGit, startGitServer } from './git-server.js'
 import type { GitResult } from './git-server.js'
 
 const TOKEN = `tok_${randomBytes(12).toString('hex')}`
 
-const work = await mkdtemp(path.join(tmpdir(), 'git-server-check-'))
+const cleanup = new Cleanup()
+const work = await cleanup.tempDir('git-server-check-')
 await mkdir(path.join(work, 'home'))
 // A hermetic client: no system/global config, no prompts, so a missing credential fails fast.
 const clientEnv: NodeJS.ProcessEnv = {
@@ -69,7 +70,7 @@ async function pushWithRetry(clone: string, branch: string): Promise<number> {
   throw new Error(`push from ${clone} still rejected after 20 attempts`)
 }
 
-const server = await startGitServer({ token: TOKEN })
+const server = cleanup.track('git server', await startGitServer({ token: TOKEN }))
 const cloneDir = (name: string): string => path.join(work, name)
 try {
   await step('createRepo with 3 commits', async () => {
@@ -250,8 +251,7 @@ try {
 
   await checkFakeToolkit({ step, server, work, gitIn })
 } finally {
-  await server.stop()
-  await rm(work, { recursive: true, force: true })
+  await cleanup.run()
 }
 
 console.log('\nObserved git output (for the snapshot action):')

@@ -1,12 +1,11 @@
 // A real git remote over smart HTTP for tests: `git http-backend` run as CGI behind a Node server
 // that demands a token, so clone/fetch/push go through the same code paths as against GitHub.
 import { spawn } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
+import { Cleanup } from './cleanup.js'
 import {
   initBareRepo,
   readLog,
@@ -129,6 +128,7 @@ function proxyToBackend(
   env: NodeJS.ProcessEnv,
 ): Promise<string> {
   return new Promise<string>((resolve) => {
+    // A CGI program, not a command to capture: its stdin and stdout stream the HTTP exchange.
     const child = spawn(HTTP_BACKEND, [], { env })
     const stderr: Buffer[] = []
     let pending: Buffer = Buffer.alloc(0)
@@ -181,7 +181,9 @@ function repoDirName(repo: string): string {
 }
 
 export async function startGitServer(opts: { token: string }): Promise<GitServer> {
-  const root = await mkdtemp(path.join(tmpdir(), 'git-server-'))
+  // The repositories' folder and the server, undone by stop().
+  const owned = new Cleanup()
+  const root = await owned.tempDir('git-server-')
   const requests: GitRequest[] = []
   const repos = new Set<string>()
   const bareDir = (repo: string): string => path.join(root, repoDirName(repo))
@@ -214,6 +216,10 @@ export async function startGitServer(opts: { token: string }): Promise<GitServer
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  owned.add('git server', async () => {
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+  })
   const port = (server.address() as AddressInfo).port
   const baseUrl = `http://127.0.0.1:${port}`
 
@@ -246,10 +252,6 @@ export async function startGitServer(opts: { token: string }): Promise<GitServer
     files: (repo, branch, dir) => readTreeFiles(bareDir(repo), branch, dir),
     refUpdates,
     forcePushes: (repo) => refUpdates(repo).filter((u) => u.kind === 'force').length,
-    async stop() {
-      server.closeAllConnections()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-      await rm(root, { recursive: true, force: true })
-    },
+    stop: () => owned.run(),
   }
 }

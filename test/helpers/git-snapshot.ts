@@ -1,8 +1,7 @@
 // Runs the snapshot core in-process with its real tools (simple-git, the fake toolkit through the
 // exec port, the file system) and captures what a user would see, for integration tests.
 import { afterAll, beforeAll } from '@jest/globals'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { withDefaults } from '../../src/core/definition.js'
 import type { Summary } from '../../src/core/shared/ports.js'
@@ -14,6 +13,7 @@ import { runSnapshot } from '../../src/core/snapshot/run.js'
 import { createGitPort } from '../../src/tools/git.js'
 import { nodeFiles } from '../../src/tools/files.js'
 import { runProcessGroup } from '../../src/tools/process-group.js'
+import { Cleanup } from './cleanup.js'
 import { DRAW_PASSWORD, DRAW_USERNAME, PLATFORM_STATE, TOOLKIT_COMMAND } from './fake-toolkit.js'
 import { git } from './git-repos.js'
 import { startGitServer, type GitServer } from './git-server.js'
@@ -37,38 +37,24 @@ export interface CoreRunOptions {
 
 export const TEST_IDENTITY = { name: 'Snapshot Bot', email: 'snapshot-bot@example.test' }
 
-const scratch: string[] = []
-
-/** A temporary folder, removed by removeScratch (call it in afterAll). */
-export async function scratchDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), prefix))
-  scratch.push(dir)
-  return dir
-}
-
-export async function removeScratch(): Promise<void> {
-  await Promise.all(scratch.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
-}
-
 /**
- * A git server that wants `token`, started before the suite's tests and handed to `started`;
- * after them, stopped, and the scratch folders removed.
+ * The suite's own Cleanup (every test file loads this module afresh): the folders of
+ * makeWorkspace, runSnapshotCore and pushAsSomeoneElse, and the server of gitServerForSuite, which
+ * runs it after the suite's tests. A test takes its other folders from it too (`tempDir`).
  */
+export const scratch = new Cleanup()
+
+/** A git server that wants `token`, started before the suite's tests and handed to `started`. */
 export function gitServerForSuite(token: string, started: (server: GitServer) => void): void {
-  let server: GitServer | undefined
   beforeAll(async () => {
-    server = await startGitServer({ token })
-    started(server)
+    started(scratch.track('git server', await startGitServer({ token })))
   })
-  afterAll(async () => {
-    await server?.stop()
-    await removeScratch()
-  })
+  afterAll(() => scratch.run())
 }
 
 /** A workspace with the configuration written to res/snapshot-config.json. */
 export async function makeWorkspace(config: unknown): Promise<string> {
-  const workspace = await scratchDir('snapshot-ws-')
+  const workspace = await scratch.tempDir('snapshot-ws-')
   await mkdir(path.join(workspace, 'res'))
   await writeFile(path.join(workspace, 'res/snapshot-config.json'), JSON.stringify(config, null, 2))
   return workspace
@@ -157,7 +143,7 @@ export async function pushAsSomeoneElse(
   subject: string,
   change: (clone: string) => Promise<void>,
 ): Promise<void> {
-  const clone = await scratchDir('someone-else-')
+  const clone = await scratch.tempDir('someone-else-')
   const env = { ...process.env, GIT_TERMINAL_PROMPT: '0' }
   await git(['clone', '--quiet', '--depth', '1', url, clone], { env })
   await change(clone)

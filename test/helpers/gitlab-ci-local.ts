@@ -2,12 +2,12 @@
 // includes our generated templates, as a consumer would. The templates are copied into the
 // project's templates/ folder, the catalog layout, so `include: component:` at the current commit
 // resolves locally.
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { dirname, join, relative } from 'node:path'
+import { startOwning } from './cleanup.js'
 import { NODE24 } from './node-binaries.js'
-import { ROOT, spawnCaptured } from './run-action.js'
-import { run } from './run-process.js'
+import { ROOT } from './run-action.js'
+import { capture, run, type Captured } from './run-process.js'
 import { GITLAB_LOG } from './secrets.js'
 
 const GITLAB_CI_LOCAL = join(ROOT, 'node_modules/gitlab-ci-local/dist/index.js')
@@ -44,11 +44,23 @@ export interface GitlabProjectOptions {
  * (`main` unless told; gitlab-ci-local reads CI_DEFAULT_BRANCH there, as GitLab knows it), our
  * templates in templates/, and the given files committed on `branch`.
  */
-export async function createGitlabProject(
+export function createGitlabProject(
   files: Record<string, string>,
   options: GitlabProjectOptions = {},
 ): Promise<GitlabProject> {
-  const dir = await mkdtemp(join(tmpdir(), 'olympe-gitlab-'))
+  return startOwning(async (owned) => {
+    const dir = await owned.tempDir('olympe-gitlab-')
+    await initRepository(dir, files, options)
+    const npmCache = await owned.tempDir('olympe-gitlab-npm-')
+    return { dir, npmCache, stop: () => owned.run() }
+  })
+}
+
+async function initRepository(
+  dir: string,
+  files: Record<string, string>,
+  options: GitlabProjectOptions,
+): Promise<void> {
   const git = (...args: string[]): Promise<unknown> =>
     run('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], {
       cwd: dir,
@@ -58,12 +70,7 @@ export async function createGitlabProject(
   await git('init', '-q', '-b', defaultBranch)
   const origin = options.origin ?? `https://gitlab.example.com/${PROJECT_PATH}.git`
   await git('remote', 'add', 'origin', origin)
-  if (options.templates !== false) {
-    await mkdir(join(dir, 'templates'))
-    for (const file of await readdir(join(ROOT, 'gitlab'))) {
-      if (file.endsWith('.yml')) await cp(join(ROOT, 'gitlab', file), join(dir, 'templates', file))
-    }
-  }
+  if (options.templates !== false) await copyTemplates(dir)
   for (const [target, source] of Object.entries(options.copyFrom ?? {}))
     await cp(source, join(dir, target), { recursive: true })
   for (const [path, content] of Object.entries(files)) {
@@ -78,12 +85,13 @@ export async function createGitlabProject(
   await git('symbolic-ref', 'refs/remotes/origin/HEAD', `refs/remotes/origin/${defaultBranch}`)
   if (options.branch && options.branch !== defaultBranch)
     await git('checkout', '-q', '-b', options.branch)
-  const npmCache = await mkdtemp(join(tmpdir(), 'olympe-gitlab-npm-'))
-  const stop = async (): Promise<void> => {
-    await rm(dir, { recursive: true, force: true })
-    await rm(npmCache, { recursive: true, force: true })
+}
+
+async function copyTemplates(dir: string): Promise<void> {
+  await mkdir(join(dir, 'templates'))
+  for (const file of await readdir(join(ROOT, 'gitlab'))) {
+    if (file.endsWith('.yml')) await cp(join(ROOT, 'gitlab', file), join(dir, 'templates', file))
   }
-  return { dir, npmCache, stop }
 }
 
 export interface PipelineOptions {
@@ -113,6 +121,11 @@ export interface PipelineRun {
   output: string
   /** Each job's log file, by job name. */
   jobLogs: Record<string, string>
+  /**
+   * Each job's dotenv report (`artifacts:reports:dotenv`) as GitLab keeps it, by
+   * `<job>/<file>`: later jobs get its variables, and anyone who may see the job may download it.
+   */
+  dotenvReports: Record<string, string>
 }
 
 function cliArgs(project: GitlabProject, options: PipelineOptions): string[] {
@@ -150,18 +163,27 @@ export async function runPipeline(
   project: GitlabProject,
   options: PipelineOptions = {},
 ): Promise<PipelineRun> {
-  const result = await spawnCaptured(
-    NODE24,
-    [GITLAB_CI_LOCAL, ...cliArgs(project, options)],
-    environment(project, options),
-    project.dir,
-    options.timeoutMs ?? 150_000,
-  )
+  const result = await gitlabCiLocal(project, [], options, 150_000)
   return {
     code: result.code,
     output: result.stdout + result.stderr,
     jobLogs: await jobLogs(project.dir),
+    dotenvReports: await dotenvReports(project.dir),
   }
+}
+
+/** gitlab-ci-local under Node 24 in the project, with the options' variables and environment. */
+function gitlabCiLocal(
+  project: GitlabProject,
+  args: string[],
+  options: PipelineOptions,
+  timeoutMs: number,
+): Promise<Captured> {
+  return capture(NODE24, [GITLAB_CI_LOCAL, ...args, ...cliArgs(project, options)], {
+    env: environment(project, options),
+    cwd: project.dir,
+    timeoutMs: options.timeoutMs ?? timeoutMs,
+  })
 }
 
 async function jobLogs(dir: string): Promise<Record<string, string>> {
@@ -171,6 +193,21 @@ async function jobLogs(dir: string): Promise<Record<string, string>> {
     logs[file.replace(/\.log$/, '')] = await readFile(join(folder, file), 'utf8')
   }
   return logs
+}
+
+// gitlab-ci-local keeps a job's dotenv report at artifacts/<job>/.gitlab-ci-reports/dotenv/<file>.
+async function dotenvReports(dir: string): Promise<Record<string, string>> {
+  const artifacts = join(dir, '.gitlab-ci-local/artifacts')
+  const reports: Record<string, string> = {}
+  for (const job of await readdir(artifacts).catch(() => [])) {
+    const folder = join(artifacts, job, '.gitlab-ci-reports/dotenv')
+    const entries = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => [])
+    for (const entry of entries.filter((each) => each.isFile())) {
+      const file = join(entry.parentPath, entry.name)
+      reports[`${job}/${relative(folder, file)}`] = await readFile(file, 'utf8')
+    }
+  }
+  return reports
 }
 
 export interface ListedJob {
@@ -185,13 +222,7 @@ export async function listJobs(
   project: GitlabProject,
   options: PipelineOptions = {},
 ): Promise<ListedJob[]> {
-  const result = await spawnCaptured(
-    NODE24,
-    [GITLAB_CI_LOCAL, '--list-json', ...cliArgs(project, options)],
-    environment(project, options),
-    project.dir,
-    options.timeoutMs ?? 60_000,
-  )
+  const result = await gitlabCiLocal(project, ['--list-json'], options, 60_000)
   if (result.code !== 0) throw new Error(`gitlab-ci-local --list-json failed: ${result.stderr}`)
   // Warnings (about overridden predefined variables…) come before the JSON line.
   const start = result.stdout.search(/^\[/m)
@@ -219,13 +250,7 @@ export async function listEnvironments(
   project: GitlabProject,
   options: PipelineOptions = {},
 ): Promise<Record<string, string>> {
-  const result = await spawnCaptured(
-    NODE24,
-    [GITLAB_CI_LOCAL, '--list', ...cliArgs(project, options)],
-    environment(project, options),
-    project.dir,
-    options.timeoutMs ?? 60_000,
-  )
+  const result = await gitlabCiLocal(project, ['--list'], options, 60_000)
   if (result.code !== 0) throw new Error(`gitlab-ci-local --list failed: ${result.stderr}`)
   // Rows are `name [description] stage when allow_failure [environment] [[needs]]`, padded to
   // widths that the header does not always share: read the environment after allow_failure.
@@ -255,13 +280,18 @@ export async function removeFileVariables(marker: string): Promise<void> {
   }
 }
 
-/** Every run's output and job logs, named for a secret scan's report (GitLab logs: see secrets.ts). */
+/**
+ * Every run's output, job logs and dotenv reports, named for a secret scan's report (all of them
+ * shown or kept as they are: see GITLAB_LOG in secrets.ts).
+ */
 export function logsOf(runs: PipelineRun[]): Record<string, string> {
   const logs: Record<string, string> = {}
   runs.forEach((run, index) => {
     logs[`${GITLAB_LOG} run ${index} output`] = run.output
     for (const [job, log] of Object.entries(run.jobLogs))
       logs[`${GITLAB_LOG} run ${index} ${job}.log`] = log
+    for (const [report, text] of Object.entries(run.dotenvReports))
+      logs[`${GITLAB_LOG} run ${index} dotenv report ${report}`] = text
   })
   return logs
 }

@@ -1,7 +1,8 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { ROOT, spawnCaptured, type ActionId } from './run-action.js'
+import { withCleanup } from './cleanup.js'
+import { ROOT, type ActionId } from './run-action.js'
+import { capture } from './run-process.js'
 
 export interface LocalActionRun {
   code: number | null
@@ -20,8 +21,8 @@ export async function runLocalAction(
   action: ActionId,
   env: Record<string, string>,
 ): Promise<LocalActionRun> {
-  const temp = await mkdtemp(join(tmpdir(), 'olympe-local-action-'))
-  try {
+  return withCleanup(async (cleanup) => {
+    const temp = await cleanup.tempDir('olympe-local-action-')
     const dotenv = join(temp, '.env')
     const lines = Object.entries({ GITHUB_ACTIONS: 'true', ...env }).map(
       ([name, value]) => `${name}=${JSON.stringify(value)}`,
@@ -29,17 +30,17 @@ export async function runLocalAction(
     await writeFile(dotenv, `${lines.join('\n')}\n`)
     const actionDir = action === 'deploy' ? '.' : `actions/${action}`
     const entry = join(ROOT, 'src/actions', `${action}.ts`)
-    const run = await spawnCaptured(
+    const { code, stdout, stderr } = await capture(
       join(ROOT, 'node_modules/.bin/local-action'),
       ['run', actionDir, entry, dotenv],
-      { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', LANG: 'C.UTF-8' },
-      ROOT,
-      180_000,
+      {
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', LANG: 'C.UTF-8' },
+        cwd: ROOT,
+        timeoutMs: 180_000,
+      },
     )
-    return { ...run, outputs: reportedOutputs(run.stdout) }
-  } finally {
-    await rm(temp, { recursive: true, force: true })
-  }
+    return { code, stdout, stderr, outputs: reportedOutputs(stdout) }
+  })
 }
 
 /** Rows of console.table: `│ 0 │ 'payload' │ '{...}' │`. */

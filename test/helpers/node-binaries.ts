@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { delimiter, join, resolve } from 'node:path'
 
@@ -20,11 +19,6 @@ function machineNode(): string {
     if (existsSync(candidate)) return candidate
   }
   throw new Error('No machine Node.js found on PATH outside node_modules.')
-}
-
-export function nodeMajor(binary: string): number {
-  const version = execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim()
-  return Number(/^v(\d+)/.exec(version)?.[1])
 }
 
 export const NODES = [

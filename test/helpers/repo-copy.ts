@@ -2,9 +2,9 @@
 // and its node_modules, where a test may change a version or make dist/ stale and run the release
 // scripts as a maintainer would.
 import { existsSync } from 'node:fs'
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { copyFile, mkdir, rm } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
+import { startOwning } from './cleanup.js'
 import { ROOT } from './run-action.js'
 import { run } from './run-process.js'
 
@@ -19,8 +19,16 @@ export interface RepoCopy {
  */
 export const lsFilesInRoot = ['-c', `safe.directory=${ROOT}`, 'ls-files']
 
-export async function copyRepository(): Promise<RepoCopy> {
-  const dir = await mkdtemp(join(tmpdir(), 'olympe-repo-'))
+export function copyRepository(): Promise<RepoCopy> {
+  return startOwning(async (owned) => {
+    const dir = await owned.tempDir('olympe-repo-')
+    await copyWorkingTree(dir)
+    await copyNodeModules(dir)
+    return { dir, stop: () => owned.run() }
+  })
+}
+
+async function copyWorkingTree(dir: string): Promise<void> {
   const listing = [...lsFilesInRoot, '-z', '--cached', '--others', '--exclude-standard']
   const { stdout } = await run('git', listing, { cwd: ROOT })
   // A file deleted in the working tree is still listed as tracked: skip it.
@@ -29,6 +37,9 @@ export async function copyRepository(): Promise<RepoCopy> {
     await mkdir(dirname(join(dir, file)), { recursive: true })
     await copyFile(join(ROOT, file), join(dir, file))
   }
+}
+
+async function copyNodeModules(dir: string): Promise<void> {
   // ncc names modules by their path relative to the project: a symbolic link to node_modules
   // would change the bundles. Hard links copy nothing (cp -a where they cannot be made); they
   // share each file with this checkout, so nothing run in the copy may write into node_modules.
@@ -39,5 +50,4 @@ export async function copyRepository(): Promise<RepoCopy> {
   const ncc = join(dir, 'node_modules/@vercel/ncc')
   await rm(ncc, { recursive: true, force: true })
   await run('cp', ['-a', join(ROOT, 'node_modules/@vercel/ncc'), ncc])
-  return { dir, stop: () => rm(dir, { recursive: true, force: true }) }
 }

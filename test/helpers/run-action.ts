@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import type { ChildProcess } from 'node:child_process'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { parse } from 'yaml'
+import { withCleanup } from './cleanup.js'
 import { NODE24 } from './node-binaries.js'
+import { capture } from './run-process.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 export type ActionId = 'deploy' | 'build-images' | 'snapshot'
@@ -44,8 +45,8 @@ interface ActionYml {
 export async function runAsGithub(action: ActionId, options: RunOptions): Promise<RunResult> {
   const actionDir = join(ROOT, 'actions', action)
   const metadata = parse(await readFile(join(actionDir, 'action.yml'), 'utf8')) as ActionYml
-  const temp = await mkdtemp(join(tmpdir(), 'olympe-gh-'))
-  try {
+  return withCleanup(async (cleanup) => {
+    const temp = await cleanup.tempDir('olympe-gh-')
     const files = {
       output: join(temp, 'output'),
       summary: join(temp, 'summary.md'),
@@ -72,14 +73,7 @@ export async function runAsGithub(action: ActionId, options: RunOptions): Promis
         options.inputs[name] ?? spec.default ?? ''
     }
     const main = resolve(actionDir, metadata.runs.main)
-    const run = await spawnCaptured(
-      options.node ?? NODE24,
-      [main],
-      env,
-      options.cwd ?? temp,
-      options.timeoutMs,
-      options.onSpawn,
-    )
+    const run = await runNode(main, [], env, options.cwd ?? temp, options)
     const outputText = await readFile(files.output, 'utf8')
     const summary = await readFile(files.summary, 'utf8')
     return {
@@ -88,9 +82,7 @@ export async function runAsGithub(action: ActionId, options: RunOptions): Promis
       summary,
       files: { GITHUB_OUTPUT: outputText, GITHUB_STEP_SUMMARY: summary },
     }
-  } finally {
-    await rm(temp, { recursive: true, force: true })
-  }
+  })
 }
 
 /** Runs `olympe-deploy <action>` as a GitLab job or a person would: INPUT_<NAME_WITH_UNDERSCORES>. */
@@ -98,26 +90,15 @@ export async function runCli(
   action: ActionId,
   options: RunOptions & { args?: string[] },
 ): Promise<RunResult> {
-  const temp = await mkdtemp(join(tmpdir(), 'olympe-cli-'))
-  try {
+  return withCleanup(async (cleanup) => {
+    const temp = await cleanup.tempDir('olympe-cli-')
     const dotenv = join(temp, 'outputs.env')
     const env: Record<string, string> = { ...baseEnv(), ...options.env }
     for (const [name, value] of Object.entries(options.inputs))
       env[`INPUT_${name.toUpperCase().replace(/-/g, '_')}`] = value
-    const args = [
-      join(ROOT, 'bin/olympe-deploy.js'),
-      action,
-      '--dotenv',
-      dotenv,
-      ...(options.args ?? []),
-    ]
-    const run = await spawnCaptured(
-      options.node ?? NODE24,
-      args,
-      env,
-      options.cwd ?? temp,
-      options.timeoutMs,
-    )
+    const args = [action, '--dotenv', dotenv, ...(options.args ?? [])]
+    const cli = join(ROOT, 'bin/olympe-deploy.js')
+    const run = await runNode(cli, args, env, options.cwd ?? temp, options)
     const dotenvText = await readFile(dotenv, 'utf8').catch(() => '')
     return {
       ...run,
@@ -125,9 +106,24 @@ export async function runCli(
       summary: '',
       files: { dotenv: dotenvText },
     }
-  } finally {
-    await rm(temp, { recursive: true, force: true })
-  }
+  })
+}
+
+/** The script under the chosen Node (24 unless told), bounded by the run's timeout. */
+async function runNode(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  options: Pick<RunOptions, 'node' | 'timeoutMs' | 'onSpawn'>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { code, stdout, stderr } = await capture(options.node ?? NODE24, [script, ...args], {
+    env,
+    cwd,
+    timeoutMs: options.timeoutMs ?? 120_000,
+    onSpawn: options.onSpawn,
+  })
+  return { code, stdout, stderr }
 }
 
 function baseEnv(): Record<string, string> {
@@ -161,29 +157,4 @@ function parseDotenv(text: string, action: ActionId): Record<string, string> {
   return outputs
 }
 
-export function spawnCaptured(
-  binary: string,
-  args: string[],
-  env: Record<string, string>,
-  cwd: string,
-  timeoutMs = 120_000,
-  onSpawn?: (child: ChildProcess) => void,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(binary, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-    onSpawn?.(child)
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-    child.on('error', reject)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolvePromise({ code, stdout, stderr })
-    })
-  })
-}
-
-export const bundlePath = (action: ActionId): string => join(ROOT, 'dist', action, 'index.js')
 export const fixture = (...parts: string[]): string => join(ROOT, 'test/fixtures', ...parts)

@@ -42,7 +42,8 @@ export function alignedBase64(secret: string, shift: number): string {
 }
 
 /**
- * Names a capture as a GitLab log (`<GITLAB_LOG> …`): GitLab shows every line as it is, so an
+ * Names a capture as GitLab's (`<GITLAB_LOG> …`): a job log, or a dotenv report that later jobs
+ * read and anyone who may see the job may download. GitLab keeps every line as it is, so an
  * `::add-mask::` line there is a leak like any other.
  */
 export const GITLAB_LOG = 'GitLab log:'

@@ -1,9 +1,9 @@
 // The packages the project template fixture installs, all our own code (the real @olympeio ones
 // are proprietary): stand-ins under test/fixtures/stand-in-packages/, and the fake toolkit,
 // published under a 1.2.x version so that the template's `~1.2.0` range takes it.
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { cp, readFile, writeFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
+import { withCleanup } from './cleanup.js'
 import { FAKE_TOOLKIT_DIR } from './fake-toolkit.js'
 import { fixture } from './run-action.js'
 import { run } from './run-process.js'
@@ -23,8 +23,8 @@ const FOLDERS = ['draw', 'runtime-web', 'runtime-node', 'webpack']
 
 /** Packs every stand-in and publishes it with `token`; resolves to the `name@version` list. */
 export async function publishStandIns(registry: Verdaccio, token: string): Promise<string[]> {
-  const out = await mkdtemp(join(tmpdir(), 'olympe-stand-ins-'))
-  try {
+  return withCleanup(async (cleanup) => {
+    const out = await cleanup.tempDir('olympe-stand-ins-')
     const toolkit = await toolkitPackage(join(out, 'toolkit'))
     const folders = [...FOLDERS.map((name) => join(STAND_IN_PACKAGES, name)), toolkit]
     const { stdout } = await run(
@@ -35,9 +35,7 @@ export async function publishStandIns(registry: Verdaccio, token: string): Promi
     const packed = JSON.parse(stdout) as { filename: string; name: string; version: string }[]
     for (const { filename } of packed) await registry.publish(join(out, basename(filename)), token)
     return packed.map(({ name, version }) => `${name}@${version}`)
-  } finally {
-    await rm(out, { recursive: true, force: true })
-  }
+  })
 }
 
 /** A copy of the fake toolkit whose manifest can be published under the 1.2.x version. */

@@ -2,9 +2,9 @@
 // exactly as real bases with and without `ONBUILD ARG SOURCES_PATH` do, or the tests that pick
 // one prove nothing. The template's own frontend Dockerfile is built FROM each.
 import { strict as assert } from 'node:assert'
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { cp, mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { withCleanup } from './cleanup.js'
 import { docker, dockerRun } from './docker-env.js'
 import {
   ensureTemplateBaseImages,
@@ -26,9 +26,10 @@ export async function checkTemplateBaseFlavours(
 ): Promise<void> {
   await step('ensureTemplateBaseImages', ensureTemplateBaseImages)
   for (const flavour of ['onbuild', 'plain'] as const) {
-    const context = await mkdtemp(join(tmpdir(), 'olympe-flavour-check-'))
-    const image = `olympe-flavour-check-${process.pid}-${flavour}`
-    try {
+    await withCleanup(async (cleanup) => {
+      const context = await cleanup.tempDir('olympe-flavour-check-')
+      const image = `olympe-flavour-check-${process.pid}-${flavour}`
+      cleanup.add(image, () => docker(['image', 'rm', image]).catch(() => ''))
       await cp(join(TEMPLATE_FIXTURE, 'docker'), join(context, 'docker'), { recursive: true })
       await useBaseFlavour(context, flavour)
       await mkdir(join(context, 'dist/web'), { recursive: true })
@@ -41,9 +42,6 @@ export async function checkTemplateBaseFlavours(
       )
       const listing = await dockerRun(image, ['ls', '/usr/share/nginx/html'])
       assert.deepEqual(listing.split('\n').filter(Boolean).sort(), EXPECTED[flavour], flavour)
-    } finally {
-      await docker(['image', 'rm', image]).catch(() => '')
-      await rm(context, { recursive: true, force: true })
-    }
+    })
   }
 }

@@ -4,11 +4,11 @@
 // `npm install` (the template has no lock file), `npm run build:draw`, `npm run build:node` and
 // `npx olympe buildCodeAsData`.
 import { randomBytes } from 'node:crypto'
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { fixture, spawnCaptured } from './run-action.js'
-import { run } from './run-process.js'
+import { startOwning } from './cleanup.js'
+import { fixture } from './run-action.js'
+import { capture, run } from './run-process.js'
 import { publishStandIns } from './stand-in-packages.js'
 import { startVerdaccio, type Verdaccio } from './verdaccio.js'
 
@@ -103,10 +103,10 @@ export interface TemplateProjectOptions {
 export async function createTemplateProject(
   options: TemplateProjectOptions = {},
 ): Promise<TemplateProject> {
-  const root = await mkdtemp(join(tmpdir(), 'olympe-template-'))
-  const dir = join(root, 'project')
-  const home = join(root, 'home')
-  try {
+  return startOwning(async (owned) => {
+    const root = await owned.tempDir('olympe-template-')
+    const dir = join(root, 'project')
+    const home = join(root, 'home')
     await cp(TEMPLATE_FIXTURE, dir, { recursive: true })
     await mkdir(home)
     const manifestFile = join(dir, 'package.json')
@@ -121,26 +121,21 @@ export async function createTemplateProject(
     }
     if (options.lockFile !== undefined) await commitLockFile(dir, options.lockFile)
     const branch = options.branch ?? TEMPLATE_BRANCH
-    const git = (args: string[]): Promise<{ stdout: string }> =>
-      run('git', ['-c', 'user.name=Olympe Team', '-c', 'user.email=team@example.test', ...args], {
-        cwd: dir,
-      })
-    await git(['init', '--quiet', '--initial-branch', branch])
-    await git(['add', '--all'])
-    await git(['commit', '--quiet', '--message', 'Project from the Olympe template 2.15.0'])
-    const sha = (await git(['rev-parse', 'HEAD'])).stdout.trim()
-    return {
-      dir,
-      branch,
-      sha,
-      appVersion: manifest.version,
-      home,
-      remove: () => rm(root, { recursive: true, force: true }),
-    }
-  } catch (error) {
-    await rm(root, { recursive: true, force: true })
-    throw error
-  }
+    const sha = await commitAll(dir, branch)
+    return { dir, branch, sha, appVersion: manifest.version, home, remove: () => owned.run() }
+  })
+}
+
+/** `git init` on `branch`, everything committed as the team would: resolves to the commit. */
+async function commitAll(dir: string, branch: string): Promise<string> {
+  const git = (args: string[]): Promise<{ stdout: string }> =>
+    run('git', ['-c', 'user.name=Olympe Team', '-c', 'user.email=team@example.test', ...args], {
+      cwd: dir,
+    })
+  await git(['init', '--quiet', '--initial-branch', branch])
+  await git(['add', '--all'])
+  await git(['commit', '--quiet', '--message', 'Project from the Olympe template 2.15.0'])
+  return (await git(['rev-parse', 'HEAD'])).stdout.trim()
 }
 
 /** Writes the lock file and takes `package-lock.json` out of the template's .gitignore. */
@@ -201,8 +196,12 @@ export async function runStep(
     ...options.env,
   }
   const started = Date.now()
-  const result = await spawnCaptured(command, args, env, project.dir, 180_000)
-  return { step: [command, ...args].join(' '), ...result, ms: Date.now() - started }
+  const { code, stdout, stderr } = await capture(command, args, {
+    env,
+    cwd: project.dir,
+    timeoutMs: 180_000,
+  })
+  return { step: [command, ...args].join(' '), code, stdout, stderr, ms: Date.now() - started }
 }
 
 /** The steps of a template project's CI, in order; stops at the first that fails. */

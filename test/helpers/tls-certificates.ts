@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { startOwning } from './cleanup.js'
+import { run } from './run-process.js'
 
 export interface TlsFiles {
   /** The private certificate authority's PEM: what NODE_EXTRA_CA_CERTS points at. */
@@ -15,16 +15,27 @@ export interface TlsFiles {
  * A throwaway certificate authority and a server certificate it signs for `names` (host names
  * and IP addresses), made with openssl: the setup of a webhook behind a private CA.
  */
-export async function makeTlsFiles(names: readonly string[]): Promise<TlsFiles> {
-  const dir = await mkdtemp(join(tmpdir(), 'olympe-tls-'))
-  const file = (name: string): string => join(dir, name)
-  const openssl = (...args: string[]): void => {
-    execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' })
-  }
+export function makeTlsFiles(names: readonly string[]): Promise<TlsFiles> {
+  return startOwning(async (owned) => {
+    const dir = await owned.tempDir('olympe-tls-')
+    const file = (name: string): string => join(dir, name)
+    await signedCertificate(dir, names)
+    return {
+      caFile: file('ca.pem'),
+      key: await readFile(file('server.key'), 'utf8'),
+      cert: await readFile(file('server.pem'), 'utf8'),
+      remove: () => owned.run(),
+    }
+  })
+}
+
+/** ca.pem, and server.key with its server.pem that ca.pem signs for `names`, in `dir`. */
+async function signedCertificate(dir: string, names: readonly string[]): Promise<void> {
+  const openssl = (...args: string[]): Promise<unknown> => run('openssl', args, { cwd: dir })
   const san = names
     .map((name) => (/^[\d.]+$|:/.test(name) ? `IP:${name}` : `DNS:${name}`))
     .join(',')
-  openssl(
+  await openssl(
     'req',
     '-x509',
     '-newkey',
@@ -39,7 +50,7 @@ export async function makeTlsFiles(names: readonly string[]): Promise<TlsFiles> 
     '-out',
     'ca.pem',
   )
-  openssl(
+  await openssl(
     'req',
     '-newkey',
     'rsa:2048',
@@ -51,8 +62,8 @@ export async function makeTlsFiles(names: readonly string[]): Promise<TlsFiles> 
     '-out',
     'server.csr',
   )
-  await writeFile(file('ext.cnf'), `subjectAltName=${san}\nbasicConstraints=CA:FALSE\n`)
-  openssl(
+  await writeFile(join(dir, 'ext.cnf'), `subjectAltName=${san}\nbasicConstraints=CA:FALSE\n`)
+  await openssl(
     'x509',
     '-req',
     '-in',
@@ -69,10 +80,4 @@ export async function makeTlsFiles(names: readonly string[]): Promise<TlsFiles> 
     '-out',
     'server.pem',
   )
-  return {
-    caFile: file('ca.pem'),
-    key: await readFile(file('server.key'), 'utf8'),
-    cert: await readFile(file('server.pem'), 'utf8'),
-    remove: () => rm(dir, { recursive: true, force: true }),
-  }
 }

@@ -5,11 +5,11 @@
 // signed-in users, who get a token from the login API, and registration closed.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
+import { startOwning, withCleanup } from './cleanup.js'
 import { ROOT } from './run-action.js'
-import { chunksToText, errorMessage, freePort, run } from './run-process.js'
+import { capture, chunksToText, errorMessage, freePort, run } from './run-process.js'
 
 const VERDACCIO = join(ROOT, 'node_modules/verdaccio/bin/verdaccio')
 const STARTUP_TIMEOUT_MS = 20_000
@@ -32,51 +32,46 @@ export interface VerdaccioOptions {
   auth?: { user: string; password: string }
 }
 
-export async function startVerdaccio(options: VerdaccioOptions = {}): Promise<Verdaccio> {
-  const dir = await mkdtemp(join(tmpdir(), 'olympe-verdaccio-'))
-  const port = await freePort()
-  const config = join(dir, 'config.yaml')
-  const htpasswd = join(dir, 'htpasswd')
-  if (options.auth) await writeHtpasswd(htpasswd, options.auth)
-  await writeFile(config, verdaccioConfig(dir, port, options.auth !== undefined))
-  const child = spawn(process.execPath, [VERDACCIO, '--config', config], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH ?? '', HOME: dir },
+export function startVerdaccio(options: VerdaccioOptions = {}): Promise<Verdaccio> {
+  return startOwning(async (owned) => {
+    const dir = await owned.tempDir('olympe-verdaccio-')
+    const port = await freePort()
+    const config = join(dir, 'config.yaml')
+    if (options.auth) await writeHtpasswd(join(dir, 'htpasswd'), options.auth)
+    await writeFile(config, verdaccioConfig(dir, port, options.auth !== undefined))
+    // A server, not a command to capture: its logs are read while it runs, and stop() ends it.
+    const child = spawn(process.execPath, [VERDACCIO, '--config', config], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', HOME: dir },
+    })
+    owned.add('verdaccio', () => stopChild(child))
+    const output: Buffer[] = []
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk))
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk))
+    const logs = (): string => chunksToText(output)
+    const url = `http://127.0.0.1:${port}/`
+    await waitForPing(url, child, logs)
+    return {
+      url,
+      publish: (tarball, token) => publishTarball(url, tarball, token),
+      versions: (name, token) => versions(url, name, token),
+      login: (user, password) =>
+        login(url, user, password).catch((error: unknown) => {
+          throw new Error(`${errorMessage(error)}; verdaccio said: ${logs()}`, { cause: error })
+        }),
+      logs,
+      stop: () => owned.run(),
+    }
   })
-  const output: Buffer[] = []
-  child.stdout.on('data', (chunk: Buffer) => output.push(chunk))
-  child.stderr.on('data', (chunk: Buffer) => output.push(chunk))
-  const url = `http://127.0.0.1:${port}/`
-  const stop = async (): Promise<void> => {
-    await stopChild(child)
-    await rm(dir, { recursive: true, force: true })
-  }
-  try {
-    await waitForPing(url, child, () => chunksToText(output))
-  } catch (error) {
-    await stop()
-    throw error
-  }
-  return {
-    url,
-    publish: (tarball, token) => publishTarball(url, tarball, token),
-    versions: async (name, token) => {
-      const response = await fetch(new URL(encodePackageName(name), url), {
-        headers: token ? { authorization: `Bearer ${token}` } : {},
-      })
-      if (response.status === 404 || response.status === 401) return []
-      const document = (await response.json()) as { versions?: Record<string, unknown> }
-      return Object.keys(document.versions ?? {})
-    },
-    login: (user, password) =>
-      login(url, user, password).catch((error: unknown) => {
-        throw new Error(`${errorMessage(error)}; verdaccio said: ${chunksToText(output)}`, {
-          cause: error,
-        })
-      }),
-    logs: () => chunksToText(output),
-    stop,
-  }
+}
+
+async function versions(registry: string, name: string, token?: string): Promise<string[]> {
+  const response = await fetch(new URL(encodePackageName(name), registry), {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  })
+  if (response.status === 404 || response.status === 401) return []
+  const document = (await response.json()) as { versions?: Record<string, unknown> }
+  return Object.keys(document.versions ?? {})
 }
 
 // No uplinks: nothing reaches the Internet, everything is published here. Without auth anyone
@@ -224,8 +219,8 @@ export async function publishProject(
   registry: Verdaccio,
   token?: string,
 ): Promise<{ name: string; version: string }> {
-  const out = await mkdtemp(join(tmpdir(), 'olympe-pack-'))
-  try {
+  return withCleanup(async (cleanup) => {
+    const out = await cleanup.tempDir('olympe-pack-')
     const folders = await runtimeDependencyFolders()
     const { stdout } = await run(
       'npm',
@@ -239,22 +234,16 @@ export async function publishProject(
       version: string
     }
     return { name: own.name, version: own.version }
-  } finally {
-    await rm(out, { recursive: true, force: true })
-  }
+  })
 }
 
 async function runtimeDependencyFolders(): Promise<string[]> {
   // `npm ls` exits non-zero on any oddity of the dev tree; its list of folders is still right.
-  const listing = await new Promise<string>((resolve, reject) => {
-    const child = spawn('npm', ['ls', '--omit=dev', '--omit=peer', '--all', '--parseable'], {
-      cwd: ROOT,
-    })
-    const chunks: Buffer[] = []
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk))
-    child.on('error', reject)
-    child.on('close', () => resolve(chunksToText(chunks)))
-  })
+  const { stdout: listing } = await capture(
+    'npm',
+    ['ls', '--omit=dev', '--omit=peer', '--all', '--parseable'],
+    { cwd: ROOT },
+  )
   const folders = listing.split('\n').filter((line) => line !== '' && line !== ROOT)
   return [...new Set(folders)]
 }

@@ -5,13 +5,13 @@
 // secrets of their own. GitHub's own actions are played by what they document:
 // actions/checkout is the workspace already there, actions/setup-node writes the .npmrc of its
 // `registry-url` (src/authutil.ts) and fails a `cache: npm` without a lock file.
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parse } from 'yaml'
+import { withCleanup } from './cleanup.js'
 import { ROOT, runAsGithub, type ActionId } from './run-action.js'
+import { capture } from './run-process.js'
 import {
   asText,
   condition,
@@ -220,22 +220,20 @@ async function runJob(
     steps: {},
     record: { result: 'success', outputs: {}, environment },
   }
-  const temp = await mkdtemp(join(tmpdir(), 'olympe-workflow-job-'))
-  try {
+  // The runner's temp folder (RUNNER_TEMP) lasts as long as the job.
+  state.record.result = await withCleanup(async (cleanup) => {
+    const temp = await cleanup.tempDir('olympe-workflow-job-')
     for (const step of job.steps ?? []) {
       const stepScope = scope({ secrets, steps: state.steps, runner: { temp } })
       if (!condition(step.if, stepScope)) continue
       const record = await runStep(step, stepScope, state, temp, options)
       run.steps.push(record)
-      if (record.code !== 0) {
-        state.record.result = 'failure'
-        return state.record
-      }
+      if (record.code !== 0) return 'failure'
       if (record.step === options.untilStep) break
     }
-  } finally {
-    await rm(temp, { recursive: true, force: true })
-  }
+    return 'success'
+  })
+  if (state.record.result === 'failure') return state.record
   const outputs = scope({ secrets, steps: state.steps })
   for (const [name, value] of Object.entries(job.outputs ?? {}))
     state.record.outputs[name] = asText(interpolate(value, outputs))
@@ -407,32 +405,18 @@ async function runScript(
   const output = join(temp, 'step-output')
   await writeFile(file, script)
   await writeFile(output, '')
-  const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
-    (resolve, reject) => {
-      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', file], {
-        cwd,
-        env: {
-          ...env,
-          GITHUB_OUTPUT: output,
-          RUNNER_TEMP: temp,
-          GITHUB_WORKSPACE: cwd,
-          CI: 'true',
-          GITHUB_ACTIONS: 'true',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-      let stdout = ''
-      let stderr = ''
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-      const timer = setTimeout(() => child.kill('SIGKILL'), 240_000)
-      child.on('error', reject)
-      child.on('close', (code) => {
-        clearTimeout(timer)
-        resolve({ code, stdout, stderr })
-      })
+  const result = await capture('bash', ['--noprofile', '--norc', '-eo', 'pipefail', file], {
+    cwd,
+    env: {
+      ...env,
+      GITHUB_OUTPUT: output,
+      RUNNER_TEMP: temp,
+      GITHUB_WORKSPACE: cwd,
+      CI: 'true',
+      GITHUB_ACTIONS: 'true',
     },
-  )
+    timeoutMs: 240_000,
+  })
   const written = await readFile(output, 'utf8')
   const outputs = Object.fromEntries(
     written

@@ -2,8 +2,7 @@
 // and a real registry with basic auth.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { randomBytes } from 'node:crypto'
-import { lstat, mkdir, mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { lstat, mkdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { buildAndPush, CONTEXT_NOTE } from '../../src/core/build-images/build.js'
 import { DockerCommandError } from '../../src/core/build-images/docker.js'
@@ -17,21 +16,21 @@ import type { ImagePlan } from '../../src/core/build-images/plan.js'
 import { isolatedDockerConfig } from '../../src/tools/docker-config.js'
 import { createDocker } from '../../src/tools/docker.js'
 import { exec } from '../../src/tools/exec.js'
+import { Cleanup, withCleanup } from '../helpers/cleanup.js'
 import { docker as dockerCli, run } from '../helpers/docker-env.js'
 import { recordingTools } from '../helpers/docker-fake.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 
 let suite: DockerSuite
 let project: string
+const cleanup = new Cleanup()
 
 beforeAll(async () => {
-  suite = await startDockerSuite()
+  suite = cleanup.track('docker suite', await startDockerSuite())
   project = await suite.copyProject()
 }, 60_000)
 
-afterAll(async () => {
-  await suite.stop()
-})
+afterAll(() => cleanup.run())
 
 const docker = (env: Record<string, string> = {}): ReturnType<typeof createDocker> =>
   createDocker(exec, { env: { DOCKER_CONFIG: suite.dockerConfig, ...env } })
@@ -215,8 +214,8 @@ describe('isolated DOCKER_CONFIG', () => {
   })
 
   test('keeps buildx state, CLI plugins and contexts of the current config; dispose leaves them', async () => {
-    const current = await mkdtemp(join(tmpdir(), 'olympe-docker-config-current-'))
-    try {
+    await withCleanup(async (testCleanup) => {
+      const current = await testCleanup.tempDir('olympe-docker-config-current-')
       await mkdir(join(current, 'cli-plugins'))
       await writeFile(join(current, 'cli-plugins/docker-example'), '#!/bin/sh\n')
       await mkdir(join(current, 'contexts'))
@@ -235,9 +234,7 @@ describe('isolated DOCKER_CONFIG', () => {
       const own = await isolatedDockerConfig({ DOCKER_CONFIG: current, BUILDX_CONFIG: '/srv/bx' })
       expect(own.env.BUILDX_CONFIG).toBe('/srv/bx')
       await own.dispose()
-    } finally {
-      await rm(current, { recursive: true, force: true })
-    }
+    })
   })
 
   test('works without any config to copy', async () => {
@@ -292,9 +289,9 @@ describe('BuildKit state across runs', () => {
   test('each image keeps its build context across runs, even with a new DOCKER_CONFIG each run', async () => {
     await bigSources('big-web')
     await bigSources('big-node')
-    const buildx = await mkdtemp(join(tmpdir(), 'olympe-buildx-state-'))
-    const other = await mkdtemp(join(tmpdir(), 'olympe-buildx-state-'))
-    try {
+    await withCleanup(async (testCleanup) => {
+      const buildx = await testCleanup.tempDir('olympe-buildx-state-')
+      const other = await testCleanup.tempDir('olympe-buildx-state-')
       expect(await buildInFreshConfig(buildx, 'frontend', 'big-web')).toBeGreaterThan(1_900_000)
       expect(await buildInFreshConfig(buildx, 'backend', 'big-node')).toBeGreaterThan(1_900_000)
       // The next run: same buildx state, new credentials folder, and another image built in
@@ -303,35 +300,31 @@ describe('BuildKit state across runs', () => {
       expect(await buildInFreshConfig(buildx, 'backend', 'big-node')).toBeLessThan(50_000)
       // Another buildx state is another client to BuildKit: everything is sent again.
       expect(await buildInFreshConfig(other, 'frontend', 'big-web')).toBeGreaterThan(1_900_000)
-    } finally {
-      for (const dir of [buildx, other]) await rm(dir, { recursive: true, force: true })
-    }
+    })
   })
 
   test('without a context per image, building another image makes the next one send all again', async () => {
     // What plain `docker build` does with the project folder as context: the reason for the links.
     await bigSources('big-web')
     await bigSources('big-node')
-    const buildx = await mkdtemp(join(tmpdir(), 'olympe-buildx-state-'))
-    const plainBuild = async (kind: string, sources: string): Promise<number> => {
-      const dockerfile = join(project, `docker/${kind}.Dockerfile`)
-      const { stdout, stderr } = await run(
-        'docker',
-        ['buildx', 'build', '--progress=plain', '--file', dockerfile, '--build-arg'].concat([
-          `SOURCES_PATH=${sources}`,
-          project,
-        ]),
-        { env: { ...process.env, DOCKER_CONFIG: suite.dockerConfig, BUILDX_CONFIG: buildx } },
-      )
-      return contextBytes(`${stdout}${stderr}`.split('\n'))
-    }
-    try {
+    await withCleanup(async (testCleanup) => {
+      const buildx = await testCleanup.tempDir('olympe-buildx-state-')
+      const plainBuild = async (kind: string, sources: string): Promise<number> => {
+        const dockerfile = join(project, `docker/${kind}.Dockerfile`)
+        const { stdout, stderr } = await run(
+          'docker',
+          ['buildx', 'build', '--progress=plain', '--file', dockerfile, '--build-arg'].concat([
+            `SOURCES_PATH=${sources}`,
+            project,
+          ]),
+          { env: { ...process.env, DOCKER_CONFIG: suite.dockerConfig, BUILDX_CONFIG: buildx } },
+        )
+        return contextBytes(`${stdout}${stderr}`.split('\n'))
+      }
       await plainBuild('frontend', 'big-web')
       await plainBuild('backend', 'big-node')
       expect(await plainBuild('frontend', 'big-web')).toBeGreaterThan(1_900_000)
-    } finally {
-      await rm(buildx, { recursive: true, force: true })
-    }
+    })
   })
 })
 
@@ -343,8 +336,12 @@ describe('a docker-container builder', () => {
     BUILDX_CONFIG: buildxConfig,
   })
 
+  const builderCleanup = new Cleanup()
   beforeAll(async () => {
-    buildxConfig = await mkdtemp(join(tmpdir(), 'olympe-buildx-container-'))
+    buildxConfig = await builderCleanup.tempDir('olympe-buildx-container-')
+    builderCleanup.add(`builder ${name}`, () =>
+      dockerCli(['buildx', 'rm', name], { env: { ...process.env, ...env() } }).catch(() => ''),
+    )
     // As docker/setup-buildx-action makes one, with a BuildKit image no registry has, so that
     // booting it fails the same way on every machine (this one cannot run one at all).
     await dockerCli(
@@ -356,10 +353,7 @@ describe('a docker-container builder', () => {
     )
   })
 
-  afterAll(async () => {
-    await dockerCli(['buildx', 'rm', name], { env: { ...process.env, ...env() } }).catch(() => '')
-    await rm(buildxConfig, { recursive: true, force: true })
-  })
+  afterAll(() => builderCleanup.run())
 
   test('is detected as the current builder, and its builds push by themselves', async () => {
     const client = createDocker(exec, { env: env() })

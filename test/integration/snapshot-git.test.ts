@@ -1,5 +1,4 @@
 import { describe, expect, test } from '@jest/globals'
-import { execFileSync } from 'node:child_process'
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { GitFailure } from '../../src/core/snapshot/ports.js'
@@ -10,10 +9,11 @@ import {
   gitServerForSuite,
   pushAsSomeoneElse,
   runSnapshotCore,
-  scratchDir,
+  scratch,
   TEST_IDENTITY,
 } from '../helpers/git-snapshot.js'
 import { git, type GitServer } from '../helpers/git-server.js'
+import { run as runProgram } from '../helpers/run-process.js'
 
 const TOKEN = 'glpat-integration-5a7c9e1b3d'
 let server: GitServer
@@ -84,7 +84,7 @@ describe('snapshot core against a real git server', () => {
           server.urlFor(repo),
           'Same snapshot, other runner',
           async (clone) => {
-            const config = path.join(await scratchDir('config-'), 'config.json')
+            const config = path.join(await scratch.tempDir('config-'), 'config.json')
             const snapshooter = {
               name: 'sales',
               rootTags: [IDS.sales],
@@ -98,7 +98,7 @@ describe('snapshot core against a real git server', () => {
               FAKE_PLATFORM_STATE: PLATFORM_STATE,
               DRAW_PASSWORD,
             }
-            execFileSync(process.execPath, [FAKE_TOOLKIT, 'snapshot'], { cwd: clone, env })
+            await runProgram(process.execPath, [FAKE_TOOLKIT, 'snapshot'], { cwd: clone, env })
           },
         )
       },
@@ -114,9 +114,9 @@ describe('snapshot core against a real git server', () => {
 
   test("git's argv never holds the token, not even base64-encoded in a -c header", async () => {
     const repo = await freshRepo()
-    const bin = await scratchDir('git-argv-')
+    const bin = await scratch.tempDir('git-argv-')
     const argvLog = path.join(bin, 'argv.log')
-    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()
+    const realGit = (await runProgram('sh', ['-c', 'command -v git'])).stdout.trim()
     const wrapper = `#!/bin/sh\nprintf '%s\\n' "$*" >> '${argvLog}'\nexec '${realGit}' "$@"\n`
     await writeFile(path.join(bin, 'git'), wrapper, { mode: 0o755 })
     const savedPath = process.env.PATH
@@ -151,7 +151,7 @@ describe('snapshot core against a real git server', () => {
 
   test("a symbolic link pushed meanwhile on outputDir's way is refused before re-applying", async () => {
     const repo = await freshRepo()
-    const outside = await scratchDir('outside-')
+    const outside = await scratch.tempDir('outside-')
     await writeFile(path.join(outside, 'sentinel.txt'), 'keep me\n')
     const run = await runSnapshotCore({
       config: [salesEntry(repo)],
@@ -316,7 +316,7 @@ describe('git port', () => {
     const name = await freshRepo()
     const repo = repoFor(name)
     if ('problem' in repo) throw new Error(repo.problem)
-    const dir = path.join(await scratchDir('port-clone-'), 'clone')
+    const dir = path.join(await scratch.tempDir('port-clone-'), 'clone')
     const worktree = await port.clone(repo, 'main', dir, TEST_IDENTITY)
     const remote = await git(['remote', 'get-url', 'origin'], { cwd: worktree.dir })
     expect(remote.trim()).toBe(server.urlFor(name, ''))

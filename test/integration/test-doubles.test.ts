@@ -1,7 +1,8 @@
 import { describe, expect, test } from '@jest/globals'
 import { join } from 'node:path'
 import { NODE24 } from '../helpers/node-binaries.js'
-import { ROOT, spawnCaptured } from '../helpers/run-action.js'
+import { ROOT } from '../helpers/run-action.js'
+import { capture } from '../helpers/run-process.js'
 
 /**
  * The stand-ins other suites rely on must themselves behave like the real thing: the git server
@@ -15,7 +16,11 @@ describe('test doubles and real-part helpers', () => {
   test.each(['test/helpers/git-server.check.ts', 'test/helpers/docker-env.check.ts'])(
     '%s passes',
     async (script) => {
-      const run = await spawnCaptured(NODE24, [tsx, join(ROOT, script)], env, ROOT, 120_000)
+      const run = await capture(NODE24, [tsx, join(ROOT, script)], {
+        env,
+        cwd: ROOT,
+        timeoutMs: 120_000,
+      })
       expect({ code: run.code, stderr: run.stderr.slice(-2000) }).toEqual({
         code: 0,
         stderr: expect.any(String),

@@ -3,7 +3,7 @@ import { describe, expect, test } from '@jest/globals'
 import { existsSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { Cleanup } from '../../helpers/cleanup.js'
+import { Cleanup, startOwning, withCleanup } from '../../helpers/cleanup.js'
 
 interface FakeServer {
   name: string
@@ -80,5 +80,40 @@ describe('Cleanup', () => {
 
     await cleanup.run()
     expect(existsSync(dir)).toBe(false)
+  })
+
+  test('withCleanup: what the body registered is undone when it ends, and when it fails', async () => {
+    const kept: string[] = []
+    const result = await withCleanup(async (cleanup) => {
+      kept.push(await cleanup.tempDir('olympe-cleanup-test-'))
+      return 'done'
+    })
+    const failing = withCleanup(async (cleanup) => {
+      kept.push(await cleanup.tempDir('olympe-cleanup-test-'))
+      throw new Error('the body failed')
+    })
+
+    await expect(failing).rejects.toThrow('the body failed')
+    expect(result).toBe('done')
+    expect(kept.map((dir) => existsSync(dir))).toEqual([false, false])
+  })
+
+  test('startOwning: a start that fails undoes what it made; one that succeeds keeps it', async () => {
+    const log: string[] = []
+    const failing = startOwning(async (owned) => {
+      owned.track('registry', server('registry', log))
+      await Promise.resolve()
+      throw new Error('never ready')
+    })
+    await expect(failing).rejects.toThrow('never ready')
+    expect(log).toEqual(['stop registry'])
+
+    const started = await startOwning((owned) => {
+      owned.track('webhook', server('webhook', log))
+      return Promise.resolve({ stop: () => owned.run() })
+    })
+    expect(log).toEqual(['stop registry'])
+    await started.stop()
+    expect(log).toEqual(['stop registry', 'stop webhook'])
   })
 })

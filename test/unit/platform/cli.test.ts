@@ -1,11 +1,9 @@
 import { describe, expect, test } from '@jest/globals'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { deployDefinition } from '../../../src/core/deploy/definition.js'
 import { InputError } from '../../../src/core/shared/errors.js'
 import { createCliRuntime } from '../../../src/platform/cli.js'
 import { whichCi } from '../../../src/platform/context.js'
+import { withCleanup } from '../../helpers/cleanup.js'
 import { hostileCommands } from '../../helpers/runner-commands.js'
 import { expectNoSecrets } from '../../helpers/secrets.js'
 
@@ -72,15 +70,12 @@ describe('the command-line runtime', () => {
     ['naming a folder', '.', "The flag '--dotenv' names '.', which is not a file path"],
     ['empty', '', "The flag '--dotenv' names '', which is not a file path"],
   ])('refuses a --dotenv path %s before anything runs', async (_name, path, message) => {
-    const dir = await mkdtemp(join(tmpdir(), 'olympe-cli-'))
-    const cwd = process.cwd()
-    try {
-      process.chdir(dir)
+    await withCleanup(async (cleanup) => {
+      const cwd = process.cwd()
+      process.chdir(await cleanup.tempDir('olympe-cli-'))
+      cleanup.add('working directory', () => process.chdir(cwd))
       expect(() => capture({}, ['--dotenv', path])).toThrow(InputError)
       expect(() => capture({}, ['--dotenv', path])).toThrow(message)
-    } finally {
-      process.chdir(cwd)
-      await rm(dir, { recursive: true, force: true })
-    }
+    })
   })
 })

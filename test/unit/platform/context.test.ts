@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, jest, test } from '@jest/globals'
-import { execFileSync } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFile } from 'node:fs/promises'
 import type { CiContext } from '../../../src/core/shared/context.js'
 import type { Env } from '../../../src/core/shared/env.js'
 import { exec } from '../../../src/tools/exec.js'
+import { Cleanup } from '../../helpers/cleanup.js'
 import { fixture } from '../../helpers/run-action.js'
+import { run } from '../../helpers/run-process.js'
 
 /** A fixture environment: KEY=value lines; GITHUB_EVENT_PATH is relative to the fixtures. */
 async function fixtureEnv(name: string): Promise<Record<string, string>> {
@@ -141,15 +140,15 @@ describe('the CI context', () => {
   })
 
   describe('a local run asks git', () => {
-    let repo = ''
-    afterEach(async () => rm(repo, { recursive: true, force: true }))
+    const cleanup = new Cleanup()
+    afterEach(() => cleanup.run())
 
     test('in a checkout on a branch: its name and commit', async () => {
-      repo = await mkdtemp(join(tmpdir(), 'olympe-context-'))
-      const git = (...args: string[]): string =>
-        execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim()
-      git('init', '--quiet', '--initial-branch', 'release/2')
-      git(
+      const repo = await cleanup.tempDir('olympe-context-')
+      const git = async (...args: string[]): Promise<string> =>
+        (await run('git', args, { cwd: repo })).stdout.trim()
+      await git('init', '--quiet', '--initial-branch', 'release/2')
+      await git(
         '-c',
         'user.name=t',
         '-c',
@@ -160,7 +159,7 @@ describe('the CI context', () => {
         '-m',
         'x',
       )
-      const sha = git('rev-parse', 'HEAD')
+      const sha = await git('rev-parse', 'HEAD')
       expect(await detect({}, repo)).toEqual({
         platform: 'local',
         workspace: repo,
@@ -172,7 +171,7 @@ describe('the CI context', () => {
     })
 
     test('outside a git repository: both unknown', async () => {
-      repo = await mkdtemp(join(tmpdir(), 'olympe-context-'))
+      const repo = await cleanup.tempDir('olympe-context-')
       const context = await detect({}, repo)
       expect(context.branch).toBeUndefined()
       expect(context.sha).toBeUndefined()

@@ -1,7 +1,8 @@
 import { describe, expect, test } from '@jest/globals'
-import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { runProcessGroup } from '../../../src/tools/process-group.js'
+import { capture } from '../../helpers/run-process.js'
 
 /** Alive and not a zombie: a zombie nobody reaps still answers to kill(pid, 0). */
 function isLive(pid: number): boolean {
@@ -31,15 +32,20 @@ function options(lines: string[], extra: object = {}): Parameters<typeof runProc
 
 describe('runProcessGroup', () => {
   test('the defect it exists for: killing the first process alone leaves its child running', async () => {
-    const tool = spawn('sh', ['-c', WITH_CHILD], { stdio: ['ignore', 'pipe', 'ignore'] })
+    const tools: ChildProcess[] = []
+    const ended = capture('sh', ['-c', WITH_CHILD], { onSpawn: (tool) => tools.push(tool) })
+    const [tool] = tools
+    if (!tool?.stdout) throw new Error('sh did not start')
     const line = await new Promise<string>((resolve) =>
-      tool.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString())),
+      tool.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString())),
     )
     const child = Number(/child (\d+)/.exec(line)?.[1])
     tool.kill('SIGTERM')
     await new Promise((resolve) => tool.once('exit', resolve))
     expect(isLive(child)).toBe(true)
     process.kill(child, 'SIGKILL')
+    // The output pipes close once the child, which holds them too, is gone.
+    await ended
   })
 
   test('at the timeout the whole group is stopped, and the run says so', async () => {

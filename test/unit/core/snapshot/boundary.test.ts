@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
   checkOutputDir,
@@ -9,16 +8,18 @@ import {
 } from '../../../../src/core/snapshot/boundary.js'
 import type { SnapshotEntry } from '../../../../src/core/snapshot/config.js'
 import { nodeFiles } from '../../../../src/tools/files.js'
+import { Cleanup } from '../../../helpers/cleanup.js'
 
 // On the disk (a temp folder): links are what this checks, and a memory tree has none.
+const cleanup = new Cleanup()
 let scratch = ''
 let outside = ''
 beforeAll(async () => {
-  scratch = await realpath(await mkdtemp(join(tmpdir(), 'boundary-')))
+  scratch = await realpath(await cleanup.tempDir('boundary-'))
   outside = join(scratch, 'outside')
   await mkdir(outside)
 })
-afterAll(() => rm(scratch, { recursive: true, force: true }))
+afterAll(() => cleanup.run())
 
 let roots = 0
 async function rootWith(layout: (dir: string) => Promise<void>): Promise<OutputRoot> {
