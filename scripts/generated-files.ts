@@ -1,6 +1,7 @@
 import { ACTION_DEFINITIONS, ROOT_ACTION } from '../src/core/action-list.js'
 import { snapshotConfigJsonSchema } from '../src/core/snapshot/json-schema.js'
 import { renderActionYml } from './render/action-yml.js'
+import { npxCost, type BenchFigures } from './render/bench-figures.js'
 import { GITLAB_TEMPLATES, renderTemplate, templateTables } from './render/gitlab.js'
 import { renderInputsTable, renderOutputsTable, replaceBetweenMarkers } from './render/readme.js'
 
@@ -28,6 +29,8 @@ export async function generatedFiles(
     files[path] = renderTemplate(path, await read(path), version)
     gitlabReadme = replaceBetweenMarkers(gitlabReadme, `${name}.yml`, templateTables(files[path]))
   }
+  const figures = JSON.parse(await read('bench/results.json')) as BenchFigures
+  gitlabReadme = replaceBetweenMarkers(gitlabReadme, 'npx cost', npxCost(figures))
   files['gitlab/README.md'] = gitlabReadme
   return files
 }
