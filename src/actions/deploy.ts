@@ -6,7 +6,7 @@ import { runAction, type Action } from '../platform/run.js'
 import { systemClock } from '../tools/clock.js'
 import { nodeFiles } from '../tools/files.js'
 import { USER_AGENT } from '../platform/package-info.js'
-import { jobDockerConfigPath } from '../tools/docker-auth.js'
+import { jobDockerConfigPath } from '../tools/docker.js'
 import { createHttpClient } from '../tools/http.js'
 import { registryAuthSecret } from '../core/build-images/credentials.js'
 

@@ -4,7 +4,7 @@ import {
   unusableConfig,
   type DockerLogins,
   type RegistryCredentials,
-} from './docker-config.js'
+} from './docker-config-logins.js'
 import type { RegistryImage } from './reference.js'
 import { unique } from '../shared/collections.js'
 import { errorMessage, InputError } from '../shared/errors.js'

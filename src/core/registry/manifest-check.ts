@@ -4,7 +4,7 @@ import { isLoopbackHost } from '../shared/loopback.js'
 import type { Deadline } from '../shared/deadline.js'
 import { ask, Unreachable, type AskPorts } from './ask.js'
 import { parseChallenges, type Challenge } from './challenge.js'
-import type { RegistryCredentials } from './docker-config.js'
+import type { RegistryCredentials } from './docker-config-logins.js'
 import { CREDENTIAL_INPUTS } from './logins.js'
 import { manifestUrl, type RegistryImage } from './reference.js'
 

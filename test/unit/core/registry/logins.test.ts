@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals'
 import fc from 'fast-check'
-import type { RegistryCredentials } from '../../../../src/core/registry/docker-config.js'
+import type { RegistryCredentials } from '../../../../src/core/registry/docker-config-logins.js'
 import {
   chooseLogins,
   credentialSource,

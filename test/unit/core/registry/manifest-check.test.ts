@@ -5,7 +5,7 @@ import {
   MANIFEST_TYPES,
   type CheckOutcome,
 } from '../../../../src/core/registry/manifest-check.js'
-import type { RegistryCredentials } from '../../../../src/core/registry/docker-config.js'
+import type { RegistryCredentials } from '../../../../src/core/registry/docker-config-logins.js'
 import { registryImage, type RegistryImage } from '../../../../src/core/registry/reference.js'
 import { startDeadline } from '../../../../src/core/shared/deadline.js'
 import type { HttpRequest } from '../../../../src/core/shared/http.js'

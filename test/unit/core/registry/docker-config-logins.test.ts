@@ -2,7 +2,7 @@ import { describe, expect, test } from '@jest/globals'
 import {
   credentialSecrets,
   parseDockerConfig,
-} from '../../../../src/core/registry/docker-config.js'
+} from '../../../../src/core/registry/docker-config-logins.js'
 
 const PATH = '/home/runner/.docker/config.json'
 const auth = (user: string, password: string): string =>
