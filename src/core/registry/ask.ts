@@ -28,9 +28,9 @@ export interface AskPorts {
 
 /**
  * One request within the deadline, repeated only after a failure that never reached the server.
- * Each try must connect within a third of the deadline's time (connectTimeoutMs), so that a
- * server that never accepts the connection leaves time to try again. Throws Unreachable with a
- * sentence when no response arrives.
+ * Each try must connect within at most a third of the deadline's time (connectTimeoutMs), so
+ * that a server that never accepts the connection leaves time to try again. Throws Unreachable
+ * with a sentence when no response arrives.
  */
 export async function ask(
   request: Omit<HttpRequest, 'timeoutMs' | 'connectTimeoutMs'>,
