@@ -9,7 +9,7 @@ import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
 import { nodeFiles } from '../tools/files.js'
 import { USER_AGENT } from '../platform/package-info.js'
-import { jobDockerConfigPath } from '../tools/docker-auth.js'
+import { jobDockerConfigPath } from '../tools/docker.js'
 import { createHttpClient } from '../tools/http.js'
 
 export const deployAction: Action<DeployInputName, DeployInputs> = {

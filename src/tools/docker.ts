@@ -1,5 +1,7 @@
-import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+// The Docker adapter: the DockerClient port over the docker command line (whose argv the core's
+// docker-args.ts builds, and whose output it parses), and the Docker config folders it runs with.
+import { copyFile, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises'
+import { homedir, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import {
   builderInspectArgv,
@@ -7,10 +9,12 @@ import {
   buildkitDisabled,
   buildOutput,
   contextAlias,
+  dockerCommandName,
   historyArgv,
   imageSizeArgv,
   onBuildArgv,
   parseHistory,
+  parseImageSize,
   parseOnBuild,
   pullArgv,
   saysNoSuchImage,
@@ -23,7 +27,8 @@ import {
   saysBuildxMissing,
   versionArgv,
 } from '../core/build-images/docker-args.js'
-import { DockerCommandError, type DockerClient } from '../core/build-images/docker.js'
+import { DockerCommandError, type DockerClient } from '../core/build-images/ports.js'
+import type { Env } from '../core/shared/env.js'
 import { errorMessage } from '../core/shared/errors.js'
 import { commandLine, type Exec, type ExecResult } from '../core/shared/exec.js'
 
@@ -45,7 +50,7 @@ interface RunExtra {
 /** The Docker engine through its command line, over the exec port. */
 export function createDocker(exec: Exec, options: DockerOptions = {}): DockerClient {
   const run = async (argv: string[], extra: RunExtra = {}): Promise<ExecResult> => {
-    const command = ['docker', ...argv.slice(0, argv[0] === 'buildx' ? 2 : 1)].join(' ')
+    const command = dockerCommandName(argv)
     if (extra.echo) extra.onLine?.(`$ ${commandLine('docker', argv)}`)
     const tail: string[] = []
     let result: ExecResult
@@ -160,12 +165,69 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): DockerCli
     },
     async imageSize(reference) {
       try {
-        const { stdout } = await run(imageSizeArgv(reference))
-        const size = Number(stdout.trim())
-        return Number.isFinite(size) && stdout.trim() !== '' ? size : undefined
+        return parseImageSize((await run(imageSizeArgv(reference))).stdout)
       } catch {
         return undefined
       }
     },
+  }
+}
+
+/**
+ * The Docker config that a `docker login` earlier in the job wrote, as the docker CLI finds it:
+ * `$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`. The deploy step only reads it.
+ */
+export function jobDockerConfigPath(env: Env, home: string = homedir()): string {
+  return join(dockerConfigDir(env, home), 'config.json')
+}
+
+/** The folder the docker CLI keeps its configuration in: `$DOCKER_CONFIG`, else `~/.docker`. */
+export function dockerConfigDir(env: Env, home: string = homedir()): string {
+  return env.DOCKER_CONFIG || join(home, '.docker')
+}
+
+export interface DockerConfigSession {
+  /** The DOCKER_CONFIG folder every docker command of this run uses. */
+  dir: string
+  /** The environment docker commands run with: DOCKER_CONFIG, and the buildx state to keep. */
+  env: Record<string, string>
+  dispose(): Promise<void>
+}
+
+/**
+ * Folders that docker looks for only inside DOCKER_CONFIG and that `docker login` never writes:
+ * CLI plugins installed per user (docker/setup-buildx-action can put buildx there) and the
+ * `docker context` store (endpoints, and the TLS files of remote engines). Linked, so that the
+ * step's docker reaches the same engine with the same plugins.
+ */
+const SHARED_FOLDERS = ['cli-plugins', 'contexts']
+
+/**
+ * A DOCKER_CONFIG of this step's own, so that the credentials it logs in with never outlive the
+ * step (a self-hosted runner keeps ~/.docker between jobs) and never overwrite a login made by
+ * an earlier step. It starts as a copy of the current config, so logins to other registries
+ * (private base images) keep working. The copy is deleted when the step ends, failed or not.
+ *
+ * buildx keeps its state (the current builder, and the node identity that BuildKit's build
+ * context cache is keyed on) in BUILDX_CONFIG, by default DOCKER_CONFIG/buildx. A new folder each
+ * run would lose a builder chosen with `docker buildx use`, and make BuildKit send the whole
+ * build context again every run; so BUILDX_CONFIG stays the user's own.
+ */
+export async function isolatedDockerConfig(env: Env): Promise<DockerConfigSession> {
+  const dir = await mkdtemp(join(tmpdir(), 'olympe-docker-config-'))
+  const current = dockerConfigDir(env)
+  await copyFile(join(current, 'config.json'), join(dir, 'config.json')).catch(() => undefined)
+  for (const folder of SHARED_FOLDERS) {
+    const isFolder = await stat(join(current, folder)).then(
+      (s) => s.isDirectory(),
+      () => false,
+    )
+    if (isFolder) await symlink(join(current, folder), join(dir, folder))
+  }
+  return {
+    dir,
+    env: { DOCKER_CONFIG: dir, BUILDX_CONFIG: env.BUILDX_CONFIG || join(current, 'buildx') },
+    // fs.rm removes the links themselves, never what they point to.
+    dispose: () => rm(dir, { recursive: true, force: true }),
   }
 }

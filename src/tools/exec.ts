@@ -1,4 +1,5 @@
 import type { Exec, ExecOptions } from '../core/shared/exec.js'
+import { lineSplitter } from './lines.js'
 
 /**
  * Runs a tool from an argv array (never a shell string) through @actions/exec, silenced so that
@@ -7,8 +8,9 @@ import type { Exec, ExecOptions } from '../core/shared/exec.js'
  * because @actions/exec drops a last line that has no line break from its line listeners.
  */
 export const exec: Exec = async (command, args, options: ExecOptions = {}) => {
-  const out = lines('stdout', options.onLine)
-  const err = lines('stderr', options.onLine)
+  const { onLine } = options
+  const out = lineSplitter({ keepText: true, onLine: onLine && ((line) => onLine(line, 'stdout')) })
+  const err = lineSplitter({ keepText: true, onLine: onLine && ((line) => onLine(line, 'stderr')) })
   // Loaded on first use: deploy on GitLab never runs a tool, and should not load it.
   const { exec: runTool } = await import('@actions/exec')
   // Typed as a number, but null when a signal killed the tool.
@@ -23,26 +25,4 @@ export const exec: Exec = async (command, args, options: ExecOptions = {}) => {
     listeners: { stdout: out.push, stderr: err.push },
   })) as number | null
   return { code: code ?? 1, stdout: out.end(), stderr: err.end() }
-}
-
-function lines(
-  stream: 'stdout' | 'stderr',
-  onLine: ExecOptions['onLine'],
-): { push: (chunk: Buffer) => void; end: () => string } {
-  let text = ''
-  let pending = ''
-  return {
-    push: (chunk) => {
-      const piece = chunk.toString('utf8')
-      text += piece
-      if (!onLine) return
-      const split = (pending + piece).split(/\r?\n/)
-      pending = split.pop() ?? ''
-      for (const line of split) onLine(line, stream)
-    },
-    end: () => {
-      if (onLine && pending) onLine(pending, stream)
-      return text
-    },
-  }
 }

@@ -10,6 +10,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import type { ToolkitExit, ToolkitRunOptions, ToolkitStop } from '../core/snapshot/ports.js'
+import { lineSplitter } from './lines.js'
 
 export interface GroupOptions extends ToolkitRunOptions {
   /** Between SIGTERM and SIGKILL. Below the GitHub runner's 7.5 s between SIGINT and SIGTERM. */
@@ -42,11 +43,10 @@ export function runProcessGroup(
       stdio: ['ignore', 'pipe', 'pipe'],
       windowsHide: true,
     })
-    const out = lineSplitter(options.onLine)
-    const err = lineSplitter(options.onLine)
-    // As text: a character cut between two chunks is decoded whole.
-    child.stdout.setEncoding('utf8').on('data', out.push)
-    child.stderr.setEncoding('utf8').on('data', err.push)
+    const out = lineSplitter({ onLine: options.onLine })
+    const err = lineSplitter({ onLine: options.onLine })
+    child.stdout.on('data', out.push)
+    child.stderr.on('data', err.push)
     let stopped: ToolkitStop | undefined
     let killTimer: NodeJS.Timeout | undefined
     let killed = false
@@ -139,23 +139,4 @@ function linuxGroupRunning(group: number): boolean {
     if (Number(pgrp) === group && state !== 'Z') return true
   }
   return false
-}
-
-/** Cuts chunks into lines; a last line without a line break is given at the end. */
-function lineSplitter(onLine: (line: string) => void): {
-  push: (chunk: string) => void
-  end: () => void
-} {
-  let pending = ''
-  return {
-    push: (chunk) => {
-      const split = (pending + chunk).split(/\r?\n/)
-      pending = split.pop() ?? ''
-      for (const line of split) onLine(line)
-    },
-    end: () => {
-      if (pending !== '') onLine(pending)
-      pending = ''
-    },
-  }
 }

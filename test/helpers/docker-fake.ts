@@ -1,5 +1,5 @@
 // A scripted Docker engine and recording logger/reporter for unit tests of the build-images core.
-import { DockerCommandError, type DockerClient } from '../../src/core/build-images/docker.js'
+import { DockerCommandError, type DockerClient } from '../../src/core/build-images/ports.js'
 import {
   buildOutput,
   type BuildCommand,

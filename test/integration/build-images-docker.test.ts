@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { lstat, mkdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { buildAndPush, CONTEXT_NOTE } from '../../src/core/build-images/build.js'
-import { DockerCommandError } from '../../src/core/build-images/docker.js'
+import { DockerCommandError } from '../../src/core/build-images/ports.js'
 import {
   majorVersion,
   type BuildCommand,
@@ -13,8 +13,7 @@ import {
 } from '../../src/core/build-images/docker-args.js'
 import { MIN_DOCKER_MAJOR } from '../../src/core/build-images/preflight.js'
 import type { ImagePlan } from '../../src/core/build-images/plan.js'
-import { isolatedDockerConfig } from '../../src/tools/docker-config.js'
-import { createDocker } from '../../src/tools/docker.js'
+import { createDocker, isolatedDockerConfig } from '../../src/tools/docker.js'
 import { exec } from '../../src/tools/exec.js'
 import { Cleanup, withCleanup } from '../helpers/cleanup.js'
 import { docker as dockerCli, run } from '../helpers/docker-env.js'

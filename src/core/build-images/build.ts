@@ -2,7 +2,7 @@ import { ActionError, errorMessage } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
 import type { ImageKind } from './image-kinds.js'
 import { loadsIntoEngine, type Builder } from './docker-args.js'
-import { DockerCommandError, type DockerClient } from './docker.js'
+import { DockerCommandError, type DockerClient } from './ports.js'
 import type { ImagePlan } from './plan.js'
 
 /** The three images are independent; the engine builds them side by side. */

@@ -17,6 +17,11 @@ export interface BuildCommand {
   cacheFrom: readonly string[]
 }
 
+/** What ran, without its arguments, for messages: `docker push`, `docker buildx build`. */
+export function dockerCommandName(argv: readonly string[]): string {
+  return ['docker', ...argv.slice(0, argv[0] === 'buildx' ? 2 : 1)].join(' ')
+}
+
 export function versionArgv(): string[] {
   return ['version', '--format', '{{json .}}']
 }
@@ -139,6 +144,13 @@ export function pushArgv(reference: string): string[] {
 
 export function imageSizeArgv(reference: string): string[] {
   return ['image', 'inspect', '--format', '{{.Size}}', reference]
+}
+
+/** Bytes, or undefined when `imageSizeArgv` printed no number. */
+export function parseImageSize(output: string): number | undefined {
+  const text = output.trim()
+  const size = Number(text)
+  return text !== '' && Number.isFinite(size) ? size : undefined
 }
 
 /** A base image's ONBUILD triggers, as a JSON array (`null` when it has none). */

@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { parseJsonText } from '../shared/json-text.js'
 import type { Files } from '../shared/ports.js'
 
 /** The design tool's package: its version is the `draw_version` label (spec 1.3 rule 4). */
@@ -74,12 +75,9 @@ export function drawVersionMessage(found: DrawVersion): string {
 }
 
 function versionField(text: string, field: string): string | { problem: string } {
-  let document: unknown
-  try {
-    document = JSON.parse(text)
-  } catch {
-    return { problem: 'is not valid JSON' }
-  }
+  const json = parseJsonText(text)
+  if ('problem' in json) return { problem: `is ${json.problem}` }
+  const document = json.value
   const value =
     typeof document === 'object' && document !== null
       ? (document as Record<string, unknown>)[field]

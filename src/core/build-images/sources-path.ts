@@ -3,7 +3,7 @@ import type { Files, Logger } from '../shared/ports.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { errorMessage } from '../shared/errors.js'
 import type { ImageKind } from './image-kinds.js'
-import { DockerCommandError, type DockerClient } from './docker.js'
+import { DockerCommandError, type DockerClient } from './ports.js'
 import { readStages, triggersOf, type Stage } from './dockerfile.js'
 import type { ImagePlan } from './plan.js'
 

@@ -1,6 +1,6 @@
 import { unique } from '../shared/collections.js'
 import { InputError } from '../shared/errors.js'
-import type { Deadline } from './deadline.js'
+import type { Deadline } from '../shared/deadline.js'
 import { payloadFileError } from './payload-file.js'
 import {
   FORCE_SYNC,
@@ -99,7 +99,7 @@ export function deployRuleWarnings(
   const checked = unmatchedImages(backends.images, sources, () => deadline.remainingMs())
   if ('tooSlow' in checked) {
     const { rule } = checked.tooSlow
-    const problem = tooSlowProblem(checked.tooSlow, deadline.seconds)
+    const problem = tooSlowProblem(checked.tooSlow, deadline.limit)
     if (built.rulesFrom === 'payload-file' && payloadFile)
       throw payloadFileError(payloadFile, `at backends.deployRules[${rule}].source: ${problem}`)
     throw new InputError(

@@ -1,8 +1,8 @@
 import type { CiContext } from '../shared/context.js'
+import { startDeadline } from '../shared/deadline.js'
 import { ActionError } from '../shared/errors.js'
 import type { HttpClient } from '../shared/http.js'
 import type { CommonPorts, Summary } from '../shared/ports.js'
-import { startDeadline } from './deadline.js'
 import type { DeployInputs } from './inputs.js'
 import { buildPayload, deployRuleWarnings } from './payload.js'
 import { readBasePayload } from './payload-file.js'
@@ -46,7 +46,7 @@ export async function runDeploy(
   })
   const body = JSON.stringify(payload)
   reporter.setOutput('payload', body)
-  // Issue 12: before anything is sent, dry runs included (they say what would fail).
+  // The images are checked before anything is sent, dry runs included (they say what would fail).
   const checked = await verifyImages(payload, { ...inputs, deadline }, ports)
 
   if (inputs.dryRun) {

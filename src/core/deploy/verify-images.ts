@@ -1,12 +1,11 @@
-import type { Budget } from '../registry/ask.js'
 import { checkImage, type CheckOutcome, type CheckPorts } from '../registry/manifest-check.js'
 import type { RegistryLogin } from '../registry/credentials.js'
 import { credentialSource, type LoginPorts } from '../registry/logins.js'
 import { registryImage } from '../registry/reference.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { ActionError } from '../shared/errors.js'
-import type { Clock, CommonPorts, Logger } from '../shared/ports.js'
-import type { Deadline } from './deadline.js'
+import type { Deadline } from '../shared/deadline.js'
+import type { CommonPorts, Logger } from '../shared/ports.js'
 import type { Payload } from './payload-schema.js'
 
 export const VERIFY_MODES = ['auto', 'true', 'false'] as const
@@ -42,7 +41,7 @@ interface Checked extends DeployedImage {
 }
 
 /**
- * Issue 12: every image of the payload, those of `payload-file` included, must exist before the
+ * Every image of the payload, those of `payload-file` included, must exist before the
  * webhook is called. A missing image (or a digest that does not match) fails the step; a registry
  * that cannot be asked fails it under `true` and earns a warning under `auto`. Sets the `digests`
  * output and returns what the summary shows beside each reference (see besideImage).
@@ -116,25 +115,25 @@ async function checkAll(
   const located = images.map((image) => ({ ...image, target: registryImage(image.reference) }))
   const targets = located.flatMap(({ target }) => ('problem' in target ? [] : [target]))
   const credentialsFor = await credentialSource(targets, inputs.registryLogin, ports)
-  const budget = checkBudget(inputs.deadline, ports.clock)
+  const deadline = checkDeadline(inputs.deadline)
   const checked = await mapLimit(located, CONCURRENT_CHECKS, async (image): Promise<Checked> => {
     const { role, reference, target } = image
     if ('problem' in target)
       return { role, reference, verdict: { kind: 'invalid', detail: target.problem } }
-    const verdict = await checkImage(target, credentialsFor(target), budget, ports)
+    const verdict = await checkImage(target, credentialsFor(target), deadline, ports)
     return { role, reference, registry: target.registry, verdict }
   })
   for (const image of checked) ports.logger.info(logLine(image))
   return checked
 }
 
-function checkBudget(deadline: Deadline, clock: Clock): Budget {
-  const allowedMs = Math.max(0, Math.floor(deadline.remainingMs() * CHECK_SHARE))
-  const seconds = (allowedMs / 1000).toFixed(1)
-  return {
-    deadline: clock.now().getTime() + allowedMs,
-    limit: `the ${seconds} s the image check had: half of what was left of 'timeout-seconds' (${deadline.seconds} s); raise it to give registries more time`,
-  }
+/** The check's slice of the step's time, worded so that a registry's silence names its cause. */
+function checkDeadline(step: Deadline): Deadline {
+  return step.slice(
+    CHECK_SHARE,
+    (allowedMs) =>
+      `the ${(allowedMs / 1000).toFixed(1)} s the image check had: half of what was left of ${step.limit}; raise it to give registries more time`,
+  )
 }
 
 function logLine({ role, reference, verdict }: Checked): string {

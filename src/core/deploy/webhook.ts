@@ -1,13 +1,17 @@
+import type { Deadline } from '../shared/deadline.js'
 import { ActionError } from '../shared/errors.js'
 import { HttpFailure, type HttpClient, type HttpResponse } from '../shared/http.js'
 import type { CommonPorts } from '../shared/ports.js'
-import type { Deadline } from './deadline.js'
+import {
+  connectTimeoutMs,
+  MAX_ATTEMPTS,
+  retry,
+  type AttemptOutcome,
+  type Retried,
+} from '../shared/retry.js'
 
-export const MAX_ATTEMPTS = 3
 const BACKOFF_BASE_MS = 1000
 const BACKOFF_CAP_MS = 10_000
-/** A connection not made by then is given up; at most a third of the budget, so a retry fits. */
-const CONNECT_TIMEOUT_MS = 10_000
 const KEPT_BODY_BYTES = 64 * 1024
 const SHOWN_BODY_CHARS = 4096
 /** The statuses with which a server says it did not act, and asks to come back later. */
@@ -56,20 +60,19 @@ export class WebhookError extends ActionError {
  */
 type Effect = 'none' | 'unknown' | 'answered'
 
-type Attempt =
-  | { kind: 'done'; result: Omit<WebhookResult, 'attempts'> }
-  | {
-      kind: 'failed'
-      reason: string
-      effect: Effect
-      retry: boolean
-      retryAfterMs?: number
-      status?: number
-      responseMessage?: string
-    }
+interface Failed {
+  reason: string
+  effect: Effect
+  /** The wait came from the server's Retry-After. */
+  asked: boolean
+  status?: number
+  responseMessage?: string
+}
+
+type Attempt = AttemptOutcome<Omit<WebhookResult, 'attempts'>, Failed>
 
 /**
- * Spec 4: one POST, success only on 200 with `{"message": "success"}`. The POST is not
+ * One POST, taken as accepted only on 200 with `{"message": "success"}`. The POST is not
  * idempotent, so it is repeated only where the request surely did not reach the application
  * (refused, unknown host, TLS handshake failed, connect time-out, a proxy that could not open
  * its tunnel) or where the server says it did not act (429, 503), at most MAX_ATTEMPTS times,
@@ -77,31 +80,50 @@ type Attempt =
  */
 export async function callWebhook(call: WebhookCall, ports: WebhookPorts): Promise<WebhookResult> {
   const { deadline } = call
-  for (let attempt = 1; ; attempt++) {
-    const remaining = deadline.remainingMs()
-    if (remaining <= 0) throw new WebhookError(outOfTimeMessage(deadline.seconds, attempt - 1))
-    ports.logger.info(`POST to the deployment webhook (attempt ${attempt} of ${MAX_ATTEMPTS})`)
-    const outcome = await attemptOnce(call, ports, remaining)
-    if (outcome.kind === 'done') return { ...outcome.result, attempts: attempt }
-    const wait = outcome.retryAfterMs ?? backoff(attempt)
-    const stop = !outcome.retry
-      ? ''
-      : attempt >= MAX_ATTEMPTS
-        ? `Gave up after ${attempt} attempts.`
-        : wait >= deadline.remainingMs()
-          ? `Not retried: waiting ${formatSeconds(wait)}${outcome.retryAfterMs === undefined ? '' : ' (as Retry-After asked)'} would go beyond 'timeout-seconds' (${deadline.seconds} s).`
-          : undefined
-    if (stop !== undefined) {
-      throw new WebhookError(
-        finalMessage(outcome.reason, outcome.effect, stop, attempt),
-        outcome.status,
-        outcome.responseMessage,
-      )
-    }
-    const asked = outcome.retryAfterMs === undefined ? '' : ' (as Retry-After asked)'
-    ports.logger.warning(`${outcome.reason}; retrying in ${formatSeconds(wait)}${asked}.`)
-    await ports.clock.sleep(wait)
+  const retried = await retry(
+    (attempt, remainingMs) => {
+      ports.logger.info(`POST to the deployment webhook (attempt ${attempt} of ${MAX_ATTEMPTS})`)
+      return attemptOnce(call, ports, remainingMs)
+    },
+    {
+      attempts: MAX_ATTEMPTS,
+      backoffMs: backoff,
+      sleep: (ms) => ports.clock.sleep(ms),
+      deadline,
+      onRetry: (failure, waitMs) =>
+        ports.logger.warning(
+          `${failure.reason}; retrying in ${formatSeconds(waitMs)}${askedNote(failure)}.`,
+        ),
+    },
+  )
+  if (retried.kind === 'done') return { ...retried.value, attempts: retried.attempts }
+  if (retried.kind === 'out-of-time')
+    throw new WebhookError(outOfTimeMessage(deadline.limit, retried.attempts))
+  const { failure } = retried
+  throw new WebhookError(
+    finalMessage(failure, stopSentence(retried, deadline.limit), retried.attempts),
+    failure.status,
+    failure.responseMessage,
+  )
+}
+
+/** Why no more attempt was made, when it is not the failure itself. */
+function stopSentence(
+  retried: Extract<Retried<unknown, Failed>, { kind: 'failed' }>,
+  limit: string,
+): string {
+  switch (retried.stop) {
+    case 'final':
+      return ''
+    case 'attempts':
+      return `Gave up after ${retried.attempts} attempts.`
+    case 'deadline':
+      return `Not retried: waiting ${formatSeconds(retried.waitMs)}${askedNote(retried.failure)} would go beyond ${limit}.`
   }
+}
+
+function askedNote(failure: Failed): string {
+  return failure.asked ? ' (as Retry-After asked)' : ''
 }
 
 async function attemptOnce(
@@ -121,41 +143,42 @@ async function attemptOnce(
       },
       body: call.payload,
       timeoutMs: remainingMs,
-      connectTimeoutMs: Math.min(
-        CONNECT_TIMEOUT_MS,
-        (call.deadline.seconds * 1000) / MAX_ATTEMPTS,
-        remainingMs,
-      ),
+      connectTimeoutMs: connectTimeoutMs(call.deadline, remainingMs),
       maxBodyBytes: KEPT_BODY_BYTES,
     })
   } catch (error) {
     if (!(error instanceof HttpFailure)) throw error
-    return judgeFailure(error, call.deadline.seconds, ports.redact)
+    return judgeFailure(error, call.deadline.limit, ports.redact)
   }
   return judgeResponse(response, call.url, ports.redact, ports.clock.now().getTime())
 }
 
+const failed = (failure: Omit<Failed, 'asked'>, retryable: boolean, waitMs?: number): Attempt => ({
+  kind: 'failed',
+  failure: { ...failure, asked: waitMs !== undefined },
+  retry: retryable,
+  waitMs,
+})
+
 export function judgeFailure(
   failure: HttpFailure,
-  timeoutSeconds: number,
+  limit: string,
   redact: (text: string) => string,
 ): Attempt {
   if (failure.kind === 'timeout')
-    return {
-      kind: 'failed',
-      reason: `The webhook call did not complete within 'timeout-seconds' (${timeoutSeconds} s)`,
-      effect: 'unknown',
-      retry: false,
-    }
+    return failed(
+      { reason: `The webhook call did not complete within ${limit}`, effect: 'unknown' },
+      false,
+    )
   const reason = redact(failure.message)
-  if (NEVER_SENT.has(failure.kind)) return { kind: 'failed', reason, effect: 'none', retry: true }
+  if (NEVER_SENT.has(failure.kind)) return failed({ reason, effect: 'none' }, true)
   if (failure.kind === 'proxy') {
     // The proxy's own refused / unknown host / unreachable: as those, worth another try. A 4xx
     // to CONNECT (407 authentication, 403 forbidden) is its configuration, which will not change.
     const status = failure.proxyStatus
-    return { kind: 'failed', reason, effect: 'none', retry: status === undefined || status >= 500 }
+    return failed({ reason, effect: 'none' }, status === undefined || status >= 500)
   }
-  return { kind: 'failed', reason, effect: 'unknown', retry: false }
+  return failed({ reason, effect: 'unknown' }, false)
 }
 
 export function judgeResponse(
@@ -166,40 +189,43 @@ export function judgeResponse(
 ): Attempt {
   const { status } = response
   const message = messageField(response.body)
-  if (status === 200 && message === 'success') return { kind: 'done', result: { status, message } }
+  if (status === 200 && message === 'success') return { kind: 'done', value: { status, message } }
   // Only a failure shows the body and the message, redacted.
   const body = showBody(response, redact)
   const responseMessage = message === undefined ? undefined : shorten(redact(message))
   if (status === 200) {
-    return {
-      kind: 'failed',
-      status,
-      responseMessage,
-      effect: 'answered',
-      retry: false,
-      reason: `The webhook answered 200 but not with {"message": "success"}, so the deployment cannot be taken as accepted. Response body: ${body}`,
-    }
+    return failed(
+      {
+        status,
+        responseMessage,
+        effect: 'answered',
+        reason: `The webhook answered 200 but not with {"message": "success"}, so the deployment cannot be taken as accepted. Response body: ${body}`,
+      },
+      false,
+    )
   }
   if (status >= 300 && status < 400) {
-    return {
-      kind: 'failed',
+    return failed(
+      {
+        status,
+        responseMessage,
+        effect: 'answered',
+        reason: redirectMessage(response, url, redact),
+      },
+      false,
+    )
+  }
+  const retryable = RETRY_STATUSES.has(status)
+  return failed(
+    {
       status,
       responseMessage,
-      effect: 'answered',
-      retry: false,
-      reason: redirectMessage(response, url, redact),
-    }
-  }
-  const retry = RETRY_STATUSES.has(status)
-  return {
-    kind: 'failed',
-    status,
-    responseMessage,
-    effect: retry ? 'none' : GATEWAY_STATUSES.has(status) ? 'unknown' : 'answered',
-    retry,
-    retryAfterMs: retry ? retryAfterMs(response.headers['retry-after'], now) : undefined,
-    reason: `The webhook answered HTTP ${status}${statusHint(status)}. Response body: ${body}`,
-  }
+      effect: retryable ? 'none' : GATEWAY_STATUSES.has(status) ? 'unknown' : 'answered',
+      reason: `The webhook answered HTTP ${status}${statusHint(status)}. Response body: ${body}`,
+    },
+    retryable,
+    retryable ? retryAfterMs(response.headers['retry-after'], now) : undefined,
+  )
 }
 
 function messageField(body: string): string | undefined {
@@ -275,11 +301,12 @@ export function backoff(attempt: number): number {
   return Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1))
 }
 
-function finalMessage(reason: string, effect: Effect, stop: string, attempt: number): string {
+function finalMessage(failure: Failed, stop: string, attempt: number): string {
   const counted = attempt > 1 && stop === '' ? ` (attempt ${attempt})` : ''
+  const { effect } = failure
   const consequence =
     effect === 'unknown' ? MAY_HAVE_STARTED : effect === 'none' ? NOTHING_SENT : ''
-  return [sentence(`${reason}${counted}`), stop, consequence]
+  return [sentence(`${failure.reason}${counted}`), stop, consequence]
     .filter((part) => part !== '')
     .join(' ')
 }
@@ -288,9 +315,9 @@ function sentence(text: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`
 }
 
-function outOfTimeMessage(timeoutSeconds: number, attempts: number): string {
+function outOfTimeMessage(limit: string, attempts: number): string {
   const done = attempts > 0 ? ` after ${attempts} attempt(s) that never reached the platform` : ''
-  return `The step used up 'timeout-seconds' (${timeoutSeconds} s) before the webhook could be called${done}, so nothing was sent; raise 'timeout-seconds'.`
+  return `The step used up ${limit} before the webhook could be called${done}, so nothing was sent; raise 'timeout-seconds'.`
 }
 
 function formatSeconds(ms: number): string {

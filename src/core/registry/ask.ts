@@ -1,3 +1,4 @@
+import type { Deadline } from '../shared/deadline.js'
 import {
   HttpFailure,
   type HttpClient,
@@ -5,6 +6,7 @@ import {
   type HttpResponse,
 } from '../shared/http.js'
 import type { Clock } from '../shared/ports.js'
+import { connectTimeoutMs, MAX_ATTEMPTS, retry, type AttemptOutcome } from '../shared/retry.js'
 
 /**
  * Only failures that never reached the server are repeated: the connection was refused, the
@@ -12,19 +14,11 @@ import type { Clock } from '../shared/ports.js'
  * a refused certificate or a proxy that opens no tunnel says the same a second later.
  */
 const RETRYABLE = new Set<HttpFailure['kind']>(['refused', 'dns', 'connect-timeout'])
-export const MAX_ATTEMPTS = 3
 const BACKOFF_MS = [250, 500]
 
 /** The registry could not be asked; `reason` says why, for the user. */
 export class Unreachable extends Error {
   override readonly name = 'Unreachable'
-}
-
-export interface Budget {
-  /** Epoch milliseconds by which every request must be over. */
-  deadline: number
-  /** What bounds the requests, for messages: `'timeout-seconds' (60 s)`. */
-  limit: string
 }
 
 export interface AskPorts {
@@ -33,36 +27,42 @@ export interface AskPorts {
 }
 
 /**
- * One request within the budget, repeated only after a failure that never reached the server.
- * Throws Unreachable with a sentence when no response arrives.
+ * One request within the deadline, repeated only after a failure that never reached the server.
+ * Each try must connect within at most a third of the deadline's time (connectTimeoutMs), so
+ * that a server that never accepts the connection leaves time to try again. Throws Unreachable
+ * with a sentence when no response arrives.
  */
 export async function ask(
-  request: Omit<HttpRequest, 'timeoutMs'>,
-  budget: Budget,
+  request: Omit<HttpRequest, 'timeoutMs' | 'connectTimeoutMs'>,
+  deadline: Deadline,
   ports: AskPorts,
 ): Promise<HttpResponse> {
-  for (let attempt = 1; ; attempt++) {
-    const remaining = budget.deadline - ports.clock.now().getTime()
-    if (remaining <= 0) throw new Unreachable(outOfTime(budget))
-    try {
-      return await ports.http.request({ ...request, timeoutMs: remaining })
-    } catch (error) {
-      if (!(error instanceof HttpFailure)) throw error
-      if (error.kind === 'timeout') throw new Unreachable(outOfTime(budget))
-      const wait = BACKOFF_MS[attempt - 1] ?? 0
-      const again =
-        RETRYABLE.has(error.kind) &&
-        attempt < MAX_ATTEMPTS &&
-        ports.clock.now().getTime() + wait < budget.deadline
-      if (!again)
-        throw new Unreachable(
-          attempt > 1 ? `${error.message} (${attempt} attempts)` : error.message,
-        )
-      await ports.clock.sleep(wait)
-    }
-  }
-}
-
-function outOfTime(budget: Budget): string {
-  return `no answer within ${budget.limit}`
+  const retried = await retry(
+    async (_attempt, remainingMs): Promise<AttemptOutcome<HttpResponse, HttpFailure>> => {
+      try {
+        const timeouts = {
+          timeoutMs: remainingMs,
+          connectTimeoutMs: connectTimeoutMs(deadline, remainingMs),
+        }
+        return { kind: 'done', value: await ports.http.request({ ...request, ...timeouts }) }
+      } catch (error) {
+        if (!(error instanceof HttpFailure)) throw error
+        return { kind: 'failed', failure: error, retry: RETRYABLE.has(error.kind) }
+      }
+    },
+    {
+      attempts: MAX_ATTEMPTS,
+      backoffMs: (attempt) => BACKOFF_MS[attempt - 1] ?? 0,
+      sleep: (ms) => ports.clock.sleep(ms),
+      deadline,
+    },
+  )
+  if (retried.kind === 'done') return retried.value
+  // A time-out is the deadline spent, whichever attempt it ended.
+  if (retried.kind === 'out-of-time' || retried.failure.kind === 'timeout')
+    throw new Unreachable(`no answer within ${deadline.limit}`)
+  const { message } = retried.failure
+  throw new Unreachable(
+    retried.attempts > 1 ? `${message} (${retried.attempts} attempts)` : message,
+  )
 }

@@ -4,7 +4,7 @@ import {
   type RegistryCredentials,
   type RegistryLogin,
 } from './credentials.js'
-import { parseDockerConfig, unusableConfig, type DockerLogins } from './docker-config.js'
+import { parseDockerConfig, unusableConfig, type DockerLogins } from './docker-config-logins.js'
 import type { RegistryImage } from './reference.js'
 import { unique } from '../shared/collections.js'
 import { errorMessage, InputError } from '../shared/errors.js'

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import type { HttpResponse } from '../shared/http.js'
 import { isLoopbackHost } from '../shared/loopback.js'
-import { ask, Unreachable, type AskPorts, type Budget } from './ask.js'
+import type { Deadline } from '../shared/deadline.js'
+import { ask, Unreachable, type AskPorts } from './ask.js'
 import { parseChallenges, type Challenge } from './challenge.js'
 import { basicAuth, CREDENTIAL_INPUTS, type RegistryCredentials } from './credentials.js'
 import { manifestUrl, type RegistryImage } from './reference.js'
@@ -39,10 +40,10 @@ export interface CheckPorts extends AskPorts {
 export async function checkImage(
   image: RegistryImage,
   credentials: RegistryCredentials | undefined,
-  budget: Budget,
+  deadline: Deadline,
   ports: CheckPorts,
 ): Promise<CheckOutcome> {
-  const exchange = new Exchange(image, credentials, budget, ports)
+  const exchange = new Exchange(image, credentials, deadline, ports)
   try {
     return await exchange.run()
   } catch (error) {
@@ -59,7 +60,7 @@ class Exchange {
   constructor(
     private readonly image: RegistryImage,
     private readonly credentials: RegistryCredentials | undefined,
-    private readonly budget: Budget,
+    private readonly deadline: Deadline,
     private readonly ports: CheckPorts,
   ) {}
 
@@ -79,7 +80,7 @@ class Exchange {
     if (this.authorization) headers.Authorization = this.authorization
     return ask(
       { method, url: manifestUrl(this.image), headers, maxBodyBytes: MAX_MANIFEST_BYTES },
-      this.budget,
+      this.deadline,
       this.ports,
     )
   }
@@ -157,7 +158,7 @@ class Exchange {
     }
     const response = await ask(
       { method: 'GET', url: realm, headers, maxBodyBytes: 64 * 1024 },
-      this.budget,
+      this.deadline,
       this.ports,
     )
     if (response.status === 401 || response.status === 403)

@@ -1,7 +1,8 @@
 import { relative } from 'node:path'
 import * as v from 'valibot'
-import { errorMessage, InputError } from '../shared/errors.js'
+import { InputError } from '../shared/errors.js'
 import { describeIssues, jsonPath } from '../shared/issues.js'
+import { parseJsonText } from '../shared/json-text.js'
 import { CONFIG_WORDING } from './config-wording.js'
 import { SnapshotConfigSchema, type SnapshotEntryConfig } from './config-schema.js'
 import { normalizeOutputDir, overlaps } from './paths.js'
@@ -60,11 +61,13 @@ export async function loadSnapshotConfig(
     }
     const text = await tools.files.readText(file.path)
     for (const secret of credentialsInText(text)) tools.registerSecret(secret)
-    const parsed = parseJson(text)
-    if (typeof parsed === 'string') {
-      problems.push(`${prefix(file)}${parsed}`)
+    // Told by line and column, never by JSON.parse's excerpt of the text, which may be a token.
+    const json = parseJsonText(text)
+    if ('problem' in json) {
+      problems.push(`${prefix(file)}is ${json.problem}`)
       continue
     }
+    const parsed = json.value
     // Once more on the parsed strings: a token holding '"' or a space is escaped in the text.
     for (const repo of repoValues(parsed))
       for (const secret of repoCredentials(repo)) tools.registerSecret(secret)
@@ -129,20 +132,6 @@ async function configFiles(
     })
   }
   return described
-}
-
-/** JSON.parse's own message can quote the text near the error, token included: give a position. */
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown
-  } catch (error) {
-    const position = /position (\d+)/.exec(errorMessage(error))?.[1]
-    if (position === undefined) return 'is not valid JSON'
-    const before = text.slice(0, Number(position))
-    const line = before.split('\n').length
-    const column = before.length - before.lastIndexOf('\n')
-    return `is not valid JSON (syntax error at line ${line}, column ${column})`
-  }
 }
 
 /** `${NAME}` in git.repo is the environment variable NAME, so the token can live in a CI secret. */

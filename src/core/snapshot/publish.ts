@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { ActionError } from '../shared/errors.js'
+import { retry, type AttemptOutcome } from '../shared/retry.js'
 import { checkOutputDir, cloneRoot } from './boundary.js'
 import { describeCounts, countChanges, listChanges } from './changes.js'
 import type { SnapshotEntry } from './config.js'
@@ -23,6 +24,8 @@ type PublishTools = Pick<SnapshotPorts, 'logger' | 'files' | 'clock' | 'random'>
  * Commits each changed entry and pushes the clone, fast-forward only. When someone pushed
  * meanwhile, the clone is reset onto the new tip, each entry's exported folder (its whole
  * desired content) is laid over it again, and whatever still differs is committed and pushed.
+ * Only a rejected push is tried again: any other git failure (a refused token, no such
+ * repository) would be the same a second later.
  */
 export async function publishTarget(
   target: GitTarget,
@@ -31,27 +34,48 @@ export async function publishTarget(
   tools: PublishTools,
 ): Promise<EntryResult[]> {
   const where = describeTarget(target)
-  for (let attempt = 1; ; attempt++) {
-    if (attempt > 1) await reapply(target, worktree, options, tools)
-    const results = await commitEntries(target, worktree, options.date, tools)
-    const committed = results.filter((r) => r.status === 'pushed')
-    if (committed.length === 0) {
-      tools.logger.info(`Nothing changed in ${where}: nothing to push.`)
-      return results
-    }
-    try {
-      await worktree.push(target.branch)
-      tools.logger.info(`Pushed ${committed.length} commit(s) to ${where}.`)
-      return results.map((r) => ({ ...r, attempts: attempt }))
-    } catch (error) {
-      if (!(error instanceof GitFailure && error.kind === 'rejected'))
-        throw explainGitFailure(error, `Pushing to ${where}`)
-      if (attempt >= options.attempts) throw gaveUp(where, attempt, error.message)
-      tools.logger.warning(
-        `Push ${attempt} of ${options.attempts} to ${where} was rejected: someone pushed meanwhile. Fetching, re-applying the snapshot and trying again (never a force push).`,
-      )
-    }
+  const retried = await retry(
+    (attempt) => commitAndPush(attempt, target, worktree, options, tools),
+    {
+      attempts: options.attempts,
+      // Spread the retries of runs that collided, so they do not collide again in step.
+      backoffMs: () => Math.round(300 + 700 * tools.random()),
+      sleep: (ms) => tools.clock.sleep(ms),
+      onRetry: (_failure, _waitMs, attempt) =>
+        tools.logger.warning(
+          `Push ${attempt} of ${options.attempts} to ${where} was rejected: someone pushed meanwhile. Fetching, re-applying the snapshot and trying again (never a force push).`,
+        ),
+    },
+  )
+  if (retried.kind === 'done') return retried.value
+  throw gaveUp(where, retried.attempts, retried.failure.message)
+}
+
+/** One attempt: the snapshot re-applied after a lost race, what changed committed, then pushed. */
+async function commitAndPush(
+  attempt: number,
+  target: GitTarget,
+  worktree: GitWorktree,
+  options: PublishOptions,
+  tools: PublishTools,
+): Promise<AttemptOutcome<EntryResult[], GitFailure>> {
+  const where = describeTarget(target)
+  if (attempt > 1) await reapply(target, worktree, options, tools)
+  const results = await commitEntries(target, worktree, options.date, tools)
+  const committed = results.filter((r) => r.status === 'pushed')
+  if (committed.length === 0) {
+    tools.logger.info(`Nothing changed in ${where}: nothing to push.`)
+    return { kind: 'done', value: results }
   }
+  try {
+    await worktree.push(target.branch)
+  } catch (error) {
+    if (!(error instanceof GitFailure && error.kind === 'rejected'))
+      throw explainGitFailure(error, `Pushing to ${where}`)
+    return { kind: 'failed', failure: error, retry: true }
+  }
+  tools.logger.info(`Pushed ${committed.length} commit(s) to ${where}.`)
+  return { kind: 'done', value: results.map((r) => ({ ...r, attempts: attempt })) }
 }
 
 async function commitEntries(
@@ -85,8 +109,6 @@ async function reapply(
   options: PublishOptions,
   tools: PublishTools,
 ): Promise<void> {
-  // Spread the retries of runs that collided, so they do not collide again in step.
-  await tools.clock.sleep(Math.round(300 + 700 * tools.random()))
   const tip = await gitStep(worktree.syncTo(target.branch), `Fetching ${describeTarget(target)}`)
   tools.logger.info(
     `Reset onto the branch's new tip ${tip.slice(0, 12)}; re-applying the snapshot.`,

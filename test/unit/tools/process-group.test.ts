@@ -84,6 +84,17 @@ describe('runProcessGroup', () => {
     expect(lines.sort()).toEqual(['last', 'out', 'é err'])
   })
 
+  test('a character the pipe cut in two is printed whole', async () => {
+    const lines: string[] = []
+    // 'x' and the first byte of 'é', then, once the pipe has passed that on, the second byte.
+    const script = [
+      'process.stdout.write(Buffer.from([0x78, 0xc3]))',
+      'setTimeout(() => process.stdout.write(Buffer.from([0xa9, 0x0a])), 200)',
+    ].join(';')
+    await runProcessGroup(process.execPath, ['-e', script], options(lines))
+    expect(lines).toEqual(['xé'])
+  })
+
   test('a program that does not exist rejects', async () => {
     await expect(runProcessGroup('no-such-olympe-tool', [], options([]))).rejects.toThrow(/ENOENT/)
   })

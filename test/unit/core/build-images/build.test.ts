@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals'
 import { buildAndPush, CONTEXT_NOTE } from '../../../../src/core/build-images/build.js'
 import type { ImagePlan } from '../../../../src/core/build-images/plan.js'
-import { DockerCommandError } from '../../../../src/core/build-images/docker.js'
+import { DockerCommandError } from '../../../../src/core/build-images/ports.js'
 import { ActionError } from '../../../../src/core/shared/errors.js'
 import { fakeDocker, recordingTools, type FakeDockerScript } from '../../../helpers/docker-fake.js'
 

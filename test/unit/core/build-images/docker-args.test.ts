@@ -5,12 +5,14 @@ import {
   buildArgv,
   buildkitDisabled,
   buildOutput,
+  dockerCommandName,
   imageSizeArgv,
   loadsIntoEngine,
   loginArgv,
   majorVersion,
   parseBuilderInspect,
   parseBuildMetadata,
+  parseImageSize,
   parsePushDigest,
   parseVersions,
   pushArgv,
@@ -202,6 +204,23 @@ describe('other docker command lines', () => {
     ['size', imageSizeArgv('r.io/f:1'), ['image', 'inspect', '--format', '{{.Size}}', 'r.io/f:1']],
   ])('%s', (_name, argv, expected) => {
     expect(argv).toEqual(expected)
+  })
+
+  test.each<[string[], string]>([
+    [pushArgv('r.io/f:1'), 'docker push'],
+    [builderInspectArgv(), 'docker buildx inspect'],
+    [imageSizeArgv('r.io/f:1'), 'docker image'],
+  ])('%j is named %s in messages', (argv, name) => {
+    expect(dockerCommandName(argv)).toBe(name)
+  })
+
+  test.each<[string, number | undefined]>([
+    ['123456\n', 123456],
+    ['0', 0],
+    ['', undefined],
+    ['<no value>', undefined],
+  ])('the image size %j is %s', (output, bytes) => {
+    expect(parseImageSize(output)).toBe(bytes)
   })
 })
 

@@ -79,7 +79,7 @@ describe('draw_version resolution', () => {
   })
 
   test.each([
-    ['broken JSON', '{"version":', 'is not valid JSON'],
+    ['broken JSON', '{"version":', 'is not valid JSON: it ends too early (after line 1)'],
     ['a number', '{"version": 2}', "has no 'version' string"],
     [
       'a multi-line value',
@@ -90,6 +90,11 @@ describe('draw_version resolution', () => {
     const lookup = await resolveDrawVersion(undefined, project, memoryFiles({ [PKG]: text }))
     expect(lookup.found).toBeUndefined()
     expect(lookup.notes).toEqual([`node_modules/@olympeio/draw/package.json ${problem}`])
+  })
+
+  test('a package.json with a byte order mark is read', async () => {
+    const files = memoryFiles({ [PKG]: '\uFEFF{"version":"2.9.1"}' })
+    expect((await resolveDrawVersion(undefined, project, files)).found?.value).toBe('2.9.1')
   })
 
   test('"none found" lists every place looked at, in order', async () => {

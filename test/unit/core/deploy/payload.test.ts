@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
-import type { Deadline } from '../../../../src/core/deploy/deadline.js'
+import type { Deadline } from '../../../../src/core/shared/deadline.js'
 import {
   buildPayload,
   deployRuleWarnings,
@@ -139,10 +139,15 @@ describe('buildPayload (spec 2.1, 4 rules 3 and 4)', () => {
 })
 
 describe('deployRuleWarnings', () => {
-  const deadline = (seconds = 60, remainingMs = seconds * 1000): Deadline => ({
-    seconds,
-    remainingMs: () => remainingMs,
-  })
+  const deadline = (seconds = 60, remainingMs = seconds * 1000): Deadline => {
+    const fixed: Deadline = {
+      limit: `'timeout-seconds' (${seconds} s)`,
+      totalMs: seconds * 1000,
+      remainingMs: () => remainingMs,
+      slice: () => fixed,
+    }
+    return fixed
+  }
   const SLOW = '(a+)+$'
   const LONG = `r.io/shop/api:${'a'.repeat(40)}-1`
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
-import { startDeadline } from '../../../../src/core/deploy/deadline.js'
+import { startDeadline } from '../../../../src/core/shared/deadline.js'
 import type { Payload } from '../../../../src/core/deploy/payload-schema.js'
 import {
   verifyImages,

@@ -6,7 +6,7 @@ import {
   type HttpResponse,
 } from '../../../../src/core/shared/http.js'
 import type { Logger } from '../../../../src/core/shared/ports.js'
-import { startDeadline } from '../../../../src/core/deploy/deadline.js'
+import { startDeadline } from '../../../../src/core/shared/deadline.js'
 
 type Step = HttpResponse | HttpFailure
 const ok: HttpResponse = {

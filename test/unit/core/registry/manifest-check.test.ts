@@ -7,6 +7,7 @@ import {
 } from '../../../../src/core/registry/manifest-check.js'
 import type { RegistryCredentials } from '../../../../src/core/registry/credentials.js'
 import { registryImage, type RegistryImage } from '../../../../src/core/registry/reference.js'
+import { startDeadline } from '../../../../src/core/shared/deadline.js'
 import type { HttpRequest } from '../../../../src/core/shared/http.js'
 import {
   errorBody,
@@ -55,7 +56,7 @@ async function check(
   const outcome = await checkImage(
     image(options.reference),
     options.credentials,
-    { deadline: options.deadline ?? 60_000, limit: "'timeout-seconds' (60 s)" },
+    startDeadline(network.clock, (options.deadline ?? 60_000) / 1000, "'timeout-seconds' (60 s)"),
     { ...network, registerSecret: (value) => secrets.push(value) },
   )
   return { outcome, requests: network.requests, waits: network.waits, secretsAt }
@@ -385,6 +386,14 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
       expect(spent.requests).toHaveLength(0)
       const { requests } = await check(() => failure('refused'), { deadline: 400 })
       expect(requests.map((request) => request.timeoutMs)).toEqual([400, 150])
+    })
+
+    test('each request must connect within a third of the time, so that a retry fits', async () => {
+      const { requests, waits } = await check(() => failure('connect-timeout'), { deadline: 9000 })
+      expect(requests.map((request) => request.connectTimeoutMs)).toEqual([3000, 3000, 3000])
+      expect(waits).toEqual([250, 500])
+      const long = await check(() => respond(200), { deadline: 600_000 })
+      expect(long.requests[0]?.connectTimeoutMs).toBe(10_000)
     })
   })
 })

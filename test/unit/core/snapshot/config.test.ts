@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
-import { loadSnapshotConfig, parseJson } from '../../../../src/core/snapshot/config.js'
+import { loadSnapshotConfig } from '../../../../src/core/snapshot/config.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
 
@@ -280,11 +280,26 @@ describe('snapshot configuration', () => {
 
   test('a JSON syntax error gives a position, never the text (which may hold the token)', async () => {
     const text = `[{"snapshooter": {}, "git": {"repo": "https://${TOKEN}@h/x.git" "branch": "main"}}]`
-    const message = await problem(text)
-    expect(message).toMatch(/is not valid JSON \(syntax error at line 1, column \d+\)/)
-    expect(parseJson('{\n  "a": 1,\n  oops\n}')).toBe(
-      'is not valid JSON (syntax error at line 3, column 3)',
+    const column = text.indexOf('"branch"') + 1
+    expect(await problem(text)).toContain(
+      `Invalid snapshot configuration 'c.json':\n  - is not valid JSON: unexpected '"' at line 1, column ${column}\n`,
     )
+  })
+
+  test('a syntax error names the file, its line and its column', async () => {
+    expect(await problem('[\n  {"snapshooter": {}},\n]')).toContain(
+      "Invalid snapshot configuration 'c.json':\n  - is not valid JSON: unexpected ']' at line 3, column 1",
+    )
+    const tools = { registerSecret: () => undefined, variable: () => undefined }
+    const files = memoryFiles({ '/ws/cfg/a.json': '[]', '/ws/cfg/b.json': '[1,]' })
+    await expect(loadSnapshotConfig('/ws/cfg', 'cfg', { ...tools, files })).rejects.toThrow(
+      "  - cfg/b.json: is not valid JSON: unexpected ']' at line 1, column 4\n",
+    )
+  })
+
+  test('a byte order mark (as Windows editors write) is accepted', async () => {
+    const { result } = await load(`\uFEFF${JSON.stringify([entry()])}`)
+    expect(result.entries.map((e) => e.name)).toEqual(['sales'])
   })
 
   test('overlapping outputDirs in different branches are fine', async () => {

@@ -8,7 +8,8 @@ import { ROOT } from '../../../helpers/run-action.js'
 const DOCUMENTS = ['README.md', 'gitlab/README.md', 'SECURITY.md']
 
 /** A measured figure: a size or a duration in a sentence about what was measured. */
-const MEASURED = /\b(packed|tarball|cold|warm|npx|start-?up|loads?|bundles?|took|takes|measured|median)\b/i
+const MEASURED =
+  /\b(packed|tarball|cold|warm|npx|start-?up|loads?|bundles?|took|takes|measured|median)\b/i
 const FIGURE = /\b\d+(?:[.,]\d+)?\s?(?:KB|kB|MB|ms|s)\b/
 
 /** The text outside `<!-- BEGIN GENERATED: … -->` regions, as sentences. */

@@ -8,7 +8,7 @@ import type {
 
 /**
  * The Docker engine as the core sees it. src/tools/docker.ts implements it over the exec port
- * with the argv builders of docker-args.ts; tests give a fake.
+ * with the argv builders and output parsers of docker-args.ts; tests give a fake.
  */
 export interface DockerClient {
   versions(): Promise<DockerVersions & { problem?: string }>

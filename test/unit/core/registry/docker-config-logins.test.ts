@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
-import { parseDockerConfig } from '../../../../src/core/registry/docker-config.js'
+import { parseDockerConfig } from '../../../../src/core/registry/docker-config-logins.js'
 
 const PATH = '/home/runner/.docker/config.json'
 const auth = (user: string, password: string): string =>
