@@ -4,6 +4,10 @@
 //   <action> variables [with <input>=<value>…]   its INPUT_<NAME> job variables
 //   <action> exports [with <input>=<value>…]     the script line that exports its boolean inputs
 //   package.json version                         the `default:` of the `version` input
+// Variables and exports may name several actions, `build-images+deploy`, for a job that runs them
+// all: one variable per input name, each `with` item set for every action that has that input,
+// and an error if two actions would need different values for the same variable (one shell, one
+// environment).
 // Secrets are never inputs, whose values anyone who can read the pipeline configuration sees: the
 // jobs take them from CI/CD variables.
 import { parseAllDocuments, stringify } from 'yaml'
@@ -78,25 +82,30 @@ const yamlLines = (value: object): string[] =>
  */
 function regionLines(key: string, version: string, declared?: Set<string>): string[] | undefined {
   if (key === 'package.json version') return yamlLines({ default: version })
-  const [id = '', kind = '', word, ...items] = key.split(' ')
+  const [ids = '', kind = '', word, ...items] = key.split(' ')
   const expected = kind === 'inputs' ? 'without' : 'with'
   if (!['inputs', 'variables', 'exports'].includes(kind) || (word ?? expected) !== expected)
     throw new Error(
-      `Unknown generated region '${key}': expected '<action> inputs [without <input>…]', '<action> variables|exports [with <input>=<value>…]' or 'package.json version'.`,
+      `Unknown generated region '${key}': expected '<action> inputs [without <input>…]', '<action>[+<action>…] variables|exports [with <input>=<value>…]' or 'package.json version'.`,
     )
-  const { inputs } = action(id)
-  const ofRegion = (spec: InputDocs): boolean =>
-    kind === 'inputs' ? !spec.secret : (spec.type === 'boolean') === (kind === 'exports')
-  const own = Object.entries(inputs).filter(([, spec]) => ofRegion(spec))
-  const names = own.map(([name]) => name)
+  const members = ids.split('+').map((id) => {
+    const { inputs } = action(id)
+    const ofRegion = (spec: InputDocs): boolean =>
+      kind === 'inputs' ? !spec.secret : (spec.type === 'boolean') === (kind === 'exports')
+    return { id, own: Object.entries(inputs).filter(([, spec]) => ofRegion(spec)) }
+  })
+  if (kind === 'inputs' && members.length > 1)
+    throw new Error(`Region '${key}': the spec inputs of one action only.`)
+  const names = [...new Set(members.flatMap(({ own }) => own.map(([name]) => name)))]
   const given = new Map(items.map((item) => [item.replace(/=.*/, ''), item.replace(/^[^=]*=/, '')]))
   const stray = [...given.keys()].find((name) => !names.includes(name))
   if (stray !== undefined)
     throw new Error(
-      `Region '${key}': '${stray}' is none of the ${id} inputs it holds (${names.join(', ')}).`,
+      `Region '${key}': '${stray}' is none of the ${ids.replace(/\+/g, ' or ')} inputs it holds (${names.join(', ')}).`,
     )
-  const gitlabDefaults = GITLAB_DEFAULTS[id] ?? {}
   if (kind === 'inputs') {
+    const { id, own } = members[0] ?? { id: '', own: [] }
+    const gitlabDefaults = GITLAB_DEFAULTS[id] ?? {}
     const kept = own.filter(([name]) => !given.has(name))
     const entries = kept.map(
       ([name, spec]) => [name, gitlabInput(spec, gitlabDefaults[name])] as const,
@@ -104,17 +113,45 @@ function regionLines(key: string, version: string, declared?: Set<string>): stri
     return yamlLines(Object.fromEntries(entries))
   }
   if (!declared) return undefined
-  const passed = (name: string, spec: InputDocs): string => {
-    const fromTemplate = declared.has(name) ? `$[[ inputs.${name} ]]` : gitlabDefaults[name]
+  const passed = (id: string, name: string, spec: InputDocs): string => {
+    const fromTemplate = declared.has(name) ? `$[[ inputs.${name} ]]` : GITLAB_DEFAULTS[id]?.[name]
     const value = given.get(name) ?? (spec.secret ? `$${secretVariable(name)}` : fromTemplate)
     if (value !== undefined) return value
     throw new Error(
       `Region '${key}' has no value for '${name}': declare that input in spec: inputs, or add '${name}=<value>' to the region.`,
     )
   }
-  const pairs = own.map(([name, spec]) => [inputEnvName(name), passed(name, spec)] as const)
+  const pairs = jobVariables(
+    key,
+    members.map(({ id, own }) => ({
+      id,
+      pairs: own.map(([name, spec]) => [inputEnvName(name), passed(id, name, spec)] as const),
+    })),
+  )
   if (kind === 'variables') return yamlLines(Object.fromEntries(pairs))
   return pairs.length === 0 ? [] : yamlLines([`export ${pairs.map((p) => p.join('=')).join(' ')}`])
+}
+
+/**
+ * The variables of a job that runs the given actions in one environment: each variable once, in
+ * the order the actions name them; two different values for one variable are an error.
+ */
+export function jobVariables(
+  key: string,
+  actions: Array<{ id: string; pairs: ReadonlyArray<readonly [string, string]> }>,
+): Array<[string, string]> {
+  const chosen = new Map<string, { id: string; value: string }>()
+  for (const { id, pairs } of actions) {
+    for (const [variable, value] of pairs) {
+      const earlier = chosen.get(variable)
+      if (!earlier) chosen.set(variable, { id, value })
+      else if (earlier.value !== value)
+        throw new Error(
+          `Region '${key}': ${earlier.id} needs ${variable}=${earlier.value} and ${id} needs ${variable}=${value}, in one job: give both actions the same value, or run them in jobs of their own.`,
+        )
+    }
+  }
+  return [...chosen].map(([variable, { value }]) => [variable, value])
 }
 
 // A BEGIN line without its END matches alone, so that it is reported, never skipped.
@@ -165,7 +202,8 @@ export function templateTables(template: string): string {
     const options = input.options ? ` One of: ${input.options.map(shown).join(', ')}.` : ''
     return `| \`${name}\` | ${input.type ?? 'string'} | ${given} | ${tableCell(input.description)}${options} |`
   })
-  const ids = new Set(template.match(/(?<=# BEGIN GENERATED: )[\w-]+(?= variables)/g))
+  const regions = template.match(/(?<=# BEGIN GENERATED: )[\w+-]+(?= variables)/g) ?? []
+  const ids = new Set(regions.flatMap((region) => region.split('+')))
   // One row per variable: the pipeline passes CI_REGISTRY_PASSWORD to build-images and deploy.
   const uses = new Map<string, Array<{ id: string; description: string }>>()
   for (const id of ids) {

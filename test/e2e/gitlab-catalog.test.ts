@@ -240,6 +240,7 @@ describe('the laid-out catalog project run by gitlab-ci-local', () => {
         [
           'deploy-only',
           'full-build',
+          'full-check',
           'full-codeasdata-image',
           'full-deploy',
           'full-images',

@@ -1,6 +1,6 @@
 // examples/gitlab/.gitlab-ci.yml, the pipeline users copy, as gitlab-ci-local reads it: the
-// catalog references point at this commit's templates, and each kind of pipeline gets the jobs
-// spec 1.3 rule 7 asks for.
+// catalog references point at this commit's templates, and each kind of pipeline gets its jobs:
+// images and deploy on the default branch only, the project build alone elsewhere.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -34,8 +34,9 @@ const names = async (options: Parameters<typeof listJobs>[1]): Promise<string[][
   (await listJobs(project, options)).map((job) => [job.name, job.when])
 
 describe('the example .gitlab-ci.yml', () => {
-  test('a push to the default branch builds, builds two images and deploys; code as data is manual', async () => {
+  test('a push to the default branch checks, builds, builds two images and deploys; code as data is manual', async () => {
     expect(await names({ variables: { CI_PIPELINE_SOURCE: 'push' } })).toEqual([
+      ['olympe-check', 'on_success'],
       ['olympe-build', 'on_success'],
       ['olympe-images', 'on_success'],
       ['olympe-codeasdata-image', 'manual'],
@@ -49,6 +50,7 @@ describe('the example .gitlab-ci.yml', () => {
       inputs: { codeasdata: 'true' },
     })
     expect(jobs).toEqual([
+      ['olympe-check', 'on_success'],
       ['olympe-build', 'on_success'],
       ['olympe-images', 'on_success'],
       ['olympe-codeasdata-image', 'on_success'],
@@ -67,11 +69,18 @@ describe('the example .gitlab-ci.yml', () => {
     ])
   })
 
-  test('a merge request pipeline runs none of them', async () => {
+  test('a merge request pipeline builds the project only', async () => {
     const mergeRequest = {
       variables: { CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_IID: '3' },
       unset: ['CI_COMMIT_BRANCH'],
     }
-    expect(await names(mergeRequest)).toEqual([])
+    expect(await names(mergeRequest)).toEqual([['olympe-build', 'on_success']])
+  })
+
+  test('a push to another branch builds the project only; with an open merge request, nothing (its pipeline builds)', async () => {
+    const branch = { CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BRANCH: 'feature/x' }
+    expect(await names({ variables: branch })).toEqual([['olympe-build', 'on_success']])
+    const open = { ...branch, CI_OPEN_MERGE_REQUESTS: 'acme/shop!3' }
+    expect(await names({ variables: open })).toEqual([])
   })
 })

@@ -1,9 +1,12 @@
-// gitlab/pipeline.yml end to end, as a consumer includes it: gitlab-ci-local builds a sample
-// project (npm ci, build:draw, build:node, buildCodeAsData when asked), builds and pushes its
-// images on the real Docker engine to a private registry, and deploys them to a loopback webhook
-// through the dotenv hand-over. The package comes from a loopback npm registry by version.
+// gitlab/pipeline.yml end to end, as a consumer includes it: gitlab-ci-local checks the inputs,
+// builds a sample project (npm ci, build:draw, build:node, buildCodeAsData when asked), builds and
+// pushes its images on the real Docker engine to a private registry, and deploys them to a
+// loopback webhook through the dotenv hand-over. The package comes from a loopback npm registry
+// by version. Merge requests and other branches build the project only.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { readdir, readFile } from 'node:fs/promises'
 import { connect, createServer, type Socket } from 'node:net'
+import { join } from 'node:path'
 import { Cleanup } from '../helpers/cleanup.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import {
@@ -16,6 +19,7 @@ import {
   type GitlabProject,
   type PipelineRun,
 } from '../helpers/gitlab-ci-local.js'
+import { run as runProcess } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
 import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
@@ -63,28 +67,59 @@ async function sampleProject(codeasdata: boolean): Promise<GitlabProject> {
   return cleanup.track('sample project', await sampleOlympeProject(ci))
 }
 
-async function pipeline(
-  project: GitlabProject,
-  options: { manual?: string[]; dockerHost?: string } = {},
-): Promise<PipelineRun> {
+interface PipelineCase {
+  manual?: string[]
+  dockerHost?: string
+  /** More CI/CD variables: the pipeline source of a merge request… */
+  variables?: Record<string, string>
+  /** Predefined variables to remove (CI_COMMIT_BRANCH in a merge request pipeline). */
+  unset?: string[]
+  /** CI/CD variables the team forgot to set. */
+  missing?: string[]
+}
+
+async function pipeline(project: GitlabProject, options: PipelineCase = {}): Promise<PipelineRun> {
   webhook.requests.length = 0
+  const given: Record<string, string> = {
+    WEBHOOK_URL: webhook.url,
+    WEBHOOK_TOKEN: TOKEN,
+    // GitLab's own registry and its credentials, which the templates use by default: the
+    // image jobs to push, the deploy job to check the images.
+    CI_REGISTRY: docker.registry.host,
+    CI_REGISTRY_USER: docker.registry.user,
+    CI_REGISTRY_PASSWORD: docker.registry.password,
+    ...(options.dockerHost ? { DOCKER_HOST: options.dockerHost } : {}),
+    ...options.variables,
+  }
+  const missing = new Set(options.missing)
+  const variables = Object.fromEntries(Object.entries(given).filter(([name]) => !missing.has(name)))
   const run = await runPipeline(project, {
     manual: options.manual,
-    variables: {
-      WEBHOOK_URL: webhook.url,
-      WEBHOOK_TOKEN: TOKEN,
-      // GitLab's own registry and its credentials, which the templates use by default: the
-      // image jobs to push, the deploy job to check the images (issue 12).
-      CI_REGISTRY: docker.registry.host,
-      CI_REGISTRY_USER: docker.registry.user,
-      CI_REGISTRY_PASSWORD: docker.registry.password,
-      ...(options.dockerHost ? { DOCKER_HOST: options.dockerHost } : {}),
-    },
+    variables,
+    unset: options.unset,
     env: { ...docker.env, npm_config_cache: npmCache },
     timeoutMs: PIPELINE_MS,
   })
   runs.push(run)
   return run
+}
+
+const CHECKED = "The inputs are valid. Nothing else was done: 'check-only' is true."
+const BUILD_ONLY = (what: string): string =>
+  `Images and deploy run only on the default branch 'main': this pipeline is for ${what}, so only the project is built.`
+
+/** What a job printed, without the `$ command` lines gitlab-ci-local shows before each command. */
+const printed = (run: PipelineRun, job: string): string[] =>
+  (run.jobLogs[job] ?? '').split('\n').filter((line) => !line.startsWith('$ '))
+
+/** The files a job kept as artifacts (gitlab-ci-local's copy of them), relative paths. */
+async function artifactsOf(project: GitlabProject, job: string): Promise<string[]> {
+  const folder = join(project.dir, '.gitlab-ci-local/artifacts', job)
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true })
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(folder.length + 1))
+    .sort()
 }
 
 interface DockerProxy {
@@ -179,6 +214,7 @@ describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine',
     async () => {
       const project = await sampleProject(true)
       expect((await listJobs(project)).map((job) => [job.name, job.when])).toEqual([
+        ['olympe-check', 'on_success'],
         ['olympe-build', 'on_success'],
         ['olympe-images', 'on_success'],
         ['olympe-codeasdata-image', 'on_success'],
@@ -188,7 +224,19 @@ describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine',
       const run = await pipeline(project, { dockerHost: proxy.dockerHost })
 
       expect(outcome(run)).toEqual({ code: 0, tail: '' })
+      // The check passed for both actions, so the rest ran.
+      expect(printed(run, 'olympe-check').filter((line) => line === CHECKED)).toHaveLength(2)
       expect(run.jobLogs['olympe-build']).toContain('fake toolkit: buildCodeAsData')
+      // The build output the image jobs read, and no note: this is the default branch.
+      const kept = await artifactsOf(project, 'olympe-build')
+      expect(kept).toEqual(
+        expect.arrayContaining([
+          'dist/codeAsData/import_order.json',
+          'dist/node/main.js',
+          'dist/web/index.html',
+        ]),
+      )
+      expect(kept.filter((file) => !file.startsWith('dist/'))).toEqual([])
       // The build job built the code as data: its image job does not build it again.
       expect(run.jobLogs['olympe-codeasdata-image']).not.toContain('fake toolkit')
       expect(proxy.connections()).toBeGreaterThan(0)
@@ -222,6 +270,7 @@ describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine',
     async () => {
       const project = await sampleProject(false)
       expect(await listJobs(project)).toEqual([
+        { name: 'olympe-check', stage: '.pre', when: 'on_success', allowFailure: false },
         { name: 'olympe-build', stage: 'build', when: 'on_success', allowFailure: false },
         { name: 'olympe-images', stage: 'build', when: 'on_success', allowFailure: false },
         { name: 'olympe-codeasdata-image', stage: 'build', when: 'manual', allowFailure: true },
@@ -276,18 +325,76 @@ describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine',
   )
 
   test(
-    'a merge request pipeline builds and deploys nothing',
+    'a missing WEBHOOK_TOKEN fails the check job, which names it; nothing is built or pushed',
+    async () => {
+      const project = await sampleProject(false)
+      const before = {
+        docker: (await docker.spy.commands()).length,
+        frontend: await docker.registry.tags('acme/shop/frontend'),
+      }
+      const run = await pipeline(project, { missing: ['WEBHOOK_TOKEN'] })
+
+      expect(run.code).not.toBe(0)
+      expect(Object.keys(run.jobLogs)).toEqual(['olympe-check'])
+      // build-images' inputs are fine; deploy's are not, and the job says what to do.
+      expect(printed(run, 'olympe-check')).toEqual(
+        expect.arrayContaining([
+          CHECKED,
+          "Error: Invalid input 'webhook-token' (value hidden: secret): is required: set it from the secret the platform operator gave you (WEBHOOK_TOKEN).",
+          'A check above failed, so the images and deploy jobs do not run: set what it names (a CI/CD variable or an input of the pipeline), then run the pipeline again.',
+        ]),
+      )
+      expect((await docker.spy.commands()).length).toBe(before.docker)
+      expect(await docker.registry.tags('acme/shop/frontend')).toEqual(before.frontend)
+      expect(webhook.requests).toHaveLength(0)
+    },
+    TEST_MS,
+  )
+
+  test(
+    'a merge request pipeline builds the project only, says why, and keeps that line only',
     async () => {
       const project = await sampleProject(true)
-      webhook.requests.length = 0
-      const run = await runPipeline(project, {
+      const mergeRequest = {
         variables: { CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_IID: '12' },
         unset: ['CI_COMMIT_BRANCH'],
-        timeoutMs: PIPELINE_MS,
-      })
-      runs.push(run)
+      }
+      expect((await listJobs(project, mergeRequest)).map((job) => job.name)).toEqual([
+        'olympe-build',
+      ])
+      const before = (await docker.spy.commands()).length
+      const run = await pipeline(project, mergeRequest)
+
       expect(outcome(run)).toEqual({ code: 0, tail: '' })
-      expect(Object.keys(run.jobLogs)).toEqual([])
+      expect(Object.keys(run.jobLogs)).toEqual(['olympe-build'])
+      expect(printed(run, 'olympe-build')).toContain(BUILD_ONLY('a merge request'))
+      expect(run.jobLogs['olympe-build']).toContain('fake toolkit: buildCodeAsData')
+      // Nothing reads the build output there: the one line is all that is kept.
+      expect(await artifactsOf(project, 'olympe-build')).toEqual(['olympe-build-only.txt'])
+      const note = join(
+        project.dir,
+        '.gitlab-ci-local/artifacts/olympe-build/olympe-build-only.txt',
+      )
+      expect(await readFile(note, 'utf8')).toBe(`${BUILD_ONLY('a merge request')}\n`)
+      expect((await docker.spy.commands()).length).toBe(before)
+      expect(webhook.requests).toHaveLength(0)
+    },
+    TEST_MS,
+  )
+
+  test(
+    'a push to another branch builds the project only, and says why',
+    async () => {
+      const project = await sampleProject(false)
+      await runProcess('git', ['checkout', '-q', '-b', 'feature/login'], { cwd: project.dir })
+      const before = (await docker.spy.commands()).length
+      const run = await pipeline(project)
+
+      expect(outcome(run)).toEqual({ code: 0, tail: '' })
+      expect(Object.keys(run.jobLogs)).toEqual(['olympe-build'])
+      expect(printed(run, 'olympe-build')).toContain(BUILD_ONLY("the branch 'feature/login'"))
+      expect(await artifactsOf(project, 'olympe-build')).toEqual(['olympe-build-only.txt'])
+      expect((await docker.spy.commands()).length).toBe(before)
       expect(webhook.requests).toHaveLength(0)
     },
     TEST_MS,

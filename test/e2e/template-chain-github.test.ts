@@ -28,7 +28,7 @@ import {
   type TemplateRegistry,
 } from '../helpers/template-project.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
-import { evaluate, type ExpressionScope } from '../helpers/workflow-expressions.js'
+import { condition, evaluate, type ExpressionScope } from '../helpers/workflow-expressions.js'
 import {
   runWorkflow,
   stepTexts,
@@ -44,6 +44,7 @@ const PATHS = {
 // On two cores shared with other suites, a whole chain (install, build, buildCodeAsData, three
 // images, deploy) took 4 to 7 s and an install alone under a second; the limits leave room for a
 // much slower machine, and the runner bounds each step on its own as well.
+const CHECKED = "The inputs are valid. Nothing else was done: 'check-only' is true."
 const CHAIN_MS = 180_000
 const INSTALL_MS = 60_000
 const ROLLBACK_MS = 60_000
@@ -182,6 +183,21 @@ describe('the workflow runner reads expressions as GitHub does', () => {
     expect(evaluate(expression, scope)).toBe(expected)
   })
 
+  test.each<[string, 'success' | 'failure', boolean]>([
+    // A condition without a status function holds only while everything succeeded.
+    ['inputs.codeasdata', 'success', true],
+    ['inputs.codeasdata', 'failure', false],
+    ['!cancelled()', 'failure', true],
+    ['${{ !cancelled() }}', 'success', true],
+    ["!cancelled() && needs.check.result != 'failure'", 'failure', true],
+    ['failure()', 'success', false],
+    ['failure()', 'failure', true],
+    ['success()', 'failure', false],
+  ])('if: %s, after a %s, holds: %s', (expression, status, expected) => {
+    const contexts = { ...scope.contexts, needs: { check: { result: 'skipped' } } }
+    expect(condition(expression, { ...scope, contexts, status })).toBe(expected)
+  })
+
   test('an unknown context or function is an error, not a guess', () => {
     expect(() => evaluate('env.X', scope)).toThrow("Unknown context 'env'")
     expect(() => evaluate("contains('a', 'b')", scope)).toThrow("Unsupported function 'contains()'")
@@ -202,10 +218,19 @@ describe('deploy.yml on the template, as the team runs it', () => {
       const result = await run('deploy.yml', options)
 
       expect(results(result)).toEqual({
+        'build-and-deploy/check': 'success',
         'build-and-deploy/images': 'success',
         'build-and-deploy/deploy': 'success',
         'build-and-deploy': 'success',
       })
+      // The first job checked both actions' inputs, and only that: it ran nothing else.
+      const checks = result.steps.filter((step) => step.job === 'build-and-deploy/check')
+      expect(
+        checks.map((step) => [step.step, step.code, step.texts.stdout?.includes(CHECKED)]),
+      ).toEqual([
+        ['Check the inputs of build-images', 0, true],
+        ['Check the inputs of deploy', 0, true],
+      ])
       // No lock file in the template: no npm cache (setup-node would fail), npm install.
       const images = result.jobs['build-and-deploy/images']
       expect(images?.setupNode).toEqual({
@@ -262,11 +287,14 @@ describe('deploy.yml on the template, as the team runs it', () => {
       const result = await run('deploy.yml', { ...options, untilStep: 'Install the project' })
 
       expect(results(result)).toEqual({
+        'build-and-deploy/check': 'success',
         'build-and-deploy/images': 'success',
         'build-and-deploy/deploy': 'skipped',
         'build-and-deploy': 'success',
       })
       expect(result.steps.map((step) => step.step)).toEqual([
+        'Check the inputs of build-images',
+        'Check the inputs of deploy',
         'actions/checkout@v5',
         'actions/setup-node@v5',
         'Install the project',
@@ -276,6 +304,50 @@ describe('deploy.yml on the template, as the team runs it', () => {
       expect(await npmInstalls(join(project.home, '.npm'))).toEqual([lock ? 'ci' : 'install'])
       expect(await installedDraw(project)).toBe(STAND_IN_VERSIONS.draw)
       expect(existsSync(join(project.dir, 'dist'))).toBe(false)
+      expect(hooks.production.requests).toHaveLength(0)
+    },
+    INSTALL_MS,
+  )
+
+  test(
+    'a missing WEBHOOK_TOKEN and a mistyped registry fail the check job, each named; the images job never starts',
+    async () => {
+      const project = await adopt()
+      const options = github(project, { name: 'push', branch: 'master', defaultBranch: 'master' })
+      // Set nowhere: neither for the repository nor for the production environment.
+      const withoutToken = (given: Record<string, string> = {}): Record<string, string> =>
+        Object.fromEntries(Object.entries(given).filter(([name]) => name !== 'WEBHOOK_TOKEN'))
+      const secrets = withoutToken(options.secrets)
+      const production = withoutToken(options.environments?.production)
+      const before = (await suite.spy.commands()).length
+      const result = await run('deploy.yml', {
+        ...options,
+        vars: { ...options.vars, OLYMPE_REGISTRY: 'https://registry.example.com' },
+        secrets,
+        environments: { ...options.environments, production },
+      })
+
+      const outcomes = Object.entries(result.jobs).map(([id, job]) => [id, job.result])
+      expect(Object.fromEntries(outcomes)).toEqual({
+        'build-and-deploy/check': 'failure',
+        'build-and-deploy/images': 'skipped',
+        'build-and-deploy/deploy': 'skipped',
+        'build-and-deploy': 'failure',
+      })
+      // Both steps ran, the second after the first had failed, and each named its problem.
+      expect(result.steps.map((step) => [step.step, step.code])).toEqual([
+        ['Check the inputs of build-images', 1],
+        ['Check the inputs of deploy', 1],
+      ])
+      const [images, deploy] = result.steps.map((step) => step.texts.stdout ?? '')
+      expect(images).toContain(
+        "::error title=olympe build-images%3A invalid input 'registry'::Invalid input 'registry' 'https://registry.example.com': has a scheme; expected a registry host with an optional port and namespace, such as 'ghcr.io', 'registry.example.com:5000' or 'ghcr.io/acme' (no scheme, no tag).",
+      )
+      expect(deploy).toContain(
+        "::error title=olympe deploy%3A invalid input 'webhook-token'::Invalid input 'webhook-token' (value hidden: secret): is required: set it from the secret the platform operator gave you (WEBHOOK_TOKEN).",
+      )
+      expect(existsSync(join(project.dir, 'node_modules'))).toBe(false)
+      expect((await suite.spy.commands()).length).toBe(before)
       expect(hooks.production.requests).toHaveLength(0)
     },
     INSTALL_MS,

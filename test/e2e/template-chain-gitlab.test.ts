@@ -218,10 +218,20 @@ describe('gitlab/pipeline.yml on the template, on master', () => {
       expect(outcome(result)).toEqual({ code: 0, tail: '' })
       expect(Object.keys(result.jobLogs).sort()).toEqual([
         'olympe-build',
+        'olympe-check',
         'olympe-codeasdata-image',
         'olympe-deploy',
         'olympe-images',
       ])
+      // The first job found the inputs of both actions valid, with the File variable and a
+      // registry that wants a password.
+      expect(
+        printed(result.jobLogs['olympe-check'])
+          .split('\n')
+          .filter(
+            (line) => line === "The inputs are valid. Nothing else was done: 'check-only' is true.",
+          ),
+      ).toHaveLength(2)
       expect(printed(result.jobLogs['olympe-build'])).toContain(NO_LOCK_FILE)
       expect(await npmInstalls(lastCache())).toEqual(['install'])
       expect(result.output).toContain(
@@ -288,6 +298,7 @@ describe('gitlab/pipeline.yml on the template, on master', () => {
 
 describe('any default branch, with or without a lock file', () => {
   const ON_THE_DEFAULT_BRANCH: [string, string][] = [
+    ['olympe-check', 'on_success'],
     ['olympe-build', 'on_success'],
     ['olympe-images', 'on_success'],
     ['olympe-codeasdata-image', 'manual'],
@@ -297,8 +308,8 @@ describe('any default branch, with or without a lock file', () => {
   test.each<[string, string, [string, string][]]>([
     ['master', 'master', ON_THE_DEFAULT_BRANCH],
     ['main', 'main', ON_THE_DEFAULT_BRANCH],
-    ['master', 'feature/x', []],
-    ['main', 'master', []],
+    ['master', 'feature/x', [['olympe-build', 'on_success']]],
+    ['main', 'master', [['olympe-build', 'on_success']]],
   ])(
     'default branch %s, a push to %s: the jobs gitlab-ci-local would run',
     async (defaultBranch, branch, expected) => {

@@ -206,6 +206,31 @@ describe('environments, promotion and rollback', () => {
     expect(workflow.jobs.deploy?.environment).toBe('${{ inputs.environment }}')
   })
 
+  test("the reusable workflow's first job checks the later steps' inputs, and the images job needs it", async () => {
+    type Step = { name?: string; if?: string; uses?: string; with?: Record<string, unknown> }
+    const workflow = (await load('olympe-build-deploy.yml')) as {
+      jobs: Record<string, { if?: string; needs?: unknown; steps: Step[] }>
+    }
+    const { check, images, deploy } = workflow.jobs
+    const using = (steps: Step[] = [], action: string): Step | undefined =>
+      steps.find((step) => step.uses === `your-org/olympe-deploy-actions/actions/${action}@v1`)
+    const [buildCheck, deployCheck] = check?.steps ?? []
+    expect(buildCheck?.with).toEqual({
+      ...using(images?.steps, 'build-images')?.with,
+      'check-only': true,
+    })
+    // The image references come from the images job: they do not exist yet.
+    const later = new Set(['frontend-image', 'backend-images', 'codeasdata-image'])
+    const deployWith = Object.entries(using(deploy?.steps, 'deploy')?.with ?? {})
+    const rest = Object.fromEntries(deployWith.filter(([name]) => !later.has(name)))
+    expect(deployWith.filter(([name]) => later.has(name))).toHaveLength(3)
+    expect(deployCheck?.with).toEqual({ ...rest, 'check-only': true })
+    expect(deployCheck?.if).toBe('${{ !cancelled() }}')
+    expect(images?.needs).toBe('check')
+    expect(images?.if).toBe("${{ !cancelled() && needs.check.result != 'failure' }}")
+    expect(check?.if).toBe('github.ref_name == github.event.repository.default_branch')
+  })
+
   test('promotion deploys to staging, then to production after it, from the same pinned outputs', async () => {
     const workflow = (await load('promote.yml')) as {
       jobs: Jobs & { images: { outputs: Record<string, string> } }

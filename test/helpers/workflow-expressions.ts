@@ -13,6 +13,11 @@ export interface ExpressionScope {
   contexts: Record<string, Value>
   /** Where hashFiles() looks. */
   workspace: string
+  /**
+   * What success() and failure() say: of the job's steps so far in a step's `if`, of its needs in
+   * a job's (`skipped` when a need was skipped: neither). Success when not given.
+   */
+  status?: 'success' | 'failure' | 'skipped'
 }
 
 const TOKEN =
@@ -160,9 +165,14 @@ class Parser {
 function callFunction(name: string, args: Value[], scope: ExpressionScope): Value {
   switch (name) {
     case 'always':
-    case 'success':
-      // A job stops at its first failing step, so whatever runs has succeeded so far.
       return true
+    // Nothing here is ever cancelled.
+    case 'cancelled':
+      return false
+    case 'success':
+      return (scope.status ?? 'success') === 'success'
+    case 'failure':
+      return scope.status === 'failure'
     case 'format':
       return asText(args[0] ?? '').replace(/\{(\d+)\}/g, (_, i: string) =>
         asText(args[Number(i) + 1] ?? ''),
@@ -198,10 +208,17 @@ export function interpolate(text: string, scope: ExpressionScope): Value {
   return text.replace(TEMPLATE, (_, inner: string) => asText(evaluate(inner, scope)))
 }
 
-/** An `if:` condition, written with or without `${{ }}`. */
+const STATUS_FUNCTION = /\b(?:success|failure|cancelled|always)\s*\(/
+
+/**
+ * An `if:` condition, written with or without `${{ }}`. As on GitHub, one that calls none of the
+ * status functions (success(), failure(), cancelled(), always()) holds only after a success.
+ */
 export function condition(text: string | boolean | undefined, scope: ExpressionScope): boolean {
-  if (text === undefined) return true
-  if (typeof text === 'boolean') return text
+  const succeeded = (scope.status ?? 'success') === 'success'
+  if (text === undefined) return succeeded
+  if (typeof text === 'boolean') return succeeded && text
   const bare = /^\s*\$\{\{([\s\S]*)\}\}\s*$/.exec(text)?.[1] ?? text
+  if (!STATUS_FUNCTION.test(bare) && !succeeded) return false
   return truthy(evaluate(bare, scope))
 }

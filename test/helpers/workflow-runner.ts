@@ -197,7 +197,12 @@ async function runJob(
     ]),
   )
   const skipped: JobRecord = { result: 'skipped', outputs: {} }
-  if (needsOf(job).some((name) => done[name]?.result !== 'success')) return skipped
+  const results = needsOf(job).map((name) => done[name]?.result)
+  const needsStatus = results.includes('failure')
+    ? 'failure'
+    : results.every((result) => result === 'success')
+      ? 'success'
+      : 'skipped'
   const base: Record<string, Value> = {
     github: githubContext(options),
     inputs: frame.inputs,
@@ -205,11 +210,15 @@ async function runJob(
     needs,
     secrets: frame.secrets,
   }
-  const scope = (contexts: Record<string, Value>): ExpressionScope => ({
+  const scope = (
+    contexts: Record<string, Value>,
+    status: ExpressionScope['status'] = 'success',
+  ): ExpressionScope => ({
     contexts: { ...base, ...contexts },
     workspace: options.workspace,
+    status,
   })
-  if (!condition(job.if, scope({}))) return skipped
+  if (!condition(job.if, scope({}, needsStatus))) return skipped
   const named = typeof job.environment === 'object' ? job.environment.name : job.environment
   const environment = named === undefined ? undefined : asText(interpolate(named, scope({})))
   const secrets = { ...frame.secrets, ...(environment ? options.environments?.[environment] : {}) }
@@ -220,18 +229,21 @@ async function runJob(
     steps: {},
     record: { result: 'success', outputs: {}, environment },
   }
-  // The runner's temp folder (RUNNER_TEMP) lasts as long as the job.
-  state.record.result = await withCleanup(async (cleanup) => {
+  // The runner's temp folder (RUNNER_TEMP) lasts as long as the job. After a failed step, only
+  // the steps whose `if` asks for it run (`!cancelled()`…).
+  await withCleanup(async (cleanup) => {
     const temp = await cleanup.tempDir('olympe-workflow-job-')
     for (const step of job.steps ?? []) {
-      const stepScope = scope({ secrets, steps: state.steps, runner: { temp } })
+      const stepScope = scope(
+        { secrets, steps: state.steps, runner: { temp } },
+        state.record.result,
+      )
       if (!condition(step.if, stepScope)) continue
       const record = await runStep(step, stepScope, state, temp, options)
       run.steps.push(record)
-      if (record.code !== 0) return 'failure'
-      if (record.step === options.untilStep) break
+      if (record.code !== 0) state.record.result = 'failure'
+      else if (record.step === options.untilStep && state.record.result === 'success') break
     }
-    return 'success'
   })
   if (state.record.result === 'failure') return state.record
   const outputs = scope({ secrets, steps: state.steps })

@@ -138,6 +138,8 @@ describe('every template', () => {
       const { jobs } = await template(name)
       for (const [jobName, job] of Object.entries(jobs)) {
         const rules = job.rules as { if?: string; when?: string }[]
+        // The project build alone runs off the default branch (see below).
+        if (jobName === '$[[ inputs.job-prefix ]]-build') continue
         if (name === 'snapshot') {
           expect(rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule"' }])
           continue
@@ -312,3 +314,120 @@ describe('pipeline.yml: one job per set of images', () => {
     expect(inputs.codeasdata).toMatchObject({ type: 'boolean', default: false })
   })
 })
+
+describe('pipeline.yml: the check job, first', () => {
+  interface PipelineJob {
+    stage: string
+    image: string
+    needs?: (string | { job: string; optional?: boolean })[]
+    rules: { if?: string; when?: string; variables?: Record<string, string> }[]
+    variables: Record<string, string>
+    script: string[]
+    artifacts?: { paths: string[] }
+  }
+  type Name = 'check' | 'build' | 'images' | 'codeasdata' | 'deploy'
+  const jobs = async (): Promise<Record<Name, PipelineJob>> => {
+    const all = (await template('pipeline')).jobs
+    const job = (name: string): PipelineJob =>
+      all[`$[[ inputs.job-prefix ]]-${name}`] as unknown as PipelineJob
+    return {
+      check: job('check'),
+      build: job('build'),
+      images: job('images'),
+      codeasdata: job('codeasdata-image'),
+      deploy: job('deploy'),
+    }
+  }
+  const exports = (job: PipelineJob): Record<string, string> => {
+    const line = job.script.find((each) => each.startsWith('export INPUT_')) ?? ''
+    const pairs = line.matchAll(/(INPUT_\w+)=(\$\[\[ [\w-. ]+ \]\]|\S+)/g)
+    return Object.fromEntries([...pairs].map(([, name = '', value = '']) => [name, value]))
+  }
+
+  test('runs in .pre with the Node.js image, where the images and deploy jobs run', async () => {
+    const { check, images, deploy } = await jobs()
+    expect([check.stage, check.image]).toEqual(['.pre', '$[[ inputs.node-image ]]'])
+    expect(check.rules).toEqual(images.rules)
+    expect(check.rules).toEqual(deploy.rules)
+  })
+
+  test("checks the images job's and the deploy job's inputs, as those jobs get them", async () => {
+    const { check, images, deploy } = await jobs()
+    // The image references come later, from the image jobs' dotenv reports: absent at check time.
+    const later = { INPUT_FRONTEND_IMAGE: '', INPUT_BACKEND_IMAGES: '', INPUT_CODEASDATA_IMAGE: '' }
+    expect(check.variables).toEqual({ ...images.variables, ...deploy.variables, ...later })
+    // The code-as-data image too when the pipeline builds it.
+    expect(exports(check)).toEqual({
+      ...exports(images),
+      ...exports(deploy),
+      INPUT_CODEASDATA: '$[[ inputs.codeasdata ]]',
+      INPUT_CHECK_ONLY: 'true',
+    })
+  })
+
+  test('runs both checks, the second even when the first fails, and then fails', async () => {
+    const { check } = await jobs()
+    const run = (action: string): string =>
+      `npx --yes olympe-deploy-actions@$[[ inputs.version ]] ${action} --check-only || OLYMPE_CHECK_FAILED=true`
+    const last = check.script.slice(-3)
+    expect(last.slice(0, 2)).toEqual([run('build-images'), run('deploy')])
+    expect(last[2]).toBe(
+      '[ -z "$OLYMPE_CHECK_FAILED" ] || { echo "A check above failed, so the images and deploy jobs do not run: set what it names (a CI/CD variable or an input of the pipeline), then run the pipeline again." >&2; exit 1; }',
+    )
+  })
+
+  test('the image jobs need it, so that nothing is pushed after a failed check', async () => {
+    const { images, codeasdata } = await jobs()
+    const check = { job: '$[[ inputs.job-prefix ]]-check', optional: true }
+    expect(images.needs).toEqual([check, '$[[ inputs.job-prefix ]]-build'])
+    expect(codeasdata.needs).toEqual([check, '$[[ inputs.job-prefix ]]-build'])
+  })
+})
+
+describe('pipeline.yml: the project build off the default branch', () => {
+  interface BuildJob {
+    rules: { if?: string; when?: string; variables?: Record<string, string> }[]
+    variables: Record<string, string>
+    script: string[]
+    artifacts: { paths: string[]; expire_in: string }
+  }
+  const build = async (): Promise<BuildJob> =>
+    (await template('pipeline')).jobs['$[[ inputs.job-prefix ]]-build'] as unknown as BuildJob
+  const NOTE = {
+    OLYMPE_FRONTEND_OUTPUT: 'olympe-build-only.txt',
+    OLYMPE_BACKEND_OUTPUT: 'olympe-build-only.txt',
+    OLYMPE_CODEASDATA_OUTPUT: 'olympe-build-only.txt',
+  }
+
+  test('runs on the default branch, merge requests and other branches, never on a schedule', async () => {
+    expect((await build()).rules).toEqual([
+      { if: '$CI_PIPELINE_SOURCE == "schedule"', when: 'never' },
+      { if: '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH' },
+      { if: '$CI_PIPELINE_SOURCE == "merge_request_event"', variables: NOTE },
+      // Not twice: a branch with an open merge request is built by its merge request's pipeline.
+      { if: '$CI_COMMIT_BRANCH && $CI_OPEN_MERGE_REQUESTS', when: 'never' },
+      { if: '$CI_COMMIT_BRANCH', variables: NOTE },
+    ])
+  })
+
+  test('keeps the build output for the image jobs on the default branch, one line elsewhere', async () => {
+    const { variables, artifacts, script } = await build()
+    expect(artifacts.paths.map((path) => variables[path.slice(1)])).toEqual([
+      '$[[ inputs.working-directory ]]/$[[ inputs.frontend-sources ]]',
+      '$[[ inputs.working-directory ]]/$[[ inputs.backend-sources ]]',
+      '$[[ inputs.working-directory ]]/$[[ inputs.codeasdata-sources ]]',
+    ])
+    expect(script[0]).toContain('| tee olympe-build-only.txt')
+  })
+})
+
+test.each(['build-images', 'deploy'])(
+  '%s.yml: check-only is an input, documented in gitlab/README.md',
+  async (name) => {
+    const { inputs } = await template(name)
+    expect(inputs['check-only']).toMatchObject({ type: 'boolean', default: false })
+    const readme = await readFile(join(ROOT, 'gitlab/README.md'), 'utf8')
+    const section = readme.slice(readme.indexOf(`### \`${name}\``))
+    expect(section).toMatch(/^\| `check-only` +\| boolean \| `false` /m)
+  },
+)

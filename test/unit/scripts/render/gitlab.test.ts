@@ -1,7 +1,7 @@
 // The generated regions of a hand-written GitLab template (scripts/render/gitlab.ts): what each
 // kind of region holds, and the message a maintainer gets for a region that cannot be filled.
 import { describe, expect, test } from '@jest/globals'
-import { renderTemplate } from '../../../../scripts/render/gitlab.js'
+import { jobVariables, renderTemplate } from '../../../../scripts/render/gitlab.js'
 
 const region = (indent: string, key: string, ...lines: string[]): string[] => [
   `${indent}# BEGIN GENERATED: ${key}`,
@@ -62,7 +62,7 @@ describe('renderTemplate', () => {
     [
       'an unknown kind of region',
       region('', 'deploy settings').join('\n'),
-      "gitlab/test.yml: Unknown generated region 'deploy settings': expected '<action> inputs [without <input>…]', '<action> variables|exports [with <input>=<value>…]' or 'package.json version'.",
+      "gitlab/test.yml: Unknown generated region 'deploy settings': expected '<action> inputs [without <input>…]', '<action>[+<action>…] variables|exports [with <input>=<value>…]' or 'package.json version'.",
     ],
     [
       'an unknown action',
@@ -75,11 +75,116 @@ describe('renderTemplate', () => {
       "gitlab/test.yml: Region 'deploy variables with dry-run=true': 'dry-run' is none of the deploy inputs it holds",
     ],
     [
+      'the spec inputs of two actions',
+      region('', 'build-images+deploy inputs').join('\n'),
+      "gitlab/test.yml: Region 'build-images+deploy inputs': the spec inputs of one action only.",
+    ],
+    [
+      'a value for an input neither action has',
+      region('', 'build-images+deploy variables with toolkit-command=x').join('\n'),
+      "gitlab/test.yml: Region 'build-images+deploy variables with toolkit-command=x': 'toolkit-command' is none of the build-images or deploy inputs it holds",
+    ],
+    [
       'an input neither declared nor given a value',
       `spec:\n  inputs: {}\n---\njob:\n  variables:\n${region('    ', 'deploy variables').join('\n')}\n`,
       "gitlab/test.yml: Region 'deploy variables' has no value for 'verify-images': declare that input in spec: inputs, or add 'verify-images=<value>' to the region.",
     ],
   ])('reports %s', (_name, source, message) => {
     expect(() => renderTemplate('gitlab/test.yml', `${source}\n`, '1.0.0')).toThrow(message)
+  })
+})
+
+describe('a region for a job that runs several actions', () => {
+  // As gitlab/pipeline.yml declares them: the registry inputs once, for both actions.
+  const rendered = renderTemplate(
+    'gitlab/test.yml',
+    [
+      'spec:',
+      '  inputs:',
+      ...region('    ', 'build-images inputs without images'),
+      ...region(
+        '    ',
+        'deploy inputs without frontend-image backend-images codeasdata-image registry registry-username check-only',
+      ),
+      '---',
+      'job:',
+      '  variables:',
+      ...region(
+        '    ',
+        'build-images+deploy variables with images=frontend frontend-image= backend-images= codeasdata-image=',
+      ),
+      '  script:',
+      ...region('    ', 'build-images+deploy exports with check-only=true'),
+      '',
+    ].join('\n'),
+    '1.0.0',
+  )
+  const lines = rendered.split('\n')
+
+  test('passes each variable once, with the value both actions need', () => {
+    for (const [variable, value] of [
+      ['INPUT_REGISTRY', '$[[ inputs.registry ]]'],
+      ['INPUT_REGISTRY_USERNAME', '$[[ inputs.registry-username ]]'],
+      ['INPUT_REGISTRY_PASSWORD', '$CI_REGISTRY_PASSWORD'],
+    ])
+      expect(lines.filter((line) => line.startsWith(`    ${variable}:`))).toEqual([
+        `    ${variable}: ${value}`,
+      ])
+    const exported = lines.find((line) => line.startsWith('    - export ')) ?? ''
+    expect(exported.match(/INPUT_CHECK_ONLY=[^ ]*/g)).toEqual(['INPUT_CHECK_ONLY=true'])
+    expect(exported).toContain(' INPUT_PUSH=$[[ inputs.push ]] ')
+    expect(exported).toContain(' INPUT_DRY_RUN=$[[ inputs.dry-run ]] ')
+  })
+
+  test("gives each `with` item to the action that has the input, and each action's own the rest", () => {
+    expect(rendered).toContain('    INPUT_IMAGES: frontend\n')
+    // Empty, as a YAML string (Prettier later writes its quotes as '').
+    expect(rendered).toContain('    INPUT_FRONTEND_IMAGE: ""\n')
+    expect(rendered).toContain('    INPUT_BACKEND_IMAGES: ""\n')
+    expect(rendered).toContain('    INPUT_WEBHOOK_TOKEN: $WEBHOOK_TOKEN\n')
+    expect(rendered).toContain('    INPUT_TAG_TEMPLATE: $[[ inputs.tag-template ]]\n')
+    expect(rendered).toContain('    INPUT_TIMEOUT_SECONDS: $[[ inputs.timeout-seconds ]]\n')
+  })
+
+  test('refuses two actions that need different values for one variable', () => {
+    expect(() =>
+      jobVariables('build-images+deploy variables', [
+        { id: 'build-images', pairs: [['INPUT_REGISTRY', '$[[ inputs.registry ]]']] },
+        {
+          id: 'deploy',
+          pairs: [
+            ['INPUT_REGISTRY', '$CI_REGISTRY'],
+            ['INPUT_WEBHOOK_TOKEN', '$WEBHOOK_TOKEN'],
+          ],
+        },
+      ]),
+    ).toThrow(
+      "Region 'build-images+deploy variables': build-images needs INPUT_REGISTRY=$[[ inputs.registry ]] and deploy needs INPUT_REGISTRY=$CI_REGISTRY, in one job: give both actions the same value, or run them in jobs of their own.",
+    )
+  })
+
+  test('keeps one variable that both actions give the same value', () => {
+    expect(
+      jobVariables('k', [
+        {
+          id: 'build-images',
+          pairs: [
+            ['INPUT_REGISTRY', 'r'],
+            ['INPUT_PUSH', 'true'],
+          ],
+        },
+        {
+          id: 'deploy',
+          pairs: [
+            ['INPUT_REGISTRY', 'r'],
+            ['INPUT_DRY_RUN', 'false'],
+          ],
+        },
+      ]),
+    ).toEqual([
+      ['INPUT_REGISTRY', 'r'],
+      ['INPUT_PUSH', 'true'],
+      ['INPUT_DRY_RUN', 'false'],
+    ])
   })
 })
