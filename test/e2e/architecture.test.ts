@@ -2,9 +2,7 @@ import { describe, expect, test } from '@jest/globals'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ESLint } from 'eslint'
-import { ROOT, type ActionId } from '../helpers/run-action.js'
-
-const ACTIONS: ActionId[] = ['deploy', 'build-images', 'snapshot']
+import { ROOT } from '../helpers/run-action.js'
 
 /** Text only each library holds, to find it in a minified bundle. */
 const LIBRARIES = {
@@ -14,8 +12,9 @@ const LIBRARIES = {
   '@actions/github': 'GITHUB_EVENT_PATH',
 }
 
-async function bundleText(action: ActionId): Promise<string> {
-  const dir = join(ROOT, 'dist', action)
+/** dist/index.js and the chunks it loads lazily. */
+async function bundleText(): Promise<string> {
+  const dir = join(ROOT, 'dist')
   const files = (await readdir(dir)).filter((name) => name.endsWith('.js'))
   return (await Promise.all(files.map((name) => readFile(join(dir, name), 'utf8')))).join('\n')
 }
@@ -23,11 +22,20 @@ async function bundleText(action: ActionId): Promise<string> {
 const eslint = new ESLint({ cwd: ROOT })
 
 describe('the design card, checked', () => {
-  test.each(ACTIONS)('the %s bundle carries the @actions libraries it runs on', async (action) => {
-    const text = await bundleText(action)
+  test('the one bundle carries the @actions libraries it runs on', async () => {
+    const text = await bundleText()
     const missing = Object.entries(LIBRARIES).filter(([, marker]) => !text.includes(marker))
     expect(missing.map(([name]) => name)).toEqual([])
   })
+
+  test.each(['snapshot', 'build-images', 'deploy'])(
+    'dist/%s/index.js is a one-line entry into dist/index.js',
+    async (action) => {
+      const entry = await readFile(join(ROOT, 'dist', action, 'index.js'), 'utf8')
+      expect(entry.trimEnd().split('\n')).toHaveLength(1)
+      expect(entry).toContain("from'../index.js'")
+    },
+  )
 
   test.each<[string, string, string]>([
     [

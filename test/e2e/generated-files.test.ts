@@ -40,7 +40,7 @@ describe('a GitLab template edited by hand', () => {
   const cleanup = new Cleanup()
   beforeAll(async () => {
     copy = await cleanup.tempDir('olympe-generate-')
-    const sources = ['scripts', 'src', 'gitlab', 'actions', 'action.yml', 'README.md']
+    const sources = ['scripts', 'src', 'gitlab', 'actions', 'action.yml', 'README.md', 'bench']
     for (const path of [...sources, 'package.json', '.prettierrc.json', 'tsconfig.json'])
       await cp(join(ROOT, path), join(copy, path), { recursive: true })
     const schema = 'dist/snapshot-config.schema.json'
