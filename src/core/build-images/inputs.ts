@@ -1,7 +1,7 @@
 import { basename, resolve } from 'node:path'
 import type { InputValues, RawInputs } from '../definition.js'
 import { isLoginProblem, loginFromInputs, type RegistryTarget } from '../registry/credentials.js'
-import { inputProblem, parseInputs } from '../shared/inputs.js'
+import { InputProblems, parseInputs } from '../shared/inputs.js'
 import { buildImagesDefinition, type BuildImagesInputName } from './definition.js'
 import { IMAGE_KINDS, type ImageKind } from './image-kinds.js'
 import { defaultImageName, GITHUB_REGISTRY, imageNameProblem } from './image-names.js'
@@ -39,9 +39,10 @@ export interface InputFacts {
   workspace: string
 }
 
-type Raw = RawInputs<BuildImagesInputName>
-
-export function parseBuildImagesInputs(raw: Raw, facts: InputFacts): BuildImagesInputs {
+export function parseBuildImagesInputs(
+  raw: RawInputs<BuildImagesInputName>,
+  facts: InputFacts,
+): BuildImagesInputs {
   const {
     registry,
     registryUsername,
@@ -56,19 +57,21 @@ export function parseBuildImagesInputs(raw: Raw, facts: InputFacts): BuildImages
     codeasdata,
     ...values
   } = parseInputs(buildImagesDefinition, raw)
+  const problems = new InputProblems(buildImagesDefinition, raw)
   const login = loginFromInputs(registryUsername, registryPassword)
-  if (isLoginProblem(login))
-    throw inputProblem(buildImagesDefinition, raw, login.input, login.problem)
+  if (isLoginProblem(login)) problems.add(login.input, login.problem)
   const workingDirectory = resolve(facts.workspace, values.workingDirectory)
   const repository = facts.repository ?? basename(workingDirectory)
-  return {
+  const nameOf = (kind: ImageKind, given: string | undefined): string =>
+    problems.take(`${kind}-image-name`, given ?? defaultName(kind, repository), '')
+  const inputs: BuildImagesInputs = {
     ...values,
-    registry: registry ?? defaultRegistry(facts, raw),
-    credentials: login,
+    registry: problems.take('registry', registry ?? defaultRegistry(facts), GITHUB_TARGET),
+    credentials: isLoginProblem(login) ? undefined : login,
     imageNames: {
-      frontend: imageNameOrDefault(frontendImageName, 'frontend', repository, raw),
-      backend: imageNameOrDefault(backendImageName, 'backend', repository, raw),
-      codeasdata: imageNameOrDefault(codeasdataImageName, 'codeasdata', repository, raw),
+      frontend: nameOf('frontend', frontendImageName),
+      backend: nameOf('backend', backendImageName),
+      codeasdata: nameOf('codeasdata', codeasdataImageName),
     },
     images: IMAGE_KINDS.filter(
       (kind) => images.includes(kind) || (kind === 'codeasdata' && codeasdata),
@@ -76,32 +79,23 @@ export function parseBuildImagesInputs(raw: Raw, facts: InputFacts): BuildImages
     sources: { frontend: frontendSources, backend: backendSources, codeasdata: codeasdataSources },
     workingDirectory,
   }
+  problems.throwIfAny()
+  return inputs
 }
 
-function defaultRegistry(facts: InputFacts, raw: Raw): RegistryTarget {
-  if (facts.platform === 'github') return { host: GITHUB_REGISTRY, prefix: GITHUB_REGISTRY }
-  throw inputProblem(
-    buildImagesDefinition,
-    raw,
-    'registry',
-    "is required outside GitHub; set it to your registry host (on GitLab, '$CI_REGISTRY')",
-  )
+const GITHUB_TARGET: RegistryTarget = { host: GITHUB_REGISTRY, prefix: GITHUB_REGISTRY }
+
+function defaultRegistry(facts: InputFacts): RegistryTarget | { problem: string } {
+  if (facts.platform === 'github') return GITHUB_TARGET
+  return {
+    problem: "is required outside GitHub; set it to your registry host (on GitLab, '$CI_REGISTRY')",
+  }
 }
 
-function imageNameOrDefault(
-  given: string | undefined,
-  kind: ImageKind,
-  repository: string,
-  raw: Raw,
-): string {
-  if (given) return given
+function defaultName(kind: ImageKind, repository: string): string | { problem: string } {
   const name = defaultImageName(repository, kind)
-  if (imageNameProblem(name))
-    throw inputProblem(
-      buildImagesDefinition,
-      raw,
-      `${kind}-image-name`,
-      `is not set, and the default '${name}' derived from the repository name '${repository}' is not a valid image name; set it`,
-    )
-  return name
+  if (!imageNameProblem(name)) return name
+  return {
+    problem: `is not set, and the default '${name}' derived from the repository name '${repository}' is not a valid image name; set it`,
+  }
 }

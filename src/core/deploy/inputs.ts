@@ -1,7 +1,7 @@
 import type { InputValues, ParseTools, RawInputs } from '../definition.js'
 import { isLoginProblem, loginFromInputs, type RegistryLogin } from '../registry/credentials.js'
 import { registryName } from '../registry/reference.js'
-import { inputProblem, parseInputs } from '../shared/inputs.js'
+import { InputProblems, parseInputs } from '../shared/inputs.js'
 import { isLoopbackHost } from '../shared/loopback.js'
 import { deployDefinition, type DeployInputName } from './definition.js'
 
@@ -23,10 +23,13 @@ export function parseDeployInputs(
     raw,
     tools,
   )
-  const login = loginFromInputs(registryUsername, registryPassword)
-  if (isLoginProblem(login)) throw inputProblem(deployDefinition, raw, login.input, login.problem)
+  const problems = new InputProblems(deployDefinition, raw)
+  const given = loginFromInputs(registryUsername, registryPassword)
+  if (isLoginProblem(given)) problems.add(given.input, given.problem)
+  const login = isLoginProblem(given) ? undefined : given
   const insecure = insecureHttpProblem(inputs.webhookUrl, inputs.allowInsecureHttp)
-  if (insecure) throw inputProblem(deployDefinition, raw, 'webhook-url', insecure)
+  if (insecure) problems.add('webhook-url', insecure)
+  problems.throwIfAny()
   return {
     ...inputs,
     registryLogin: login && {

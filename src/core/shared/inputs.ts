@@ -65,14 +65,34 @@ export function describeInputProblem(
   return `Invalid input '${input}' ${shown}: ${problem}.`
 }
 
-/** The InputError for a problem found across inputs, once each had its own parser's say. */
-export function inputProblem(
-  definition: ActionDefinition,
-  raw: Partial<RawInputs>,
-  input: string,
-  problem: string,
-): InputError {
-  return new InputError(input, describeInputProblem(definition, raw, input, problem))
+/**
+ * Problems found across inputs, once each had its own parser's say: noted as they are found, and
+ * reported together, as the parsers' problems are, so that one run names every one of them.
+ */
+export class InputProblems {
+  private readonly lines: string[] = []
+  private first = ''
+
+  constructor(
+    private readonly definition: ActionDefinition,
+    private readonly raw: Partial<RawInputs>,
+  ) {}
+
+  add(input: string, problem: string): void {
+    if (this.lines.length === 0) this.first = input
+    this.lines.push(describeInputProblem(this.definition, this.raw, input, problem))
+  }
+
+  /** The value, or `fallback` once its problem is noted. */
+  take<T>(input: string, result: T | { problem: string }, fallback: T): T {
+    if (!isProblem(result)) return result
+    this.add(input, result.problem)
+    return fallback
+  }
+
+  throwIfAny(): void {
+    if (this.lines.length > 0) throw new InputError(this.first, this.lines.join('\n'))
+  }
 }
 
 /** A string input converted by a function that may fail with a sentence, the input's issue. */

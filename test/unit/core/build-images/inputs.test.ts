@@ -230,4 +230,17 @@ describe('build-images inputs', () => {
     const error = problemOf({ push: 'maybe', platform: 'x', 'tag-template': '{nope}' })
     expect(error.message.split('\n')).toHaveLength(3)
   })
+
+  test('problems across inputs are named together: a lone password and a missing registry', () => {
+    const error = problemOf(
+      { 'registry-password': PASSWORD },
+      { platform: 'gitlab', workspace: '/ws', repository: 'g/p' },
+    )
+    expect(error.input).toBe('registry-username')
+    expect(error.message.split('\n')).toEqual([
+      "Invalid input 'registry-username' '': is empty while 'registry-password' is set; give both, or neither to use the job's existing Docker login.",
+      "Invalid input 'registry' '': is required outside GitHub; set it to your registry host (on GitLab, '$CI_REGISTRY').",
+    ])
+    expect(error.message).not.toContain(PASSWORD)
+  })
 })
