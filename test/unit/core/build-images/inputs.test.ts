@@ -9,7 +9,8 @@ import {
   type InputFacts,
 } from '../../../../src/core/build-images/inputs.js'
 import type { ImageKind } from '../../../../src/core/build-images/image-kinds.js'
-import { InputError } from '../../../../src/core/shared/errors.js'
+import type { InputError } from '../../../../src/core/shared/errors.js'
+import { inputErrorOf } from '../../../helpers/input-errors.js'
 
 type Given = Partial<Record<BuildImagesInputName, string>>
 const PASSWORD = 'pw-7d1e9c3b5a'
@@ -21,15 +22,8 @@ const parse = (
 ): ReturnType<typeof parseBuildImagesInputs> =>
   parseBuildImagesInputs(withDefaults(buildImagesDefinition, given), facts)
 
-function problemOf(given: Given, facts: InputFacts = github): InputError {
-  try {
-    parse(given, facts)
-  } catch (error) {
-    if (error instanceof InputError) return error
-    throw error
-  }
-  throw new Error('expected an InputError')
-}
+const problemOf = (given: Given, facts: InputFacts = github): InputError =>
+  inputErrorOf(() => parse(given, facts))
 
 describe('build-images inputs', () => {
   test('defaults: ghcr.io on GitHub, names from the repository, spec folders', () => {

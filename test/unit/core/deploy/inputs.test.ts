@@ -4,6 +4,7 @@ import { deployDefinition, type DeployInputName } from '../../../../src/core/dep
 import { parse as parseYaml } from 'yaml'
 import { parseDeployInputs } from '../../../../src/core/deploy/inputs.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
+import { inputErrorOf } from '../../../helpers/input-errors.js'
 
 const SECRET_TOKEN = 'tok-3f9a7c1e5b'
 const valid: Partial<Record<DeployInputName, string>> = {
@@ -209,15 +210,8 @@ describe('deploy inputs', () => {
 
 const REGISTRY_PASSWORD = 'reg-pw-5c1e'
 
-function failure(overrides: Partial<Record<DeployInputName, string>>): InputError {
-  try {
-    parse(overrides)
-  } catch (error) {
-    if (error instanceof InputError) return error
-    throw error
-  }
-  throw new Error('expected an InputError')
-}
+const failure = (overrides: Partial<Record<DeployInputName, string>>): InputError =>
+  inputErrorOf(() => parse(overrides))
 
 describe('the image check inputs', () => {
   test('by default: auto, no login', () => {

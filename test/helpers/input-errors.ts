@@ -1,0 +1,12 @@
+import { InputError } from '../../src/core/shared/errors.js'
+
+/** The InputError that `parse` throws; anything else, or nothing thrown, fails the test. */
+export function inputErrorOf(parse: () => unknown): InputError {
+  try {
+    parse()
+  } catch (error) {
+    if (error instanceof InputError) return error
+    throw error
+  }
+  throw new Error('expected an InputError')
+}
