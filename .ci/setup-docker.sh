@@ -3,7 +3,7 @@
 # (Docker 24 or newer, building with BuildKit through buildx), the CNCF distribution registry,
 # htpasswd and busybox for locally made base images, and openssl for the test certificate authorities.
 #
-# Debian bookworm's own docker.io is Engine 20.10 with the legacy builder only, below the spec's
+# Debian bookworm's own docker.io is Engine 20.10 with the legacy builder only, below Olympe's
 # Docker 24. Debian trixie's docker.io (26.1) and docker-buildx (0.13) install on bookworm: the
 # trixie suite is added with a pin priority of 100, so that only the packages asked for with
 # `-t trixie` (and what they need) come from it and everything else stays on bookworm.
@@ -185,7 +185,7 @@ wait_for_daemon() {
   done
 }
 
-# CI logs show which engine and builder the suites ran on; below the spec's minimum is an error.
+# CI logs show which engine and builder the suites ran on; below Olympe's minimum is an error.
 report_versions() {
   local major
   log "docker engine (server) $(server_version), client $(docker version --format '{{.Client.Version}}')"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Baseline (c): the spec's CI example: jq builds the payload, curl posts it.
+# Baseline (c): Olympe's documented CI example: jq builds the payload, curl posts it.
 set -euo pipefail
 payload=$(jq -nc --arg f "$FRONTEND_IMAGE" --arg b "$BACKEND_IMAGE" \
   '{frontend: {image: $f}, backends: {images: [$b], deployRules: [{source: ".*", target: ".*"}]}, codeAsData: {updateMode: "manual"}, noDowntime: {promotionMode: "manual"}}')

@@ -37,7 +37,7 @@ function action(id: string): ActionDefinition {
 }
 
 // Defaults only GitLab can give, expanded when the job runs: its predefined variables, and the
-// references the build-images job wrote to its dotenv report (spec 4 rule 3).
+// references the build-images job wrote to its dotenv report.
 function fromImageJob(output: string): string {
   if (!Object.hasOwn(action('build-images').outputs, output))
     throw new Error(`build-images has no output '${output}' any more.`)
@@ -46,7 +46,7 @@ function fromImageJob(output: string): string {
 const GITLAB_DEFAULTS: Record<string, Record<string, string> | undefined> = {
   'build-images': { registry: '$CI_REGISTRY', 'registry-username': '$CI_REGISTRY_USER' },
   deploy: {
-    // Issue 12: the image check logs in as build-images pushes.
+    // The image check logs in as build-images pushes.
     registry: '$CI_REGISTRY',
     'registry-username': '$CI_REGISTRY_USER',
     'frontend-image': fromImageJob('frontend-image'),

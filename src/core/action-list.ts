@@ -3,7 +3,7 @@ import type { ActionDefinition } from './definition.js'
 import { deployDefinition } from './deploy/definition.js'
 import { snapshotDefinition } from './snapshot/definition.js'
 
-/** Every action, in the order of the spec's steps. */
+/** Every action, in the order of the deployment process's steps. */
 export const ACTION_DEFINITIONS: readonly ActionDefinition[] = [
   snapshotDefinition,
   buildImagesDefinition,

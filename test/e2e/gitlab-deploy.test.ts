@@ -171,7 +171,7 @@ describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
       images: [BACKEND],
       deployRules: [{ source: '.*', target: '.*' }],
     })
-    // No code-as-data image was handed over, so none is deployed (spec 4 rule 3).
+    // No code-as-data image was handed over, so none is deployed.
     expect(payload.codeAsData).toEqual({ updateMode: 'manual' })
   })
 

@@ -14,7 +14,7 @@ import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets, findSecrets } from '../helpers/secrets.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 
-/** Issue 10: encoded and case-changed forms of secrets, and secrets too short to mask. */
+/** Encoded and case-changed forms of secrets, and secrets too short to mask. */
 const captured = (run: RunResult): Record<string, string> => ({
   stdout: run.stdout,
   stderr: run.stderr,

@@ -23,7 +23,7 @@ import { runAsGithub, type RunOptions, type RunResult } from '../helpers/run-act
 import { expectNoSecrets } from '../helpers/secrets.js'
 
 /**
- * The snapshot bundle against what the real toolkit and hostile repositories do (issue 10): a
+ * The snapshot bundle against what the real toolkit and hostile repositories do: a
  * symbolic link on outputDir's way, in the working tree or committed in the target repository;
  * a first snapshot whose outputDir has no parent yet; a toolkit that never answers, stopped at
  * `toolkit-timeout-minutes` or by cancelling the step, its whole process group included; and

@@ -129,7 +129,7 @@ describe('the project template through an authenticated registry', () => {
     expect(index).toContain(`href="css/main.css?v=${APP_VERSION}"`)
     expect(index).toContain(`src="main.js?v=${APP_VERSION}"`)
     expect(index).not.toContain('$VERSION')
-    // Draw's own file, whose "version" the template overwrites: the trap of issue 11.
+    // Draw's own file, whose "version" the template overwrites: a trap for the draw_version label.
     expect(await json('dist/web/version.json')).toEqual({
       version: APP_VERSION,
       'olympe-framework': STAND_IN_VERSIONS.runtime,

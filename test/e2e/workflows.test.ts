@@ -97,7 +97,7 @@ describe('the example GitHub workflows', () => {
   })
 })
 
-// Issue 11: the official template has no lock file and its branch is master.
+// The official template has no lock file and its branch is master.
 describe('the examples and templates, whatever the lock file and the default branch', () => {
   const INSTALL = 'if [ -f package-lock.json ] || [ -f npm-shrinkwrap.json ]; then npm ci; else'
   interface Sources {

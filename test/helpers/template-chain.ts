@@ -32,7 +32,7 @@ export async function npmLogs(npmCache: string): Promise<Record<string, string>>
 
 /**
  * Each `uid:gid` that owns something under the web root of a frontend image, with how many
- * entries (files and folders) it owns: spec 1.3 rule 3 wants nginx (101) and group root (0).
+ * entries (files and folders) it owns: Olympe's frontend image wants nginx (101) and group root (0).
  */
 export async function webRootOwners(image: string): Promise<Record<string, number>> {
   const listing = await dockerRun(image, ['ls', '-lnR', '/usr/share/nginx/html'])

@@ -64,7 +64,7 @@ async function failureOf(promise: Promise<unknown>): Promise<DockerCommandError>
 }
 
 describe('docker adapter', () => {
-  test('versions: the client, and the daemon that answers, Docker 24 or newer (spec 1.3)', async () => {
+  test('versions: the client, and the daemon that answers, Docker 24 or newer', async () => {
     const versions = await docker().versions()
     expect(versions.client).toMatch(/^\d+\.\d+/)
     expect(versions.problem).toBeUndefined()

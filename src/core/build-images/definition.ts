@@ -111,7 +111,7 @@ export const buildImagesDefinition = {
     },
     'draw-version': {
       description:
-        'Value of the `draw_version` label (the Draw version, spec 1.3). Default, first found: `node_modules/@olympeio/draw/package.json` (`version`), `<codeasdata-sources>/version.json` (`drawVersion`, written by `buildCodeAsData`), then `<frontend-sources>/version.json` (`version`; the official template overwrites it with the project version, hence a warning). The log names the file used.',
+        'Value of the `draw_version` label (the version of Draw, the design tool). Default, first found: `node_modules/@olympeio/draw/package.json` (`version`), `<codeasdata-sources>/version.json` (`drawVersion`, written by `buildCodeAsData`), then `<frontend-sources>/version.json` (`version`; the official template overwrites it with the project version, hence a warning). The log names the file used.',
       parse: drawVersion,
     },
     'allow-undeclared-sources-path': {

@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { parseJsonText } from '../shared/json-text.js'
 import type { Files } from '../shared/ports.js'
 
-/** The design tool's package: its version is the `draw_version` label (spec 1.3 rule 4). */
+/** The design tool's package: its version is the `draw_version` label. */
 export const DRAW_PACKAGE_JSON = 'node_modules/@olympeio/draw/package.json'
 
 export interface DrawVersion {
@@ -30,7 +30,7 @@ interface Candidate {
 }
 
 /**
- * Spec 1.3 rule 4 wants the design tool's version. An explicit input wins; then the installed
+ * The `draw_version` label holds the design tool's version. An explicit input wins; then the installed
  * package itself; then the code-as-data version.json that buildCodeAsData writes from that same
  * package (`drawVersion`), for jobs that only received dist/. The frontend's version.json comes
  * last: the official template copies Draw's file there but rewrites its `version` with the

@@ -7,7 +7,7 @@ export type GateDecision =
   { build: true; branch: string; branches: string[] } | { build: false; reason: string }
 
 /**
- * Spec 1.3 rule 7: images are built for the configured branches only, and never for pull or
+ * As in Olympe's documented CI examples, images are built for the configured branches only, and never for pull or
  * merge requests, whose code is not yet accepted.
  */
 export function decideGate(context: CiContext, configured?: readonly string[]): GateDecision {

@@ -10,7 +10,7 @@ import type { ImagePlan } from './plan.js'
 
 type ProjectFiles = Pick<Files, 'stat' | 'readText' | 'list' | 'listFilesDeep'>
 
-/** Spec 1.3 and 9: Docker 24 or newer. */
+/** Olympe's deployment process needs Docker 24 or newer. */
 export const MIN_DOCKER_MAJOR = 24
 
 export interface Findings {
@@ -24,7 +24,7 @@ const SOURCES_INPUT: Record<ImageKind, string> = {
   codeasdata: 'codeasdata-sources',
 }
 
-/** Spec 1.2: the command whose output each image packs. */
+/** The project build command whose output each image packs. */
 const BUILT_BY: Record<ImageKind, string> = {
   frontend: 'npm run build:draw',
   backend: 'npm run build:node',
@@ -128,11 +128,11 @@ export async function checkDocker(docker: DockerClient, logger: Logger): Promise
   const major = majorVersion(versions.client)
   if (major === undefined) {
     findings.warnings.push(
-      `Docker client version '${versions.client}' is not a release number; Docker ${MIN_DOCKER_MAJOR} or newer is required (spec 9), so builds may fail.`,
+      `Docker client version '${versions.client}' is not a release number; Docker ${MIN_DOCKER_MAJOR} or newer is required, so builds may fail.`,
     )
   } else if (major < MIN_DOCKER_MAJOR) {
     findings.problems.push(
-      `Docker client '${versions.client}' is too old: the project needs Docker ${MIN_DOCKER_MAJOR} or newer (spec 9). Upgrade Docker on the runner.`,
+      `Docker client '${versions.client}' is too old: the project needs Docker ${MIN_DOCKER_MAJOR} or newer. Upgrade Docker on the runner.`,
     )
   }
   if (!versions.server) {

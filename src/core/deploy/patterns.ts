@@ -77,7 +77,7 @@ export interface TooSlow {
 export const PATTERN_TRIES = 3
 
 /**
- * The backend images that no rule's source matches (spec 4 rule 4: the platform would deploy
+ * The backend images that no rule's source matches (with a catch-all rule the platform would deploy
  * them nowhere). Each evaluation gets the per-pattern bound, or what is left of the step's
  * time if that is less; the first one stopped on every try ends the check.
  */

@@ -30,14 +30,11 @@ export async function readBasePayload(
   const document = parsed.value
   // valibot's object schemas take arrays too; a payload is a JSON object.
   if (typeof document !== 'object' || document === null || Array.isArray(document))
-    throw payloadFileError(path, 'expected a JSON object (spec 2.1), such as {"frontend": {}}')
+    throw payloadFileError(path, 'expected a JSON object, such as {"frontend": {}}')
   const result = v.safeParse(BasePayloadSchema, document)
   if (!result.success) {
     const problems = describeIssues(result.issues, PAYLOAD_WORDING).join('; ')
-    throw payloadFileError(
-      path,
-      `it does not follow the deployment payload schema (spec 2.1): ${problems}`,
-    )
+    throw payloadFileError(path, `it does not follow the deployment payload schema: ${problems}`)
   }
   return result.output
 }

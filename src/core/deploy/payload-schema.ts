@@ -4,7 +4,7 @@ import { IMAGE_REFERENCE_EXPECTED, parseImageReference } from '../shared/image-r
 import { shortReceived, type IssueWording } from '../shared/issues.js'
 import { patternSyntaxProblem } from './patterns.js'
 
-/** Spec 2.1 is the whole schema: unknown keys are refused at every level. */
+/** The payload as Olympe documents it, whole: unknown keys are refused at every level. */
 export const MODES = ['auto', 'manual'] as const
 export type Mode = (typeof MODES)[number]
 export const FORCE_SYNC = '--force-sync'
@@ -49,7 +49,7 @@ const mode = v.picklist(MODES, "expected 'auto' or 'manual'")
 const extraArgs = list(v.literal(FORCE_SYNC, `the only accepted value is '${FORCE_SYNC}'`))
 const boolean = v.boolean(got('true or false (a JSON boolean, without quotes)'))
 
-/** What is sent: every group complete (spec 2.1 "required if present"). */
+/** What is sent: every group complete (a group's keys are required when the group is present). */
 export const PayloadSchema = v.strictObject({
   backends: v.optional(
     v.strictObject({
@@ -68,7 +68,7 @@ export const PayloadSchema = v.strictObject({
 
 /**
  * A base payload from `payload-file`: the same keys, but groups may still be empty, as in the
- * spec's default payload ("an empty frontend object … that is filled in later"). Its values are
+ * default payload of Olympe's documentation ("an empty frontend object … that is filled in later"). Its values are
  * checked exactly as the inputs are: image grammar, rules that compile, the enums.
  */
 export const BasePayloadSchema = v.strictObject({
@@ -97,7 +97,7 @@ const RULE_MISSING = {
   target: 'give the regular expression that the backend names must match',
 }
 
-/** The payload's keys, for the message about an unknown one (spec 2.1). */
+/** The payload's keys, for the message about an unknown one. */
 export const PAYLOAD_WORDING: IssueWording = {
   keys: {
     '': ['backends', 'codeAsData', 'frontend', 'noDowntime', 'skipUpdateVersions', 'extraArgs'],

@@ -30,12 +30,12 @@ export interface BuiltPayload {
   rulesFrom: RulesFrom
 }
 
-/** Spec 4 rule 4: the catch-all rule of the default payload. */
+/** The catch-all rule of the default payload Olympe's documentation gives. */
 export const DEFAULT_DEPLOY_RULES: readonly DeployRule[] = [{ source: '.*', target: '.*' }]
 const DEFAULT_MODE: Mode = 'manual'
 
 /**
- * Spec 4 rule 3: start from the default (or the user's base) payload, set the frontend image,
+ * As Olympe's documentation builds it in CI: start from the default (or the user's base) payload, set the frontend image,
  * append backend images, set the code-as-data image only when one was built. A group whose
  * required field would be missing is left out rather than sent half-empty.
  */

@@ -3,7 +3,7 @@ import { quote } from '../shared/errors.js'
 import { hasControlCharacter, OUTPUT_DIR_MAX, outputDirProblem } from './paths.js'
 import { parseRepoUrl, REPO_EXPECTED, REPO_URL_MAX } from './repo-url.js'
 
-/** Element ids are 20 hex characters (`01850a59bb68c324907a`); the spec's "20 digits" are hex too. */
+/** Element ids are 20 hex characters (`01850a59bb68c324907a`); Olympe's documentation calls them "20 digits", but they are hex. */
 const ELEMENT_ID = /^[0-9a-fA-F]{20}$/
 const ID_EXAMPLE = "'01850a59bb68c324907a'"
 // No flags: JSON Schema patterns cannot carry them. The user part runs to the last '@' (see

@@ -35,7 +35,7 @@ export const CONFIG_MAX_BYTES = 1_000_000
 export const MAX_ENTRIES = 100
 
 const HOW_TO_FIX =
-  'Fix the configuration (spec 2.2; the JSON Schema dist/snapshot-config.schema.json lets an editor check it as you type).'
+  'Fix the configuration (the JSON Schema dist/snapshot-config.schema.json lets an editor check it as you type).'
 
 /**
  * Reads the configuration (a file, or a folder of *.json whose arrays are joined) and validates
@@ -110,7 +110,7 @@ async function configFiles(
   if (found === undefined) {
     throw new InputError(
       'config',
-      `Invalid input 'config' '${shown}': no such file or folder (looked for ${path}). Create it (spec 2.2: a JSON array of {"snapshooter", "git"} entries) or set 'config' to its path, relative to 'working-directory'.`,
+      `Invalid input 'config' '${shown}': no such file or folder (looked for ${path}). Create it (a JSON array of {"snapshooter", "git"} entries) or set 'config' to its path, relative to 'working-directory'.`,
     )
   }
   if (found.kind !== 'directory') return [{ path, shown, size: found.size }]

@@ -18,7 +18,7 @@ export const snapshotDefinition = {
   inputs: {
     config: {
       description:
-        'Snapshot configuration (spec 2.2): a JSON file, or a folder whose `*.json` files are joined. Relative to `working-directory`.',
+        'Snapshot configuration (a JSON array of `{snapshooter, git}` entries, as the toolkit reads it): a JSON file, or a folder whose `*.json` files are joined. Relative to `working-directory`.',
       default: 'res/snapshot-config.json',
       parse: config,
     },

@@ -6,7 +6,7 @@ export function formatSnapshotDate(date: Date): string {
 }
 
 /**
- * Spec 2.2: every `{date}` and every `{folder}` is replaced (the toolkit replaced only the first
+ * Every `{date}` and every `{folder}` of the commit message is replaced (the toolkit replaced only the first
  * of each). Replacement by function, so that a folder holding `$&` is taken literally.
  */
 export function renderCommitMessage(template: string, date: Date, folder: string): string {

@@ -89,7 +89,7 @@ describe('payload-file', () => {
     ],
   ])('%s: names the file and the JSON path', async (_name, text, problem) => {
     expect(await problemOf(text)).toContain(
-      `Invalid input 'payload-file' 'p.json': it does not follow the deployment payload schema (spec 2.1): ${problem}`,
+      `Invalid input 'payload-file' 'p.json': it does not follow the deployment payload schema: ${problem}`,
     )
   })
 

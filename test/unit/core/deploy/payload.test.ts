@@ -19,7 +19,7 @@ const manual = {
   noDowntime: { promotionMode: 'manual' as const },
 }
 
-describe('buildPayload (spec 2.1, 4 rules 3 and 4)', () => {
+describe('buildPayload: the default payload, filled in as Olympe documents it', () => {
   test.each<[string, Partial<PayloadInputs>, BasePayload | undefined, Payload]>([
     [
       'frontend only: no empty backends group',
