@@ -20,6 +20,8 @@ export const deployAction: Action<DeployInputName, DeployInputs> = {
   ],
   parse: async (raw) =>
     parseDeployInputs(raw, { parseYaml: await yamlParserFor(raw['deploy-rules']) }),
+  cancelNote: () =>
+    'If the deployment request had been sent, the platform may still carry it out: check the app before deploying again.',
   async run(inputs, context, platform) {
     await runDeploy(inputs, context, {
       ...platform,

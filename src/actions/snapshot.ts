@@ -4,7 +4,7 @@ import { runSnapshot } from '../core/snapshot/run.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
-import { nodeFiles } from '../tools/files.js'
+import { filesFor } from '../tools/files.js'
 import { createGitPort } from '../tools/git.js'
 import { runProcessGroup } from '../tools/process-group.js'
 import { isStepDebug } from '../platform/step-debug.js'
@@ -12,15 +12,19 @@ import { isStepDebug } from '../platform/step-debug.js'
 export const snapshotAction: Action<SnapshotInputName, SnapshotInputs> = {
   definition: snapshotDefinition,
   parse: parseSnapshotInputs,
+  cancelNote: () =>
+    'No commit was pushed after the cancel; a push under way when it came may have reached its repository: check the branch before running the snapshot again.',
   async run(inputs, context, platform) {
+    const { cancel } = platform
     await runSnapshot(
       inputs,
       { ...context, debug: isStepDebug(process.env) },
       {
         ...platform,
-        git: createGitPort({ redact: platform.redact }),
-        runToolkit: runProcessGroup,
-        files: nodeFiles,
+        git: createGitPort({ redact: platform.redact, signal: cancel.signal }),
+        runToolkit: (command, args, options) =>
+          runProcessGroup(command, args, { ...options, cancel }),
+        files: filesFor(cancel),
         clock: systemClock,
         variable: (name) => process.env[name],
         random: Math.random,

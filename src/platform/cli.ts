@@ -1,5 +1,6 @@
-import { statSync, writeFileSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join, resolve } from 'node:path'
 import { dotenvKey, type ActionDefinition } from '../core/definition.js'
 import type { Logger, Reporter, Summary } from '../core/shared/ports.js'
 import { Redactor } from '../core/shared/redactor.js'
@@ -136,7 +137,28 @@ function writeDotenv(
     }
     lines.push(`${dotenvKey(actionId, name)}=${value}`)
   }
-  writeFileSync(path, lines.length > 0 ? `${lines.join('\n')}\n` : '')
+  replaceFile(path, lines.length > 0 ? `${lines.join('\n')}\n` : '')
+}
+
+/**
+ * Writes a new file beside `path` and renames it over `path`: a symbolic link there (committed as
+ * `olympe-deploy.env`, the name the GitLab templates use) is replaced, and what it points to is
+ * left untouched, where writing through it would overwrite any file the job may write. Mode 0600:
+ * the outputs are the job's.
+ */
+function replaceFile(path: string, text: string): void {
+  const temporary = join(
+    dirname(path),
+    `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`,
+  )
+  try {
+    // `wx`: never through something that appeared at that name meanwhile.
+    writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' })
+    renameSync(temporary, path)
+  } catch (error) {
+    rmSync(temporary, { force: true })
+    throw error
+  }
 }
 
 interface Sections {

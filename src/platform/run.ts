@@ -6,14 +6,21 @@ import {
   type RawInputs,
 } from '../core/definition.js'
 import type { CiContext } from '../core/shared/context.js'
-import { ActionError, InputError, errorMessage } from '../core/shared/errors.js'
+import { ActionError, CancelledError, InputError, errorMessage } from '../core/shared/errors.js'
 import type { CommonPorts } from '../core/shared/ports.js'
 import { MIN_SECRET_LENGTH, actionSecrets, shortSecretInputs } from '../core/shared/secrets.js'
+import { StepCancellation } from '../tools/cancel.js'
 import type { Runtime } from './runtime.js'
 import { startPlatform, type Invocation, type Started } from './start.js'
 
 /** What the platform gives an action; it adds the ports of its own tools. */
-export type PlatformPorts = Pick<CommonPorts, 'logger' | 'reporter' | 'redact' | 'registerSecret'>
+export type PlatformPorts = Pick<
+  CommonPorts,
+  'logger' | 'reporter' | 'redact' | 'registerSecret'
+> & {
+  /** The step's cancellation: the tools stop their processes on it and register what to undo. */
+  cancel: StepCancellation
+}
 
 /** Every action has the common `check-only` input (see CHECK_ONLY). */
 export interface Action<I extends string, T extends { checkOnly: boolean }> {
@@ -23,7 +30,18 @@ export interface Action<I extends string, T extends { checkOnly: boolean }> {
   /** The typed inputs, or an InputError naming each problem; nothing else happens here. */
   parse: (raw: RawInputs<I>, context: CiContext) => T | Promise<T>
   run: (inputs: T, context: CiContext, platform: PlatformPorts) => Promise<void>
+  /** What a cancelled step says besides that it stopped: what stays done, what was removed. */
+  cancelNote?: (inputs: T | undefined) => string | undefined
 }
+
+/** SIGINT is what the GitHub runner sends on cancel (SIGTERM 7.5 s later); GitLab sends SIGTERM. */
+const CANCEL_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM']
+/**
+ * How long a cancelled step's own code may take to stop its processes (3 s between SIGTERM and
+ * SIGKILL, and a look that they are gone) and remove its files, before the platform does what is
+ * left at once and exits: within the 7.5 s the GitHub runner waits before SIGTERM.
+ */
+const UNWIND_MS = 6500
 
 /**
  * The one place an action starts: pick the platform, register secrets before anything is
@@ -44,6 +62,14 @@ export async function runAction<I extends string, T extends { checkOnly: boolean
   }
   if (!started) return
   const { runtime, context } = started
+  const cancel = new StepCancellation()
+  let parsed: T | undefined
+  const stopListening = listenForCancel(cancel, (signal) => {
+    // The step's code did not unwind in time, or a second signal came: say it here, then exit.
+    runtime.logger.error(cancelMessage(signal, action.cancelNote?.(parsed)), {
+      title: `olympe ${definition.id} cancelled`,
+    })
+  })
   const raw = withDefaults(definition, runtime.readInputs(definition))
   for (const secret of actionSecrets(definition, raw, action.derivedSecrets?.(raw)))
     runtime.registerSecret(secret)
@@ -60,6 +86,7 @@ export async function runAction<I extends string, T extends { checkOnly: boolean
   })
   try {
     const inputs = await action.parse(raw, context)
+    parsed = inputs
     if (inputs.checkOnly) {
       runtime.logger.info(CHECKED)
       return
@@ -69,9 +96,72 @@ export async function runAction<I extends string, T extends { checkOnly: boolean
       reporter: runtime.reporter,
       redact: (text) => runtime.redactor.redact(text),
       registerSecret: (value) => runtime.registerSecret(value),
+      cancel,
     })
+    // Finished as the signal came: the step still reports that it was cancelled.
+    if (cancel.signal.aborted) throw cancel.signal.reason
   } catch (error) {
-    await reportFailure(runtime, definition.id, error)
+    const signal = cancel.cause
+    if (signal === undefined) await reportFailure(runtime, definition.id, error)
+    else await reportCancel(runtime, definition.id, signal, error, action.cancelNote?.(parsed))
+  } finally {
+    stopListening()
+  }
+}
+
+/**
+ * Cancels the step on SIGINT or SIGTERM. Its code then stops its processes and removes its files
+ * as it unwinds, and the step ends with the cancel message. When nothing of its own runs or is on
+ * disk, when a second signal comes, or when that takes longer than UNWIND_MS, what is registered
+ * is undone at once and the process exits. Returns the function that stops listening.
+ */
+function listenForCancel(
+  cancel: StepCancellation,
+  sayCancelled: (signal: string) => void,
+): () => void {
+  let timer: NodeJS.Timeout | undefined
+  const exitNow = (signal: string): void => {
+    cancel.runAtExit()
+    sayCancelled(signal)
+    process.exit(1)
+  }
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (cancel.signal.aborted) {
+      exitNow(cancel.cause ?? signal)
+      return
+    }
+    cancel.cancel(signal)
+    if (!cancel.busy) exitNow(signal)
+    else timer = setTimeout(() => exitNow(signal), UNWIND_MS)
+  }
+  for (const signal of CANCEL_SIGNALS) process.on(signal, onSignal)
+  return () => {
+    clearTimeout(timer)
+    for (const signal of CANCEL_SIGNALS) process.off(signal, onSignal)
+  }
+}
+
+/** The step's one message when it was cancelled: the action's own, or what every step does. */
+function cancelMessage(signal: string, note: string | undefined, error?: unknown): string {
+  if (error instanceof CancelledError && error.said) return error.said
+  return `The step was cancelled (${signal}): it stopped the processes it had started and removed the files it had made for itself, then exited without finishing.${note ? ` ${note}` : ''}`
+}
+
+async function reportCancel(
+  runtime: Runtime,
+  actionId: string,
+  signal: string,
+  error: unknown,
+  note: string | undefined,
+): Promise<void> {
+  const message = cancelMessage(signal, note, error)
+  runtime.logger.error(message, { title: `olympe ${actionId} cancelled` })
+  process.exitCode = 1
+  if (runtime.kind === 'github') {
+    await runtime.reporter.summary({
+      heading: `olympe ${actionId} cancelled`,
+      rows: [['Reason', message]],
+    })
   }
 }
 

@@ -1,6 +1,7 @@
 // The Docker adapter: the DockerClient port over the docker command line (whose argv the core's
 // docker-args.ts builds, and whose output it parses), and the Docker config folders it runs with.
-import { copyFile, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises'
+import { rmSync } from 'node:fs'
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import {
@@ -25,16 +26,22 @@ import {
   parseVersions,
   pushArgv,
   saysBuildxMissing,
+  secretEnvironment,
   versionArgv,
 } from '../core/build-images/docker-args.js'
 import { DockerCommandError, type DockerClient } from '../core/build-images/ports.js'
 import type { Env } from '../core/shared/env.js'
-import { errorMessage } from '../core/shared/errors.js'
+import { CancelledError, errorMessage } from '../core/shared/errors.js'
 import { commandLine, type Exec, type ExecResult } from '../core/shared/exec.js'
+import type { StepCancellation } from './cancel.js'
 
 export interface DockerOptions {
   /** Added to every docker command's environment, e.g. an isolated DOCKER_CONFIG. */
   env?: Record<string, string>
+  /** Where a build's scratch folder goes (see stepTempRoot); the machine's temp folder if unset. */
+  tempRoot?: string
+  /** A cancelled step removes the scratch folder of a build it stopped. */
+  cancel?: StepCancellation
 }
 
 /** Lines of output kept for an error message: enough for a failing RUN step and its cause. */
@@ -42,6 +49,8 @@ const TAIL_LINES = 30
 
 interface RunExtra {
   input?: string
+  /** Added to this command's environment only: the values of the build's secrets. */
+  env?: Record<string, string>
   onLine?: (line: string) => void
   /** Print the command line to onLine first. */
   echo?: boolean
@@ -56,7 +65,7 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): DockerCli
     let result: ExecResult
     try {
       result = await exec('docker', argv, {
-        env: options.env,
+        env: { ...options.env, ...extra.env },
         input: extra.input,
         onLine: (line) => {
           tail.push(line)
@@ -65,6 +74,7 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): DockerCli
         },
       })
     } catch (error) {
+      if (error instanceof CancelledError) throw error
       throw new DockerCommandError(command, `could not start (${errorMessage(error)})`, [])
     }
     if (result.code !== 0) throw new DockerCommandError(command, `exited with ${result.code}`, tail)
@@ -106,7 +116,8 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): DockerCli
       await run(loginArgv(server, username), { input: password })
     },
     async build(command, mode, onLine) {
-      const dir = await mkdtemp(join(tmpdir(), 'olympe-build-'))
+      const dir = await mkdtemp(join(options.tempRoot ?? tmpdir(), 'olympe-build-'))
+      const forget = options.cancel?.atExit(() => rmSync(dir, { recursive: true, force: true }))
       try {
         let context = command.context
         if (mode.builder.kind === 'buildkit') {
@@ -118,7 +129,7 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): DockerCli
         // The image goes straight from the builder to the registry: the digest is in the metadata.
         const metadataFile = pushes ? join(dir, 'metadata.json') : undefined
         const argv = buildArgv({ ...command, context }, { ...mode, metadataFile })
-        await run(argv, { onLine, echo: true })
+        await run(argv, { onLine, echo: true, env: secretEnvironment(command) })
         if (!metadataFile) return {}
         const text = await readFile(metadataFile, 'utf8').catch(() => '')
         const digest = parseBuildMetadata(text)
@@ -130,6 +141,7 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): DockerCli
       } finally {
         // Removes the link, never the project it points to.
         await rm(dir, { recursive: true, force: true })
+        forget?.()
       }
     },
     async push(reference, onLine) {
@@ -203,18 +215,48 @@ export interface DockerConfigSession {
 const SHARED_FOLDERS = ['cli-plugins', 'contexts']
 
 /**
+ * Where the step keeps what it writes for itself, such as its Docker config with the registry
+ * login: the job's own temporary folder, never the machine's shared one, where another job or
+ * user of a self-hosted runner could come across it.
+ * - GitHub: RUNNER_TEMP, which the runner empties at the start and the end of every job.
+ * - GitLab: RUNNER_TEMP_PROJECT_DIR, the runner's temporary folder for the job (where it writes
+ *   file-type CI/CD variables): `<project folder>.tmp`, beside the clone. Not CI_BUILDS_DIR nor
+ *   the clone's parent, which the runner shares between the projects it builds; not the clone,
+ *   where `artifacts: untracked`, a cache, or a later `git add` of the job could take it along.
+ *   GitLab removes only its own files there, so the step removes its folder itself (a cancel
+ *   included), and a run killed before it could is swept up by the next (see sweepStale).
+ * - Elsewhere (a person's terminal, an older GitLab runner): the machine's temporary folder.
+ */
+export function stepTempRoot(env: Env): string {
+  if (env.GITHUB_ACTIONS === 'true' && env.RUNNER_TEMP) return env.RUNNER_TEMP
+  if (env.GITLAB_CI === 'true' && env.RUNNER_TEMP_PROJECT_DIR) return env.RUNNER_TEMP_PROJECT_DIR
+  return tmpdir()
+}
+
+const CONFIG_PREFIX = 'olympe-docker-config-'
+
+/**
  * A DOCKER_CONFIG of this step's own, so that the credentials it logs in with never outlive the
  * step (a self-hosted runner keeps ~/.docker between jobs) and never overwrite a login made by
  * an earlier step. It starts as a copy of the current config, so logins to other registries
- * (private base images) keep working. The copy is deleted when the step ends, failed or not.
+ * (private base images) keep working. The copy is deleted when the step ends, failed or
+ * cancelled; it lives in the job's temporary folder (see stepTempRoot).
  *
  * buildx keeps its state (the current builder, and the node identity that BuildKit's build
  * context cache is keyed on) in BUILDX_CONFIG, by default DOCKER_CONFIG/buildx. A new folder each
  * run would lose a builder chosen with `docker buildx use`, and make BuildKit send the whole
  * build context again every run; so BUILDX_CONFIG stays the user's own.
  */
-export async function isolatedDockerConfig(env: Env): Promise<DockerConfigSession> {
-  const dir = await mkdtemp(join(tmpdir(), 'olympe-docker-config-'))
+export async function isolatedDockerConfig(
+  env: Env,
+  cancel?: StepCancellation,
+): Promise<DockerConfigSession> {
+  const root = stepTempRoot(env)
+  await mkdir(root, { recursive: true })
+  await sweepStale(root)
+  // The pid in the name tells a later run whether the run that made it still runs.
+  const dir = await mkdtemp(join(root, `${CONFIG_PREFIX}${process.pid}-`))
+  const forget = cancel?.atExit(() => rmSync(dir, { recursive: true, force: true }))
   const current = dockerConfigDir(env)
   await copyFile(join(current, 'config.json'), join(dir, 'config.json')).catch(() => undefined)
   for (const folder of SHARED_FOLDERS) {
@@ -228,6 +270,33 @@ export async function isolatedDockerConfig(env: Env): Promise<DockerConfigSessio
     dir,
     env: { DOCKER_CONFIG: dir, BUILDX_CONFIG: env.BUILDX_CONFIG || join(current, 'buildx') },
     // fs.rm removes the links themselves, never what they point to.
-    dispose: () => rm(dir, { recursive: true, force: true }),
+    dispose: async () => {
+      await rm(dir, { recursive: true, force: true })
+      forget?.()
+    },
+  }
+}
+
+/**
+ * Removes the Docker configs that earlier runs of the step left in `root` because they were
+ * killed (SIGKILL leaves no time to clean up): those whose run is gone. One whose pid answers is
+ * left alone, whoever answers.
+ */
+async function sweepStale(root: string): Promise<void> {
+  const names = await readdir(root).catch(() => [])
+  for (const name of names) {
+    const pid = Number(new RegExp(`^${CONFIG_PREFIX}(\\d+)-`).exec(name)?.[1])
+    if (!pid || pid === process.pid || processExists(pid)) continue
+    await rm(join(root, name), { recursive: true, force: true })
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }

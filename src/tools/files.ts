@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs'
 import {
   cp,
   lstat,
@@ -14,6 +15,7 @@ import {
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { Files } from '../core/shared/ports.js'
+import type { StepCancellation } from './cancel.js'
 
 /** The Files port on the real file system. */
 export const nodeFiles: Files = {
@@ -52,4 +54,29 @@ export const nodeFiles: Files = {
     await cp(from, to, { recursive: true, verbatimSymlinks: true })
   },
   remove: (path) => rm(path, { recursive: true, force: true }),
+}
+
+/**
+ * The Files port for a step that may be cancelled: each temporary folder it makes is removed at
+ * once if the step has to exit before its own code removes it (it can hold clones and the
+ * toolkit's configuration).
+ */
+export function filesFor(cancel: StepCancellation): Files {
+  const made = new Map<string, () => void>()
+  return {
+    ...nodeFiles,
+    async makeTempDir(prefix) {
+      const dir = await nodeFiles.makeTempDir(prefix)
+      made.set(
+        dir,
+        cancel.atExit(() => rmSync(dir, { recursive: true, force: true })),
+      )
+      return dir
+    },
+    async remove(path) {
+      await nodeFiles.remove(path)
+      made.get(path)?.()
+      made.delete(path)
+    },
+  }
 }

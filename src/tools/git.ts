@@ -16,6 +16,8 @@ export interface GitToolOptions {
   redact: (text: string) => string
   /** A git command silent for this long is killed (a hung server must not hang the job). */
   blockTimeoutMs?: number
+  /** A cancelled step: the running git command is killed, and no other starts. */
+  signal?: AbortSignal
 }
 
 /** Certificate settings corporate runners rely on; plain data, so safe to pass to git. */
@@ -104,6 +106,7 @@ function client(
     allowEnvironment: [...CONFIG_VARIABLES, 'GIT_TERMINAL_PROMPT', ...PASSED_GIT_VARIABLES],
     unsafe: { allowUnsafeCredentialHelper: true, allowUnsafeConfigEnvCount: true },
     timeout: { block: options.blockTimeoutMs ?? 10 * 60_000 },
+    abort: options.signal,
   }).env({
     ...childEnv(),
     GIT_CONFIG_COUNT: '1',

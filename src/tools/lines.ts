@@ -4,7 +4,11 @@ import { StringDecoder } from 'node:string_decoder'
 export interface LineSplitter {
   /** One chunk, as the pipe gave it; a function, to be handed to a stream as it is. */
   push: (chunk: Buffer) => void
-  /** The stream is over: gives a last line that has no line break; returns the kept text. */
+  /**
+   * The stream is over, or no longer read (a process that could not be ended keeps it open):
+   * gives a last line that has no line break and returns the kept text. Chunks after it are
+   * dropped, and a second call gives the same text and no line.
+   */
   end: () => string
 }
 
@@ -25,6 +29,7 @@ export function lineSplitter(options: SplitOptions): LineSplitter {
   const decoder = new StringDecoder('utf8')
   let text = ''
   let pending = ''
+  let ended = false
   const take = (piece: string): void => {
     if (keepText) text += piece
     if (!onLine) return
@@ -33,8 +38,12 @@ export function lineSplitter(options: SplitOptions): LineSplitter {
     for (const line of lines) onLine(line)
   }
   return {
-    push: (chunk) => take(decoder.write(chunk)),
+    push: (chunk) => {
+      if (!ended) take(decoder.write(chunk))
+    },
     end: () => {
+      if (ended) return text
+      ended = true
       take(decoder.end())
       if (onLine && pending !== '') onLine(pending)
       pending = ''

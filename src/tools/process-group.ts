@@ -1,103 +1,359 @@
-// Why this runner exists beside @actions/exec (which runs every other tool): the platform's
-// toolkit must be stoppable, children included. It never gives up on its own (an orchestrator
-// that accepts the sign-in and then stops answering kept one query waiting 300 s), and it starts
-// its own processes (`npx` starts `olympe`, which starts `node snapshooter.js`). @actions/exec can
-// neither start a tool in a process group of its own (it has no `detached` option) nor hand back
-// its pid (it returns a promise only), so it can neither time the tool out nor stop it when the
-// step is cancelled; and stopping the first process alone leaves its children running.
-// test/unit/tools/process-group.test.ts shows that defect (the child killed alone leaves its own
-// child running) and that this runner leaves no process of the group behind.
-import { spawn, spawnSync } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
-import type { ToolkitExit, ToolkitRunOptions, ToolkitStop } from '../core/snapshot/ports.js'
+// The one way the actions run a program: in a process group of its own, so that a timeout or a
+// cancelled step stops it together with every process it started. Stopping the first process
+// alone leaves its children running: `npx` starts `olympe`, which starts `node snapshooter.js`,
+// and the docker command runs its buildx plugin as a child (test/unit/tools/process-group.test.ts
+// shows that defect). @actions/exec, which ran the other tools before, can neither start a
+// program in a group of its own nor hand back its pid.
+//
+// A process that calls setsid leaves the group (a session of its own), so the group's signal
+// misses it; one that keeps the output pipe open would also keep the run waiting for the pipe's
+// end for ever. For the platform's toolkit, which holds DRAW_PASSWORD in its environment, the run
+// also finds such processes: by parent (polled while the toolkit runs, before an orphan is handed
+// to init), by a variable only this run's processes inherit, and, where this process may make
+// one, by a cgroup that every process the toolkit starts stays in (see process-tree.ts).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import type {
+  ToolkitExit,
+  ToolkitProcesses,
+  ToolkitRunOptions,
+  ToolkitStop,
+} from '../core/snapshot/ports.js'
+import { cancelSignalName, type StepCancellation } from './cancel.js'
 import { lineSplitter } from './lines.js'
+import {
+  environHolds,
+  isRunning,
+  listProcesses,
+  makeCgroup,
+  readProcess,
+  signalProcess,
+  type Cgroup,
+  type ProcessEntry,
+} from './process-tree.js'
 
-export interface GroupOptions extends ToolkitRunOptions {
-  /** Between SIGTERM and SIGKILL. Below the GitHub runner's 7.5 s between SIGINT and SIGTERM. */
-  graceMs?: number
-  /** Signals to our own process that mean "the step is cancelled". */
-  cancelSignals?: readonly NodeJS.Signals[]
+/** Between SIGTERM and SIGKILL. Below the GitHub runner's 7.5 s between SIGINT and SIGTERM. */
+const GRACE_MS = 3000
+/** SIGKILL is acted on when the process next runs: how long to look for it to be gone. */
+const KILL_WAIT_MS = 2000
+/** Once the program and what it left are gone, how long its output may take to close. */
+const DRAIN_MS = 2000
+/** How often the processes a tracked program starts are listed while it runs. */
+const POLL_MS = 1000
+/** The variable that marks the processes of one tracked run, inherited by all they start. */
+export const RUN_MARKER = 'OLYMPE_DEPLOY_PROCESS_RUN'
+
+export interface TrackOptions {
+  /** Make a cgroup for the run where this process may (default true). */
+  cgroup?: boolean
+  /** How often to list processes by parent while the program runs (default 1 s). */
+  pollMs?: number
 }
 
-/** SIGINT is what the GitHub runner sends first on cancel; GitLab sends SIGTERM. */
-const CANCEL_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM']
-const GRACE_MS = 3000
+export interface GroupRunOptions {
+  cwd?: string
+  /** Added to (not replacing) the environment the program inherits. */
+  env?: Record<string, string>
+  /** Written to its stdin; without it, stdin is closed. */
+  input?: string
+  onStdout: (chunk: Buffer) => void
+  onStderr: (chunk: Buffer) => void
+  /** After this long, the program and everything it started are stopped. */
+  timeoutMs?: number
+  /** The step's cancellation: when it aborts, the program and everything it started are stopped. */
+  cancel?: StepCancellation
+  graceMs?: number
+  /** Also find and end the processes that leave the group (Linux). */
+  track?: TrackOptions
+}
+
+export interface GroupExit {
+  /** The exit code; 1 when a signal ended it. */
+  code: number
+  stopped?: ToolkitStop
+  graceMs: number
+  processes: ToolkitProcesses
+}
 
 /**
- * Runs a program in a new process group (stdin closed, each output line to `onLine`). On timeout,
- * or when our process receives a cancel signal, the whole group gets SIGTERM, then SIGKILL after
- * the grace period. When the program exits, what it left running in its group is stopped too.
- * Resolves when the program's output is closed; rejects only when it cannot start.
+ * Runs a program in a new process group. On timeout, or when the step is cancelled, every process
+ * of the run gets SIGTERM, then SIGKILL after the grace period; when the program exits, what it
+ * left running is stopped the same way. Resolves once all of them are gone (or were sent SIGKILL
+ * and looked for) and the output is closed, or, when a process that could not be found still
+ * holds it, without waiting for that. Rejects only when the program cannot start.
  */
-export function runProcessGroup(
+export async function runGroup(
+  command: string,
+  args: readonly string[],
+  options: GroupRunOptions,
+): Promise<GroupExit> {
+  const graceMs = options.graceMs ?? GRACE_MS
+  const { cancel } = options
+  if (cancel?.signal.aborted) {
+    const stopped: ToolkitStop = { reason: 'cancelled', signal: cancelSignalName(cancel) }
+    return { code: 1, stopped, graceMs, processes: { ...NOTHING_LEFT } }
+  }
+  const track = process.platform === 'linux' ? options.track : undefined
+  const runId = `${process.pid}-${randomBytes(8).toString('hex')}`
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env }
+  if (track) env[RUN_MARKER] = runId
+  const child = spawn(command, [...args], {
+    cwd: options.cwd,
+    env,
+    detached: true,
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    windowsHide: true,
+  })
+  child.stdout?.on('data', options.onStdout)
+  child.stderr?.on('data', options.onStderr)
+  const exited = new Promise<number>((resolve) =>
+    child.once('exit', (code) => {
+      resolve(code ?? 1)
+    }),
+  )
+  const closed = new Promise<true>((resolve) => child.once('close', () => resolve(true)))
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve)
+    child.once('error', reject)
+  })
+  // Later errors (a signal that could not be sent) change nothing: the run goes on.
+  child.on('error', () => undefined)
+  if (options.input !== undefined && child.stdin) {
+    // A program that exits without reading its stdin closes the pipe: no failure of ours.
+    child.stdin.on('error', () => undefined)
+    child.stdin.end(options.input)
+  }
+  const pid = child.pid ?? 0
+  const tracker = new Tracker(pid, track && { ...track, marker: `${RUN_MARKER}=${runId}` })
+  const forget = cancel?.atExit(() => tracker.signalAll('SIGKILL'))
+  let timer: NodeJS.Timeout | undefined
+  let onAbort: (() => void) | undefined
+  const stopRequest = new Promise<ToolkitStop>((resolve) => {
+    if (options.timeoutMs !== undefined)
+      timer = setTimeout(() => resolve({ reason: 'timeout' }), options.timeoutMs)
+    if (cancel) {
+      onAbort = () => resolve({ reason: 'cancelled', signal: cancelSignalName(cancel) })
+      cancel.signal.addEventListener('abort', onAbort, { once: true })
+    }
+  })
+  const poll = track ? setInterval(() => tracker.scan(), track.pollMs ?? POLL_MS) : undefined
+  try {
+    const first = await Promise.race([
+      exited.then((code) => ({ code, stop: undefined })),
+      stopRequest.then((stop) => ({ code: undefined, stop })),
+    ])
+    let code = first.code
+    if (first.stop) {
+      await tracker.end(graceMs)
+      code = (await within(exited, KILL_WAIT_MS)) ?? 1
+    } else {
+      // What the program left running (in its group, or escaped from it) is stopped too.
+      tracker.scan(true)
+      if (tracker.running().length > 0) await tracker.end(graceMs)
+    }
+    const outputClosed = (await within(closed, DRAIN_MS)) === true
+    if (!outputClosed) destroyOutput(child)
+    return {
+      code: code ?? 1,
+      stopped: first.stop,
+      graceMs,
+      processes: tracker.report(!outputClosed),
+    }
+  } finally {
+    clearTimeout(timer)
+    clearInterval(poll)
+    if (onAbort) cancel?.signal.removeEventListener('abort', onAbort)
+    forget?.()
+    tracker.dispose()
+  }
+}
+
+const NOTHING_LEFT: ToolkitProcesses = {
+  contained: true,
+  escaped: 0,
+  survivors: [],
+  outputHeld: false,
+}
+
+export interface GroupOptions extends ToolkitRunOptions {
+  graceMs?: number
+  cancel?: StepCancellation
+  /** How the processes that leave the group are found (Linux); tracked by default. */
+  track?: TrackOptions
+}
+
+/**
+ * The platform's toolkit: each output line (stdout and stderr) to `onLine`, stdin closed, and the
+ * processes that leave its group tracked (see the top of this file).
+ */
+export async function runProcessGroup(
   command: string,
   args: readonly string[],
   options: GroupOptions,
 ): Promise<ToolkitExit> {
-  const graceMs = options.graceMs ?? GRACE_MS
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, [...args], {
+  const out = lineSplitter({ onLine: options.onLine })
+  const err = lineSplitter({ onLine: options.onLine })
+  try {
+    return await runGroup(command, args, {
       cwd: options.cwd,
-      env: { ...process.env, ...options.env },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      windowsHide: true,
+      env: options.env,
+      onStdout: out.push,
+      onStderr: err.push,
+      timeoutMs: options.timeoutMs,
+      cancel: options.cancel,
+      graceMs: options.graceMs,
+      track: options.track ?? {},
     })
-    const out = lineSplitter({ onLine: options.onLine })
-    const err = lineSplitter({ onLine: options.onLine })
-    child.stdout.on('data', out.push)
-    child.stderr.on('data', err.push)
-    let stopped: ToolkitStop | undefined
-    let killTimer: NodeJS.Timeout | undefined
-    let killed = false
-    let closed: number | undefined
-    const endGroup = (): void => {
-      if (killTimer || child.pid === undefined) return
-      signalGroup(child.pid, 'SIGTERM')
-      killTimer = setTimeout(() => {
-        if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL')
-        killed = true
-        settle()
-      }, graceMs)
+  } finally {
+    out.end()
+    err.end()
+  }
+}
+
+/**
+ * Every process of one run: its process group, and with `escapes`, the processes found outside
+ * it: by parent, by the run's variable, or in the run's cgroup.
+ */
+class Tracker {
+  readonly #group: number
+  readonly #escapes?: TrackOptions & { marker: string }
+  readonly #cgroup?: Cgroup
+  /** Processes outside the group, found so far (pruned when they end). */
+  readonly #outside = new Map<number, ProcessEntry>()
+  #escaped = 0
+
+  constructor(group: number, escapes?: TrackOptions & { marker: string }) {
+    this.#group = group
+    this.#escapes = escapes
+    if (escapes && escapes.cgroup !== false) {
+      const cgroup = makeCgroup('olympe-toolkit')
+      if (cgroup?.adopt(group)) this.#cgroup = cgroup
+      else cgroup?.remove()
     }
-    const stop = (why: ToolkitStop): void => {
-      stopped ??= why
-      endGroup()
+    this.scan()
+    // What the program started in the instant before it was moved joins it in the cgroup.
+    if (this.#cgroup)
+      for (const entry of [...this.#groupMembers(), ...this.#outside.values()])
+        this.#cgroup.adopt(entry.pid)
+  }
+
+  /** Looks for processes outside the group; by environment too when `environ` (slower). */
+  scan(environ = false): void {
+    const escapes = this.#escapes
+    if (!escapes) return
+    for (const [pid, entry] of this.#outside) if (!isRunning(entry)) this.#outside.delete(pid)
+    const all = listProcesses()
+    const children = new Map<number, ProcessEntry[]>()
+    for (const entry of all) children.set(entry.ppid, [...(children.get(entry.ppid) ?? []), entry])
+    const seen = new Set<number>()
+    const queue = [
+      this.#group,
+      ...all.filter((e) => e.pgrp === this.#group).map((e) => e.pid),
+      ...this.#outside.keys(),
+    ]
+    while (queue.length > 0) {
+      const pid = queue.shift() ?? 0
+      if (seen.has(pid)) continue
+      seen.add(pid)
+      for (const child of children.get(pid) ?? []) {
+        this.#note(child)
+        queue.push(child.pid)
+      }
     }
-    const timer = setTimeout(() => stop({ reason: 'timeout' }), options.timeoutMs)
-    const onSignal = (signal: NodeJS.Signals): void => stop({ reason: 'cancelled', signal })
-    const signals = options.cancelSignals ?? CANCEL_SIGNALS
-    for (const signal of signals) process.on(signal, onSignal)
-    const cleanUp = (): void => {
-      clearTimeout(timer)
-      clearTimeout(killTimer)
-      for (const signal of signals) process.off(signal, onSignal)
+    if (environ)
+      for (const entry of all)
+        if (entry.pid !== process.pid && environHolds(entry.pid, escapes.marker)) this.#note(entry)
+    for (const pid of this.#cgroup?.pids() ?? []) {
+      const entry = readProcess(pid)
+      if (entry) this.#note(entry)
     }
-    // Resolves once the output is closed and the group is gone, or was sent SIGKILL.
-    function settle(): void {
-      if (closed === undefined) return
-      if (killTimer && !killed && child.pid !== undefined && groupAlive(child.pid)) return
-      cleanUp()
-      resolve({ code: closed, stopped, graceMs })
+  }
+
+  #note(entry: ProcessEntry): void {
+    if (entry.pgrp !== this.#group && entry.state !== 'Z') this.#outside.set(entry.pid, entry)
+  }
+
+  /** The run's processes still running: its group's, and those found outside it. */
+  running(): ProcessEntry[] {
+    const outside = [...this.#outside.values()].filter(isRunning)
+    return [...this.#groupMembers(), ...outside]
+  }
+
+  #groupMembers(): ProcessEntry[] {
+    try {
+      process.kill(process.platform === 'win32' ? this.#group : -this.#group, 0)
+    } catch {
+      return []
     }
-    child.on('error', (error) => {
-      cleanUp()
-      reject(error)
-    })
-    child.on('exit', () => {
-      if (child.pid !== undefined && groupAlive(child.pid)) endGroup()
-    })
-    child.on('close', (code) => {
-      out.end()
-      err.end()
-      closed = code ?? 1
-      settle()
-    })
+    // Elsewhere there is no state to read: a zombie counts as running.
+    if (process.platform !== 'linux')
+      return [{ pid: this.#group, ppid: 0, pgrp: this.#group, state: 'R', start: '', name: '' }]
+    // A zombie is not counted: in a container whose first process never reaps orphans, a
+    // stopped tool's children stay zombies, and they answer to kill(-pid, 0) for ever.
+    return listProcesses().filter((e) => e.pgrp === this.#group && e.state !== 'Z')
+  }
+
+  signalAll(signal: NodeJS.Signals): void {
+    signalGroup(this.#group, signal)
+    for (const entry of this.#outside.values())
+      if (isRunning(entry)) signalProcess(entry.pid, signal)
+    this.#cgroup?.signal(signal)
+  }
+
+  /** SIGTERM to every process of the run, SIGKILL after the grace period to what is left. */
+  async end(graceMs: number): Promise<void> {
+    this.scan(true)
+    this.#escaped = Math.max(this.#escaped, [...this.#outside.values()].filter(isRunning).length)
+    this.signalAll('SIGTERM')
+    if (await this.#gone(graceMs)) return
+    // Whatever was started meanwhile is found and killed too.
+    this.scan(true)
+    this.signalAll('SIGKILL')
+    await this.#gone(KILL_WAIT_MS)
+  }
+
+  async #gone(ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms
+    for (;;) {
+      this.scan()
+      if (this.running().length === 0) return true
+      if (Date.now() >= deadline) return false
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+
+  report(outputHeld: boolean): ToolkitProcesses {
+    this.scan(true)
+    const survivors = this.running().map(({ pid, name }) => ({ pid, name }))
+    return { contained: this.#cgroup !== undefined, escaped: this.#escaped, survivors, outputHeld }
+  }
+
+  dispose(): void {
+    this.#cgroup?.remove()
+  }
+}
+
+/** Resolves to the promise's value, or to undefined when it takes longer than `ms`. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms)
   })
+  try {
+    return await Promise.race([promise, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Stops reading an output that a process the run could not find keeps open. */
+function destroyOutput(child: ChildProcess): void {
+  child.stdout?.destroy()
+  child.stderr?.destroy()
 }
 
 /** Signals every process of the group (none may be left: then nothing happens). */
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
+export function signalGroup(pid: number, signal: NodeJS.Signals): void {
   if (process.platform === 'win32') {
     // No process groups to signal on Windows: taskkill ends the process tree instead.
     spawnSync('taskkill', ['/PID', String(pid), '/T', '/F'])
@@ -108,35 +364,4 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   } catch {
     // The group is gone already.
   }
-}
-
-/**
- * Whether a process of the group is still running. A zombie does not count: in a container whose
- * first process never reaps orphans, a stopped tool's children stay zombies, and they answer to
- * kill(-pid, 0) for ever. Linux shows states in /proc; elsewhere a zombie counts as running.
- */
-function groupAlive(pid: number): boolean {
-  if (process.platform === 'linux') return linuxGroupRunning(pid)
-  try {
-    process.kill(process.platform === 'win32' ? pid : -pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-function linuxGroupRunning(group: number): boolean {
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    let stat: string
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, 'utf8')
-    } catch {
-      continue // ended meanwhile
-    }
-    // pid (comm) state ppid pgrp …: comm may hold spaces and parentheses, so read after the last ')'.
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    if (Number(pgrp) === group && state !== 'Z') return true
-  }
-  return false
 }

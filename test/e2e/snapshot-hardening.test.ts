@@ -19,6 +19,7 @@ import {
   pushAsSomeoneElse,
   scratch,
 } from '../helpers/git-snapshot.js'
+import { killAll, processesWithEnv, whenGone } from '../helpers/processes.js'
 import { runAsGithub, type RunOptions, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
@@ -26,8 +27,10 @@ import { expectNoSecrets } from '../helpers/secrets.js'
  * The snapshot bundle against what the real toolkit and hostile repositories do: a
  * symbolic link on outputDir's way, in the working tree or committed in the target repository;
  * a first snapshot whose outputDir has no parent yet; a toolkit that never answers, stopped at
- * `toolkit-timeout-minutes` or by cancelling the step, its whole process group included; and
- * what the toolkit prints at debug level.
+ * `toolkit-timeout-minutes` or by cancelling the step, its whole process group included, and the
+ * processes it started in sessions of their own; and what the toolkit prints at debug level.
+ * These tests run as root, where the step keeps the toolkit in a cgroup of its own: its messages
+ * then say that every process the toolkit started was stopped.
  */
 const TOKEN = 'ghs_hardeningToken7d3f9b1c'
 const SECRETS = [TOKEN, DRAW_PASSWORD, SESSION_TOKEN]
@@ -56,6 +59,7 @@ interface Run {
   inputs?: Record<string, string>
   env?: Record<string, string>
   onSpawn?: RunOptions['onSpawn']
+  timeoutMs?: number
 }
 
 function github(workspace: string, run: Run = {}): Promise<RunResult> {
@@ -70,6 +74,7 @@ function github(workspace: string, run: Run = {}): Promise<RunResult> {
     env: { FAKE_PLATFORM_STATE: PLATFORM_STATE, ...run.env },
     event: { name: 'schedule' },
     onSpawn: run.onSpawn,
+    timeoutMs: run.timeoutMs,
   })
 }
 
@@ -214,11 +219,65 @@ describe('what the real toolkit does', () => {
     const run = await running
     expect(run.code).toBe(1)
     expect(run.stdout).toContain(
-      "::error title=olympe snapshot failed::The step was cancelled (SIGINT) while the toolkit exported entry 'sales' (res/snapshot-config.json [0]): the toolkit was stopped with every process it had started (SIGTERM, then SIGKILL after 3 s). Nothing was committed or pushed.",
+      "::error title=olympe snapshot cancelled::The step was cancelled (SIGINT) while the toolkit exported entry 'sales' (res/snapshot-config.json [0]): the toolkit was stopped with every process it had started (SIGTERM, then SIGKILL after 3 s). Nothing was committed or pushed.",
     )
     const [toolkit] = recordedPids(pids)
     if (toolkit === undefined) throw new Error('the fake toolkit recorded no pid')
     expect(await groupGone(toolkit)).toEqual([])
+  })
+
+  // Old runs waited for ever for the output of a child that called setsid (keep-output), or said
+  // that every process was stopped while that child ran on with DRAW_PASSWORD (close-output).
+  test.each(['keep-output', 'close-output'])(
+    'the escaping toolkit (%s) ends within the timeout with nothing of its left running',
+    async (form) => {
+      const repo = await freshRepo()
+      const workspace = await makeWorkspace([gitEntry(repo)])
+      const pids = path.join(await scratch.tempDir('pids-'), 'pids')
+      // Every process of the run inherits this variable, in whatever session it ends up.
+      const ofThisRun = `FAKE_TOOLKIT_PIDS=${pids}`
+      try {
+        const run = await github(workspace, {
+          inputs: { 'toolkit-timeout-minutes': '0.02' },
+          env: { FAKE_TOOLKIT_HANG: '1', FAKE_TOOLKIT_ESCAPE: form, FAKE_TOOLKIT_PIDS: pids },
+          timeoutMs: 60_000,
+        })
+        expect(run.code).toBe(1)
+        expect(run.stdout).toContain(
+          "::error title=olympe snapshot failed::The toolkit was still exporting entry 'sales' (res/snapshot-config.json [0]) after 0.02 minute(s) ('toolkit-timeout-minutes'), so it was stopped with every process it had started, one of them in a session of its own (SIGTERM, then SIGKILL after 3 s). Nothing was committed or pushed. Its last output:",
+        )
+        // The toolkit, the child in a session of its own, the snapshooter.
+        expect(recordedPids(pids)).toHaveLength(3)
+        expect(await whenGone(() => processesWithEnv(ofThisRun))).toEqual([])
+        expect(server.refUpdates(repo)).toEqual([])
+        expectNoSecrets(captured(run), SECRETS)
+      } finally {
+        killAll(processesWithEnv(ofThisRun))
+      }
+    },
+  )
+
+  test('a toolkit that exports, exits and leaves a child in a session of its own on its output: pushed, the child ended, and a warning', async () => {
+    const repo = await freshRepo()
+    const workspace = await makeWorkspace([gitEntry(repo)])
+    const pids = path.join(await scratch.tempDir('pids-'), 'pids')
+    const ofThisRun = `FAKE_TOOLKIT_PIDS=${pids}`
+    try {
+      const run = await github(workspace, {
+        env: { FAKE_TOOLKIT_ESCAPE: 'keep-output', FAKE_TOOLKIT_PIDS: pids },
+        timeoutMs: 60_000,
+      })
+      expect(run.stderr).toBe('')
+      expect(run.code).toBe(0)
+      expect(run.stdout).toContain(
+        "::warning::The toolkit left 1 process running in a session of its own after it exported entry 'sales': the step ended it, as it held the toolkit's environment ('draw-password' included).",
+      )
+      expect(run.outputs.changed).toBe('true')
+      expect(await whenGone(() => processesWithEnv(ofThisRun))).toEqual([])
+      expectNoSecrets(captured(run), SECRETS)
+    } finally {
+      killAll(processesWithEnv(ofThisRun))
+    }
   })
 
   test('LOG_LEVEL=info, unless the step runs in debug mode: then the password and rndCook are masked', async () => {

@@ -1,4 +1,4 @@
-import { ActionError, errorMessage } from '../shared/errors.js'
+import { ActionError, CancelledError, errorMessage } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
 import type { ImageKind } from './image-kinds.js'
 import { loadsIntoEngine, type Builder } from './docker-args.js'
@@ -47,9 +47,13 @@ export async function buildAndPush(
   tools: BuildTools,
 ): Promise<BuiltImage[]> {
   const builder = await detectBuilder(tools)
+  if (builder.kind === 'legacy' && plans.some((plan) => (plan.command.secrets ?? []).length > 0))
+    throw new ActionError(
+      `'build-secrets' needs BuildKit, but ${builder.reason === 'disabled' ? 'DOCKER_BUILDKIT is false' : 'the buildx plugin is not installed'}, so docker would build with the legacy builder, which cannot mount secrets (RUN --mount=type=secret). ${builder.reason === 'disabled' ? 'Unset DOCKER_BUILDKIT' : 'Install buildx (package docker-buildx-plugin, or docker-buildx on Debian)'}, or leave 'build-secrets' empty. Nothing was built.`,
+    )
   const queue = [...plans]
   const built = new Map<ImageKind, BuiltImage>()
-  let failure: ActionError | undefined
+  let failure: ActionError | CancelledError | undefined
   const stopped = (): boolean => failure !== undefined
   const worker = async (): Promise<void> => {
     while (!stopped()) {
@@ -149,8 +153,9 @@ function explain(
   plan: ImagePlan,
   options: BuildOptions,
   redact: (text: string) => string,
-): ActionError {
-  if (error instanceof ActionError) return error
+): ActionError | CancelledError {
+  // Cancelled: the platform says so, and what the step undid.
+  if (error instanceof ActionError || error instanceof CancelledError) return error
   if (!(error instanceof DockerCommandError)) {
     return new ActionError(redact(`The ${plan.kind} image failed: ${errorMessage(error)}`))
   }

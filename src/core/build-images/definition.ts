@@ -4,6 +4,7 @@ import { CHECK_ONLY, flag, text } from '../shared/inputs.js'
 import {
   branches,
   buildArgs,
+  buildSecrets,
   cacheFrom,
   drawVersion,
   extraTags,
@@ -121,9 +122,16 @@ export const buildImagesDefinition = {
     },
     'build-args': {
       description:
-        'Extra build arguments for every image, one `NAME=value` per line (`SOURCES_PATH` is set per image).',
+        'Extra build arguments for every image, one `NAME=value` per line (`SOURCES_PATH` is set per image). A build argument stays in the image: `docker history` shows it to anyone who can pull the image. Pass tokens and passwords with `build-secrets` instead; a name that looks secret (`NPM_TOKEN`, `API_KEY`, `PASSWORD`) is warned about.',
       multiline: true,
       parse: buildArgs,
+    },
+    'build-secrets': {
+      description:
+        'Secrets for the builds, one `ID=value` per line (keep them in a secret; on GitLab, the `BUILD_SECRETS` CI/CD variable). Each is given to BuildKit as `--secret id=ID` and read in a Dockerfile with `RUN --mount=type=secret,id=ID` (the file `/run/secrets/ID`, during that step only): it stays out of the image, its history and the command line. Needs BuildKit (not `DOCKER_BUILDKIT=0`).',
+      secret: true,
+      multiline: true,
+      parse: buildSecrets,
     },
     platform: {
       description: 'Target platform of the images, such as `linux/amd64` (one only).',

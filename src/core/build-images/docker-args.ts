@@ -15,6 +15,14 @@ export interface BuildCommand {
   labels: ReadonlyArray<readonly [string, string]>
   platform?: string
   cacheFrom: readonly string[]
+  /** `build-secrets`: each value reaches the build through the docker command's environment only. */
+  secrets?: ReadonlyArray<BuildSecret>
+}
+
+export interface BuildSecret {
+  /** What `RUN --mount=type=secret,id=<id>` names. */
+  id: string
+  value: string
 }
 
 /** What ran, without its arguments, for messages: `docker push`, `docker buildx build`. */
@@ -60,6 +68,8 @@ export function buildArgv(command: BuildCommand, mode: BuildMode): string[] {
   for (const tag of command.tags) argv.push('--tag', tag)
   if (command.platform) argv.push('--platform', command.platform)
   for (const source of command.cacheFrom) argv.push('--cache-from', source)
+  for (const [variable, { id }] of secretVariables(command))
+    argv.push('--secret', `id=${id},env=${variable}`)
   if (buildkit) {
     // The cache metadata that makes these images usable as a later run's `--cache-from`.
     argv.push('--cache-to', 'type=inline')
@@ -69,6 +79,28 @@ export function buildArgv(command: BuildCommand, mode: BuildMode): string[] {
   }
   argv.push(command.context)
   return argv
+}
+
+/**
+ * The variable each build secret is read from, by BuildKit's client: a name of ours, never the
+ * id, so that a secret named PATH or DOCKER_CONFIG cannot change how docker itself runs. The
+ * values go into the docker command's environment only: never into argv, which any process
+ * list shows, nor into a file.
+ */
+export function secretVariables(
+  command: Pick<BuildCommand, 'secrets'>,
+): Array<[string, BuildSecret]> {
+  return (command.secrets ?? []).map((secret, index) => [
+    `OLYMPE_BUILD_SECRET_${index + 1}`,
+    secret,
+  ])
+}
+
+/** The environment that holds the build's secrets, for the docker command that builds it. */
+export function secretEnvironment(command: Pick<BuildCommand, 'secrets'>): Record<string, string> {
+  return Object.fromEntries(
+    secretVariables(command).map(([variable, secret]) => [variable, secret.value]),
+  )
 }
 
 /**

@@ -1,7 +1,9 @@
 import { isAbsolute, normalize } from 'node:path'
 import * as v from 'valibot'
 import { unique } from '../shared/collections.js'
+import { quote } from '../shared/errors.js'
 import { parseLines, parseList, refine } from '../shared/inputs.js'
+import type { BuildSecret } from './docker-args.js'
 import { imageNameProblem } from './image-names.js'
 import { IMAGE_KINDS, type ImageKind } from './image-kinds.js'
 import { templateProblem } from './tags.js'
@@ -113,6 +115,86 @@ export const buildArgs = refine<Array<[string, string]>>((raw) => {
   }
   return parsed
 })
+
+/**
+ * Whether a build argument's name says it holds a secret: the words of BuildKit's own check
+ * (SecretsUsedInArgOrEnv) as the name's first or last part, or all of it (`NPM_TOKEN`,
+ * `api_key`, `PASSWORD`), unless a part says it is no secret (`PUBLIC_KEY`, `TOKEN_FILE`).
+ */
+export function looksSecret(name: string): boolean {
+  const secret =
+    /(?:_|^)(?:apikey|auth|credentials?|key|password|pword|passwd|secret|token)(?:_|$)/i
+  return secret.test(name) && !/(?:_|^)(?:public|file|version)(?:_|$)/i.test(name)
+}
+
+/** The values of `build-args` whose names look secret: masked in the log, as a token would be. */
+export function secretLookingBuildArgValues(raw: string): string[] {
+  return parseLines(raw).flatMap((line) => {
+    const eq = line.indexOf('=')
+    return eq > 0 && looksSecret(line.slice(0, eq)) ? [line.slice(eq + 1)] : []
+  })
+}
+
+/**
+ * A secret id as BuildKit's two comma-separated `key=value` lists read it, `--secret id=…` and
+ * `RUN --mount=type=secret,id=…` (no comma, `=`, quote or space), and as the file name it is
+ * mounted at, `/run/secrets/<id>` (no `/`, not `.` or `..`).
+ */
+const SECRET_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/
+const SECRET_ID_EXPECTED =
+  "letters, digits, '_', '.' and '-', not starting with '.' or '-', at most 128 characters, as in RUN --mount=type=secret,id=NPM_TOKEN"
+/** An environment variable carries the value to docker: Linux takes at most 128 KiB per variable. */
+const MAX_SECRET_BYTES = 64 * 1024
+
+/**
+ * `build-secrets`: one `ID=value` per line. A problem names the line by its number, never by its
+ * text: a line that is not `ID=value` may be a value pasted alone.
+ */
+export const buildSecrets = refine<BuildSecret[]>((raw) => {
+  const secrets: BuildSecret[] = []
+  const lineOf = new Map<string, number>()
+  const lines = raw.split(/\r?\n/)
+  for (const [index, text] of lines.entries()) {
+    const line = text.trim()
+    const number = index + 1
+    if (line === '') continue
+    const eq = line.indexOf('=')
+    if (eq < 0)
+      return {
+        problem: `line ${number} is not ID=value (the line is not shown: it may be a secret); expected one secret per line, such as NPM_TOKEN=<value>`,
+      }
+    const id = line.slice(0, eq).trim()
+    const value = line.slice(eq + 1).trim()
+    if (!SECRET_ID.test(id))
+      return {
+        problem: `line ${number} names the id ${quote(id)}; expected ${SECRET_ID_EXPECTED}`,
+      }
+    if (value === '')
+      return {
+        problem: `line ${number} has nothing after '=' (an unset CI/CD variable or secret gives an empty value); set it, or remove the line`,
+      }
+    if (Buffer.byteLength(value) > MAX_SECRET_BYTES)
+      return {
+        problem: `line ${number} holds more than 64 KiB, more than an environment variable can carry to docker; put the value in a file that the build reads instead`,
+      }
+    const first = lineOf.get(id)
+    if (first !== undefined)
+      return {
+        problem: `gives the id ${quote(id)} twice (lines ${first} and ${number}); expected each id once`,
+      }
+    lineOf.set(id, number)
+    secrets.push({ id, value })
+  }
+  return secrets
+})
+
+/** Each value of `build-secrets`, and any line that is no `ID=value`: masked before any log. */
+export function buildSecretValues(raw: string): string[] {
+  return parseLines(raw).map((line) => {
+    const eq = line.indexOf('=')
+    return eq < 0 ? line : line.slice(eq + 1).trim()
+  })
+}
 
 export const platform = refine<string | undefined>((raw) => {
   if (raw === '') return undefined

@@ -72,6 +72,7 @@ export function planImages(
         labels,
         platform: inputs.platform,
         cacheFrom: inputs.cacheFrom,
+        secrets: inputs.buildSecrets,
       },
     }
   })

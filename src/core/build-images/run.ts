@@ -5,6 +5,7 @@ import { buildAndPush, type BuiltImage } from './build.js'
 import { DockerCommandError, type DockerClient } from './ports.js'
 import { drawVersionMessage, resolveDrawVersion, type DrawVersion } from './draw-version.js'
 import { decideGate } from './gate.js'
+import { looksSecret } from './input-parsers.js'
 import { repeatedNamespace } from './image-names.js'
 import type { BuildImagesInputs } from './inputs.js'
 import { planImages, type ImagePlan } from './plan.js'
@@ -112,6 +113,11 @@ async function plan(
       `No draw_version label: no version found in ${lookup.looked.join(', ')}; set 'draw-version' to add one.`,
     )
 
+  for (const [name] of inputs.buildArgs.filter(([arg]) => looksSecret(arg)))
+    logger.warning(
+      `'build-args' sets ${name}, whose name says it holds a secret: a build argument stays in the image, where 'docker history' shows it to anyone who can pull the image, and on docker's command line. Give it in 'build-secrets' instead (${name}=<value>) and read it with RUN --mount=type=secret,id=${name}.`,
+      { title: 'Build argument' },
+    )
   const plans = planImages(inputs, context, {
     branch,
     drawVersion: lookup.found?.value,

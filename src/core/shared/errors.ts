@@ -23,3 +23,18 @@ export function quote(value: string, max = 200): string {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
+
+/**
+ * The step was cancelled: SIGINT (the GitHub runner) or SIGTERM (GitLab) reached it. `said` is
+ * what the code that was running has to say about it (what it stopped, what stays done); the
+ * platform reports the cancel with it, or with its own words when there is none.
+ */
+export class CancelledError extends Error {
+  override readonly name = 'CancelledError'
+  constructor(
+    readonly signal: string,
+    readonly said?: string,
+  ) {
+    super(said ?? `The step was cancelled (${signal}).`)
+  }
+}

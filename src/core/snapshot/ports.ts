@@ -80,6 +80,25 @@ export interface ToolkitExit {
   stopped?: ToolkitStop
   /** How long the processes had between SIGTERM and SIGKILL, for messages. */
   graceMs: number
+  /** What became of the processes it started; none left running when absent. */
+  processes?: ToolkitProcesses
+}
+
+/**
+ * The processes a toolkit run started, once the run is over. A process that calls setsid leaves
+ * the toolkit's process group, and with it the reach of the group's signal: the run looks for
+ * such processes by parent and by a variable they inherit, and, where it may, keeps them all in a
+ * cgroup of its own.
+ */
+export interface ToolkitProcesses {
+  /** Every process it started was in the run's cgroup: none can have been missed. */
+  contained: boolean
+  /** Processes found outside its process group that were still running when it was ended. */
+  escaped: number
+  /** Processes still running after SIGKILL (not ours to signal, or stuck in the kernel). */
+  survivors: ReadonlyArray<{ pid: number; name: string }>
+  /** Its output was still open after every process found had ended: one that was not found holds it. */
+  outputHeld: boolean
 }
 
 /**

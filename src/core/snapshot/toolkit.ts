@@ -1,8 +1,8 @@
 import { join } from 'node:path'
-import { ActionError, errorMessage, quote } from '../shared/errors.js'
+import { ActionError, CancelledError, errorMessage, quote } from '../shared/errors.js'
 import { commandLine } from '../shared/exec.js'
 import type { SnapshotEntry } from './config.js'
-import type { SnapshotPorts, ToolkitExit } from './ports.js'
+import type { SnapshotPorts, ToolkitExit, ToolkitProcesses } from './ports.js'
 
 export interface ToolkitSettings {
   argv: string[]
@@ -61,6 +61,59 @@ export async function exportEntry(
     )
   }
   if (result.stopped || result.code !== 0) throw toolkitFailure(entry, settings, result, last)
+  const warning = leftBehind(entry, processesOf(result))
+  if (warning) tools.logger.warning(warning)
+}
+
+const NOTHING_LEFT: ToolkitProcesses = {
+  contained: true,
+  escaped: 0,
+  survivors: [],
+  outputHeld: false,
+}
+
+const processesOf = (result: ToolkitExit): ToolkitProcesses => result.processes ?? NOTHING_LEFT
+
+/** After a toolkit that exported its entry: what it left running, said, as it held its secrets. */
+function leftBehind(entry: SnapshotEntry, processes: ToolkitProcesses): string | undefined {
+  const still = stillRunning(processes)
+  if (still)
+    return `The toolkit exported entry '${entry.name}' and exited, but not every process it had started could be ended.${still}`
+  if (processes.escaped === 0) return undefined
+  return `The toolkit left ${count(processes.escaped)} running in a session of its own after it exported entry '${entry.name}': the step ended ${processes.escaped === 1 ? 'it' : 'them'}, as ${processes.escaped === 1 ? 'it' : 'they'} held the toolkit's environment ('draw-password' included).`
+}
+
+const count = (n: number): string => (n === 1 ? '1 process' : `${n} processes`)
+
+/** How the toolkit was stopped, true to what the run could see of the processes it started. */
+function stoppedHow(result: ToolkitExit): string {
+  const grace = `SIGTERM, then SIGKILL after ${result.graceMs / 1000} s`
+  const processes = processesOf(result)
+  if (stillRunning(processes)) return `stopped (${grace}), but not every process it had started`
+  // Without a cgroup, a process that both left the group and dropped the run's variable before
+  // the next look at its parent could not be found: the message does not claim more.
+  const every = processes.contained
+    ? 'every process it had started'
+    : 'every process it had started that the step could find'
+  const escaped =
+    processes.escaped > 0
+      ? `, ${processes.escaped === 1 ? 'one' : processes.escaped} of them in a session of its own`
+      : ''
+  return `stopped with ${every}${escaped} (${grace})`
+}
+
+/** The processes still running after the run ended them, and what to do: '' when none is known. */
+function stillRunning(processes: ToolkitProcesses): string {
+  const why = "the toolkit's environment, 'draw-password' included"
+  const unless = 'unless the runner is thrown away after the job'
+  if (processes.survivors.length > 0) {
+    const listed = processes.survivors.map((p) => `${p.pid} (${p.name})`).join(', ')
+    const pids = processes.survivors.map((p) => p.pid).join(' ')
+    return ` Still running: ${listed}, with ${why}: end ${processes.survivors.length === 1 ? 'it' : 'them'} (kill -KILL ${pids}) ${unless}.`
+  }
+  if (processes.outputHeld)
+    return ` A process it had started that the step could not find still holds the toolkit's output open, with ${why}: find it among the processes of the job's user and end it, ${unless}.`
+  return ''
 }
 
 function toolkitFailure(
@@ -68,26 +121,28 @@ function toolkitFailure(
   settings: ToolkitSettings,
   result: ToolkitExit,
   last: readonly string[],
-): ActionError {
+): ActionError | CancelledError {
   const tail =
     last.length > 0 ? ` Its last output:\n${last.map((l) => `    ${l}`).join('\n')}\n` : ' '
   const emptied = entry.git
     ? ''
     : ` The toolkit empties outputDir '${entry.snapshooter.outputDir}' in the working directory before it signs in, so that folder may now be empty: restore it from git if you need it.`
   const stopped = result.stopped
-  const grace = `SIGTERM, then SIGKILL after ${result.graceMs / 1000} s`
+  const how = stoppedHow(result)
+  const still = stillRunning(processesOf(result))
   if (stopped?.reason === 'timeout') {
     return new ActionError(
-      `The toolkit was still exporting entry '${entry.name}' (${entry.where}) after ${settings.timeoutMinutes} minute(s) ('toolkit-timeout-minutes'), so it was stopped with every process it had started (${grace}). Nothing was committed or pushed.${emptied}${tail}The orchestrator may have stopped answering: check it and run the snapshot again, or raise 'toolkit-timeout-minutes' if this export really takes longer.`,
+      `The toolkit was still exporting entry '${entry.name}' (${entry.where}) after ${settings.timeoutMinutes} minute(s) ('toolkit-timeout-minutes'), so it was ${how}. Nothing was committed or pushed.${still}${emptied}${tail}The orchestrator may have stopped answering: check it and run the snapshot again, or raise 'toolkit-timeout-minutes' if this export really takes longer.`,
     )
   }
   if (stopped?.reason === 'cancelled') {
-    return new ActionError(
-      `The step was cancelled (${stopped.signal}) while the toolkit exported entry '${entry.name}' (${entry.where}): the toolkit was stopped with every process it had started (${grace}). Nothing was committed or pushed.${emptied}`,
+    return new CancelledError(
+      stopped.signal,
+      `The step was cancelled (${stopped.signal}) while the toolkit exported entry '${entry.name}' (${entry.where}): the toolkit was ${how}. Nothing was committed or pushed.${still}${emptied}`,
     )
   }
   return new ActionError(
-    `The toolkit failed (exit code ${result.code}) exporting entry '${entry.name}' (${entry.where}), so nothing was committed or pushed.${emptied}${tail}${failureHint(entry, last)}`,
+    `The toolkit failed (exit code ${result.code}) exporting entry '${entry.name}' (${entry.where}), so nothing was committed or pushed.${still}${emptied}${tail}${failureHint(entry, last)}`,
   )
 }
 

@@ -1,4 +1,6 @@
 import { describe, expect, test } from '@jest/globals'
+import { lstat, readdir, readFile, stat, symlink, utimes, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { deployDefinition } from '../../../src/core/deploy/definition.js'
 import { InputError } from '../../../src/core/shared/errors.js'
 import { createCliRuntime } from '../../../src/platform/cli.js'
@@ -76,6 +78,34 @@ describe('the command-line runtime', () => {
       cleanup.add('working directory', () => process.chdir(cwd))
       expect(() => capture({}, ['--dotenv', path])).toThrow(InputError)
       expect(() => capture({}, ['--dotenv', path])).toThrow(message)
+    })
+  })
+
+  // Old runs wrote through the link: a link committed as olympe-deploy.env, the name the GitLab
+  // templates use, overwrote whatever file it pointed to that the job could write.
+  test('a --dotenv path that is a symbolic link: the link is replaced, its target untouched', async () => {
+    await withCleanup(async (cleanup) => {
+      const outside = await cleanup.tempDir('olympe-outside-')
+      const target = join(outside, 'precious.txt')
+      await writeFile(target, 'keep me\n')
+      const then = new Date('2020-01-02T03:04:05Z')
+      await utimes(target, then, then)
+      const folder = await cleanup.tempDir('olympe-job-')
+      const dotenv = join(folder, 'olympe-deploy.env')
+      await symlink(target, dotenv)
+      const { runtime } = capture({ GITLAB_CI: 'true' }, ['--dotenv', dotenv])
+      runtime.reporter.setOutput('status', '200')
+      runtime.reporter.setOutput('dry-run', 'true')
+      expect(await readFile(target, 'utf8')).toBe('keep me\n')
+      expect((await stat(target)).mtime).toEqual(then)
+      const written = await lstat(dotenv)
+      expect(written.isFile()).toBe(true)
+      expect(written.mode & 0o777).toBe(0o600)
+      expect(await readFile(dotenv, 'utf8')).toBe(
+        'OLYMPE_DEPLOY_STATUS=200\nOLYMPE_DEPLOY_DRY_RUN=true\n',
+      )
+      // No temporary file is left beside it.
+      expect(await readdir(folder)).toEqual(['olympe-deploy.env'])
     })
   })
 })

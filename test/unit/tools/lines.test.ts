@@ -50,4 +50,14 @@ describe('lineSplitter', () => {
     streaming.push(Buffer.from('shown\n'))
     expect([streaming.end(), lines]).toEqual(['', ['shown']])
   })
+
+  test('after end, chunks are dropped and a second end gives the same text and no line', () => {
+    const lines: string[] = []
+    const splitter = lineSplitter({ onLine: (line) => lines.push(line), keepText: true })
+    splitter.push(Buffer.from('kept\nlast'))
+    expect(splitter.end()).toBe('kept\nlast')
+    splitter.push(Buffer.from('late\n'))
+    expect(splitter.end()).toBe('kept\nlast')
+    expect(lines).toEqual(['kept', 'last'])
+  })
 })

@@ -1,7 +1,10 @@
 import { describe, expect, test } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { StepCancellation } from '../../../src/tools/cancel.js'
 import { runProcessGroup } from '../../../src/tools/process-group.js'
+import { makeCgroup } from '../../../src/tools/process-tree.js'
+import { killAll, runningProcesses, whenGone } from '../../helpers/processes.js'
 import { capture } from '../../helpers/run-process.js'
 
 /** Alive and not a zombie: a zombie nobody reaps still answers to kill(pid, 0). */
@@ -51,7 +54,7 @@ describe('runProcessGroup', () => {
   test('at the timeout the whole group is stopped, and the run says so', async () => {
     const lines: string[] = []
     const exit = await runProcessGroup('sh', ['-c', WITH_CHILD], options(lines, { timeoutMs: 300 }))
-    expect(exit).toEqual({ code: 1, stopped: { reason: 'timeout' }, graceMs: 3000 })
+    expect(exit).toMatchObject({ code: 1, stopped: { reason: 'timeout' }, graceMs: 3000 })
     expect(await gone(childPid(lines))).toBe(true)
   })
 
@@ -69,7 +72,8 @@ describe('runProcessGroup', () => {
   test('what the tool leaves running when it exits is stopped too', async () => {
     const lines: string[] = []
     const exit = await runProcessGroup('sh', ['-c', 'sleep 300 & echo "child $!"'], options(lines))
-    expect(exit).toEqual({ code: 0, graceMs: 3000 })
+    expect(exit).toMatchObject({ code: 0, graceMs: 3000 })
+    expect(exit.processes).toMatchObject({ escaped: 0, survivors: [], outputHeld: false })
     expect(await gone(childPid(lines))).toBe(true)
   })
 
@@ -98,4 +102,135 @@ describe('runProcessGroup', () => {
   test('a program that does not exist rejects', async () => {
     await expect(runProcessGroup('no-such-olympe-tool', [], options([]))).rejects.toThrow(/ENOENT/)
   })
+
+  test('cancelling the step stops the whole group, and the run says which signal', async () => {
+    const lines: string[] = []
+    const cancel = new StepCancellation()
+    const running = runProcessGroup('sh', ['-c', WITH_CHILD], {
+      ...options(lines),
+      onLine: (line) => {
+        lines.push(line)
+        if (line.startsWith('child ')) cancel.cancel('SIGINT')
+      },
+      cancel,
+    })
+    const exit = await running
+    expect(exit.stopped).toEqual({ reason: 'cancelled', signal: 'SIGINT' })
+    expect(await gone(childPid(lines))).toBe(true)
+  })
+})
+
+/**
+ * A toolkit (a node script) that starts a child in a session of its own: Node's `detached` makes
+ * the child call setsid, and spawn returns once the child runs its program, so the child has left
+ * the group before the toolkit goes on. `keep` leaves the toolkit's output open in the child,
+ * else the child's output is closed; `env` is the child's whole environment when given. The child
+ * runs `sleep <seconds>`, a number no other test uses, to be found in /proc.
+ */
+function escaping(
+  seconds: number,
+  output: 'keep' | 'close',
+  then: 'hang' | 'exit',
+  env?: object,
+): string[] {
+  const stdio = output === 'keep' ? 'inherit' : 'ignore'
+  const script = [
+    "const { spawn } = require('node:child_process')",
+    `const child = spawn('sleep', ['${seconds}'], { detached: true, stdio: ['ignore', '${stdio}', '${stdio}']${env ? `, env: ${JSON.stringify(env)}` : ''} })`,
+    "child.on('spawn', () => {",
+    '  child.unref()',
+    `  ${then === 'hang' ? 'setInterval(() => {}, 60000)' : 'process.exit(0)'}`,
+    '})',
+  ].join('\n')
+  return ['-e', script]
+}
+
+const sleeping = (seconds: number) => () =>
+  runningProcesses().filter((p) => p.commandLine === `sleep ${seconds}`)
+
+const canMakeCgroup = (): boolean => {
+  const probe = makeCgroup('olympe-test-probe')
+  probe?.remove()
+  return probe !== undefined
+}
+
+describe('runProcessGroup and the processes that leave the group', () => {
+  // Old runs waited for the output's end for ever (keep), or ended leaving the child running
+  // with the toolkit's environment (close).
+  test.each([
+    ['keeps', 'keep', 3101],
+    ['closes', 'close', 3102],
+  ] as const)(
+    'a child that calls setsid and %s the output: found and ended at the timeout',
+    async (_what, output, seconds) => {
+      try {
+        const exit = await runProcessGroup(
+          process.execPath,
+          escaping(seconds, output, 'hang'),
+          options([], { timeoutMs: 500 }),
+        )
+        expect(exit.stopped).toEqual({ reason: 'timeout' })
+        expect(exit.processes).toEqual({
+          contained: canMakeCgroup(),
+          escaped: 1,
+          survivors: [],
+          outputHeld: false,
+        })
+        expect(await whenGone(sleeping(seconds))).toEqual([])
+      } finally {
+        killAll(sleeping(seconds)())
+      }
+    },
+    30_000,
+  )
+
+  test.each([
+    ['keeps', 'keep', 3103],
+    ['closes', 'close', 3104],
+  ] as const)(
+    'without a cgroup, a child that calls setsid and %s the output is found by its parent or its environment',
+    async (_what, output, seconds) => {
+      try {
+        const exit = await runProcessGroup(
+          process.execPath,
+          escaping(seconds, output, 'exit'),
+          options([], { track: { cgroup: false } }),
+        )
+        expect(exit).toMatchObject({ code: 0, stopped: undefined })
+        expect(exit.processes).toEqual({
+          contained: false,
+          escaped: 1,
+          survivors: [],
+          outputHeld: false,
+        })
+        expect(await whenGone(sleeping(seconds))).toEqual([])
+      } finally {
+        killAll(sleeping(seconds)())
+      }
+    },
+    30_000,
+  )
+
+  test('a child that no trace leads to, holding the output: the run ends all the same, and says so', async () => {
+    const seconds = 3105
+    try {
+      // It has an environment of its own, calls setsid, and is handed to init when the toolkit
+      // exits before anything looks at its parent: without a cgroup, nothing says it is the
+      // toolkit's.
+      const exit = await runProcessGroup(
+        process.execPath,
+        escaping(seconds, 'keep', 'exit', { PATH: process.env.PATH }),
+        options([], { track: { cgroup: false, pollMs: 600_000 } }),
+      )
+      expect(exit.processes).toEqual({
+        contained: false,
+        escaped: 0,
+        survivors: [],
+        outputHeld: true,
+      })
+      expect(sleeping(seconds)()).toHaveLength(1)
+    } finally {
+      killAll(sleeping(seconds)())
+    }
+  }, 30_000)
 })

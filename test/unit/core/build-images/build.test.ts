@@ -208,6 +208,22 @@ describe('the builder decides where images go', () => {
     )
   })
 
+  test('no buildx, and build secrets: refused before any build, as the legacy builder cannot mount them', async () => {
+    const plan = planFor('backend')
+    const withSecret = {
+      ...plan,
+      command: { ...plan.command, secrets: [{ id: 'NPM', value: 'v' }] },
+    }
+    const { docker, error } = await run(
+      { builder: { kind: 'legacy', reason: 'no-buildx' } },
+      { plans: [withSecret] },
+    )
+    expect(docker.calls).toEqual(['builder'])
+    expect((error as Error).message).toBe(
+      "'build-secrets' needs BuildKit, but the buildx plugin is not installed, so docker would build with the legacy builder, which cannot mount secrets (RUN --mount=type=secret). Install buildx (package docker-buildx-plugin, or docker-buildx on Debian), or leave 'build-secrets' empty. Nothing was built.",
+    )
+  })
+
   test('a builder buildx cannot find fails before any build, saying how to pick one', async () => {
     const { docker, error } = await run({ builder: ['ERROR: no builder "gone" found'] })
     expect((error as Error).message).toBe(

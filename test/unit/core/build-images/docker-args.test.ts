@@ -17,6 +17,7 @@ import {
   parseVersions,
   pushArgv,
   saysBuildxMissing,
+  secretEnvironment,
   versionArgv,
   type BuildCommand,
   type Builder,
@@ -159,6 +160,32 @@ describe('docker command lines, BuildKit', () => {
       'type=inline',
       '/p',
     ])
+  })
+
+  test('build secrets: an id and a variable of ours on the command line, the values in the environment only', () => {
+    const command: BuildCommand = {
+      ...base,
+      secrets: [
+        { id: 'NPM_TOKEN', value: 'npm_Secret-Value-1' },
+        { id: 'PATH', value: 'sneaky,value=2' },
+      ],
+    }
+    const argv = buildArgv(command, { builder: DOCKER_DRIVER, push: true })
+    expect(argv.slice(-7)).toEqual([
+      '--secret',
+      'id=NPM_TOKEN,env=OLYMPE_BUILD_SECRET_1',
+      '--secret',
+      'id=PATH,env=OLYMPE_BUILD_SECRET_2',
+      '--cache-to',
+      'type=inline',
+      '/p',
+    ])
+    expect(argv.join(' ')).not.toMatch(/Secret-Value|sneaky/)
+    expect(secretEnvironment(command)).toEqual({
+      OLYMPE_BUILD_SECRET_1: 'npm_Secret-Value-1',
+      OLYMPE_BUILD_SECRET_2: 'sneaky,value=2',
+    })
+    expect(secretEnvironment(base)).toEqual({})
   })
 
   test.each<[string, Builder, boolean, 'push' | 'load' | undefined, boolean]>([

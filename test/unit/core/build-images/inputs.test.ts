@@ -9,6 +9,11 @@ import {
   type InputFacts,
 } from '../../../../src/core/build-images/inputs.js'
 import type { ImageKind } from '../../../../src/core/build-images/image-kinds.js'
+import {
+  buildSecretValues,
+  looksSecret,
+  secretLookingBuildArgValues,
+} from '../../../../src/core/build-images/input-parsers.js'
 import type { InputError } from '../../../../src/core/shared/errors.js'
 import { inputErrorOf } from '../../../helpers/input-errors.js'
 
@@ -46,6 +51,7 @@ describe('build-images inputs', () => {
       sources: { frontend: 'dist/web', backend: 'dist/node', codeasdata: 'dist/codeAsData' },
       drawVersion: undefined,
       buildArgs: [],
+      buildSecrets: [],
       platform: undefined,
       cacheFrom: [],
       workingDirectory: '/ws',
@@ -208,6 +214,53 @@ describe('build-images inputs', () => {
     expect(parse(given).images).toEqual(expected)
   })
 
+  test('build-secrets: one ID=value per line, values kept whole, blank lines skipped', () => {
+    expect(
+      parse({ 'build-secrets': 'NPM_TOKEN=npm_abc=def\r\n\n  other.id-2 = x y \n' }).buildSecrets,
+    ).toEqual([
+      { id: 'NPM_TOKEN', value: 'npm_abc=def' },
+      { id: 'other.id-2', value: 'x y' },
+    ])
+    expect(parse({}).buildSecrets).toEqual([])
+  })
+
+  test.each<[string, string]>([
+    [
+      'a line without =',
+      'line 2 is not ID=value (the line is not shown: it may be a secret); expected one secret per line, such as NPM_TOKEN=<value>',
+    ],
+    [
+      'an id with a comma',
+      "line 1 names the id 'A,B'; expected letters, digits, '_', '.' and '-', not starting with '.' or '-', at most 128 characters, as in RUN --mount=type=secret,id=NPM_TOKEN",
+    ],
+    [
+      'an empty value',
+      "line 1 has nothing after '=' (an unset CI/CD variable or secret gives an empty value); set it, or remove the line",
+    ],
+    ['a repeated id', "gives the id 'NPM_TOKEN' twice (lines 1 and 3); expected each id once"],
+  ])('build-secrets: %s is refused without showing a value', (name, problem) => {
+    const given: Record<string, string> = {
+      'a line without =': `NPM_TOKEN=${PASSWORD}\n${PASSWORD}`,
+      'an id with a comma': `A,B=${PASSWORD}`,
+      'an empty value': 'NPM_TOKEN=',
+      'a repeated id': `NPM_TOKEN=${PASSWORD}\nX=1\nNPM_TOKEN=${PASSWORD}`,
+    }
+    const error = problemOf({ 'build-secrets': given[name] })
+    expect(error.message).toBe(`Invalid input 'build-secrets' (value hidden: secret): ${problem}.`)
+    expect(error.message).not.toContain(PASSWORD)
+  })
+
+  test('build-secrets with DOCKER_BUILDKIT=0: refused, as the legacy builder cannot mount them', () => {
+    const error = problemOf(
+      { 'build-secrets': 'NPM_TOKEN=x' },
+      { ...github, buildkitDisabled: true },
+    )
+    expect(error.message).toBe(
+      "Invalid input 'build-secrets' (value hidden: secret): is set, but DOCKER_BUILDKIT is false, which makes docker build with the legacy builder: it cannot mount secrets (RUN --mount=type=secret). Unset DOCKER_BUILDKIT (BuildKit is Docker's builder since version 23), or leave 'build-secrets' empty.",
+    )
+    expect(parse({}, { ...github, buildkitDisabled: true }).buildSecrets).toEqual([])
+  })
+
   test('outside GitHub the registry is required', () => {
     const error = problemOf({}, { platform: 'gitlab', workspace: '/ws', repository: 'g/p' })
     expect(error.input).toBe('registry')
@@ -236,5 +289,34 @@ describe('build-images inputs', () => {
       "Invalid input 'registry' '': is required outside GitHub; set it to your registry host (on GitLab, '$CI_REGISTRY').",
     ])
     expect(error.message).not.toContain(PASSWORD)
+  })
+})
+
+describe('what is masked and warned about', () => {
+  test.each<[string, boolean]>([
+    ['NPM_TOKEN', true],
+    ['api_key', true],
+    ['PASSWORD', true],
+    ['DB_PASSWD', true],
+    ['SECRET_VALUE', true],
+    ['GITHUB_AUTH', true],
+    ['PUBLIC_KEY', false],
+    ['TOKEN_FILE', false],
+    ['KEYBOARD', false],
+    ['NODE_ENV', false],
+    ['TOKENIZER', false],
+  ])('%s looks secret: %s', (name, secret) => {
+    expect(looksSecret(name)).toBe(secret)
+  })
+
+  test('each build secret value, a line that is not ID=value whole, and secret-looking build args', () => {
+    expect(buildSecretValues('A=one\n  pasted-alone  \nB=two=2\n')).toEqual([
+      'one',
+      'pasted-alone',
+      'two=2',
+    ])
+    expect(
+      secretLookingBuildArgValues('NODE_ENV=production\nNPM_TOKEN=npm_x\nPUBLIC_KEY=k'),
+    ).toEqual(['npm_x'])
   })
 })

@@ -59,6 +59,7 @@ describe('image plan', () => {
         ],
         platform: undefined,
         cacheFrom: [],
+        secrets: [],
       },
     })
     expect(plans[1]?.command.sourcesPath).toBe('dist/node')

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
-import { ActionError } from '../../../../src/core/shared/errors.js'
+import { ActionError, CancelledError } from '../../../../src/core/shared/errors.js'
 import type { Files, Logger } from '../../../../src/core/shared/ports.js'
 import { Redactor } from '../../../../src/core/shared/redactor.js'
 import type { SnapshotEntry } from '../../../../src/core/snapshot/config.js'
@@ -46,11 +46,18 @@ async function run(
   lines: string[],
   exit: Partial<ToolkitExit>,
   git = true,
-): Promise<{ log: string[]; error?: ActionError; options?: Parameters<ToolkitRunner>[2] }> {
+): Promise<{
+  log: string[]
+  warnings: string[]
+  error?: ActionError
+  options?: Parameters<ToolkitRunner>[2]
+}> {
   const redactor = new Redactor()
   const log: string[] = []
+  const warnings: string[] = []
   const logger = {
     info: (line: string) => void log.push(redactor.redact(line)),
+    warning: (line: string) => void warnings.push(redactor.redact(line)),
   } as unknown as Logger
   let options: Parameters<ToolkitRunner>[2] | undefined
   const runToolkit: ToolkitRunner = (_command, _args, given) => {
@@ -67,9 +74,9 @@ async function run(
       redact: (text) => redactor.redact(text),
       registerSecret: (secret) => redactor.add(secret),
     })
-    return { log, options }
+    return { log, warnings, options }
   } catch (error) {
-    return { log, error: error as ActionError, options }
+    return { log, warnings, error: error as ActionError, options }
   }
 }
 
@@ -166,5 +173,81 @@ describe('running the toolkit for one entry', () => {
     expect(error?.message).toBe(
       "The step was cancelled (SIGINT) while the toolkit exported entry 'sales' (res/snapshot-config.json [0]): the toolkit was stopped with every process it had started (SIGTERM, then SIGKILL after 3 s). Nothing was committed or pushed.",
     )
+  })
+
+  test('stopped without a cgroup: the message claims no more than the step could find', async () => {
+    const { error } = await run([], {
+      code: 1,
+      stopped: { reason: 'timeout' },
+      processes: { contained: false, escaped: 0, survivors: [], outputHeld: false },
+    })
+    expect(error?.message).toContain(
+      'so it was stopped with every process it had started that the step could find (SIGTERM, then SIGKILL after 3 s). Nothing was committed or pushed.',
+    )
+  })
+
+  test('stopped with processes that had left its group: it says how many', async () => {
+    const { error } = await run([], {
+      code: 1,
+      stopped: { reason: 'timeout' },
+      processes: { contained: true, escaped: 2, survivors: [], outputHeld: false },
+    })
+    expect(error?.message).toContain(
+      'so it was stopped with every process it had started, 2 of them in a session of its own (SIGTERM, then SIGKILL after 3 s).',
+    )
+  })
+
+  test('cancelled, with a process still running: it names it and says what to do', async () => {
+    const { error } = await run([], {
+      code: 1,
+      stopped: { reason: 'cancelled', signal: 'SIGTERM' },
+      processes: {
+        contained: false,
+        escaped: 1,
+        survivors: [{ pid: 4242, name: 'node' }],
+        outputHeld: false,
+      },
+    })
+    expect(error).toBeInstanceOf(CancelledError)
+    expect(error?.message).toBe(
+      "The step was cancelled (SIGTERM) while the toolkit exported entry 'sales' (res/snapshot-config.json [0]): the toolkit was stopped (SIGTERM, then SIGKILL after 3 s), but not every process it had started. Nothing was committed or pushed. Still running: 4242 (node), with the toolkit's environment, 'draw-password' included: end it (kill -KILL 4242) unless the runner is thrown away after the job.",
+    )
+    expect(error?.message).not.toContain('every process it had started (')
+  })
+
+  test('stopped while a process no trace leads to holds its output: it says so', async () => {
+    const { error } = await run([], {
+      code: 1,
+      stopped: { reason: 'timeout' },
+      processes: { contained: false, escaped: 0, survivors: [], outputHeld: true },
+    })
+    expect(error?.message).toContain(
+      "so it was stopped (SIGTERM, then SIGKILL after 3 s), but not every process it had started. Nothing was committed or pushed. A process it had started that the step could not find still holds the toolkit's output open, with the toolkit's environment, 'draw-password' included: find it among the processes of the job's user and end it, unless the runner is thrown away after the job.",
+    )
+  })
+
+  test('an export that succeeds but leaves processes behind: a warning, ended or not', async () => {
+    const ended = await run([], {
+      code: 0,
+      processes: { contained: true, escaped: 1, survivors: [], outputHeld: false },
+    })
+    expect(ended.error).toBeUndefined()
+    expect(ended.warnings).toEqual([
+      "The toolkit left 1 process running in a session of its own after it exported entry 'sales': the step ended it, as it held the toolkit's environment ('draw-password' included).",
+    ])
+    const left = await run([], {
+      code: 0,
+      processes: {
+        contained: false,
+        escaped: 1,
+        survivors: [{ pid: 77, name: 'sleep' }],
+        outputHeld: false,
+      },
+    })
+    expect(left.warnings).toEqual([
+      "The toolkit exported entry 'sales' and exited, but not every process it had started could be ended. Still running: 77 (sleep), with the toolkit's environment, 'draw-password' included: end it (kill -KILL 77) unless the runner is thrown away after the job.",
+    ])
+    const clean = await run([], { code: 0 })
+    expect(clean.warnings).toEqual([])
   })
 })
