@@ -35,6 +35,11 @@ export type CheckOutcome =
 export interface CheckPorts extends AskPorts {
   /** Masks a value in everything printed from now on: the bearer tokens. */
   registerSecret: (value: string) => void
+  /**
+   * Masks the registered secrets in a server's text before it is escaped and cut for a message:
+   * a registry may echo the login, and a cut or escaped secret no longer matches the mask.
+   */
+  redact: (text: string) => string
 }
 
 /**
@@ -97,7 +102,7 @@ class Exchange {
     // A HEAD answer has no body: the GET's says why (MANIFEST_UNKNOWN, NAME_UNKNOWN, …).
     const body = await this.manifestBody()
     const codes = body ? errorCodes(body) : []
-    const described = describeStatus(status, codes)
+    const described = describeStatus(status, codes, (code) => this.shown(code, 64))
     if (status === 404 || codes.some((code) => MISSING_CODES.has(code)))
       return { kind: 'missing', detail: described }
     return { kind: 'unreachable', detail: `the registry answered ${described}` }
@@ -145,13 +150,13 @@ class Exchange {
     }
     return {
       kind: 'unauthorised',
-      detail: `the registry answered 401 with no challenge this step can answer (WWW-Authenticate: '${untrustedText(header)}')`,
+      detail: `the registry answered 401 with no challenge this step can answer (WWW-Authenticate: '${this.shown(header)}')`,
     }
   }
 
   /** The token flow: GET <realm>?service=…&scope=repository:<name>:pull, with the login if any. */
   private async bearer(challenge: Challenge): Promise<Authorization> {
-    const realm = tokenRealm(challenge, this.scope)
+    const realm = tokenRealm(challenge, this.scope, (text) => this.shown(text))
     if (typeof realm === 'string') return { kind: 'unreachable', detail: realm }
     const refusal = realmRefusal(realm, new URL(this.image.origin))
     if (refusal) return { kind: 'unauthorised', detail: refusal }
@@ -175,18 +180,27 @@ class Exchange {
     return { header: `Bearer ${token}` }
   }
 
+  /** A server's text as a message shows it: redacted, then escaped and cut (untrustedText). */
+  private shown(text: string, maxChars?: number): string {
+    return untrustedText(this.ports.redact(text), maxChars)
+  }
+
   private get scope(): string {
     return `repository:${this.image.repository}:pull`
   }
 }
 
 /** The realm URL with service and scope, or why it cannot be used. */
-function tokenRealm(challenge: Challenge, scope: string): URL | string {
+function tokenRealm(
+  challenge: Challenge,
+  scope: string,
+  shown: (text: string) => string,
+): URL | string {
   let realm: URL
   try {
     realm = new URL(challenge.params.realm ?? '')
   } catch {
-    return `the registry named no usable token service (realm '${untrustedText(challenge.params.realm ?? '')}')`
+    return `the registry named no usable token service (realm '${shown(challenge.params.realm ?? '')}')`
   }
   if (realm.protocol !== 'https:' && realm.protocol !== 'http:')
     return `the registry named a token service that is not http(s) ('${realm.protocol}')`
@@ -238,11 +252,11 @@ function errorCodes(response: HttpResponse): string[] {
  * The status and the registry's error codes as a message shows them: a code is upper-case words
  * (`MANIFEST_UNKNOWN`), anything else is the registry's text, quoted and made printable.
  */
-function describeStatus(status: number, codes: string[]): string {
+function describeStatus(status: number, codes: string[], show: (code: string) => string): string {
   if (codes.length === 0) return `HTTP ${status}`
   const shown = codes
     .slice(0, SHOWN_CODES)
-    .map((code) => (/^[A-Z_]{1,64}$/.test(code) ? code : `'${untrustedText(code, 64)}'`))
+    .map((code) => (/^[A-Z_]{1,64}$/.test(code) ? code : `'${show(code)}'`))
   if (codes.length > SHOWN_CODES) shown.push(`and ${codes.length - SHOWN_CODES} more`)
   return `HTTP ${status}, ${shown.join(', ')}`
 }

@@ -5,10 +5,14 @@ import {
   MANIFEST_TYPES,
   type CheckOutcome,
 } from '../../../../src/core/registry/manifest-check.js'
-import type { RegistryCredentials } from '../../../../src/core/registry/credentials.js'
+import {
+  loginSecrets,
+  type RegistryCredentials,
+} from '../../../../src/core/registry/credentials.js'
 import { registryImage, type RegistryImage } from '../../../../src/core/registry/reference.js'
 import { startDeadline } from '../../../../src/core/shared/deadline.js'
 import type { HttpRequest } from '../../../../src/core/shared/http.js'
+import { Redactor } from '../../../../src/core/shared/redactor.js'
 import {
   errorBody,
   failure,
@@ -49,6 +53,11 @@ async function check(
 ): Promise<Checked> {
   const secrets: string[] = []
   const secretsAt: string[][] = []
+  // As the platform does: the login's forms are registered before the check (see logins.ts).
+  const redactor = new Redactor()
+  const { credentials } = options
+  for (const secret of credentials ? loginSecrets(credentials.username, credentials.password) : [])
+    redactor.add(secret)
   const network = fakeNetwork((request) => {
     secretsAt.push([...secrets])
     return script(request)
@@ -57,7 +66,14 @@ async function check(
     image(options.reference),
     options.credentials,
     startDeadline(network.clock, (options.deadline ?? 60_000) / 1000, "'timeout-seconds' (60 s)"),
-    { ...network, registerSecret: (value) => secrets.push(value) },
+    {
+      ...network,
+      registerSecret: (value) => {
+        secrets.push(value)
+        redactor.add(value)
+      },
+      redact: (text) => redactor.redact(text),
+    },
   )
   return { outcome, requests: network.requests, waits: network.waits, secretsAt }
 }
@@ -348,6 +364,23 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
         detail:
           'the registry answered HTTP 500, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, and 3 more',
       })
+    })
+
+    test('an error code that echoes the login is masked before it is cut', async () => {
+      const long: RegistryCredentials = { ...LOGIN, password: `pw-${'k'.repeat(90)}` }
+      const auth = `Basic ${Buffer.from(`ci:${long.password}`).toString('base64')}`
+      const { outcome } = await check(
+        (request) => {
+          if (!request.headers.Authorization)
+            return respond(401, { 'WWW-Authenticate': 'Basic realm="r"' })
+          return request.method === 'HEAD'
+            ? respond(404)
+            : respond(404, {}, errorBody(`${request.headers.Authorization}\u001b[0K`))
+        },
+        { credentials: long },
+      )
+      expect(auth.length).toBeGreaterThan(64)
+      expect(outcome).toEqual({ kind: 'missing', detail: "HTTP 404, 'Basic ***\\x1b[0K'" })
     })
 
     test('a 404 whose GET then fails is still missing', async () => {
