@@ -36,7 +36,7 @@ export function createGithubRuntime(env: Env): Runtime {
     summary: async (summary) => {
       // Without GITHUB_STEP_SUMMARY (an old runner, a local run) there is no summary to write.
       if (!env.GITHUB_STEP_SUMMARY) return
-      await core.summary.addRaw(boundSummary(r(summaryMarkdown(summary)))).write()
+      await core.summary.addRaw(boundSummary(r(summaryMarkdown(summary, r)))).write()
     },
   }
   return {
@@ -62,8 +62,13 @@ export function createGithubRuntime(env: Env): Runtime {
   }
 }
 
-export function summaryMarkdown(summary: Summary): string {
-  const rows = summary.rows.map(([name, value]) => `| ${tableCell(name)} | ${tableCell(value)} |`)
+/**
+ * The summary as Markdown, each cell redacted before it is escaped: an escape inside a secret
+ * (`pa\_ss`) would hide it from the redactor, and the rendered page would show it whole.
+ */
+export function summaryMarkdown(summary: Summary, redact: (text: string) => string): string {
+  const cell = (text: string): string => tableCell(redact(text))
+  const rows = summary.rows.map(([name, value]) => `| ${cell(name)} | ${cell(value)} |`)
   const notes = (summary.notes ?? []).map((note) => `> ${note}`)
   return [`### ${summary.heading}`, '', '| | |', '|---|---|', ...rows, '', ...notes, ''].join('\n')
 }

@@ -134,6 +134,7 @@ async function guard<T>(options: GitToolOptions, run: () => Promise<T>): Promise
     return await run()
   } catch (error) {
     const raw = error instanceof Error ? error.message : String(error)
-    throw new GitFailure(classifyGitMessage(raw), options.redact(cleanGitMessage(raw)))
+    // Redacted before it is cleaned: a token cut or escaped there would no longer match the mask.
+    throw new GitFailure(classifyGitMessage(raw), cleanGitMessage(options.redact(raw)))
   }
 }

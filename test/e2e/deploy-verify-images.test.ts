@@ -1,4 +1,4 @@
-// Issue 12, "deploy only images that exist", against the real distribution registry: once with
+// Deploy only images that exist, against the real distribution registry: once with
 // htpasswd (Basic) and once with `auth: token` and a token service on loopback (Bearer, as
 // ghcr.io, GitLab's registry and Docker Hub answer). The images are pushed with the real docker
 // CLI; the deploy bundle runs as the GitHub runner runs it; the webhook counts the POSTs, and

@@ -295,8 +295,9 @@ describe('deploy.yml on the template, as the team runs it', () => {
       expect(result.steps.map((step) => step.step)).toEqual([
         'Check the inputs of build-images',
         'Check the inputs of deploy',
-        'actions/checkout@v5',
-        'actions/setup-node@v5',
+        // Pinned by commit SHA (workflows.test.ts checks the pins).
+        expect.stringMatching(/^actions\/checkout@[0-9a-f]{40}$/),
+        expect.stringMatching(/^actions\/setup-node@[0-9a-f]{40}$/),
         'Install the project',
       ])
       // setup-node's npm cache only with a lock file: without one, it would fail the job.
@@ -457,7 +458,7 @@ describe('promote.yml and rollback.yml', () => {
       'a tag with a shell character',
       'main;id',
       () =>
-        "::error::Tag 'main;id' is not an image tag: letters, digits, '_', '.' and '-' only, such as master-1a2b3c4.",
+        "::error::The 'tag' input is not an image tag: letters, digits, '_', '.' and '-' only, not starting with '.' or '-', such as master-1a2b3c4.",
     ],
   ])(
     'a rollback to %s stops before the webhook, saying why',

@@ -15,7 +15,7 @@ import { expectNoSecrets } from '../helpers/secrets.js'
 import { answer, sequence, startWebhookServer } from '../helpers/webhook-server.js'
 
 /**
- * Issue 10: text from outside (a tool's output, a response body) must not issue workflow
+ * Text from outside (a tool's output, a response body) must not issue workflow
  * commands. The captured output is read as the runner reads it (test/helpers/runner-commands.ts,
  * honouring ::stop-commands::): no command may come from the hostile text, and the text must
  * still be shown.

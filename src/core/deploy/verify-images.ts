@@ -6,6 +6,7 @@ import { mapLimit } from '../shared/concurrency.js'
 import { ActionError } from '../shared/errors.js'
 import type { Deadline } from '../shared/deadline.js'
 import type { CommonPorts, Logger } from '../shared/ports.js'
+import type { PayloadInputs } from './payload.js'
 import type { Payload } from './payload-schema.js'
 
 export const VERIFY_MODES = ['auto', 'true', 'false'] as const
@@ -18,14 +19,19 @@ const CONCURRENT_CHECKS = 4
  */
 const CHECK_SHARE = 0.5
 
-export interface VerifyInputs {
+export interface VerifyInputs extends Pick<
+  PayloadInputs,
+  'frontendImage' | 'backendImages' | 'codeasdataImage'
+> {
   verifyImages: VerifyMode
+  /** The registry of the inputs' login is inferred from the image inputs only (see checkAll). */
   registryLogin?: RegistryLogin
   /** The step's 'timeout-seconds', already running. */
   deadline: Deadline
 }
 
-export interface VerifyPorts extends CheckPorts, LoginPorts, Pick<CommonPorts, 'reporter'> {}
+export interface VerifyPorts
+  extends CheckPorts, LoginPorts, Pick<CommonPorts, 'reporter' | 'redact'> {}
 
 /** One image of the payload, by the part of it that deploys the image. */
 interface DeployedImage {
@@ -60,15 +66,16 @@ export async function verifyImages(
     return new Map()
   }
   const checked = await logger.group('Image check', () => checkAll(images, inputs, ports))
-  reporter.setOutput('digests', JSON.stringify(digestsOf(checked)))
+  reporter.setOutput('digests', JSON.stringify(digestsOf(checked, ports.redact)))
   judge(checked, inputs.verifyImages, logger)
   return new Map(checked.map((image) => [image.reference, shownBeside(image)]))
 }
 
-function digestsOf(checked: Checked[]): Record<string, string> {
+/** The references are the inputs'; the digests are the registries' word, redacted as logs are. */
+function digestsOf(checked: Checked[], redact: (text: string) => string): Record<string, string> {
   return Object.fromEntries(
     checked.flatMap(({ reference, verdict }) =>
-      verdict.kind === 'found' && verdict.digest ? [[reference, verdict.digest]] : [],
+      verdict.kind === 'found' && verdict.digest ? [[reference, redact(verdict.digest)]] : [],
     ),
   )
 }
@@ -114,7 +121,11 @@ async function checkAll(
 ): Promise<Checked[]> {
   const located = images.map((image) => ({ ...image, target: registryImage(image.reference) }))
   const targets = located.flatMap(({ target }) => ('problem' in target ? [] : [target]))
-  const credentialsFor = await credentialSource(targets, inputs.registryLogin, ports)
+  // The registry of the inputs' login is never taken from 'payload-file', a repository file
+  // that anyone who may push can point at a registry of their own.
+  const given = new Set(imageInputs(inputs))
+  const named = targets.filter((target) => given.has(target.reference))
+  const credentialsFor = await credentialSource(targets, inputs.registryLogin, ports, named)
   const deadline = checkDeadline(inputs.deadline)
   const checked = await mapLimit(located, CONCURRENT_CHECKS, async (image): Promise<Checked> => {
     const { role, reference, target } = image
@@ -125,6 +136,11 @@ async function checkAll(
   })
   for (const image of checked) ports.logger.info(logLine(image))
   return checked
+}
+
+function imageInputs(inputs: VerifyInputs): string[] {
+  const { frontendImage, backendImages, codeasdataImage } = inputs
+  return [frontendImage, ...backendImages, codeasdataImage].filter((image) => image !== undefined)
 }
 
 /** The check's slice of the step's time, worded so that a registry's silence names its cause. */

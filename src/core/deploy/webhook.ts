@@ -9,6 +9,7 @@ import {
   type AttemptOutcome,
   type Retried,
 } from '../shared/retry.js'
+import { untrustedText } from '../shared/untrusted-text.js'
 
 const BACKOFF_BASE_MS = 1000
 const BACKOFF_CAP_MS = 10_000
@@ -190,9 +191,10 @@ export function judgeResponse(
   const { status } = response
   const message = messageField(response.body)
   if (status === 200 && message === 'success') return { kind: 'done', value: { status, message } }
-  // Only a failure shows the body and the message, redacted.
+  // Only a failure shows the body and the message, redacted and made printable.
   const body = showBody(response, redact)
-  const responseMessage = message === undefined ? undefined : shorten(redact(message))
+  const responseMessage =
+    message === undefined ? undefined : untrustedText(redact(message), SHOWN_BODY_CHARS)
   if (status === 200) {
     return failed(
       {
@@ -273,14 +275,12 @@ function redirectTarget(location: string | undefined, url: URL): string {
   return target.host === url.host ? 'another path on the same host' : `'${target.host}'`
 }
 
-function shorten(text: string): string {
-  return text.length > SHOWN_BODY_CHARS ? `${text.slice(0, SHOWN_BODY_CHARS)}… (cut)` : text
-}
-
+/** The body on one line: a server's line breaks and escape sequences must not forge log lines. */
 function showBody(response: HttpResponse, redact: (text: string) => string): string {
   const text = redact(response.body.trim())
   if (text === '') return '(empty)'
-  return response.bodyTruncated ? `${text.slice(0, SHOWN_BODY_CHARS)}… (cut)` : shorten(text)
+  const shown = untrustedText(text, SHOWN_BODY_CHARS)
+  return response.bodyTruncated && !shown.endsWith('… (cut)') ? `${shown}… (cut)` : shown
 }
 
 /**

@@ -28,15 +28,21 @@ export interface InputsLogin {
  * Which login each registry of the images is asked with (see chooseLogins), the Docker config read
  * through the Files port. Registers the chosen passwords as secrets and logs each choice; throws an
  * InputError, before anything is read or sent, when the inputs' login could go to several
- * registries.
+ * registries. The registry of the inputs' login, when `registry` is empty, is inferred from the
+ * `named` images alone (those given as inputs), never from the others.
  */
 export async function credentialSource(
   targets: readonly RegistryImage[],
   login: RegistryLogin | undefined,
   ports: LoginPorts,
+  named: readonly RegistryImage[] = targets,
 ): Promise<CredentialsFor> {
   const registries = unique(targets.map((target) => target.registry))
-  const inputs = login ? inputsLogin(login, registries) : undefined
+  const inputs = login
+    ? inputsLogin(login, unique(named.map((target) => target.registry)))
+    : undefined
+  if (login && !inputs && registries.length > 0)
+    ports.logger.warning(UNNAMED_REGISTRY, { title: 'Registry login not used' })
   const docker = await readDockerLogins(ports)
   for (const note of docker.notes) ports.logger.info(note)
   const chosen = chooseLogins(registries, inputs, docker.logins)
@@ -47,6 +53,8 @@ export async function credentialSource(
     )
   return (image) => chosen.get(image.registry)
 }
+
+const UNNAMED_REGISTRY = `${CREDENTIAL_INPUTS} are given but 'registry' is empty, and no image input names a registry (the images come from 'payload-file' only): the registry a login is for is never taken from a file, so the images are checked without it. Set 'registry' to the registry these credentials are for.`
 
 /**
  * Which login each registry is asked with: the inputs' for their registry, else the Docker

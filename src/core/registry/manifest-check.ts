@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto'
 import type { HttpResponse } from '../shared/http.js'
-import { isLoopbackHost } from '../shared/loopback.js'
 import type { Deadline } from '../shared/deadline.js'
+import { untrustedText } from '../shared/untrusted-text.js'
 import { ask, Unreachable, type AskPorts } from './ask.js'
 import { parseChallenges, type Challenge } from './challenge.js'
 import { basicAuth, CREDENTIAL_INPUTS, type RegistryCredentials } from './credentials.js'
 import { manifestUrl, type RegistryImage } from './reference.js'
+import { realmRefusal } from './token-realm.js'
 
 /** Every manifest kind an image reference can name, multi-platform indexes included. */
 export const MANIFEST_TYPES = [
@@ -17,6 +18,10 @@ export const MANIFEST_TYPES = [
 /** The distribution spec's manifest size that registries must accept. */
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024
 const MISSING_CODES = new Set(['MANIFEST_UNKNOWN', 'NAME_UNKNOWN'])
+/** The digests this step takes from a registry's header: anything else is not one. */
+const DIGEST = /^(?:sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128})$/
+/** The error codes of a registry's answer shown in a message, at most. */
+const SHOWN_CODES = 5
 
 /** What the registry said about one reference. */
 export type CheckOutcome =
@@ -30,6 +35,11 @@ export type CheckOutcome =
 export interface CheckPorts extends AskPorts {
   /** Masks a value in everything printed from now on: the bearer tokens. */
   registerSecret: (value: string) => void
+  /**
+   * Masks the registered secrets in a server's text before it is escaped and cut for a message:
+   * a registry may echo the login, and a cut or escaped secret no longer matches the mask.
+   */
+  redact: (text: string) => string
 }
 
 /**
@@ -92,7 +102,7 @@ class Exchange {
     // A HEAD answer has no body: the GET's says why (MANIFEST_UNKNOWN, NAME_UNKNOWN, …).
     const body = await this.manifestBody()
     const codes = body ? errorCodes(body) : []
-    const described = describeStatus(status, codes)
+    const described = describeStatus(status, codes, (code) => this.shown(code, 64))
     if (status === 404 || codes.some((code) => MISSING_CODES.has(code)))
       return { kind: 'missing', detail: described }
     return { kind: 'unreachable', detail: `the registry answered ${described}` }
@@ -110,8 +120,9 @@ class Exchange {
 
   private async found(head: HttpResponse): Promise<CheckOutcome> {
     const algorithm = this.image.pinned?.split(':')[0] ?? 'sha256'
-    const given = head.headers['docker-content-digest']?.trim()
-    const digest = given || hashOf(await this.manifestBody(), algorithm)
+    const digest =
+      validDigest(head.headers['docker-content-digest']) ??
+      hashOf(await this.manifestBody(), algorithm)
     const { pinned } = this.image
     if (pinned && digest && digest !== pinned)
       return { kind: 'mismatch', digest, pinned, asked: this.image.lookup }
@@ -139,23 +150,19 @@ class Exchange {
     }
     return {
       kind: 'unauthorised',
-      detail: `the registry answered 401 with no challenge this step can answer (WWW-Authenticate: '${header}')`,
+      detail: `the registry answered 401 with no challenge this step can answer (WWW-Authenticate: '${this.shown(header)}')`,
     }
   }
 
   /** The token flow: GET <realm>?service=…&scope=repository:<name>:pull, with the login if any. */
   private async bearer(challenge: Challenge): Promise<Authorization> {
-    const realm = tokenRealm(challenge, this.scope)
+    const realm = tokenRealm(challenge, this.scope, (text) => this.shown(text))
     if (typeof realm === 'string') return { kind: 'unreachable', detail: realm }
+    const refusal = realmRefusal(realm, new URL(this.image.origin))
+    if (refusal) return { kind: 'unauthorised', detail: refusal }
     const headers: Record<string, string> = { Accept: 'application/json' }
-    if (this.credentials) {
-      if (realm.protocol !== 'https:' && !isLoopbackHost(realm.hostname))
-        return {
-          kind: 'unauthorised',
-          detail: `the registry's token service is a plain http:// address (${realm.host}), where the login would travel in clear; it was not sent`,
-        }
+    if (this.credentials)
       headers.Authorization = `Basic ${basicAuth(this.credentials.username, this.credentials.password)}`
-    }
     const response = await ask(
       { method: 'GET', url: realm, headers, maxBodyBytes: 64 * 1024 },
       this.deadline,
@@ -173,18 +180,27 @@ class Exchange {
     return { header: `Bearer ${token}` }
   }
 
+  /** A server's text as a message shows it: redacted, then escaped and cut (untrustedText). */
+  private shown(text: string, maxChars?: number): string {
+    return untrustedText(this.ports.redact(text), maxChars)
+  }
+
   private get scope(): string {
     return `repository:${this.image.repository}:pull`
   }
 }
 
 /** The realm URL with service and scope, or why it cannot be used. */
-function tokenRealm(challenge: Challenge, scope: string): URL | string {
+function tokenRealm(
+  challenge: Challenge,
+  scope: string,
+  shown: (text: string) => string,
+): URL | string {
   let realm: URL
   try {
     realm = new URL(challenge.params.realm ?? '')
   } catch {
-    return `the registry named no usable token service (realm '${challenge.params.realm ?? ''}')`
+    return `the registry named no usable token service (realm '${shown(challenge.params.realm ?? '')}')`
   }
   if (realm.protocol !== 'https:' && realm.protocol !== 'http:')
     return `the registry named a token service that is not http(s) ('${realm.protocol}')`
@@ -201,6 +217,12 @@ function tokenOf(body: string): string | undefined {
   } catch {
     return undefined
   }
+}
+
+/** The `Docker-Content-Digest` header when it holds a digest and nothing else. */
+function validDigest(header: string | undefined): string | undefined {
+  const digest = header?.trim()
+  return digest !== undefined && DIGEST.test(digest) ? digest : undefined
 }
 
 /**
@@ -226,6 +248,15 @@ function errorCodes(response: HttpResponse): string[] {
   }
 }
 
-function describeStatus(status: number, codes: string[]): string {
-  return codes.length > 0 ? `HTTP ${status}, ${codes.join(', ')}` : `HTTP ${status}`
+/**
+ * The status and the registry's error codes as a message shows them: a code is upper-case words
+ * (`MANIFEST_UNKNOWN`), anything else is the registry's text, quoted and made printable.
+ */
+function describeStatus(status: number, codes: string[], show: (code: string) => string): string {
+  if (codes.length === 0) return `HTTP ${status}`
+  const shown = codes
+    .slice(0, SHOWN_CODES)
+    .map((code) => (/^[A-Z_]{1,64}$/.test(code) ? code : `'${show(code)}'`))
+  if (codes.length > SHOWN_CODES) shown.push(`and ${codes.length - SHOWN_CODES} more`)
+  return `HTTP ${status}, ${shown.join(', ')}`
 }

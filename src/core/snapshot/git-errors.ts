@@ -1,4 +1,5 @@
 import { ActionError } from '../shared/errors.js'
+import { untrustedText } from '../shared/untrusted-text.js'
 import { GitFailure, type GitFailureKind } from './ports.js'
 
 const PATTERNS: Array<[GitFailureKind, RegExp]> = [
@@ -26,16 +27,21 @@ export function classifyGitMessage(message: string): GitFailureKind {
   return 'other'
 }
 
+/** A line of git's message may be long (URLs, paths), but not a flood. */
+const GIT_LINE_CHARS = 1000
+
 /**
  * Git's stderr as a user should see it: credentials taken out of any URL (git prints the user
  * part of a URL it was given, token included, in "could not read Password for '…'"), hints and
- * progress dropped, cut to a few lines.
+ * progress dropped, cut to a few lines. Its `remote:` lines are the server's text: in each line,
+ * carriage returns and escape sequences are shown escaped (see untrustedText).
  */
 export function cleanGitMessage(message: string, maxLines = 8): string {
   const lines = stripUrlCredentials(message)
     .split(/\r?\n/)
     .map((line) => line.trimEnd())
     .filter((line) => line.trim() !== '' && !line.startsWith('hint:'))
+    .map((line) => untrustedText(line, GIT_LINE_CHARS))
   const kept = lines.slice(0, maxLines)
   if (lines.length > maxLines) kept.push('…')
   return kept.join('\n') || 'git failed without a message'

@@ -74,11 +74,17 @@ async function verify(
   try {
     result.shown = await verifyImages(
       payload,
-      { verifyImages: 'auto', deadline: startDeadline(network.clock, 60), ...inputs },
+      {
+        verifyImages: 'auto',
+        deadline: startDeadline(network.clock, 60),
+        ...imageInputsOf(payload),
+        ...inputs,
+      },
       {
         ...network,
         logger,
         reporter,
+        redact: (text) => text,
         files: memoryFiles(files),
         registerSecret: (value) => result.secrets.push(value),
         dockerConfigPath: CONFIG,
@@ -91,6 +97,16 @@ async function verify(
 }
 
 const frontend = (image: string): Payload => ({ frontend: { image } })
+
+/** Unless a case says otherwise, every image of the payload was given as an input. */
+function imageInputsOf(payload: Payload): Pick<VerifyInputs, ImageInput> {
+  return {
+    frontendImage: payload.frontend?.image,
+    backendImages: payload.backends?.images ?? [],
+    codeasdataImage: payload.codeAsData?.image,
+  }
+}
+type ImageInput = 'frontendImage' | 'backendImages' | 'codeasdataImage'
 
 describe('verifyImages: the verdict table', () => {
   const cases: Array<[string, string, Record<VerifyMode, 'passes' | 'warns' | 'fails'>, string]> = [
@@ -320,6 +336,53 @@ describe('verifyImages: which login each registry is asked with', () => {
       { [CONFIG]: config },
     )
     expect(authorizations(result)).toEqual({ 'r.example': ['-', basic('ci', 'pw')] })
+  })
+
+  const NOT_USED = `'registry-username' and 'registry-password' are given but 'registry' is empty, and no image input names a registry (the images come from 'payload-file' only): the registry a login is for is never taken from a file, so the images are checked without it. Set 'registry' to the registry these credentials are for.`
+
+  test('a registry named only by payload-file gets no login: checked anonymously, with a warning to set registry', async () => {
+    const result = await verify(frontend(locked('elsewhere.example')), {
+      registryLogin: { username: 'ci', password: 'pw' },
+      frontendImage: undefined,
+      backendImages: [],
+    })
+    expect(authorizations(result)).toEqual({ 'elsewhere.example': ['-'] })
+    expect(result.secrets).toEqual([])
+    expect(result.warnings).toEqual([
+      { title: 'Registry login not used', message: NOT_USED },
+      {
+        title: 'Image not checked',
+        message: expect.stringContaining(
+          "could not be checked in registry 'elsewhere.example': the registry refused anonymous access (HTTP 401)",
+        ) as unknown,
+      },
+    ])
+    expect(result.infos).toContain("Registry 'elsewhere.example': asked anonymously.")
+  })
+
+  test("the login's registry is inferred from the image inputs alone, whatever payload-file adds", async () => {
+    const payload: Payload = {
+      frontend: { image: locked('r.example') },
+      backends: {
+        images: [locked('elsewhere.example'), locked('third.example')],
+        deployRules: [{ source: '.*', target: '.*' }],
+      },
+    }
+    const result = await verify(payload, {
+      registryLogin: { username: 'ci', password: 'pw' },
+      frontendImage: locked('r.example'),
+      backendImages: [],
+    })
+    expect(result.error).toBeUndefined()
+    expect(authorizations(result)).toEqual({
+      'r.example': ['-', basic('ci', 'pw')],
+      'elsewhere.example': ['-'],
+      'third.example': ['-'],
+    })
+    expect(result.warnings.map((warning) => warning.title)).toEqual([
+      'Image not checked',
+      'Image not checked',
+    ])
   })
 
   test('no login anywhere: asked anonymously', async () => {

@@ -189,6 +189,21 @@ describe('the retry policy for a non-idempotent POST', () => {
     expect(run.error?.responseMessage).toBe('image *** unknown')
   })
 
+  test("the server's body and message are shown on one line, control characters escaped", async () => {
+    const forged = 'no\r\u001b[0Ksection_start:1:evil\r\u001b[0K\n::error::forged hush-hush'
+    const run = await call([status(500, {}, JSON.stringify({ message: forged }))])
+    const escaped = 'no\\x0d\\x1b[0Ksection_start:1:evil\\x0d\\x1b[0K\\x0a::error::forged ***'
+    expect(run.error?.message).toBe(
+      `The webhook answered HTTP 500. Response body: {"message":"no\\r\\u001b[0Ksection_start:1:evil\\r\\u001b[0K\\n::error::forged ***"}.`,
+    )
+    expect(run.error?.responseMessage).toBe(escaped)
+    const raw = await call([status(502, {}, `bad\r\u001b[2Kgateway\n${'x'.repeat(5000)}`)])
+    expect(raw.error?.message).toMatch(
+      /^The webhook answered HTTP 502 \(.*\)\. Response body: bad\\x0d\\x1b\[2Kgateway\\x0ax+… \(cut\)\. /,
+    )
+    expect(raw.error?.message).not.toMatch(/\p{Cc}/u)
+  })
+
   test('each attempt gets only what is left of the budget, and connects within a third', async () => {
     const run = await call([status(503), status(503), ok], 12)
     expect(run.requests.map((r) => r.timeoutMs)).toEqual([12_000, 11_000, 9_000])

@@ -5,10 +5,14 @@ import {
   MANIFEST_TYPES,
   type CheckOutcome,
 } from '../../../../src/core/registry/manifest-check.js'
-import type { RegistryCredentials } from '../../../../src/core/registry/credentials.js'
+import {
+  loginSecrets,
+  type RegistryCredentials,
+} from '../../../../src/core/registry/credentials.js'
 import { registryImage, type RegistryImage } from '../../../../src/core/registry/reference.js'
 import { startDeadline } from '../../../../src/core/shared/deadline.js'
 import type { HttpRequest } from '../../../../src/core/shared/http.js'
+import { Redactor } from '../../../../src/core/shared/redactor.js'
 import {
   errorBody,
   failure,
@@ -49,6 +53,11 @@ async function check(
 ): Promise<Checked> {
   const secrets: string[] = []
   const secretsAt: string[][] = []
+  // As the platform does: the login's forms are registered before the check (see logins.ts).
+  const redactor = new Redactor()
+  const { credentials } = options
+  for (const secret of credentials ? loginSecrets(credentials.username, credentials.password) : [])
+    redactor.add(secret)
   const network = fakeNetwork((request) => {
     secretsAt.push([...secrets])
     return script(request)
@@ -57,7 +66,14 @@ async function check(
     image(options.reference),
     options.credentials,
     startDeadline(network.clock, (options.deadline ?? 60_000) / 1000, "'timeout-seconds' (60 s)"),
-    { ...network, registerSecret: (value) => secrets.push(value) },
+    {
+      ...network,
+      registerSecret: (value) => {
+        secrets.push(value)
+        redactor.add(value)
+      },
+      redact: (text) => redactor.redact(text),
+    },
   )
   return { outcome, requests: network.requests, waits: network.waits, secretsAt }
 }
@@ -189,20 +205,61 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
       })
     })
 
-    test('a login is never sent to a plain http token service elsewhere than on loopback', async () => {
-      const { outcome, requests } = await check(
-        () =>
-          respond(401, {
-            'WWW-Authenticate': 'Bearer realm="http://auth.example.com/token",service="r"',
-          }),
-        { credentials: LOGIN },
+    test.each([
+      ['with a login', { credentials: LOGIN }],
+      ['anonymously', {}],
+    ])(
+      'a plain http token service is never asked, %s: no token from it is forwarded',
+      async (_name, options) => {
+        const { outcome, requests } = await check(
+          () =>
+            respond(401, {
+              'WWW-Authenticate': 'Bearer realm="http://auth.example.com/token",service="r"',
+            }),
+          options,
+        )
+        expect(outcome).toEqual({
+          kind: 'unauthorised',
+          detail:
+            "the registry's token service is a plain http:// address (auth.example.com): a token service is asked over https, or over http only on the address of a registry on this machine, so it was not asked",
+        })
+        expect(requests.map(head)).toEqual([`HEAD ${MANIFEST} -`])
+      },
+    )
+
+    test('a realm at a cloud metadata address is never asked', async () => {
+      const { outcome, requests } = await check(() =>
+        respond(401, {
+          'WWW-Authenticate': 'Bearer realm="https://169.254.169.254/latest/meta-data",service="r"',
+        }),
       )
       expect(outcome).toEqual({
         kind: 'unauthorised',
         detail:
-          "the registry's token service is a plain http:// address (auth.example.com), where the login would travel in clear; it was not sent",
+          "the registry's token service is at a link-local address (169.254.0.0/16 or fe80::/10, where cloud metadata services answer) (169.254.169.254), which is asked only when the registry itself is on that address, so it was not asked",
       })
       expect(requests).toHaveLength(1)
+    })
+
+    test("a local registry's plain http realm on its own address is asked, with the login", async () => {
+      const local = 'http://127.0.0.1:5000/v2/app/web/manifests/v1'
+      const { outcome, requests } = await check(
+        (request) => {
+          if (request.url.port === '5001') return respond(200, {}, '{"token":"tkn-local"}')
+          return request.headers.Authorization === 'Bearer tkn-local'
+            ? respond(200, { 'Docker-Content-Digest': DIGEST })
+            : respond(401, {
+                'WWW-Authenticate': 'Bearer realm="http://127.0.0.1:5001/token",service="r"',
+              })
+        },
+        { credentials: LOGIN, reference: '127.0.0.1:5000/app/web:v1' },
+      )
+      expect(outcome).toEqual({ kind: 'found', digest: DIGEST })
+      expect(requests.map(head)).toEqual([
+        `HEAD ${local} -`,
+        `GET http://127.0.0.1:5001/token?service=r&scope=repository%3Aapp%2Fweb%3Apull ${BASIC}`,
+        `HEAD ${local} Bearer tkn-local`,
+      ])
     })
 
     test('a realm that is no URL', async () => {
@@ -214,6 +271,16 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
         detail: "the registry named no usable token service (realm 'token')",
       })
     })
+
+    test("a realm's control characters are shown escaped", async () => {
+      const { outcome } = await check(() =>
+        respond(401, { 'WWW-Authenticate': 'Bearer realm="a\u001b[0Kb\rc"' }),
+      )
+      expect(outcome).toEqual({
+        kind: 'unreachable',
+        detail: "the registry named no usable token service (realm 'a\\x1b[0Kb\\x0dc')",
+      })
+    })
   })
 
   test('a 401 without a challenge that can be answered', async () => {
@@ -222,6 +289,13 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
       kind: 'unauthorised',
       detail:
         "the registry answered 401 with no challenge this step can answer (WWW-Authenticate: 'Negotiate')",
+    })
+    const hostile = await check(() =>
+      respond(401, { 'WWW-Authenticate': `Negotiate \u001b]8;;x\u0007${'y'.repeat(300)}` }),
+    )
+    expect(hostile.outcome).toEqual({
+      kind: 'unauthorised',
+      detail: `the registry answered 401 with no challenge this step can answer (WWW-Authenticate: 'Negotiate \\x1b]8;;x\\x07${'y'.repeat(177)}… (cut)')`,
     })
   })
 
@@ -271,6 +345,44 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
       expect((await check(script)).outcome).toEqual(expected)
     })
 
+    test("a registry's error codes: words as they are, anything else quoted and escaped, a few", async () => {
+      const hostile = 'X\r\u001b[0Ksection_start:1:evil\r\u001b[0KFAKE'
+      const { outcome } = await check((request) =>
+        request.method === 'HEAD' ? respond(404) : respond(404, {}, errorBody(hostile)),
+      )
+      expect(outcome).toEqual({
+        kind: 'missing',
+        detail: "HTTP 404, 'X\\x0d\\x1b[0Ksection_start:1:evil\\x0d\\x1b[0KFAKE'",
+      })
+      const many = await check((request) =>
+        request.method === 'HEAD'
+          ? respond(500)
+          : respond(500, {}, errorBody(...Array<string>(8).fill('UNKNOWN'))),
+      )
+      expect(many.outcome).toEqual({
+        kind: 'unreachable',
+        detail:
+          'the registry answered HTTP 500, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, and 3 more',
+      })
+    })
+
+    test('an error code that echoes the login is masked before it is cut', async () => {
+      const long: RegistryCredentials = { ...LOGIN, password: `pw-${'k'.repeat(90)}` }
+      const auth = `Basic ${Buffer.from(`ci:${long.password}`).toString('base64')}`
+      const { outcome } = await check(
+        (request) => {
+          if (!request.headers.Authorization)
+            return respond(401, { 'WWW-Authenticate': 'Basic realm="r"' })
+          return request.method === 'HEAD'
+            ? respond(404)
+            : respond(404, {}, errorBody(`${request.headers.Authorization}\u001b[0K`))
+        },
+        { credentials: long },
+      )
+      expect(auth.length).toBeGreaterThan(64)
+      expect(outcome).toEqual({ kind: 'missing', detail: "HTTP 404, 'Basic ***\\x1b[0K'" })
+    })
+
     test('a 404 whose GET then fails is still missing', async () => {
       const { outcome } = await check((request) =>
         request.method === 'HEAD' ? respond(404) : failure('reset'),
@@ -289,6 +401,36 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
       )
       expect(outcome).toEqual({ kind: 'found', digest: hashed })
       expect(requests.map((request) => request.method)).toEqual(['HEAD', 'GET'])
+    })
+
+    test.each([
+      ['the Authorization echoed back', BASIC],
+      ['a digest with more after it', `${DIGEST} Basic x`],
+      ['upper-case hex', DIGEST.toUpperCase().replace('SHA256', 'sha256')],
+      ['a short digest', `sha256:${'d'.repeat(63)}`],
+      ['another algorithm', `md5:${'d'.repeat(32)}`],
+      ['two digests', `${DIGEST}, ${OTHER}`],
+    ])(
+      'a Docker-Content-Digest that is not a digest (%s) is not taken: the GET body is hashed',
+      async (_name, header) => {
+        const { outcome } = await check(
+          (request) =>
+            request.method === 'HEAD'
+              ? respond(200, { 'Docker-Content-Digest': header })
+              : respond(200, {}, body),
+          { credentials: LOGIN },
+        )
+        expect(outcome).toEqual({ kind: 'found', digest: hashed })
+      },
+    )
+
+    test('a sha512 digest is taken as it is', async () => {
+      const sha512 = `sha512:${'a'.repeat(128)}`
+      const { outcome, requests } = await check(() =>
+        respond(200, { 'Docker-Content-Digest': ` ${sha512} ` }),
+      )
+      expect(outcome).toEqual({ kind: 'found', digest: sha512 })
+      expect(requests).toHaveLength(1)
     })
 
     test.each([

@@ -171,4 +171,13 @@ describe('git messages', () => {
     expect(cleaned.split('\n')).toHaveLength(9)
     expect(stripUrlCredentials("for 'http://a:b@h:1/x'")).toBe("for 'http://***@h:1/x'")
   })
+
+  test("the server's remote: lines keep their line, carriage returns and escapes shown escaped", () => {
+    const message =
+      'remote: denied\r\u001b[0Ksection_start:1:evil\r\u001b[0KFAKE\r\nfatal: unable to access'
+    expect(cleanGitMessage(message).split('\n')).toEqual([
+      'remote: denied\\x0d\\x1b[0Ksection_start:1:evil\\x0d\\x1b[0KFAKE',
+      'fatal: unable to access',
+    ])
+  })
 })

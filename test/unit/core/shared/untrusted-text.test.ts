@@ -1,0 +1,46 @@
+import { describe, expect, test } from '@jest/globals'
+import fc from 'fast-check'
+import { untrustedText } from '../../../../src/core/shared/untrusted-text.js'
+
+describe('untrustedText', () => {
+  test('control characters, ESC and DEL are shown as \\xNN', () => {
+    expect(untrustedText('X\r\u001b[0Ksection_start:1:evil\r\u001b[0KFAKE')).toBe(
+      'X\\x0d\\x1b[0Ksection_start:1:evil\\x0d\\x1b[0KFAKE',
+    )
+    expect(untrustedText('a\nb\tc\u0000d\u007fe\u0085f\u009bg')).toBe(
+      'a\\x0ab\\x09c\\x00d\\x7fe\\x85f\\x9bg',
+    )
+  })
+
+  test('line separators, bidirectional controls and lone surrogates are shown as \\uNNNN', () => {
+    expect(untrustedText('a\u2028b\u2029c\u202ed\u2066e\u200ff\ud800g\udc00')).toBe(
+      'a\\u2028b\\u2029c\\u202ed\\u2066e\\u200ff\\ud800g\\udc00',
+    )
+  })
+
+  test('printable Unicode is kept as it is', () => {
+    const text = 'Déploiement réussi — 部署 ✓ 🚀 "quoted" \\path'
+    expect(untrustedText(text)).toBe(text)
+  })
+
+  test('cut after the limit, never inside an escape or a surrogate pair', () => {
+    expect(untrustedText('abcdef', 4)).toBe('abcd… (cut)')
+    expect(untrustedText('ab\u001bcd', 4)).toBe('ab… (cut)')
+    expect(untrustedText('ab🚀cd', 3)).toBe('ab… (cut)')
+    expect(untrustedText('abcd', 4)).toBe('abcd')
+    expect(untrustedText('x'.repeat(1000))).toBe(`${'x'.repeat(200)}… (cut)`)
+  })
+
+  test('property: one line, no control character, bounded', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.integer({ min: 1, max: 50 }), (text, max) => {
+        const shown = untrustedText(text, max)
+        expect(shown).not.toMatch(/[\p{Cc}\u2028\u2029]/u)
+        expect(shown.length).toBeLessThanOrEqual(max + '… (cut)'.length)
+        expect(shown).not.toMatch(
+          /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/,
+        )
+      }),
+    )
+  })
+})
