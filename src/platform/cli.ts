@@ -4,6 +4,7 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { dotenvKey, type ActionDefinition } from '../core/definition.js'
 import type { Logger, Reporter, Summary } from '../core/shared/ports.js'
 import { Redactor } from '../core/shared/redactor.js'
+import { printableLines } from '../core/shared/untrusted-text.js'
 import { parseCliArgs, type CliArgs } from './cli-args.js'
 import type { Platform } from '../core/shared/context.js'
 import type { Env } from '../core/shared/env.js'
@@ -40,7 +41,8 @@ export function createCliRuntime<I extends string>(
   const out = onGithub ? guarded(stdout, stdout) : stdout
   const err = onGithub ? guarded(stderr, stdout) : stderr
   const redactor = new Redactor()
-  const r = (text: string): string => redactor.redact(text)
+  // Redacted first: an escape must not split a secret that the mask would otherwise match.
+  const r = (text: string): string => printableLines(redactor.redact(text))
   const debugOn = args.options.debug || isStepDebug(env)
   const sections = ci === 'gitlab' ? gitlabSections(out) : plainSections(out)
   const logger: Logger = {

@@ -36,3 +36,16 @@ function escaped(char: string): string {
     ? `\\x${code.toString(16).padStart(2, '0')}`
     : `\\u${code.toString(16).padStart(4, '0')}`
 }
+
+/**
+ * A message as the command line prints it (GitLab has no other guard): line breaks and tabs kept,
+ * every other unsafe character escaped (see UNSAFE), so that no text, ours or a tool's, can move
+ * the cursor, hide a line or open a GitLab section of its own. Not bounded: a tool's line is shown
+ * whole.
+ */
+export function printableLines(text: string): string {
+  let shown = ''
+  for (const char of text)
+    shown += char !== '\n' && char !== '\t' && isUnsafe(char) ? escaped(char) : char
+  return shown
+}

@@ -57,6 +57,14 @@ describe('the command-line runtime', () => {
     expect(stderr()).toBe('Warning: plain warning\n')
   })
 
+  test('a line that would open a GitLab section or move the cursor is shown escaped', () => {
+    const { runtime, stdout, stderr } = capture({ GITLAB_CI: 'true' })
+    runtime.logger.info('step 1\r\u001b[0Ksection_start:1:forged\r\u001b[0KFAKE\n\tnext')
+    runtime.logger.warning('bad\u001b[2Kline')
+    expect(stdout()).toBe('step 1\\x0d\\x1b[0Ksection_start:1:forged\\x0d\\x1b[0KFAKE\n\tnext\n')
+    expect(stderr()).toBe('Warning: bad\\x1b[2Kline\n')
+  })
+
   test('elsewhere, output is left as printed', () => {
     const { runtime, stdout } = capture()
     runtime.logger.info('::error::plain')

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals'
 import fc from 'fast-check'
-import { untrustedText } from '../../../../src/core/shared/untrusted-text.js'
+import { printableLines, untrustedText } from '../../../../src/core/shared/untrusted-text.js'
 
 describe('untrustedText', () => {
   test('control characters, ESC and DEL are shown as \\xNN', () => {
@@ -42,5 +42,12 @@ describe('untrustedText', () => {
         )
       }),
     )
+  })
+})
+
+describe('printableLines', () => {
+  test('keeps line breaks and tabs, escapes every other control, and cuts nothing', () => {
+    const long = 'x'.repeat(5000)
+    expect(printableLines(`a\nb\tc\r\u001bd\u202e${long}`)).toBe(`a\nb\tc\\x0d\\x1bd\\u202e${long}`)
   })
 })
