@@ -227,6 +227,8 @@ describe('deploy.yml on the template, as the team runs it', () => {
           draw: STAND_IN_VERSIONS.draw,
         })
         expect(ociLabels(manifest.config.Labels)).toEqual({
+          // The app's own version, which its dist/web/version.json serves.
+          'org.opencontainers.image.version': project.appVersion,
           'org.opencontainers.image.source': `https://github.example/${options.repository}`,
           'org.opencontainers.image.revision': project.sha,
         })

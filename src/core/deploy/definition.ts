@@ -25,7 +25,7 @@ export const deployDefinition = {
   id: 'deploy',
   name: 'Olympe deploy',
   description:
-    'Assembles the Olympe deployment payload from image references and calls the deployment webhook, which must answer success; then watches the rollout until the app serves the new version.',
+    'Assembles the Olympe deployment payload from image references, calls the deployment webhook and watches the rollout until the app serves the new version; fails on anything but success.',
   inputs: {
     'webhook-url': {
       description:
