@@ -27,6 +27,12 @@ function imageUrl(
 ): string | undefined {
   const image = registryImage(reference)
   if ('problem' in image) return undefined
+  if (image.registry === DOCKER_HUB) {
+    const official = image.repository.startsWith('library/')
+    return official
+      ? `https://hub.docker.com/_/${image.repository.slice('library/'.length)}`
+      : `https://hub.docker.com/r/${image.repository}`
+  }
   const project = context.repository?.toLowerCase()
   if (
     context.platform === 'gitlab' &&
@@ -35,11 +41,5 @@ function imageUrl(
     (image.repository === project || image.repository.startsWith(`${project}/`))
   )
     return `${context.repositoryUrl}/container_registry`
-  if (image.registry === DOCKER_HUB) {
-    const official = image.repository.startsWith('library/')
-    return official
-      ? `https://hub.docker.com/_/${image.repository.slice('library/'.length)}`
-      : `https://hub.docker.com/r/${image.repository}`
-  }
   return `${image.origin}/v2/${image.repository}/manifests/${digest ?? image.pinned ?? image.lookup}`
 }
