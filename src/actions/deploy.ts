@@ -3,7 +3,7 @@ import type { ParseTools } from '../core/definition.js'
 import { parseDeployInputs, type DeployInputs } from '../core/deploy/inputs.js'
 import { loginSecrets } from '../core/registry/credentials.js'
 import { runDeploy } from '../core/deploy/run.js'
-import { webhookUrlSecrets } from '../core/deploy/secrets.js'
+import { appUrlSecrets, webhookUrlSecrets } from '../core/deploy/secrets.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
@@ -17,6 +17,7 @@ export const deployAction: Action<DeployInputName, DeployInputs> = {
   derivedSecrets: (raw) => [
     ...webhookUrlSecrets(raw['webhook-url']),
     ...loginSecrets(raw['registry-username'], raw['registry-password']),
+    ...appUrlSecrets(raw['app-url']),
   ],
   parse: async (raw) =>
     parseDeployInputs(raw, { parseYaml: await yamlParserFor(raw['deploy-rules']) }),

@@ -4,6 +4,8 @@ import { InputError } from '../core/shared/errors.js'
 export interface CliOptions {
   /** Write outputs as KEY=value lines here (GitLab `artifacts:reports:dotenv`). */
   dotenv?: string
+  /** Write the summaries' links here as GitLab's `artifacts:reports:annotations` JSON. */
+  annotations?: string
   help: boolean
   debug: boolean
 }
@@ -15,7 +17,9 @@ export interface CliArgs<I extends string> {
   secretFlags: I[]
 }
 
-const OPTION_FLAGS = ['dotenv', 'help', 'debug'] as const
+const OPTION_FLAGS = ['dotenv', 'annotations', 'help', 'debug'] as const
+/** The options that take a file path. */
+const PATH_FLAGS = new Set(['dotenv', 'annotations'])
 
 /** `--name value`, `--name=value`, and a bare `--flag` for boolean inputs. */
 export function parseCliArgs<I extends string>(
@@ -39,7 +43,8 @@ export function parseCliArgs<I extends string>(
     if (!match || !known) throw unknownArgument(definition, argv, index, bareFlag === index - 1)
     let value = match[2]
     const takesValue =
-      name === 'dotenv' || (isInput(definition, name) && definition.inputs[name].type !== 'boolean')
+      PATH_FLAGS.has(name) ||
+      (isInput(definition, name) && definition.inputs[name].type !== 'boolean')
     if (value === undefined) {
       const next = argv[index + 1]
       if (takesValue) {
@@ -55,6 +60,7 @@ export function parseCliArgs<I extends string>(
       }
     }
     if (name === 'dotenv') options.dotenv = value
+    else if (name === 'annotations') options.annotations = value
     else if (name === 'help') options.help = value.toLowerCase() === 'true'
     else if (name === 'debug') options.debug = value.toLowerCase() === 'true'
     else if (isInput(definition, name)) {
@@ -176,6 +182,7 @@ export function usage(definition: ActionDefinition): string {
     '',
     'Options:',
     `  ${'--dotenv <file>'.padEnd(34)} write the outputs as KEY=value lines (GitLab dotenv report)`,
+    `  ${'--annotations <file>'.padEnd(34)} write the summary's links as JSON (GitLab annotations report)`,
     `  ${'--debug'.padEnd(34)} print debug lines`,
     `  ${'--help'.padEnd(34)} print this help`,
   )

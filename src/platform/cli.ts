@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { dotenvKey, type ActionDefinition } from '../core/definition.js'
-import type { Logger, Reporter, Summary } from '../core/shared/ports.js'
+import type { Logger, Reporter, Summary, SummaryLink } from '../core/shared/ports.js'
 import { Redactor } from '../core/shared/redactor.js'
 import { printableLines } from '../core/shared/untrusted-text.js'
 import { parseCliArgs, type CliArgs } from './cli-args.js'
@@ -36,7 +36,9 @@ export function createCliRuntime<I extends string>(
   stderr: Write = (text) => process.stderr.write(text),
 ): CliRuntime {
   const args = parseCliArgs(definition, argv)
-  if (args.options.dotenv !== undefined) checkDotenvPath(args.options.dotenv)
+  if (args.options.dotenv !== undefined) checkReportPath('dotenv', args.options.dotenv)
+  if (args.options.annotations !== undefined)
+    checkReportPath('annotations', args.options.annotations)
   const onGithub = ci === 'github'
   const out = onGithub ? guarded(stdout, stdout) : stdout
   const err = onGithub ? guarded(stderr, stdout) : stderr
@@ -62,6 +64,7 @@ export function createCliRuntime<I extends string>(
     },
   }
   const outputs = new Map<string, string>()
+  const links: SummaryLink[] = []
   const reporter: Reporter = {
     // Written as given: the core redacts what came from outside; masking here could corrupt one.
     setOutput: (name, value) => {
@@ -74,6 +77,10 @@ export function createCliRuntime<I extends string>(
         logger.info(boundSummary(summaryText(summary)))
         return Promise.resolve()
       })
+      const { annotations } = args.options
+      if (annotations === undefined || !summary.links?.length) return
+      for (const link of summary.links) links.push({ label: r(link.label), url: r(link.url) })
+      writeAnnotations(annotations, definition.name, links)
     },
   }
   return {
@@ -104,22 +111,39 @@ function guarded(write: Write, paused: Write): Write {
   }
 }
 
+const REPORT_EXAMPLES = {
+  dotenv: ['the outputs', 'outputs.env'],
+  annotations: ['the links', 'annotations.json'],
+} as const
+
 /**
- * Refuses, before any side effect, a dotenv path that cannot be written at the end of the job:
+ * Refuses, before any side effect, a report path that cannot be written at the end of the job:
  * in a folder that does not exist (we create no folders the user did not ask for), or a folder.
  */
-function checkDotenvPath(path: string): void {
+function checkReportPath(flag: keyof typeof REPORT_EXAMPLES, path: string): void {
+  const [what, example] = REPORT_EXAMPLES[flag]
   const folder = dirname(resolve(path))
   if (path === '' || statSync(resolve(path), { throwIfNoEntry: false })?.isDirectory())
     throw new InputError(
-      'dotenv',
-      `The flag '--dotenv' names ${quote(path)}, which is not a file path: give the path of the file to write the outputs to, such as 'outputs.env'.`,
+      flag,
+      `The flag '--${flag}' names ${quote(path)}, which is not a file path: give the path of the file to write ${what} to, such as '${example}'.`,
     )
   if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory())
     throw new InputError(
-      'dotenv',
-      `The flag '--dotenv' names ${quote(path)}, in a folder that does not exist: ${quote(folder)}. Create the folder first, or write the outputs to a file in an existing folder.`,
+      flag,
+      `The flag '--${flag}' names ${quote(path)}, in a folder that does not exist: ${quote(folder)}. Create the folder first, or write ${what} to a file in an existing folder.`,
     )
+}
+
+/**
+ * GitLab's annotations report (`artifacts:reports:annotations`): one section, named after the
+ * action, of external links that the job page shows. Rewritten whole at each summary.
+ */
+function writeAnnotations(path: string, section: string, links: readonly SummaryLink[]): void {
+  const report = {
+    [section]: links.map(({ label, url }) => ({ external_link: { label, url } })),
+  }
+  writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`)
 }
 
 /** KEY=value lines for GitLab's dotenv report: single-line values only. */
@@ -195,7 +219,7 @@ function plainSections(out: Write): Sections {
 export function summaryText(summary: Summary): string {
   const width = Math.max(...summary.rows.map(([name]) => name.length))
   const rows = summary.rows.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`)
-  return [summary.heading, ...rows, ...(summary.notes ?? []).map((note) => `  Note: ${note}`)].join(
-    '\n',
-  )
+  const links = (summary.links ?? []).map(({ label, url }) => `  Link: ${label}: ${url}`)
+  const notes = (summary.notes ?? []).map((note) => `  Note: ${note}`)
+  return [summary.heading, ...rows, ...links, ...notes].join('\n')
 }

@@ -2,7 +2,7 @@ import * as core from '@actions/core'
 import { inputNames, type ActionDefinition } from '../core/definition.js'
 import type { Env } from '../core/shared/env.js'
 import { tableCell } from '../core/shared/markdown.js'
-import type { Logger, Reporter, Summary } from '../core/shared/ports.js'
+import type { Logger, Reporter, Summary, SummaryLink } from '../core/shared/ports.js'
 import { Redactor } from '../core/shared/redactor.js'
 import { leakForms } from '../core/shared/secrets.js'
 import type { Runtime } from './runtime.js'
@@ -70,5 +70,27 @@ export function summaryMarkdown(summary: Summary, redact: (text: string) => stri
   const cell = (text: string): string => tableCell(redact(text))
   const rows = summary.rows.map(([name, value]) => `| ${cell(name)} | ${cell(value)} |`)
   const notes = (summary.notes ?? []).map((note) => `> ${note}`)
-  return [`### ${summary.heading}`, '', '| | |', '|---|---|', ...rows, '', ...notes, ''].join('\n')
+  const links = (summary.links ?? []).map(markdownLink)
+  const linkList = links.length > 0 ? [...links, ''] : []
+  return [
+    `### ${summary.heading}`,
+    '',
+    '| | |',
+    '|---|---|',
+    ...rows,
+    '',
+    ...linkList,
+    ...notes,
+    '',
+  ].join('\n')
+}
+
+/** `- [label](url)`: brackets in the label escaped, and what would end the address encoded. */
+function markdownLink({ label, url }: SummaryLink): string {
+  const text = label.replace(/[[\]\\`*_<>]/g, '\\$&').replace(/\r?\n/g, ' ')
+  const address = url.replace(
+    /[()<>\s]/g,
+    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+  )
+  return `- [${text}](${address})`
 }

@@ -80,7 +80,7 @@ function send(client: ActionsHttpClient, request: HttpRequest): Promise<HttpResp
         settle(classify(error ?? new Error('no response'), progress, overTls))
         return
       }
-      readBody(response.message, request.maxBodyBytes).then(
+      readBody(response.message, request.maxBodyBytes, request.stopAtLimit === true).then(
         ({ body, truncated }) =>
           settle({
             status: response.message.statusCode ?? 0,
@@ -167,18 +167,25 @@ function watchSocket(socket: Socket, progress: Progress): void {
 function readBody(
   response: http.IncomingMessage,
   maxBytes: number,
+  stopAtLimit: boolean,
 ): Promise<{ body: string; truncated: boolean }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let kept = 0
     let truncated = false
+    const done = (): void => resolve({ body: Buffer.concat(chunks).toString('utf8'), truncated })
     response.on('data', (chunk: Buffer) => {
       const part = chunk.subarray(0, Math.max(0, maxBytes - kept))
       truncated ||= part.length < chunk.length
       if (part.length > 0) chunks.push(part)
       kept += part.length
+      if (truncated && stopAtLimit) {
+        // Resolved first: the close that destroying causes then finds the promise settled.
+        done()
+        response.destroy()
+      }
     })
-    response.on('end', () => resolve({ body: Buffer.concat(chunks).toString('utf8'), truncated }))
+    response.on('end', done)
     const cut = (): void =>
       reject(new HttpFailure('partial', 'the connection was closed in the middle of the response'))
     response.on('error', cut)

@@ -1,22 +1,27 @@
 // The hand-over of spec steps 3 and 4: the build-images outputs feed the deploy bundle, and the
 // platform's webhook (played on loopback) receives exactly the references that were pushed.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
 import { Cleanup } from '../helpers/cleanup.js'
 import { SAMPLE_PROJECT, SHA, startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { runAsGithub } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 
 const WEBHOOK_TOKEN = 'whk-token-5e2a9d7c1b'
 
 let suite: DockerSuite
 let webhook: WebhookServer
+let app: AppServer
 const cleanup = new Cleanup()
 
 beforeAll(async () => {
-  ;({ suite, webhook } = await cleanup.startAll({
+  ;({ suite, webhook, app } = await cleanup.startAll({
     suite: startDockerSuite(),
     webhook: startWebhookServer(),
+    app: startAppServer(),
   }))
 }, 60_000)
 
@@ -99,6 +104,90 @@ describe('build-images then deploy', () => {
         ...Object.fromEntries(Object.entries(deployed.files).map(([k, v]) => [`deploy ${k}`, v])),
         'docker argv': (await suite.spy.commands()).join('\n'),
       },
+      [suite.registry.password, WEBHOOK_TOKEN],
+    )
+  })
+
+  test("every image gets the four OCI labels; deploy reads the version from the frontend image's and waits for the app to serve it", async () => {
+    const repository = suite.uniqueRepository('rollout')
+    const project = await suite.copyProject()
+    // The project template's webpack build writes the project's version there.
+    const release = `1.4.${process.pid}`
+    await writeFile(join(project, 'dist/web/version.json'), JSON.stringify({ version: release }))
+    const built = await runAsGithub('build-images', {
+      cwd: project,
+      inputs: {
+        registry: suite.registry.host,
+        'registry-username': suite.registry.user,
+        'registry-password': suite.registry.password,
+      },
+      env: {
+        ...suite.env,
+        GITHUB_SHA: SHA,
+        GITHUB_REPOSITORY: repository,
+        GITHUB_SERVER_URL: 'https://github.example',
+        GITHUB_RUN_ID: '10',
+      },
+      event: { name: 'workflow_dispatch', payload: { repository: { default_branch: 'main' } } },
+    })
+    expect(built.code).toBe(0)
+    expect(built.outputs.version).toBe(release)
+    for (const kind of ['frontend', 'backend']) {
+      const reference = built.outputs[`${kind}-image`] ?? ''
+      const [name = '', tag = ''] = reference.slice(suite.registry.host.length + 1).split(':')
+      const labels = (await suite.registry.manifest(name, tag)).config.Labels ?? {}
+      expect({ kind, labels }).toEqual({
+        kind,
+        labels: expect.objectContaining({
+          'org.opencontainers.image.version': release,
+          'org.opencontainers.image.revision': SHA,
+          'org.opencontainers.image.source': `https://github.example/${repository}`,
+          'org.opencontainers.image.created': expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        }),
+      })
+    }
+
+    // The app serves the previous version until a moment after the platform accepts the call.
+    app.play(
+      rollout('1.3.9', (request) =>
+        version((request.afterDeployMs ?? 0) >= 2000 ? release : '1.3.9'),
+      ),
+    )
+    webhook.respondWith((request, index, res) => {
+      app.deployed()
+      void answer(200)(request, index, res)
+    })
+    const deployed = await runAsGithub('deploy', {
+      inputs: {
+        'webhook-url': webhook.url,
+        'webhook-token': WEBHOOK_TOKEN,
+        'frontend-image': built.outputs['frontend-image'] ?? '',
+        'backend-images': built.outputs['backend-image'] ?? '',
+        'verify-images': 'true',
+        'registry-username': suite.registry.user,
+        'registry-password': suite.registry.password,
+        'app-url': app.url,
+        'promotion-mode': 'auto',
+        'poll-seconds': '1',
+        'wait-minutes': '0.5',
+      },
+      env: { GITHUB_SHA: SHA, GITHUB_REPOSITORY: repository },
+      timeoutMs: 90_000,
+    })
+    expect(deployed.code).toBe(0)
+    expect(deployed.stdout).toContain(
+      `Expected version: ${release} (from the org.opencontainers.image.version label of '${built.outputs['frontend-image'] ?? ''}').`,
+    )
+    expect(deployed.outputs).toMatchObject({
+      rollout: 'live',
+      'live-version': release,
+      url: app.url,
+    })
+    expect(webhook.requests).toHaveLength(1)
+    expect(app.served[0]).toBe('1.3.9')
+    expect(app.served.slice(-2)).toEqual([release, release])
+    expectNoSecrets(
+      { deployStdout: deployed.stdout, ...deployed.files, buildStdout: built.stdout },
       [suite.registry.password, WEBHOOK_TOKEN],
     )
   })

@@ -200,6 +200,7 @@ describe('build-images on GitHub', () => {
         'codeasdata-image': '',
         'codeasdata-digest': '',
         images: '[]',
+        version: '',
       })
       expect(result.stdout).toContain('Skipped, nothing is built:')
       expect(result.stdout).toContain(why)

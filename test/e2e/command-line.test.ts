@@ -19,7 +19,7 @@ const olympeDeploy = (...args: string[]): ReturnType<typeof capture> =>
 const COMMAND_LINES = [
   "  snapshot      Exports the code as data of Olympe projects with the platform's toolkit and commits it to git.",
   '  build-images  Builds the frontend, backend and code-as-data images an Olympe project asks for',
-  '  deploy        Assembles the Olympe deployment payload from image references and calls the deployment webhook.',
+  '  deploy        Assembles the Olympe deployment payload from image references, calls the deployment webhook and watches the rollout until the app serves the new version.',
   "Run 'olympe-deploy <command> --help' for a command's inputs.",
 ]
 

@@ -77,6 +77,9 @@ describe.each(NODES)('the deploy bundle as the GitHub runner runs it, on $label'
       status: '200',
       message: 'success',
       digests: '{}',
+      url: '',
+      rollout: 'not-watched',
+      'live-version': '',
     })
     expect(run.summary).toContain('| Frontend image | 127.0.0.1:5000/shop/frontend:main-1a2b3c4 |')
     expect(run.summary).toContain('| Status | 200 (after 1 attempt(s)) |')
@@ -374,6 +377,9 @@ describe('outputs are never garbled by masking', () => {
         digests: '{}',
         status: '200',
         message: 'success',
+        url: '',
+        rollout: 'not-watched',
+        'live-version': '',
       })
       expect(cli.outputs).toEqual(github.outputs)
       for (const run of [github, cli])

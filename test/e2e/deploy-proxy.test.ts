@@ -130,4 +130,47 @@ describe('deploy behind a proxy, to a webhook with a private CA', () => {
     )
     expectClean(run, WEBHOOK_HOST)
   })
+
+  test('the rollout watch goes out through the same proxy and trusts the same CA', async () => {
+    // The platform's host serves the app too: version.json flips once the POST arrived.
+    webhook.respondWith((request, index, res) => {
+      const posted = webhook.requests.some((each) => each.method === 'POST')
+      if (request.path.startsWith('/version.json'))
+        return answer(200, { version: posted ? '1.4.0' : '1.3.0' })(request, index, res)
+      if (request.path === '/OlympeServer/status')
+        return answer(200, { status: 'ok' })(request, index, res)
+      return answer(200, { message: 'success' })(request, index, res)
+    })
+    const before = proxy.tunnels.length
+    const run = await runAsGithub('deploy', {
+      inputs: {
+        'webhook-url': url(WEBHOOK_HOST),
+        'webhook-token': TOKEN,
+        'frontend-image': FRONTEND,
+        'verify-images': 'false',
+        'app-url': `https://${WEBHOOK_HOST}:${webhook.port}`,
+        'expected-version': '1.4.0',
+        'promotion-mode': 'auto',
+        'poll-seconds': '1',
+        'wait-minutes': '0.5',
+      },
+      env: { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: tls.caFile },
+    })
+    expect(run.code).toBe(0)
+    expect(run.outputs).toMatchObject({ rollout: 'live', 'live-version': '1.4.0' })
+    const paths = webhook.requests.map(
+      (request) => `${request.method} ${request.path.replace(/\?.*$/, '')}`,
+    )
+    expect(paths).toEqual([
+      'GET /version.json',
+      `POST ${HOOK_PATH}`,
+      'GET /version.json',
+      'GET /OlympeServer/status',
+      'GET /version.json',
+      'GET /OlympeServer/status',
+    ])
+    // Every request, polls included, through a tunnel of the proxy.
+    expect(proxy.tunnels.slice(before)).toEqual(paths.map(() => `${WEBHOOK_HOST}:${webhook.port}`))
+    expectClean(run, WEBHOOK_HOST)
+  })
 })

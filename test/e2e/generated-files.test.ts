@@ -43,8 +43,9 @@ describe('a GitLab template edited by hand', () => {
     const sources = ['scripts', 'src', 'gitlab', 'actions', 'action.yml', 'README.md', 'bench']
     for (const path of [...sources, 'package.json', '.prettierrc.json', 'tsconfig.json'])
       await cp(join(ROOT, path), join(copy, path), { recursive: true })
-    const schema = 'dist/snapshot-config.schema.json'
-    await cp(join(ROOT, schema), join(copy, schema))
+    // The documents state measured figures from it (scripts/render/bench-figures.ts).
+    for (const file of ['dist/snapshot-config.schema.json', 'bench/results.json'])
+      await cp(join(ROOT, file), join(copy, file))
     await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'))
   })
 

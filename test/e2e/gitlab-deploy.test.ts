@@ -2,6 +2,14 @@
 // the job fetches the packed package by version from a loopback npm registry and deploys to a
 // loopback webhook; the rules keep merge requests, other branches and schedules from deploying.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import {
+  rollout,
+  startAppServer,
+  version as serving,
+  type AppServer,
+} from '../helpers/app-server.js'
 import { Cleanup } from '../helpers/cleanup.js'
 import {
   component,
@@ -9,6 +17,7 @@ import {
   listJobs,
   logsOf,
   outcome,
+  previewPipeline,
   runPipeline,
   type GitlabProject,
   type PipelineOptions,
@@ -35,6 +44,10 @@ const CODEASDATA = '127.0.0.1:5000/acme/shop/codeasdata:main-1a2b3c4'
 
 let registry: Verdaccio
 let webhook: WebhookServer
+/** The deployed app, whose version.json follows the webhook's POST. */
+let app: AppServer
+const APP_USER = 'preview-bot'
+const APP_PASSWORD = `app-pw-${Date.now().toString(36)}`
 let npmCache: string
 let version: string
 /** A private image registry holding one pushed frontend image, for the image check. */
@@ -64,6 +77,7 @@ beforeAll(async () => {
       HOOK_PATH,
     ),
   )
+  app = cleanup.track('app', await startAppServer())
   npmCache = await cleanup.tempDir('olympe-npm-cache-')
   await ensureDockerDaemon()
   const base = await ensureBaseImages()
@@ -86,7 +100,7 @@ function ciFile(includes: string): string {
 }
 
 /** The template with these inputs; the images of these tests are in no registry unless a test says. */
-function deployInclude(inputs: Record<string, string>): string {
+function deployInclude(inputs: Record<string, string | number>): string {
   const given = { 'npm-registry': registry.url, 'verify-images': 'false', ...inputs }
   const lines = Object.entries(given).map(
     ([name, value]) => `      ${name}: ${JSON.stringify(value)}`,
@@ -227,6 +241,66 @@ describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
     expect(run.jobLogs['olympe-deploy']).toMatch(/404/)
   })
 
+  test('watches the rollout: the environment links the app without its credentials, the job page links the app and the image', async () => {
+    const basic = `Basic ${Buffer.from(`${APP_USER}:${APP_PASSWORD}`).toString('base64')}`
+    const script = rollout('1.3.0', (request) =>
+      serving((request.afterDeployMs ?? 0) >= 1500 ? '1.4.0' : '1.3.0'),
+    )
+    app.play((request) =>
+      request.headers.authorization === basic ? script(request) : { status: 401 },
+    )
+    webhook.respondWith((request, index, res) => {
+      if (request.path === HOOK_PATH) app.deployed()
+      void (request.path === HOOK_PATH ? answer(200) : answer(404))(request, index, res)
+    })
+    // The protected app's address is a masked CI/CD variable, never an input.
+    const target = await project({
+      '.gitlab-ci.yml': ciFile(
+        deployInclude({
+          'frontend-image': FRONTEND,
+          'app-url': '$PREVIEW_APP_URL',
+          'expected-version': '1.4.0',
+          'promotion-mode': 'auto',
+          // Number inputs: GitLab wants numbers, not strings.
+          'poll-seconds': 1,
+          'wait-minutes': 0.5,
+        }),
+      ),
+    })
+    const variables = { PREVIEW_APP_URL: app.url.replace('//', `//${APP_USER}:${APP_PASSWORD}@`) }
+    const run = await pipeline(target, { variables })
+
+    expect(outcome(run)).toEqual({ code: 0, tail: '' })
+    expect(webhook.requests).toHaveLength(1)
+    const log = run.jobLogs['olympe-deploy'] ?? ''
+    expect(log).toContain(`The app at ${app.url} serves 1.4.0: live`)
+    expect(log).toMatch(/olympe_\d+_rollout_started[\s\S]*olympe_\d+_rollout took/)
+    // GitLab reads the environment's url from the job's own dotenv report when the job ends.
+    const preview = await previewPipeline(target, { variables })
+    expect((preview['olympe-deploy'] as { environment?: unknown }).environment).toEqual({
+      name: 'production',
+      url: '$OLYMPE_DEPLOY_URL',
+    })
+    const dotenv = Object.values(run.dotenvReports).join('')
+    expect(dotenv).toContain(`OLYMPE_DEPLOY_URL=${app.url}\n`)
+    expect(dotenv).toContain('OLYMPE_DEPLOY_ROLLOUT=live\n')
+    expect(dotenv).toContain('OLYMPE_DEPLOY_LIVE_VERSION=1.4.0\n')
+    // The annotations report, where the job wrote it.
+    const report = await findFile(target.dir, 'olympe-deploy-annotations.json')
+    expect(JSON.parse(report)).toEqual({
+      'Olympe deploy': [
+        {
+          external_link: {
+            label: `frontend image ${FRONTEND}`,
+            url: 'https://gitlab.example.com/acme/shop/container_registry',
+          },
+        },
+        { external_link: { label: 'App (live)', url: app.url } },
+      ],
+    })
+    expect(app.requests.every((request) => request.headers.authorization === basic)).toBe(true)
+  })
+
   describe('the image check, with the GitLab registry login the template passes by default', () => {
     /** GitLab's predefined registry variables, as a job on the project's registry has them. */
     const gitlabRegistry = (): Record<string, string> => ({
@@ -285,6 +359,19 @@ describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
       HOOK_PATH,
       IMAGES_PASSWORD,
       Buffer.from(`gitlab-ci-token:${IMAGES_PASSWORD}`).toString('base64'),
+      APP_PASSWORD,
+      APP_USER,
     ])
   })
 })
+
+/** The one file of that name the jobs wrote in the project (node_modules left out). */
+async function findFile(dir: string, name: string): Promise<string> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true })
+  const found = entries.filter(
+    (entry) => entry.isFile() && entry.name === name && !entry.parentPath.includes('node_modules'),
+  )
+  if (found.length !== 1) throw new Error(`${found.length} files named ${name} in ${dir}`)
+  const [file] = found
+  return readFile(join(file?.parentPath ?? '', name), 'utf8')
+}

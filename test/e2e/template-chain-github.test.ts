@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
 import { Cleanup } from '../helpers/cleanup.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -52,6 +53,8 @@ const ROLLBACK_MS = 60_000
 let registry: TemplateRegistry
 let suite: DockerSuite
 let hooks: Record<'staging' | 'production', WebhookServer>
+/** The production app, whose version.json follows the production webhook's POST. */
+let app: AppServer
 let lockFile: string
 const runs: WorkflowRun[] = []
 const homes: string[] = []
@@ -65,7 +68,9 @@ beforeAll(async () => {
     'docker suite': startDockerSuite(),
     'staging webhook': startWebhookServer(undefined, PATHS.staging),
     'production webhook': startWebhookServer(undefined, PATHS.production),
+    'production app': startAppServer(),
   })
+  app = started['production app']
   registry = started['template registry']
   suite = started['docker suite']
   hooks = { staging: started['staging webhook'], production: started['production webhook'] }
@@ -132,7 +137,10 @@ function github(
 async function run(file: string, options: WorkflowRunOptions): Promise<WorkflowRun> {
   // Each run starts with no request received.
   hooks.staging.respondWith(answer(200))
-  hooks.production.respondWith(answer(200))
+  hooks.production.respondWith((request, index, res) => {
+    app.deployed()
+    void answer(200)(request, index, res)
+  })
   const result = await runWorkflow(file, options)
   runs.push(result)
   return result
@@ -215,7 +223,13 @@ describe('deploy.yml on the template, as the team runs it', () => {
         defaultBranch: 'master',
         inputs: { codeasdata: 'true' },
       })
-      const result = await run('deploy.yml', options)
+      // Production's app serves the new version once the platform accepted it; its address is
+      // the environment's APP_URL variable.
+      app.play(rollout('1.3.9', () => version(project.appVersion)))
+      const result = await run('deploy.yml', {
+        ...options,
+        environmentVars: { production: { APP_URL: app.url } },
+      })
 
       expect(results(result)).toEqual({
         'build-and-deploy/check': 'success',
@@ -252,6 +266,8 @@ describe('deploy.yml on the template, as the team runs it', () => {
           draw: STAND_IN_VERSIONS.draw,
         })
         expect(ociLabels(manifest.config.Labels)).toEqual({
+          // The app's own version, which its dist/web/version.json serves.
+          'org.opencontainers.image.version': project.appVersion,
           'org.opencontainers.image.source': `https://github.example/${options.repository}`,
           'org.opencontainers.image.revision': project.sha,
         })
@@ -261,7 +277,12 @@ describe('deploy.yml on the template, as the team runs it', () => {
       expect(Object.keys(owners)).toEqual(['101:0'])
       expect(owners['101:0']).toBeGreaterThanOrEqual(10)
 
-      expect(result.jobs['build-and-deploy/deploy']?.environment).toBe('production')
+      expect(result.jobs['build-and-deploy/deploy']).toMatchObject({
+        environment: 'production',
+        // The deploy step's url output: the app it watched until the new version served.
+        environmentUrl: app.url,
+      })
+      expect(app.served.slice(-2)).toEqual([project.appVersion, project.appVersion])
       expect(hooks.production.requests[0]?.headers.authorization).toBe(
         `Bearer ${TOKENS.production}`,
       )

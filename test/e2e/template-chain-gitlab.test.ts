@@ -251,6 +251,8 @@ describe('gitlab/pipeline.yml on the template, on master', () => {
           draw: STAND_IN_VERSIONS.draw,
         })
         expect(ociLabels(config.Labels)).toEqual({
+          // The app's own version (the template's package.json), which dist/web/version.json serves.
+          'org.opencontainers.image.version': '2.15.0',
           'org.opencontainers.image.source': `https://gitlab.example.com/${PROJECT_PATH}`,
           'org.opencontainers.image.revision': sha,
         })

@@ -287,8 +287,23 @@ describe('environments, promotion and rollback', () => {
     parse(await readFile(join(EXAMPLES, file), 'utf8')) as Record<string, unknown>
   type Jobs = Record<
     string,
-    { environment?: unknown; needs?: unknown; steps?: { uses?: string; run?: string }[] }
+    {
+      environment?: unknown
+      needs?: unknown
+      steps?: { id?: string; uses?: string; run?: string; with?: Record<string, string> }[]
+    }
   >
+  /** The environment's link is the deploy step's `url` output, its app the environment's APP_URL. */
+  const linked = (name: string): object => ({
+    environment: { name, url: '${{ steps.deploy.outputs.url }}' },
+    steps: expect.arrayContaining([
+      expect.objectContaining({
+        id: 'deploy',
+        uses: 'your-org/olympe-deploy-actions/actions/deploy@v1',
+        with: expect.objectContaining({ 'app-url': '${{ vars.APP_URL }}' }) as unknown,
+      }),
+    ]) as unknown,
+  })
 
   test('the reusable workflow deploys in a GitHub environment, production by default', async () => {
     const workflow = (await load('olympe-build-deploy.yml')) as {
@@ -296,7 +311,7 @@ describe('environments, promotion and rollback', () => {
       jobs: Jobs
     }
     expect(workflow.on.workflow_call.inputs.environment?.default).toBe('production')
-    expect(workflow.jobs.deploy?.environment).toBe('${{ inputs.environment }}')
+    expect(workflow.jobs.deploy).toMatchObject(linked('${{ inputs.environment }}'))
   })
 
   test("the reusable workflow's first job checks the later steps' inputs, and the images job needs it", async () => {
@@ -334,10 +349,10 @@ describe('environments, promotion and rollback', () => {
       backend:
         '${{ steps.images.outputs.backend-image }}@${{ steps.images.outputs.backend-digest }}',
     })
-    expect(workflow.jobs.staging).toMatchObject({ needs: 'images', environment: 'staging' })
+    expect(workflow.jobs.staging).toMatchObject({ needs: 'images', ...linked('staging') })
     expect(workflow.jobs.production).toMatchObject({
       needs: ['images', 'staging'],
-      environment: 'production',
+      ...linked('production'),
     })
   })
 
@@ -399,6 +414,7 @@ describe('environments, promotion and rollback', () => {
       'your-org/olympe-deploy-actions/actions/deploy@v1',
     ])
     expect(steps[0]?.run).not.toMatch(/\bnpm\b|docker (build|push)\b/)
+    expect(workflow.jobs.rollback).toMatchObject(linked('${{ inputs.environment }}'))
   })
 })
 

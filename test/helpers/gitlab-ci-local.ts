@@ -4,6 +4,7 @@
 // resolves locally.
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
+import { parseAllDocuments } from 'yaml'
 import { startOwning } from './cleanup.js'
 import { NODE24 } from './node-binaries.js'
 import { ROOT } from './run-action.js'
@@ -260,6 +261,21 @@ export async function listEnvironments(
     if (row?.[1] && row[2] && row[1] !== 'name') environments[row[1]] = row[2]
   }
   return environments
+}
+
+/**
+ * The pipeline as GitLab reads it once includes and inputs are resolved (`--preview`), parsed:
+ * the jobs by name, with what their `environment:` and `artifacts:` became.
+ */
+export async function previewPipeline(
+  project: GitlabProject,
+  options: PipelineOptions = {},
+): Promise<Record<string, unknown>> {
+  const result = await gitlabCiLocal(project, ['--preview'], options, 60_000)
+  if (result.code !== 0) throw new Error(`gitlab-ci-local --preview failed: ${result.stderr}`)
+  // Warnings (about overridden predefined variables…) may come before the YAML.
+  const documents = parseAllDocuments(result.stdout.slice(result.stdout.search(/^[\w$.-]+:/m)))
+  return (documents[0]?.toJS() ?? {}) as Record<string, unknown>
 }
 
 const FILE_VARIABLES = /^gitlab-ci-local-file-variables-/

@@ -2,7 +2,7 @@
 // job by job and step by step, so a test proves what the files say rather than a retelling:
 // `run:` steps in bash with GITHUB_OUTPUT, our actions as their committed bundles
 // (runAsGithub), local reusable workflows, `needs`, `if`, job outputs and environments with
-// secrets of their own. GitHub's own actions are played by what they document:
+// secrets and variables of their own, and the link (`environment.url`) each job gives its own. GitHub's own actions are played by what they document:
 // actions/checkout is the workspace already there, actions/setup-node writes the .npmrc of its
 // `registry-url` (src/authutil.ts) and fails a `cache: npm` without a lock file.
 import { existsSync } from 'node:fs'
@@ -41,6 +41,8 @@ export interface WorkflowRunOptions {
   secrets?: Record<string, string>
   /** Each environment's own secrets, which win over the repository's in its jobs. */
   environments?: Record<string, Record<string, string>>
+  /** Each environment's own variables, which win over the repository's `vars` in its jobs. */
+  environmentVars?: Record<string, Record<string, string>>
   /** Environment of every step and action: PATH, HOME, npm cache, DOCKER_CONFIG… */
   env: Record<string, string>
   /**
@@ -63,6 +65,8 @@ export interface JobRecord {
   result: 'success' | 'failure' | 'skipped'
   outputs: Record<string, string>
   environment?: string
+  /** The environment's link, `environment.url` evaluated once the job's steps ran (as GitHub does). */
+  environmentUrl?: string
   /** `cache` as actions/setup-node received it, and the .npmrc it wrote. */
   setupNode?: { cache: string; npmrc?: string }
 }
@@ -84,7 +88,7 @@ interface Step {
 interface Job {
   needs?: string | string[]
   if?: string | boolean
-  environment?: string | { name: string }
+  environment?: string | { name: string; url?: string }
   uses?: string
   with?: Record<string, unknown>
   secrets?: Record<string, unknown> | 'inherit'
@@ -222,7 +226,8 @@ async function runJob(
   const named = typeof job.environment === 'object' ? job.environment.name : job.environment
   const environment = named === undefined ? undefined : asText(interpolate(named, scope({})))
   const secrets = { ...frame.secrets, ...(environment ? options.environments?.[environment] : {}) }
-  if (job.uses) return callWorkflow(id, job, scope({ secrets }), options, run)
+  const vars = { ...options.vars, ...(environment ? options.environmentVars?.[environment] : {}) }
+  if (job.uses) return callWorkflow(id, job, scope({ secrets, vars }), options, run)
   const state: JobState = {
     id: frame.prefix + id,
     env: {},
@@ -235,7 +240,7 @@ async function runJob(
     const temp = await cleanup.tempDir('olympe-workflow-job-')
     for (const step of job.steps ?? []) {
       const stepScope = scope(
-        { secrets, steps: state.steps, runner: { temp } },
+        { secrets, vars, steps: state.steps, runner: { temp } },
         state.record.result,
       )
       if (!condition(step.if, stepScope)) continue
@@ -245,6 +250,9 @@ async function runJob(
       else if (record.step === options.untilStep && state.record.result === 'success') break
     }
   })
+  const url = typeof job.environment === 'object' ? job.environment.url : undefined
+  if (url !== undefined)
+    state.record.environmentUrl = asText(interpolate(url, scope({ vars, steps: state.steps })))
   if (state.record.result === 'failure') return state.record
   const outputs = scope({ secrets, steps: state.steps })
   for (const [name, value] of Object.entries(job.outputs ?? {}))

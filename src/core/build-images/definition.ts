@@ -169,6 +169,10 @@ export const buildImagesDefinition = {
       description:
         'JSON list of the images built: `[{kind, reference, references, digest, size}]` (size in bytes, unpacked, as `docker image ls` counts it); `[]` when skipped.',
     },
+    version: {
+      description:
+        "The project's version, the images' `org.opencontainers.image.version` label: the `version` of `<frontend-sources>/version.json`, else of the project's `package.json`; empty when neither has one. Deploy's `expected-version` defaults to that label.",
+    },
     skipped: {
       description:
         '`true` when nothing was built because of the branch or the event (the step still succeeds), else `false`.',

@@ -90,3 +90,30 @@ function versionField(text: string, field: string): string | { problem: string }
     }
   return value.trim()
 }
+
+export interface AppVersionLookup {
+  found?: { value: string; source: string }
+  /** Files that were there but unusable, for the log. */
+  notes: string[]
+}
+
+/**
+ * The project's own version, for the `org.opencontainers.image.version` label: what the app
+ * serves in `version.json` (the project template's webpack build writes the project's version
+ * there), else the project's `package.json`. The deploy action waits for the app to serve it.
+ */
+export async function resolveAppVersion(
+  project: { root: string; frontendSources: string },
+  files: Pick<Files, 'readText'>,
+): Promise<AppVersionLookup> {
+  const candidates = [join(project.frontendSources, 'version.json'), 'package.json']
+  const notes: string[] = []
+  for (const file of candidates) {
+    const text = await files.readText(join(project.root, file)).catch(() => undefined)
+    if (text === undefined) continue
+    const value = versionField(text, 'version')
+    if (typeof value === 'string') return { found: { value, source: file }, notes }
+    notes.push(`${file} ${value.problem}`)
+  }
+  return { notes }
+}

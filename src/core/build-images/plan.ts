@@ -24,11 +24,14 @@ export interface ImagePlan {
 export interface PlanFacts {
   branch: string
   drawVersion?: string
+  /** The project's own version (see resolveAppVersion). */
+  version?: string
   now: Date
 }
 
 /** OCI annotation keys (opencontainers/image-spec annotations.md), read by registries and UIs. */
 export const OCI_LABELS = {
+  version: 'org.opencontainers.image.version',
   source: 'org.opencontainers.image.source',
   revision: 'org.opencontainers.image.revision',
   created: 'org.opencontainers.image.created',
@@ -81,6 +84,7 @@ export function planImages(
 export function imageLabels(context: CiContext, facts: PlanFacts): Array<[string, string]> {
   const labels: Array<[string, string]> = []
   if (facts.drawVersion) labels.push([DRAW_VERSION_LABEL, facts.drawVersion])
+  if (facts.version) labels.push([OCI_LABELS.version, facts.version])
   if (context.repositoryUrl) labels.push([OCI_LABELS.source, context.repositoryUrl])
   if (context.sha) labels.push([OCI_LABELS.revision, context.sha])
   labels.push([OCI_LABELS.created, facts.now.toISOString()])

@@ -16,8 +16,10 @@ const KIND_LABEL: Record<ImageKind, string> = {
 export function buildOutputs(
   images: readonly BuiltImage[],
   skipped: boolean,
+  version?: string,
 ): Record<BuildImagesOutputName, string> {
   const outputs = { skipped: String(skipped) } as Record<BuildImagesOutputName, string>
+  outputs.version = version ?? ''
   for (const kind of IMAGE_KINDS) {
     const image = images.find((candidate) => candidate.kind === kind)
     outputs[`${kind}-image`] = image?.reference ?? ''
@@ -39,6 +41,7 @@ export interface SummaryFacts {
   branch: string
   pushed: boolean
   drawVersion?: string
+  version?: string
   /** The images asked for (`images`, and `codeasdata`); the others are named as not built. */
   selected: readonly ImageKind[]
 }
@@ -53,6 +56,7 @@ export function builtSummary(images: readonly BuiltImage[], facts: SummaryFacts)
     ].join(' · '),
   ])
   rows.push(['Branch', facts.branch])
+  rows.push(['Version label', facts.version ?? 'none (no version found)'])
   rows.push(['draw_version label', facts.drawVersion ?? 'none (no version found)'])
   const notes: string[] = []
   if (!facts.pushed)

@@ -3,7 +3,12 @@ import { ActionError } from '../shared/errors.js'
 import type { CommonPorts, Reporter } from '../shared/ports.js'
 import { buildAndPush, type BuiltImage } from './build.js'
 import { DockerCommandError, type DockerClient } from './ports.js'
-import { drawVersionMessage, resolveDrawVersion, type DrawVersion } from './draw-version.js'
+import {
+  drawVersionMessage,
+  resolveAppVersion,
+  resolveDrawVersion,
+  type DrawVersion,
+} from './draw-version.js'
 import { decideGate } from './gate.js'
 import { looksSecret } from './input-parsers.js'
 import { repeatedNamespace } from './image-names.js'
@@ -48,7 +53,7 @@ export async function runBuildImages(
     return []
   }
 
-  const { plans, drawVersion } = await logger.group('Plan', () =>
+  const { plans, drawVersion, version } = await logger.group('Plan', () =>
     plan(inputs, context, ports, gate.branch),
   )
   const root = inputs.workingDirectory
@@ -77,12 +82,13 @@ export async function runBuildImages(
       ports,
     ),
   )
-  setOutputs(reporter, images, false)
+  setOutputs(reporter, images, false, version)
   await reporter.summary(
     builtSummary(images, {
       branch: gate.branch,
       pushed: inputs.push,
       drawVersion: drawVersion?.value,
+      version,
       selected: inputs.images,
     }),
   )
@@ -94,7 +100,7 @@ async function plan(
   context: CiContext,
   ports: BuildImagesPorts,
   branch: string,
-): Promise<{ plans: ImagePlan[]; drawVersion?: DrawVersion }> {
+): Promise<{ plans: ImagePlan[]; drawVersion?: DrawVersion; version?: string }> {
   const { logger } = ports
   const lookup = await resolveDrawVersion(
     inputs.drawVersion,
@@ -118,9 +124,22 @@ async function plan(
       `'build-args' sets ${name}, whose name says it holds a secret: a build argument stays in the image, where 'docker history' shows it to anyone who can pull the image, and on docker's command line. Give it in 'build-secrets' instead (${name}=<value>) and read it with RUN --mount=type=secret,id=${name}.`,
       { title: 'Build argument' },
     )
+  const app = await resolveAppVersion(
+    { root: inputs.workingDirectory, frontendSources: inputs.sources.frontend },
+    ports.files,
+  )
+  for (const note of app.notes) logger.warning(`Not used for the version label: ${note}.`)
+  const version = app.found?.value
+  logger.info(
+    app.found
+      ? `org.opencontainers.image.version ${app.found.value} (from 'version' in ${app.found.source}): the version the deploy action waits for the app to serve.`
+      : `No org.opencontainers.image.version label: no 'version' in ${inputs.sources.frontend}/version.json nor in package.json; the deploy action will not know which version to wait for (set its 'expected-version').`,
+  )
+
   const plans = planImages(inputs, context, {
     branch,
     drawVersion: lookup.found?.value,
+    version,
     now: ports.clock.now(),
   })
   // Said once: with the default names, every image repeats it alike.
@@ -137,7 +156,7 @@ async function plan(
   if (left.length > 0) logger.info(`Not built (not named in 'images'): ${left.join(', ')}.`)
   if (inputs.images.includes('codeasdata'))
     logger.warning(CODEASDATA_WARNING, { title: 'Code as data' })
-  return { plans, drawVersion: lookup.found }
+  return { plans, drawVersion: lookup.found, version }
 }
 
 async function login(
@@ -163,7 +182,12 @@ async function login(
   ports.logger.info(`Logged in to ${host} as ${credentials.username}.`)
 }
 
-function setOutputs(reporter: Reporter, images: readonly BuiltImage[], skipped: boolean): void {
-  for (const [name, value] of Object.entries(buildOutputs(images, skipped)))
+function setOutputs(
+  reporter: Reporter,
+  images: readonly BuiltImage[],
+  skipped: boolean,
+  version?: string,
+): void {
+  for (const [name, value] of Object.entries(buildOutputs(images, skipped, version)))
     reporter.setOutput(name, value)
 }

@@ -1,8 +1,18 @@
 import type { ActionDefinition } from '../definition.js'
 import { registryInput } from '../registry/credentials.js'
-import { CHECK_ONLY, choice, choiceWithDefault, flag, text, wholeNumber } from '../shared/inputs.js'
 import {
+  CHECK_ONLY,
+  choice,
+  choiceWithDefault,
+  decimalMinutes,
+  flag,
+  text,
+  wholeNumber,
+} from '../shared/inputs.js'
+import {
+  appUrl,
   deployRules,
+  expectedVersion,
   imageReference,
   imageReferenceList,
   webhookToken,
@@ -15,7 +25,7 @@ export const deployDefinition = {
   id: 'deploy',
   name: 'Olympe deploy',
   description:
-    'Assembles the Olympe deployment payload from image references and calls the deployment webhook; fails on anything but success.',
+    'Assembles the Olympe deployment payload from image references, calls the deployment webhook and watches the rollout until the app serves the new version; fails on anything but success.',
   inputs: {
     'webhook-url': {
       description:
@@ -99,8 +109,29 @@ export const deployDefinition = {
     },
     'timeout-seconds': {
       description:
-        'Bound on the whole step: reading `payload-file`, checking the deploy rules, the image check (at most half of the time left, so that the webhook call keeps the rest) and the webhook call with its retries.',
+        "Bound on the step up to the webhook's answer: reading `payload-file`, checking the deploy rules, the image check (at most half of the time left, so that the webhook call keeps the rest), reading the app's version before the call, and the webhook call with its retries. The rollout watch has `wait-minutes` of its own.",
       ...wholeNumber(1, 3600, '60'),
+    },
+    'app-url': {
+      description:
+        "Address of the deployed app (its frontend), such as `https://shop.example.com`. After the webhook's success the step watches the rollout there (`<app-url>/version.json`, `<app-url>/OlympeServer/status`) until the new version serves. A protected app may be given as `https://user:password@…` (sent as Basic auth; masked, and never in an output). Without it, nothing is watched.",
+      parse: appUrl,
+    },
+    'expected-version': {
+      description:
+        'Version the app must serve once the rollout is done (the `version` of its `version.json`). Default: the `org.opencontainers.image.version` label of `frontend-image` (build-images sets it), read in the registry during the image check. Unknown, the watch only checks that the app answers.',
+      parse: expectedVersion,
+    },
+    'wait-minutes': {
+      description:
+        "How long to watch the rollout after the webhook's success, in minutes, at most 360 (decimals allowed: `0.5` is 30 seconds); `0` does not watch. Not live by then fails the step, except a new version that awaits a manual promotion (a warning).",
+      default: '30',
+      type: 'number',
+      parse: decimalMinutes({ max: 360, example: 30, zero: '0 does not watch' }),
+    },
+    'poll-seconds': {
+      description: 'Pause between two polls of the app during the rollout watch, in seconds.',
+      ...wholeNumber(1, 600, '15'),
     },
     'dry-run': {
       description: 'Validate, print the payload and the redacted request, and send nothing.',
@@ -119,6 +150,18 @@ export const deployDefinition = {
     message: {
       description:
         "The response's `message` field, also after a failed call (empty on a dry run or without one).",
+    },
+    url: {
+      description:
+        "The app's address, `app-url` without its credentials (for GitHub's `environment.url`); empty without `app-url`.",
+    },
+    rollout: {
+      description:
+        'How the rollout watch ended: `live`, `awaiting-promotion` (manual promotion; the new version is not served yet), `timed-out`, `rolled-back`, or `not-watched` (no `app-url`, `wait-minutes` 0, a dry run, or a failed call).',
+    },
+    'live-version': {
+      description:
+        'The version the app served at the last poll that read one; empty when none was read.',
     },
     digests: {
       description:

@@ -4,6 +4,7 @@ import { errorMessage } from '../shared/errors.js'
 import { IMAGE_REFERENCE_EXPECTED, parseImageReference } from '../shared/image-ref.js'
 import { parseList, refine } from '../shared/inputs.js'
 import { describeIssues } from '../shared/issues.js'
+import { parseAppUrl, type AppTarget } from './app-url.js'
 import { DeployRuleSchema, RULES_WORDING, type DeployRule } from './payload-schema.js'
 
 /** The deploy inputs that need a rule of their own, each from its text to its value. */
@@ -44,6 +45,21 @@ export const webhookToken = v.pipe(
     'contains a control character or a character beyond Latin-1 (such as an emoji or a curly quote), which an HTTP header cannot carry; copy the token again from the platform operator',
   ),
 )
+
+export const appUrl = refine<AppTarget | undefined>((raw) =>
+  raw === '' ? undefined : parseAppUrl(raw),
+)
+
+/** What version.json holds and the log prints: visible ASCII, as the watch reads it. */
+export const expectedVersion = refine<string | undefined>((raw) => {
+  if (raw === '') return undefined
+  if (!/^[\x21-\x7e]{1,128}$/.test(raw))
+    return {
+      problem:
+        "expected a version as the app's version.json holds it, such as '1.4.0' (visible ASCII characters, no spaces, at most 128)",
+    }
+  return raw
+})
 
 export const imageReference = refine<string | undefined>((raw) => {
   if (raw === '') return undefined

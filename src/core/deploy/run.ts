@@ -1,14 +1,28 @@
 import type { CiContext } from '../shared/context.js'
-import { startDeadline } from '../shared/deadline.js'
+import { startDeadline, type Deadline } from '../shared/deadline.js'
 import { ActionError } from '../shared/errors.js'
 import type { HttpClient } from '../shared/http.js'
-import type { CommonPorts, Summary } from '../shared/ports.js'
+import type { CommonPorts, Summary, SummaryLink } from '../shared/ports.js'
+import { insecureAppWarning, type AppTarget } from './app-url.js'
 import type { DeployInputs } from './inputs.js'
 import { buildPayload, deployRuleWarnings } from './payload.js'
 import { readBasePayload } from './payload-file.js'
 import type { Payload } from './payload-schema.js'
 import { besideImage, verifyImages, type VerifyPorts } from './verify-images.js'
 import { callWebhook, WebhookError, type WebhookResult } from './webhook.js'
+import { imageLinks, type LinkContext } from './links.js'
+import { formatElapsed, LIVE_POLLS, verdictMessage, type VersionAnswer } from './rollout.js'
+import {
+  beforeMessage,
+  expectedVersion,
+  planWatch,
+  readBefore,
+  rolloutSummary,
+  unknownVersionWarning,
+  type ExpectedVersion,
+  type WatchPlan,
+} from './rollout-step.js'
+import { watchRollout } from './watch.js'
 
 /** What a step output can hold (GitHub's limit), and so the largest payload we send. */
 export const MAX_PAYLOAD_BYTES = 1024 * 1024
@@ -20,19 +34,33 @@ export interface DeployPorts
   http: HttpClient
 }
 
+/** The run's facts deploy uses: the workspace, and what names the project for links. */
+export type DeployContext = Pick<CiContext, 'workspace'> & LinkContext
+
 /**
  * `timeout-seconds` runs from here: reading the payload file, the bounded checks of the deploy
- * rules, the image check (at most half of the time left) and the webhook call all count. Outputs are written as they are: `payload` is built from
- * the inputs alone (image references, rules, modes), and what came from the server (`message`)
- * is redacted here, so the platform never has to mask an output, which could corrupt it.
+ * rules, the image check (at most half of the time left), reading the app's version and the
+ * webhook call all count; the rollout watch then has `wait-minutes`. Outputs are written as they
+ * are: `payload` is built from the inputs alone (image references, rules, modes), `url` from
+ * `app-url` without its credentials, and what came from a server (`message`, `live-version`) is
+ * redacted here, so the platform never has to mask an output, which could corrupt it.
  */
 export async function runDeploy(
   inputs: DeployInputs,
-  context: Pick<CiContext, 'workspace'>,
+  context: DeployContext,
   ports: DeployPorts,
 ): Promise<void> {
   const { logger, reporter } = ports
   const deadline = startDeadline(ports.clock, inputs.timeoutSeconds)
+  const plan = planWatch(inputs)
+  if (inputs.appUrl) {
+    const insecure = insecureAppWarning(inputs.appUrl)
+    if (insecure) logger.warning(insecure, { title: 'App address' })
+  }
+  const notWatched = (): void => {
+    reporter.setOutput('rollout', 'not-watched')
+    reporter.setOutput('live-version', '')
+  }
   const payload = await logger.group('Deployment payload', async () => {
     const base = inputs.payloadFile
       ? await readBasePayload(inputs.payloadFile, context.workspace, ports.files)
@@ -46,16 +74,40 @@ export async function runDeploy(
   })
   const body = JSON.stringify(payload)
   reporter.setOutput('payload', body)
+  reporter.setOutput('url', inputs.appUrl?.shown ?? '')
   // The images are checked before anything is sent, dry runs included (they say what would fail).
-  const checked = await verifyImages(payload, { ...inputs, deadline }, ports)
+  const readLabels =
+    inputs.appUrl !== undefined && inputs.waitMinutes > 0 && !inputs.expectedVersion
+  const checked = await verifyImages(
+    payload,
+    { ...inputs, deadline, readFrontendLabels: readLabels },
+    ports,
+  )
+  const expected = expectedVersion(inputs.expectedVersion, payload, checked.frontendLabels)
+  // Watched, the app's link comes with the rollout's outcome (rolloutSummary).
+  const links = deployLinks(
+    payload,
+    'target' in plan ? undefined : inputs.appUrl,
+    checked.beside,
+    context,
+  )
 
   if (inputs.dryRun) {
     logger.info(`Dry run: this request would be sent, and nothing was.\n${describeRequest(body)}`)
+    if (readLabels || inputs.expectedVersion) logger.info(expectedLine(expected))
     reporter.setOutput('status', '')
     reporter.setOutput('message', '')
-    await reporter.summary(deploySummary(payload, inputs, undefined, checked))
+    notWatched()
+    await reporter.summary(deploySummary(payload, inputs, undefined, checked.beside, links))
     return
   }
+
+  const before =
+    'target' in plan
+      ? await logger.group('Live version before the call', () =>
+          readBeforeCall(plan.target, expected, deadline, ports),
+        )
+      : undefined
 
   const result = await logger.group('Webhook call', async () => {
     try {
@@ -68,6 +120,7 @@ export async function runDeploy(
         reporter.setOutput('status', error.status?.toString() ?? '')
         reporter.setOutput('message', error.responseMessage ?? '')
       }
+      notWatched()
       throw error
     }
   })
@@ -75,7 +128,103 @@ export async function runDeploy(
   logger.info(`The webhook accepted the deployment (HTTP ${result.status}, message '${message}').`)
   reporter.setOutput('status', String(result.status))
   reporter.setOutput('message', message)
-  await reporter.summary(deploySummary(payload, inputs, { ...result, message }, checked))
+  await reporter.summary(
+    deploySummary(payload, inputs, { ...result, message }, checked.beside, links, plan),
+  )
+  if (!('target' in plan)) {
+    notWatched()
+    const said = `The rollout is not watched: ${plan.reason}.`
+    if (plan.warn) logger.warning(said, { title: 'Rollout not watched' })
+    else logger.info(said)
+    return
+  }
+  await watch(plan.target, inputs, payload, expected, before, ports)
+}
+
+/** The watch, its outputs and its summary, then the verdict: live, a warning, or a failure. */
+async function watch(
+  target: AppTarget,
+  inputs: DeployInputs,
+  payload: Payload,
+  expected: ExpectedVersion,
+  before: VersionAnswer | undefined,
+  ports: DeployPorts,
+): Promise<void> {
+  const { logger, reporter } = ports
+  const report = await logger.group('Rollout', () => {
+    logger.info(
+      `Watching ${target.shown} every ${inputs.pollSeconds} s for up to ${formatElapsed(inputs.waitMinutes * 60_000)} ('wait-minutes'): ${'value' in expected ? `live once it serves ${expected.value} with a healthy status` : 'live once it answers with a healthy status'} on ${LIVE_POLLS} polls in a row.`,
+    )
+    return watchRollout(
+      {
+        target,
+        waitMinutes: inputs.waitMinutes,
+        pollSeconds: inputs.pollSeconds,
+        manualPromotion: (payload.noDowntime?.promotionMode ?? 'manual') === 'manual',
+        ...('value' in expected ? { expected: expected.value } : {}),
+        ...(before?.kind === 'version' ? { before: before.version } : {}),
+      },
+      ports,
+    )
+  })
+  const { verdict } = report
+  reporter.setOutput('rollout', verdict.outcome)
+  reporter.setOutput('live-version', ports.redact(verdict.lastVersion ?? ''))
+  await reporter.summary(rolloutSummary(report, target, expected))
+  const said = verdictMessage(verdict, {
+    app: target.shown,
+    limit: report.limit,
+    waitedMs: report.waitedMs,
+  })
+  if (verdict.outcome === 'live') logger.info(said)
+  else if (verdict.outcome === 'awaiting-promotion')
+    logger.warning(said, { title: 'Rollout awaiting promotion' })
+  else throw new ActionError(said)
+}
+
+/** The expected version, said; then the app's version now, and what it means for the watch. */
+async function readBeforeCall(
+  target: AppTarget,
+  expected: ExpectedVersion,
+  deadline: Deadline,
+  ports: DeployPorts,
+): Promise<VersionAnswer> {
+  const { logger } = ports
+  if ('value' in expected) logger.info(expectedLine(expected))
+  else
+    logger.warning(unknownVersionWarning(expected.unknown), { title: 'Expected version unknown' })
+  const before = await readBefore(target, ports.http, deadline)
+  const said = beforeMessage(before, expected)
+  if ('warning' in said) logger.warning(said.warning, { title: 'Rollout watch' })
+  else logger.info(said.info)
+  return before
+}
+
+function expectedLine(expected: ExpectedVersion): string {
+  return 'value' in expected
+    ? `Expected version: ${expected.value} (from ${expected.from}).`
+    : `Expected version: unknown (${expected.unknown}).`
+}
+
+/** The app, without its credentials, and each image: for the job page. */
+function deployLinks(
+  payload: Payload,
+  appUrl: AppTarget | undefined,
+  checked: ReadonlyMap<string, string>,
+  context: DeployContext,
+): SummaryLink[] {
+  const app = appUrl ? [{ label: 'App', url: appUrl.shown }] : []
+  const images = [
+    ...(payload.frontend ? [{ role: 'frontend', reference: payload.frontend.image }] : []),
+    ...(payload.backends?.images ?? []).map((reference) => ({ role: 'backend', reference })),
+    ...(payload.codeAsData?.image
+      ? [{ role: 'code-as-data', reference: payload.codeAsData.image }]
+      : []),
+  ].map((image) => {
+    const digest = /^sha(256|512):[0-9a-f]+$/.exec(checked.get(image.reference) ?? '')?.[0]
+    return digest ? { ...image, digest } : image
+  })
+  return [...app, ...imageLinks(images, context)]
 }
 
 function checkSize(body: string): void {
@@ -108,6 +257,8 @@ function deploySummary(
   inputs: DeployInputs,
   result: WebhookResult | undefined,
   checked: ReadonlyMap<string, string>,
+  links: SummaryLink[],
+  plan?: WatchPlan,
 ): Summary {
   const none = '—'
   const shown = (image: string): string => besideImage(image, checked)
@@ -123,8 +274,14 @@ function deploySummary(
       ['Skip version updates', String(payload.skipUpdateVersions ?? false)],
       ['Status', result ? `${result.status} (after ${result.attempts} attempt(s))` : none],
       ['Message', result?.message ?? none],
+      ['App', inputs.appUrl?.shown ?? none],
+      [
+        'Rollout',
+        !plan ? 'not watched (dry run)' : 'target' in plan ? 'watched: see below' : 'not watched',
+      ],
     ],
     notes: notesFor(payload, inputs),
+    links,
   }
 }
 

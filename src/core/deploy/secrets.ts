@@ -1,3 +1,4 @@
+import { basicAuth } from '../registry/credentials.js'
 import { unique } from '../shared/collections.js'
 import { percentDecoded } from '../shared/secrets.js'
 
@@ -56,4 +57,23 @@ function queryValue(pair: string): string {
 function bothForms(part: string): string[] {
   const forms = [part, percentDecoded(part), percentDecoded(part.replace(/\+/g, ' '))]
   return unique(forms).filter((form) => form !== '')
+}
+
+/**
+ * The credentials of `app-url` (`https://user:password@preview.example.com`): the password and
+ * the user name, as written and percent-decoded, and the Basic value they make. A user name
+ * shorter than 4 characters is left out, as the webhook URL's short parts are. The address
+ * itself is no secret: without them it is the `url` output.
+ */
+export function appUrlSecrets(raw: string): string[] {
+  let url: URL
+  try {
+    url = new URL(raw.trim())
+  } catch {
+    return []
+  }
+  if (url.username === '' && url.password === '') return []
+  const user = bothForms(url.username).filter((form) => form.length >= MIN_URL_PART_LENGTH)
+  const basic = basicAuth(percentDecoded(url.username), percentDecoded(url.password))
+  return unique([...bothForms(url.password), ...user, basic])
 }

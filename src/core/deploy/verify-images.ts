@@ -1,4 +1,5 @@
 import { checkImage, type CheckOutcome, type CheckPorts } from '../registry/manifest-check.js'
+import type { ImageConfigRead } from '../registry/image-config.js'
 import type { RegistryLogin } from '../registry/credentials.js'
 import { credentialSource, type LoginPorts } from '../registry/logins.js'
 import { registryImage } from '../registry/reference.js'
@@ -28,6 +29,15 @@ export interface VerifyInputs extends Pick<
   registryLogin?: RegistryLogin
   /** The step's 'timeout-seconds', already running. */
   deadline: Deadline
+  /** Read the frontend image's labels too (its config blob), with the same login and time. */
+  readFrontendLabels?: boolean
+}
+
+/** What the check found: the summary's note beside each image, the frontend's labels if asked. */
+export interface VerifyResult {
+  beside: Map<string, string>
+  /** When asked for: the frontend image's labels, or why they could not be read. */
+  frontendLabels?: ImageConfigRead
 }
 
 export interface VerifyPorts
@@ -56,19 +66,33 @@ export async function verifyImages(
   payload: Payload,
   inputs: VerifyInputs,
   ports: VerifyPorts,
-): Promise<Map<string, string>> {
+): Promise<VerifyResult> {
   const { logger, reporter } = ports
   const images = deployedImages(payload)
+  const asked = inputs.readFrontendLabels === true
   if (inputs.verifyImages === 'false' || images.length === 0) {
     if (images.length > 0)
       logger.info("The images were not checked in their registries ('verify-images: false').")
     reporter.setOutput('digests', '{}')
-    return new Map()
+    const why = payload.frontend
+      ? "the registry was not asked ('verify-images: false')"
+      : 'the payload has no frontend image'
+    return { beside: new Map(), ...(asked ? { frontendLabels: { problem: why } } : {}) }
   }
   const checked = await logger.group('Image check', () => checkAll(images, inputs, ports))
   reporter.setOutput('digests', JSON.stringify(digestsOf(checked, ports.redact)))
   judge(checked, inputs.verifyImages, logger)
-  return new Map(checked.map((image) => [image.reference, shownBeside(image)]))
+  const beside = new Map(checked.map((image) => [image.reference, shownBeside(image)]))
+  return { beside, ...(asked ? { frontendLabels: frontendLabels(checked) } : {}) }
+}
+
+function frontendLabels(checked: Checked[]): ImageConfigRead {
+  const frontend = checked.find((image) => image.role === 'frontend')
+  if (!frontend) return { problem: 'the payload has no frontend image' }
+  const { verdict } = frontend
+  if (verdict.kind !== 'found')
+    return { problem: 'detail' in verdict ? verdict.detail : 'the image check did not find it' }
+  return verdict.config ?? { problem: 'its labels were not read' }
 }
 
 /** The references are the inputs'; the digests are the registries' word, redacted as logs are. */
@@ -131,7 +155,10 @@ async function checkAll(
     const { role, reference, target } = image
     if ('problem' in target)
       return { role, reference, verdict: { kind: 'invalid', detail: target.problem } }
-    const verdict = await checkImage(target, credentialsFor(target), deadline, ports)
+    const readConfig = role === 'frontend' && inputs.readFrontendLabels === true
+    const verdict = await checkImage(target, credentialsFor(target), deadline, ports, {
+      readConfig,
+    })
     return { role, reference, registry: target.registry, verdict }
   })
   for (const image of checked) ports.logger.info(logLine(image))

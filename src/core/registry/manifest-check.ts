@@ -5,6 +5,7 @@ import { untrustedText } from '../shared/untrusted-text.js'
 import { ask, Unreachable, type AskPorts } from './ask.js'
 import { parseChallenges, type Challenge } from './challenge.js'
 import { basicAuth, CREDENTIAL_INPUTS, type RegistryCredentials } from './credentials.js'
+import { readImageConfig, type ImageConfigRead } from './image-config.js'
 import { manifestUrl, type RegistryImage } from './reference.js'
 import { realmRefusal } from './token-realm.js'
 
@@ -25,8 +26,11 @@ const SHOWN_CODES = 5
 
 /** What the registry said about one reference. */
 export type CheckOutcome =
-  /** `digest` is undefined only when the registry sent none and its manifest could not be hashed. */
-  | { kind: 'found'; digest?: string }
+  /**
+   * `digest` is undefined only when the registry sent none and its manifest could not be hashed;
+   * `config` is there when it was asked for (see readImageConfig).
+   */
+  | { kind: 'found'; digest?: string; config?: ImageConfigRead }
   | { kind: 'missing'; detail: string }
   | { kind: 'mismatch'; digest: string; pinned: string; asked: string }
   | { kind: 'unauthorised'; detail: string }
@@ -45,17 +49,23 @@ export interface CheckPorts extends AskPorts {
 /**
  * Asks the registry whether the image exists (OCI distribution spec): `HEAD` its manifest, and on
  * 401 answer the challenge, `Basic` with the credentials or `Bearer` with a token from the realm
- * the registry names, then ask again.
+ * the registry names, then ask again. With `readConfig`, an image found has its labels read too,
+ * with the same login, within the same deadline.
  */
 export async function checkImage(
   image: RegistryImage,
   credentials: RegistryCredentials | undefined,
   deadline: Deadline,
   ports: CheckPorts,
+  options: { readConfig?: boolean } = {},
 ): Promise<CheckOutcome> {
   const exchange = new Exchange(image, credentials, deadline, ports)
   try {
-    return await exchange.run()
+    const outcome = await exchange.run()
+    if (outcome.kind !== 'found' || !options.readConfig) return outcome
+    const get = (url: URL, accept: string, maxBodyBytes: number): Promise<HttpResponse> =>
+      exchange.get(url, accept, maxBodyBytes)
+    return { ...outcome, config: await readImageConfig(image, get, deadline, ports) }
   } catch (error) {
     if (error instanceof Unreachable) return { kind: 'unreachable', detail: error.message }
     throw error
@@ -83,6 +93,13 @@ class Exchange {
       response = await this.manifest('HEAD')
     }
     return this.judge(response)
+  }
+
+  /** A GET with the authorization the check answered the challenge with. */
+  get(url: URL, accept: string, maxBodyBytes: number): Promise<HttpResponse> {
+    const headers: Record<string, string> = { Accept: accept }
+    if (this.authorization) headers.Authorization = this.authorization
+    return ask({ method: 'GET', url, headers, maxBodyBytes }, this.deadline, this.ports)
   }
 
   private manifest(method: 'HEAD' | 'GET'): Promise<HttpResponse> {

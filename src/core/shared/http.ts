@@ -13,6 +13,11 @@ export interface HttpRequest {
   connectTimeoutMs?: number
   /** Bytes of the response body kept; the rest is read and dropped. */
   maxBodyBytes: number
+  /**
+   * Stop at `maxBodyBytes` instead: the connection is closed and the response ends there, cut
+   * (`bodyTruncated`), so that an endless body costs neither memory nor the rest of the time.
+   */
+  stopAtLimit?: boolean
 }
 
 export interface HttpResponse {

@@ -178,6 +178,27 @@ export function wholeNumber(
   return { type: 'number', default: defaultValue, parse }
 }
 
+/**
+ * A number of minutes, decimals allowed (`0.5` is 30 seconds), up to `max`: above 0, or from 0
+ * when `zero` says what 0 means. The one reading of "decimal minutes" for every such input.
+ */
+export function decimalMinutes(options: {
+  max: number
+  example: number
+  zero?: string
+}): InputSchema<number> {
+  const { max, example, zero } = options
+  const range = zero === undefined ? `above 0 and up to ${max}` : `from 0 to ${max}`
+  const note = zero === undefined ? '' : `; ${zero}`
+  const problem = `expected a number of minutes ${range}, such as ${example} (decimals allowed: 0.5 is 30 seconds${note})`
+  return refine<number>((raw) => {
+    const minutes = Number(raw)
+    const low = zero === undefined ? minutes <= 0 : minutes < 0
+    if (!/^\d+(\.\d+)?$/.test(raw) || low || minutes > max) return { problem }
+    return minutes
+  })
+}
+
 /** One of `options`; without a default, '' means "not set" (undefined). */
 export function choice<const T extends readonly string[]>(
   options: T,

@@ -12,6 +12,14 @@ export interface Summary {
   heading: string
   rows: Array<[string, string]>
   notes?: string[]
+  /** Links for the job page: listed in the summary, and GitLab's annotations report on the CLI. */
+  links?: SummaryLink[]
+}
+
+/** An address worth one click from the job page; never one that holds a secret. */
+export interface SummaryLink {
+  label: string
+  url: string
 }
 
 /** Where an action's results go: step outputs on GitHub, a dotenv file on GitLab. */

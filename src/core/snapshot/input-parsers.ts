@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { refine } from '../shared/inputs.js'
+import { decimalMinutes, refine } from '../shared/inputs.js'
 import { splitCommand } from './command.js'
 
 /** The snapshot inputs that need a rule of their own, each from its text to its value. */
@@ -14,14 +14,7 @@ export const toolkitCommand = refine((raw) => splitCommand(raw))
 /** A day: no export takes longer, and longer timers would overflow. */
 export const TIMEOUT_MINUTES_MAX = 1440
 
-export const timeoutMinutes = refine<number>((raw) => {
-  const minutes = Number(raw)
-  if (!/^\d+(\.\d+)?$/.test(raw) || minutes <= 0 || minutes > TIMEOUT_MINUTES_MAX)
-    return {
-      problem: `expected a number of minutes above 0 and up to ${TIMEOUT_MINUTES_MAX}, such as 60 (decimals allowed: 0.5 is 30 seconds)`,
-    }
-  return minutes
-})
+export const timeoutMinutes = decimalMinutes({ max: TIMEOUT_MINUTES_MAX, example: 60 })
 
 export const orchestratorHost = refine<string | undefined>((raw) => {
   if (raw === '') return undefined

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
 import { ACTION_DEFINITIONS } from '../../../src/core/action-list.js'
-import type { InputDocs } from '../../../src/core/definition.js'
+import { dotenvKey, type InputDocs } from '../../../src/core/definition.js'
 import { gitlabInput } from '../../../scripts/render/gitlab.js'
 import { ROOT } from '../../helpers/run-action.js'
 
@@ -191,6 +191,7 @@ interface Job {
   variables: Record<string, string>
   script: string[]
   environment?: unknown
+  artifacts?: unknown
 }
 const jobOf = async (name: string, job: string): Promise<Job> =>
   (await template(name)).jobs[job] as unknown as Job
@@ -249,11 +250,24 @@ describe('the deploy jobs record their deployments in a GitLab environment', () 
   ])('%s.yml %s: environment and environment-url inputs', async (name, job) => {
     const { inputs } = await template(name)
     expect(inputs.environment?.default).toBe('production')
-    expect(inputs['environment-url']?.default).toBe('')
-    expect((await jobOf(name, job)).environment).toEqual({
+    // The app's address without its credentials, from the job's own dotenv report.
+    expect(inputs['environment-url']?.default).toBe(`$${dotenvKey('deploy', 'url')}`)
+    const deploy = await jobOf(name, job)
+    expect(deploy.environment).toEqual({
       name: '$[[ inputs.environment ]]',
       url: '$[[ inputs.environment-url ]]',
     })
+    // The annotations report links the app and the images, even when the rollout failed.
+    expect(deploy.artifacts).toEqual({
+      when: 'always',
+      reports: {
+        dotenv: 'olympe-deploy.env',
+        annotations: 'olympe-deploy-annotations.json',
+      },
+    })
+    expect(deploy.script.at(-1)).toMatch(
+      / deploy --dotenv olympe-deploy\.env --annotations olympe-deploy-annotations\.json$/,
+    )
   })
 })
 

@@ -1,4 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
+import { existsSync } from 'node:fs'
 import { lstat, readdir, readFile, stat, symlink, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { deployDefinition } from '../../../src/core/deploy/definition.js'
@@ -114,6 +115,53 @@ describe('the command-line runtime', () => {
       )
       // No temporary file is left beside it.
       expect(await readdir(folder)).toEqual(['olympe-deploy.env'])
+    })
+  })
+
+  test('refuses an --annotations path in a missing folder before anything runs', async () => {
+    await withCleanup(async (cleanup) => {
+      const cwd = process.cwd()
+      process.chdir(await cleanup.tempDir('olympe-cli-'))
+      cleanup.add('working directory', () => process.chdir(cwd))
+      expect(() => capture({}, ['--annotations', 'reports/links.json'])).toThrow(
+        "The flag '--annotations' names 'reports/links.json', in a folder that does not exist:",
+      )
+    })
+  })
+
+  test("--annotations: every summary's links in GitLab's annotations report, redacted", async () => {
+    await withCleanup(async (cleanup) => {
+      const file = join(await cleanup.tempDir('olympe-cli-'), 'annotations.json')
+      const { runtime, stdout } = capture({ GITLAB_CI: 'true' }, ['--annotations', file])
+      runtime.registerSecret('s3cret-tok3n')
+      await runtime.reporter.summary({ heading: 'no links', rows: [['a', 'b']] })
+      expect(existsSync(file)).toBe(false)
+      await runtime.reporter.summary({
+        heading: 'Olympe deployment requested',
+        rows: [['Status', '200']],
+        links: [
+          { label: 'App', url: 'https://shop.example.com' },
+          { label: 'frontend image r.io/f:1', url: 'https://r.io/v2/f/manifests/1?t=s3cret-tok3n' },
+        ],
+      })
+      await runtime.reporter.summary({
+        heading: 'Olympe rollout: live',
+        rows: [],
+        links: [{ label: 'App (live)', url: 'https://shop.example.com' }],
+      })
+      expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({
+        'Olympe deploy': [
+          { external_link: { label: 'App', url: 'https://shop.example.com' } },
+          {
+            external_link: {
+              label: 'frontend image r.io/f:1',
+              url: 'https://r.io/v2/f/manifests/1?t=***',
+            },
+          },
+          { external_link: { label: 'App (live)', url: 'https://shop.example.com' } },
+        ],
+      })
+      expect(stdout()).toContain('  Link: App: https://shop.example.com\n')
     })
   })
 })

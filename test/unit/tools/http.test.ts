@@ -115,6 +115,39 @@ describe('the HTTP tool', () => {
     })
   })
 
+  test('stopAtLimit: an endless body ends at the limit, cut, with the connection closed', async () => {
+    let closed = false
+    const { url } = await rawServer((socket) => {
+      socket.on('close', () => (closed = true))
+      // The client's reset, when it stops reading, is the point.
+      socket.on('error', () => undefined)
+      socket.once('data', () => {
+        socket.write(
+          'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+        )
+        // A version.json that never ends, as fast as the socket takes it.
+        const chunk = `4000\r\n${'{'.repeat(0x4000)}\r\n`
+        const more = (): void => {
+          while (!socket.destroyed && socket.write(chunk));
+          if (!socket.destroyed) socket.once('drain', more)
+        }
+        more()
+      })
+    })
+    const response = await createHttpClient(USER_AGENT).request({
+      method: 'GET',
+      url: new URL(url),
+      headers: {},
+      // Far beyond what the test allows: only the limit can end it.
+      timeoutMs: 600_000,
+      maxBodyBytes: 64 * 1024,
+      stopAtLimit: true,
+    })
+    expect(response).toMatchObject({ status: 200, bodyTruncated: true })
+    expect((response as { body: string }).body).toHaveLength(64 * 1024)
+    await until(() => closed)
+  })
+
   test.each<[string, () => Promise<string>, HttpFailure['kind'], string]>([
     [
       'a closed port',

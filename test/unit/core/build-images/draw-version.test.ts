@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals'
 import {
   drawVersionMessage,
+  resolveAppVersion,
   resolveDrawVersion,
 } from '../../../../src/core/build-images/draw-version.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
@@ -135,5 +136,38 @@ describe('the draw_version log line', () => {
         "and the official template rewrites this file's version with the project's own; set " +
         "'draw-version' if 1.4.0 is not the Draw version",
     )
+  })
+})
+
+describe('the version label: the project version the app serves', () => {
+  test.each<[string, Record<string, string>, string | undefined, string | undefined, string[]]>([
+    [
+      "a template build: dist/web/version.json's version, the one the app serves",
+      { ...TEMPLATE_BUILD, '/p/package.json': '{"version":"1.3.9"}' },
+      '1.4.0',
+      'dist/web/version.json',
+      [],
+    ],
+    [
+      "without a version.json: package.json's",
+      { '/p/package.json': '{"name":"shop","version":"1.4.0"}' },
+      '1.4.0',
+      'package.json',
+      [],
+    ],
+    [
+      'a broken version.json is noted and package.json used',
+      { [WEB]: '{"version": ', '/p/package.json': '{"version":"1.4.0"}' },
+      '1.4.0',
+      'package.json',
+      ['dist/web/version.json is not valid JSON: it ends too early (after line 1)'],
+    ],
+    ['neither: no label', {}, undefined, undefined, []],
+  ])('%s', async (_name, contents, value, source, notes) => {
+    const lookup = await resolveAppVersion(
+      { root: '/p', frontendSources: 'dist/web' },
+      memoryFiles(contents),
+    )
+    expect(lookup).toEqual({ ...(value ? { found: { value, source } } : {}), notes })
   })
 })

@@ -36,6 +36,7 @@ describe('image plan', () => {
     const plans = planImages(inputs({ registry: 'r.io' }), context, {
       branch: 'main',
       drawVersion: '2.11.3',
+      version: '1.4.0',
       now,
     })
     expect(plans.map((plan) => plan.kind)).toEqual(['frontend', 'backend'])
@@ -53,6 +54,7 @@ describe('image plan', () => {
         buildArgs: [],
         labels: [
           ['draw_version', '2.11.3'],
+          ['org.opencontainers.image.version', '1.4.0'],
           ['org.opencontainers.image.source', 'https://github.com/acme/shop'],
           ['org.opencontainers.image.revision', SHA],
           ['org.opencontainers.image.created', '2026-11-22T10:00:00.000Z'],
@@ -137,6 +139,7 @@ describe('outputs', () => {
   test('skipped: every image output empty', () => {
     expect(buildOutputs([], true)).toEqual({
       skipped: 'true',
+      version: '',
       'frontend-image': '',
       'frontend-digest': '',
       'backend-image': '',

@@ -100,6 +100,7 @@ describe('build-images run', () => {
       'Frontend',
       'Backend',
       'Branch',
+      'Version label',
       'draw_version label',
     ])
   })
@@ -167,7 +168,7 @@ describe('build-images run', () => {
 
     const summary = summaries[0]
     const notes = summary?.notes ?? []
-    expect(summary?.rows.slice(1, -2).map(([label]) => label)).toEqual(
+    expect(summary?.rows.slice(1, -3).map(([label]) => label)).toEqual(
       kinds.map((kind) => KIND_LABELS[kind]),
     )
     const left = IMAGE_KINDS.filter((kind) => !kinds.includes(kind))

@@ -113,6 +113,9 @@ describe('the deploy outputs', () => {
       digests: '{}',
       status: '200',
       message: 'success',
+      url: '',
+      rollout: 'not-watched',
+      'live-version': '',
     })
     expect(JSON.parse(run.outputs.payload ?? '')).toEqual({
       frontend: { image: 'r.io/shop/frontend:1' },
@@ -227,7 +230,12 @@ describe('the image check: after the payload, before the webhook call', () => {
 
   test("a registry that never answers has half of 'timeout-seconds': the webhook call keeps the rest", async () => {
     const silent: Registry = () => new HttpFailure('timeout', 'no answer')
-    const run = await deploy({ ...checked, 'timeout-seconds': '60' }, undefined, undefined, silent)
+    const run = await deploy(
+      { ...checked, 'timeout-seconds': '60', 'wait-minutes': '0' },
+      undefined,
+      undefined,
+      silent,
+    )
     expect(run.registryRequests.map((request) => request.timeoutMs)).toEqual([30_000])
     expect(run.warnings).toEqual([
       expect.stringContaining(

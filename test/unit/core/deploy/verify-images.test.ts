@@ -72,7 +72,7 @@ async function verify(
     summary: () => Promise.resolve(),
   }
   try {
-    result.shown = await verifyImages(
+    const verified = await verifyImages(
       payload,
       {
         verifyImages: 'auto',
@@ -90,6 +90,7 @@ async function verify(
         dockerConfigPath: CONFIG,
       },
     )
+    result.shown = verified.beside
   } catch (error) {
     result.error = error as Error
   }

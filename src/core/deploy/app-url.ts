@@ -1,0 +1,73 @@
+import { basicAuth } from '../registry/credentials.js'
+import { isLoopbackHost } from '../shared/loopback.js'
+import { percentDecoded } from '../shared/secrets.js'
+
+/** The deployed app, as the rollout watch asks it. */
+export interface AppTarget {
+  /** The address without its credentials: the `url` output, links and messages. */
+  shown: string
+  /** The frontend's `version.json`, which holds the version it serves. */
+  versionUrl: URL
+  /** The orchestrator's status, which the Olympe install proxies under the app. */
+  statusUrl: URL
+  /** `Basic …` for a protected app (the URL's `user:password@`); never printed. */
+  authorization?: string
+  /** Plain http to a host other than this machine: worth a warning. */
+  insecure: boolean
+}
+
+export const APP_URL_EXAMPLE = "'https://shop.example.com'"
+export const VERSION_PATH = 'version.json'
+export const STATUS_PATH = 'OlympeServer/status'
+
+/**
+ * The `app-url` input: an http(s) address with a host, optionally with `user:password@` for a
+ * protected preview (sent as Basic auth). The paths asked are below its path, so that an app
+ * served under a prefix works; a query or a fragment would be lost in them, so they are refused.
+ */
+export function parseAppUrl(raw: string): AppTarget | { problem: string } {
+  // eslint-disable-next-line no-control-regex -- finding them is the point: URL drops some silently
+  if (/[\s\x00-\x1f\x7f]/.test(raw))
+    return {
+      problem: `contains a space, a line break or a control character; give the app's address alone, such as ${APP_URL_EXAMPLE}`,
+    }
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    return {
+      problem: `expected the app's address, an absolute https:// URL such as ${APP_URL_EXAMPLE}`,
+    }
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return {
+      problem: `expected an https:// (or http://) address such as ${APP_URL_EXAMPLE}, not a '${url.protocol}' one`,
+    }
+  if (url.hostname === '') return { problem: `has no host; expected such as ${APP_URL_EXAMPLE}` }
+  if (url.search !== '' || url.hash !== '' || raw.includes('?') || raw.includes('#'))
+    return {
+      problem: `holds a query or a fragment; give the address the app is served at, such as ${APP_URL_EXAMPLE} (${VERSION_PATH} and ${STATUS_PATH} are asked below it)`,
+    }
+  const base = `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`
+  const credentials = url.username !== '' || url.password !== ''
+  return {
+    shown: base,
+    versionUrl: new URL(`${base}/${VERSION_PATH}`),
+    statusUrl: new URL(`${base}/${STATUS_PATH}`),
+    ...(credentials
+      ? {
+          authorization: `Basic ${basicAuth(percentDecoded(url.username), percentDecoded(url.password))}`,
+        }
+      : {}),
+    insecure: url.protocol === 'http:' && !isLoopbackHost(url.hostname),
+  }
+}
+
+/** The warning for plain http to another machine: the app answers, but anyone on the way reads it. */
+export function insecureAppWarning(target: AppTarget): string | undefined {
+  if (!target.insecure) return undefined
+  const secret = target.authorization
+    ? ', and its user name and password travel in clear: use https:// for a protected app'
+    : ''
+  return `'app-url' is a plain http:// address (${target.shown}): the answers of the app can be read or changed on the way${secret}.`
+}
