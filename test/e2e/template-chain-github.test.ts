@@ -229,6 +229,7 @@ describe('deploy.yml on the template, as the team runs it', () => {
         expect(ociLabels(manifest.config.Labels)).toEqual({
           'org.opencontainers.image.source': `https://github.example/${options.repository}`,
           'org.opencontainers.image.revision': project.sha,
+          'org.opencontainers.image.version': project.appVersion,
         })
         expect(manifest.config.Labels?.['org.opencontainers.image.created']).toMatch(/^\d{4}-/)
       }

@@ -243,6 +243,8 @@ describe('gitlab/pipeline.yml on the template, on master', () => {
         expect(ociLabels(config.Labels)).toEqual({
           'org.opencontainers.image.source': `https://gitlab.example.com/${PROJECT_PATH}`,
           'org.opencontainers.image.revision': sha,
+          // The app's own version, which the template's webpack build writes there.
+          'org.opencontainers.image.version': '2.15.0',
         })
         expect(config.Labels?.['olympe.test.flavour']).toBe('onbuild')
         references[kind] = `${docker.registry.host}/${name}:${tag}`

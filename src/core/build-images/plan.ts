@@ -24,12 +24,15 @@ export interface ImagePlan {
 export interface PlanFacts {
   branch: string
   drawVersion?: string
+  /** The project's version, for the OCI `version` label. */
+  version?: string
   now: Date
 }
 
 /** OCI annotation keys (opencontainers/image-spec annotations.md), read by registries and UIs. */
 export const OCI_LABELS = {
   source: 'org.opencontainers.image.source',
+  version: 'org.opencontainers.image.version',
   revision: 'org.opencontainers.image.revision',
   created: 'org.opencontainers.image.created',
 } as const
@@ -80,6 +83,7 @@ export function planImages(
 export function imageLabels(context: CiContext, facts: PlanFacts): Array<[string, string]> {
   const labels: Array<[string, string]> = []
   if (facts.drawVersion) labels.push([DRAW_VERSION_LABEL, facts.drawVersion])
+  if (facts.version) labels.push([OCI_LABELS.version, facts.version])
   if (context.repositoryUrl) labels.push([OCI_LABELS.source, context.repositoryUrl])
   if (context.sha) labels.push([OCI_LABELS.revision, context.sha])
   labels.push([OCI_LABELS.created, facts.now.toISOString()])

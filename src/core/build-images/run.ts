@@ -1,3 +1,4 @@
+import { join } from 'node:path'
 import type { CiContext } from '../shared/context.js'
 import { ActionError } from '../shared/errors.js'
 import type { CommonPorts, Reporter } from '../shared/ports.js'
@@ -9,6 +10,7 @@ import { repeatedNamespace } from './image-names.js'
 import type { BuildImagesInputs } from './inputs.js'
 import { planImages, type ImagePlan } from './plan.js'
 import { preflight } from './preflight.js'
+import { resolveProjectVersion } from './project-version.js'
 import { checkCopiedSize } from './sources-path.js'
 import {
   buildOutputs,
@@ -112,9 +114,19 @@ async function plan(
       `No draw_version label: no version found in ${lookup.looked.join(', ')}; set 'draw-version' to add one.`,
     )
 
+  const version = await resolveProjectVersion(
+    { root: inputs.workingDirectory, frontendSources: inputs.sources.frontend },
+    ports.files,
+  )
+  logger.info(
+    version
+      ? `Version ${version.value} (from 'version' in ${version.source}), for the org.opencontainers.image.version label.`
+      : `No org.opencontainers.image.version label: no 'version' in ${join(inputs.sources.frontend, 'version.json')} or package.json.`,
+  )
   const plans = planImages(inputs, context, {
     branch,
     drawVersion: lookup.found?.value,
+    version: version?.value,
     now: ports.clock.now(),
   })
   // Said once: with the default names, every image repeats it alike.

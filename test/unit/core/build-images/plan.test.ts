@@ -102,6 +102,19 @@ describe('image plan', () => {
     }
   })
 
+  test("the project's version is the OCI version label, after draw_version", () => {
+    const plans = planImages(inputs({ registry: 'r.io' }), context, {
+      branch: 'main',
+      drawVersion: '2.11.3',
+      version: '1.4.0',
+      now,
+    })
+    expect(plans[0]?.command.labels.slice(0, 2)).toEqual([
+      ['draw_version', '2.11.3'],
+      ['org.opencontainers.image.version', '1.4.0'],
+    ])
+  })
+
   test('labels for facts a local run lacks are left out', () => {
     const local: CiContext = { ...context, repositoryUrl: undefined, sha: undefined }
     const plans = planImages(inputs({ registry: 'r.io', 'tag-template': '{date}' }), local, {
