@@ -8,7 +8,9 @@ import { loginSecrets } from '../core/registry/credentials.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
-import { createDocker, isolatedDockerConfig } from '../tools/docker.js'
+import { USER_AGENT } from '../platform/package-info.js'
+import { createDocker, isolatedDockerConfig, jobDockerConfigPath } from '../tools/docker.js'
+import { createHttpClient } from '../tools/http.js'
 import { exec } from '../tools/exec.js'
 import { nodeFiles } from '../tools/files.js'
 
@@ -24,6 +26,9 @@ export const buildImagesAction: Action<BuildImagesInputName, BuildImagesInputs> 
         docker: createDocker(exec, session ? { env: session.env } : {}),
         files: nodeFiles,
         clock: systemClock,
+        http: createHttpClient(USER_AGENT),
+        // The job's own, as the deploy step's image check reads it: not the step's copy.
+        dockerConfigPath: jobDockerConfigPath(process.env),
       })
     } finally {
       await session?.dispose()

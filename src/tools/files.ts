@@ -11,9 +11,16 @@ import {
   stat,
   writeFile,
 } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { createReadStream, type Stats } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import type { Files } from '../core/shared/ports.js'
+import { dirname, join, relative, sep } from 'node:path'
+import { pipeline } from 'node:stream/promises'
+import { mapLimit } from '../core/shared/concurrency.js'
+import type { Files, PathKind, TreeEntry } from '../core/shared/ports.js'
+
+/** lstat calls at once: a backend folder holds some 15,000 entries. */
+const STAT_CALLS = 64
 
 /** The Files port on the real file system. */
 export const nodeFiles: Files = {
@@ -37,6 +44,27 @@ export const nodeFiles: Files = {
       .map((entry) => join(entry.parentPath, entry.name))
       .sort()
   },
+  async tree(path) {
+    const top = await stat(path).catch(() => undefined)
+    if (!top) return undefined
+    const entries: TreeEntry[] = [entryOf('', top)]
+    if (!top.isDirectory()) return entries
+    const found = await readdir(path, { recursive: true })
+    const below = await mapLimit(found, STAT_CALLS, async (name) => {
+      const full = join(path, name)
+      const info = await lstat(full)
+      const entry = entryOf(relative(path, full).split(sep).join('/'), info)
+      if (info.isSymbolicLink()) entry.target = await readlink(full)
+      return entry
+    })
+    entries.push(...below.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)))
+    return entries
+  },
+  async hashFile(path) {
+    const hash = createHash('sha256')
+    await pipeline(createReadStream(path), hash)
+    return hash.digest('hex')
+  },
   async writeText(path, text) {
     await mkdir(dirname(path), { recursive: true })
     await writeFile(path, text)
@@ -52,4 +80,15 @@ export const nodeFiles: Files = {
     await cp(from, to, { recursive: true, verbatimSymlinks: true })
   },
   remove: (path) => rm(path, { recursive: true, force: true }),
+}
+
+function entryOf(path: string, info: Stats): TreeEntry {
+  const kind: PathKind | 'link' = info.isSymbolicLink()
+    ? 'link'
+    : info.isFile()
+      ? 'file'
+      : info.isDirectory()
+        ? 'directory'
+        : 'other'
+  return { path, kind, mode: info.mode & 0o7777, uid: info.uid, gid: info.gid, size: info.size }
 }

@@ -76,7 +76,13 @@ export const buildImagesDefinition = {
       ...flag('false'),
     },
     push: {
-      description: 'Push the images after building them (false: build only; no digests).',
+      description:
+        "Push the images after building them, with the branch's moving tag `<image>:<branch>` too (false: build only; no digests).",
+      ...flag('true'),
+    },
+    'reuse-unchanged': {
+      description:
+        "Do not build an image whose inputs did not change: when the image that the branch's moving tag (then the default branch's) names in the registry has this run's fingerprint (the Dockerfile, the files its `COPY` lines read, its base images' digests, the build arguments, the labels but `created` and `revision`, the platform), that manifest gets this run's tags instead. `false` builds every image.",
       ...flag('true'),
     },
     branches: {
@@ -160,6 +166,10 @@ export const buildImagesDefinition = {
     images: {
       description:
         'JSON list of the images built: `[{kind, reference, references, digest, size}]` (size in bytes, unpacked, as `docker image ls` counts it); `[]` when skipped.',
+    },
+    reused: {
+      description:
+        'JSON list of the kinds of image not rebuilt because nothing that goes into them changed (`["backend"]`); their outputs name the earlier image\'s digest. `[]` when none.',
     },
     skipped: {
       description:

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto'
 import type { HttpResponse } from '../shared/http.js'
-import { isLoopbackHost } from '../shared/loopback.js'
 import type { Deadline } from '../shared/deadline.js'
-import { ask, Unreachable, type AskPorts } from './ask.js'
-import { parseChallenges, type Challenge } from './challenge.js'
-import { basicAuth, CREDENTIAL_INPUTS, type RegistryCredentials } from './credentials.js'
-import { manifestUrl, type RegistryImage } from './reference.js'
+import { Unreachable } from './ask.js'
+import type { RegistryCredentials } from './credentials.js'
+import type { RegistryImage } from './reference.js'
+import { isRefusal, RegistrySession, type Refusal, type SessionPorts } from './session.js'
 
 /** Every manifest kind an image reference can name, multi-platform indexes included. */
 export const MANIFEST_TYPES = [
@@ -27,10 +26,7 @@ export type CheckOutcome =
   | { kind: 'unauthorised'; detail: string }
   | { kind: 'unreachable'; detail: string }
 
-export interface CheckPorts extends AskPorts {
-  /** Masks a value in everything printed from now on: the bearer tokens. */
-  registerSecret: (value: string) => void
-}
+export type CheckPorts = SessionPorts
 
 /**
  * Asks the registry whether the image exists (OCI distribution spec): `HEAD` its manifest, and on
@@ -52,43 +48,37 @@ export async function checkImage(
   }
 }
 
-type Authorization = { header: string } | CheckOutcome
-
 class Exchange {
-  private authorization: string | undefined
+  private readonly session: RegistrySession
 
   constructor(
     private readonly image: RegistryImage,
-    private readonly credentials: RegistryCredentials | undefined,
-    private readonly deadline: Deadline,
-    private readonly ports: CheckPorts,
-  ) {}
+    credentials: RegistryCredentials | undefined,
+    deadline: Deadline,
+    ports: CheckPorts,
+  ) {
+    this.session = new RegistrySession(image, credentials, 'pull', deadline, ports)
+  }
 
   async run(): Promise<CheckOutcome> {
-    let response = await this.manifest('HEAD')
-    if (response.status === 401) {
-      const authorization = await this.authorise(response.headers['www-authenticate'] ?? '')
-      if (!('header' in authorization)) return authorization
-      this.authorization = authorization.header
-      response = await this.manifest('HEAD')
-    }
+    const response = await this.manifest('HEAD')
+    if (isRefusal(response)) return response
     return this.judge(response)
   }
 
-  private manifest(method: 'HEAD' | 'GET'): Promise<HttpResponse> {
-    const headers: Record<string, string> = { Accept: MANIFEST_TYPES }
-    if (this.authorization) headers.Authorization = this.authorization
-    return ask(
-      { method, url: manifestUrl(this.image), headers, maxBodyBytes: MAX_MANIFEST_BYTES },
-      this.deadline,
-      this.ports,
-    )
+  private manifest(method: 'HEAD' | 'GET'): Promise<HttpResponse | Refusal> {
+    return this.session.send({
+      method,
+      path: `manifests/${this.image.lookup}`,
+      headers: { Accept: MANIFEST_TYPES },
+      maxBodyBytes: MAX_MANIFEST_BYTES,
+    })
   }
 
   private async judge(response: HttpResponse): Promise<CheckOutcome> {
     const { status } = response
     if (status >= 200 && status < 300) return this.found(response)
-    if (status === 401 || status === 403) return this.refused(status)
+    if (status === 401 || status === 403) return this.session.refused(status)
     // A HEAD answer has no body: the GET's says why (MANIFEST_UNKNOWN, NAME_UNKNOWN, …).
     const body = await this.manifestBody()
     const codes = body ? errorCodes(body) : []
@@ -101,7 +91,8 @@ class Exchange {
   /** The GET of the manifest, for its body; none when it fails: the HEAD already answered. */
   private async manifestBody(): Promise<HttpResponse | undefined> {
     try {
-      return await this.manifest('GET')
+      const response = await this.manifest('GET')
+      return isRefusal(response) ? undefined : response
     } catch (error) {
       if (error instanceof Unreachable) return undefined
       throw error
@@ -116,90 +107,6 @@ class Exchange {
     if (pinned && digest && digest !== pinned)
       return { kind: 'mismatch', digest, pinned, asked: this.image.lookup }
     return { kind: 'found', ...(digest ? { digest } : {}) }
-  }
-
-  /** `by` (the registry, or its token service) refused the login, or anonymous access. */
-  private refused(status: number, by = 'the registry'): CheckOutcome {
-    const login = this.credentials
-    const fix = login
-      ? `check that the user name and the password or token are right, and that this user may pull '${this.image.repository}'`
-      : `give ${CREDENTIAL_INPUTS}, or run \`docker login\` in an earlier step`
-    const who = login ? `the login from ${login.source}` : 'anonymous access'
-    return { kind: 'unauthorised', detail: `${by} refused ${who} (HTTP ${status}); ${fix}` }
-  }
-
-  /** The Authorization header that answers the registry's challenge, or why there is none. */
-  private async authorise(header: string): Promise<Authorization> {
-    const challenges = parseChallenges(header)
-    const bearer = challenges.find((challenge) => challenge.scheme === 'bearer')
-    if (bearer) return this.bearer(bearer)
-    if (challenges.some((challenge) => challenge.scheme === 'basic')) {
-      if (!this.credentials) return this.refused(401)
-      return { header: `Basic ${basicAuth(this.credentials.username, this.credentials.password)}` }
-    }
-    return {
-      kind: 'unauthorised',
-      detail: `the registry answered 401 with no challenge this step can answer (WWW-Authenticate: '${header}')`,
-    }
-  }
-
-  /** The token flow: GET <realm>?service=…&scope=repository:<name>:pull, with the login if any. */
-  private async bearer(challenge: Challenge): Promise<Authorization> {
-    const realm = tokenRealm(challenge, this.scope)
-    if (typeof realm === 'string') return { kind: 'unreachable', detail: realm }
-    const headers: Record<string, string> = { Accept: 'application/json' }
-    if (this.credentials) {
-      if (realm.protocol !== 'https:' && !isLoopbackHost(realm.hostname))
-        return {
-          kind: 'unauthorised',
-          detail: `the registry's token service is a plain http:// address (${realm.host}), where the login would travel in clear; it was not sent`,
-        }
-      headers.Authorization = `Basic ${basicAuth(this.credentials.username, this.credentials.password)}`
-    }
-    const response = await ask(
-      { method: 'GET', url: realm, headers, maxBodyBytes: 64 * 1024 },
-      this.deadline,
-      this.ports,
-    )
-    if (response.status === 401 || response.status === 403)
-      return this.refused(response.status, `the token service ${realm.host}`)
-    const token = response.status === 200 ? tokenOf(response.body) : undefined
-    if (!token)
-      return {
-        kind: 'unreachable',
-        detail: `the token service ${realm.host} gave no token (HTTP ${response.status})`,
-      }
-    this.ports.registerSecret(token)
-    return { header: `Bearer ${token}` }
-  }
-
-  private get scope(): string {
-    return `repository:${this.image.repository}:pull`
-  }
-}
-
-/** The realm URL with service and scope, or why it cannot be used. */
-function tokenRealm(challenge: Challenge, scope: string): URL | string {
-  let realm: URL
-  try {
-    realm = new URL(challenge.params.realm ?? '')
-  } catch {
-    return `the registry named no usable token service (realm '${challenge.params.realm ?? ''}')`
-  }
-  if (realm.protocol !== 'https:' && realm.protocol !== 'http:')
-    return `the registry named a token service that is not http(s) ('${realm.protocol}')`
-  if (challenge.params.service) realm.searchParams.set('service', challenge.params.service)
-  realm.searchParams.set('scope', scope)
-  return realm
-}
-
-function tokenOf(body: string): string | undefined {
-  try {
-    const parsed = JSON.parse(body) as { token?: unknown; access_token?: unknown }
-    const token = parsed.token ?? parsed.access_token
-    return typeof token === 'string' && token !== '' ? token : undefined
-  } catch {
-    return undefined
   }
 }
 
