@@ -3,6 +3,7 @@ import {
   lstat,
   mkdir,
   mkdtemp,
+  open,
   readdir,
   readFile,
   readlink,
@@ -12,7 +13,7 @@ import {
   writeFile,
 } from 'node:fs/promises'
 import { createHash } from 'node:crypto'
-import { createReadStream, type Stats } from 'node:fs'
+import type { Stats } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, sep } from 'node:path'
 import { pipeline } from 'node:stream/promises'
@@ -21,6 +22,8 @@ import type { Files, PathKind, TreeEntry } from '../core/shared/ports.js'
 
 /** lstat calls at once: a backend folder holds some 15,000 entries. */
 const STAT_CALLS = 64
+/** Files up to this size are hashed from one read; larger ones as a stream. */
+const WHOLE_READ_BYTES = 8 * 1024 * 1024
 
 /** The Files port on the real file system. */
 export const nodeFiles: Files = {
@@ -62,7 +65,14 @@ export const nodeFiles: Files = {
   },
   async hashFile(path) {
     const hash = createHash('sha256')
-    await pipeline(createReadStream(path), hash)
+    const handle = await open(path, 'r')
+    try {
+      // One read for most files: a stream per file costs several times the hashing itself.
+      if ((await handle.stat()).size <= WHOLE_READ_BYTES) hash.update(await handle.readFile())
+      else await pipeline(handle.createReadStream({ autoClose: false }), hash)
+    } finally {
+      await handle.close()
+    }
     return hash.digest('hex')
   },
   async writeText(path, text) {

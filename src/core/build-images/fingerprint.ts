@@ -27,8 +27,8 @@ const UNCOUNTED_LABELS = new Set<string>([
   FINGERPRINT_LABEL,
   BUILT_AS_LABEL,
 ])
-/** Files hashed at once: enough to keep the disk and one core busy, few open files. */
-const HASH_CALLS = 32
+/** Files hashed at once: enough to keep the disk busy; more only adds contention. */
+const HASH_CALLS = 8
 const WILDCARD = /[*?[]/
 
 /** Everything that goes into one image, each part already reduced to digests. */

@@ -86,7 +86,21 @@ export async function reuseUnchanged(
   options: ReuseOptions,
   ports: ReusePorts,
 ): Promise<ReuseOutcome> {
-  const verdicts = await findUnchanged(plans, options, ports)
+  try {
+    return await tagAll(await findUnchanged(plans, options, ports), ports)
+  } catch (error) {
+    // Reuse only saves time: whatever goes wrong in it, the images are built as without it.
+    ports.logger.info(
+      ports.redact(
+        `Every image is built: looking for unchanged images failed (${errorMessage(error)}).`,
+      ),
+    )
+    return { reused: [], build: [...plans] }
+  }
+}
+
+/** Gives each unchanged image this run's tags; an image that cannot get them all is built. */
+async function tagAll(verdicts: readonly ReuseVerdict[], ports: ReusePorts): Promise<ReuseOutcome> {
   const reused: BuiltImage[] = []
   const build: ImagePlan[] = []
   const deadline = startDeadline(
@@ -105,7 +119,7 @@ export async function reuseUnchanged(
     if (outcome?.image) reused.push(outcome.image)
     else build.push(verdict.plan)
   })
-  if (plans.length > 0 && build.length === 0)
+  if (verdicts.length > 0 && build.length === 0)
     ports.logger.info('Nothing to build: no image changed since it was last pushed.')
   return { reused, build }
 }

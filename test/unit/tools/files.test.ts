@@ -41,6 +41,17 @@ describe('nodeFiles.tree and hashFile', () => {
     })
   })
 
+  test('a file larger than one read is hashed as a stream, to the same digest', async () => {
+    await withCleanup(async (cleanup) => {
+      const root = await cleanup.tempDir('olympe-files-')
+      const big = Buffer.alloc(9 * 1024 * 1024, 'olympe')
+      await writeFile(join(root, 'big.bin'), big)
+      expect(await nodeFiles.hashFile(join(root, 'big.bin'))).toBe(
+        createHash('sha256').update(big).digest('hex'),
+      )
+    })
+  })
+
   test('file times do not change a source digest; a mode or a content does', async () => {
     await withCleanup(async (cleanup) => {
       const root = await cleanup.tempDir('olympe-files-')

@@ -350,6 +350,18 @@ describe('reuse of unchanged images', () => {
     )
   })
 
+  test('an unexpected error in the look-up: every image is built, and the step goes on', async () => {
+    const broken: RegistryScript = () => {
+      throw new Error('the port broke')
+    }
+    const ran = await run({ script: broken })
+    expect(ran.error).toBeUndefined()
+    expect(built(ran)).toEqual(['frontend', 'backend', 'codeasdata'])
+    expect(ran.lines).toContain(
+      'Every image is built: looking for unchanged images failed (the port broke).',
+    )
+  })
+
   test('a tag the registry refuses to write: that image is built after all', async () => {
     const registry = registryWithBases()
     await firstRun(registry)
