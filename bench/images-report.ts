@@ -133,7 +133,7 @@ export function renderImages(result: ImagesResult, notes: Record<string, MissedN
   const a = figure(result, 'a', 'unchanged')
   const b = figure(result, 'b', 'unchanged')
   lines.push(
-    `(b) and (c) give the three images the project folder as their context, as one usually does. BuildKit files the copy of a context it keeps between builds under the folder's name, not under the files a build uses, so a warm build mostly finds another image's files there and sends its own again: the engine spends ${b.engineCpuSeconds.toFixed(1)} CPU-seconds on (b) with nothing changed, against ${a.engineCpuSeconds.toFixed(1)} for (a), whose images each get a context of their own (see [Build images](#docker-engine-and-builder)). (a) runs its three builds side by side, so three docker and buildx processes at once: that is its higher client memory.`,
+    `(b) and (c) give the three images the project folder as their context, as one usually does. BuildKit files the copy of a context it keeps between builds under the folder's name, not under the files a build uses, so a warm build mostly finds another image's files there and sends its own again: the engine spends ${b.engineCpuSeconds.toFixed(1)} CPU-seconds on (b) with nothing changed, against ${a.engineCpuSeconds.toFixed(1)} for (a), whose images each get a context of their own (see [Build images](#docker-engine-and-builder)). (a) runs its three builds side by side, so three docker and buildx processes at once: that is its higher client memory. The base images here exist only in the engine, where no registry can resolve them, so (a) reuses no image and builds as (b) and (c) do; the fresh-engine tables below show the images it does not rebuild.`,
     '',
   )
   const explained: Record<string, string> = {}
@@ -243,6 +243,13 @@ export function renderFresh(
     }
     lines.push('')
   }
+  const bakeCold = freshAt(result, 'c', 'cold')
+  const bakeSame = freshAt(result, 'c', 'unchanged')
+  const same = freshAt(result, 'a', 'unchanged')
+  lines.push(
+    `(c)'s cache saves uploads, not time: with the engine's own builder, BuildKit pulls and unpacks every cached layer into the new engine before it can use it, so with nothing changed it took ${ratio(bakeSame.seconds, bakeCold.seconds)} of its cold time (Engine CPU ${bakeSame.engineCpuSeconds.toFixed(1)} s). (a) with nothing changed builds nothing: it hashes the sources, asks the registries, and gives each manifest the new tags (Engine CPU ${same.engineCpuSeconds.toFixed(1)} s).`,
+    '',
+  )
   const explained: Record<string, string> = {}
   for (const [id, note] of Object.entries(notes)) explained[id] = note(result)
   lines.push(...renderTargets(freshTargets(result), explained))

@@ -34,7 +34,10 @@ export interface BuildImagesPorts extends Pick<
   dockerConfigPath: string
 }
 
-/** Branch gate, plan, pre-flight, login, then build and push: each phase its own log group. */
+/**
+ * Branch gate, plan, pre-flight, the images that did not change (given the new tags), login, then
+ * build and push what is left: each phase its own log group.
+ */
 export async function runBuildImages(
   inputs: BuildImagesInputs,
   context: CiContext,
