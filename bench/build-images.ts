@@ -45,7 +45,7 @@ export const CONDITIONS = {
 } as const
 export type Condition = keyof typeof CONDITIONS
 
-interface Upload {
+export interface Upload {
   bytes: number
   layerBytes: number
   layers: number
@@ -142,7 +142,9 @@ function bakeFile(project: string): string {
 }
 
 /** Every blob the registry stores (layers, configs and manifests alike), by digest. */
-async function blobs(registry: Registry): Promise<Map<string, { size: number; layer: boolean }>> {
+export async function blobs(
+  registry: Registry,
+): Promise<Map<string, { size: number; layer: boolean }>> {
   const found = new Map<string, { size: number; layer: boolean }>()
   const base = join(registry.storage, 'docker/registry/v2/blobs/sha256')
   for (const prefix of await readdir(base).catch(() => [] as string[])) {
@@ -161,7 +163,10 @@ async function blobs(registry: Registry): Promise<Map<string, { size: number; la
   return found
 }
 
-function uploaded(before: Map<string, unknown>, after: Awaited<ReturnType<typeof blobs>>): Upload {
+export function uploaded(
+  before: Map<string, unknown>,
+  after: Awaited<ReturnType<typeof blobs>>,
+): Upload {
   const upload: Upload = { bytes: 0, layerBytes: 0, layers: 0 }
   for (const [digest, blob] of after) {
     if (before.has(digest)) continue

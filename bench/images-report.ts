@@ -8,6 +8,14 @@ import {
   type ImagesFigure,
   type ImagesResult,
 } from './build-images.js'
+import {
+  FRESH_CANDIDATES,
+  FRESH_CONDITIONS,
+  type FreshCandidate,
+  type FreshCondition,
+  type FreshFigure,
+  type FreshResult,
+} from './fresh.js'
 import type { MissedNote } from './notes.js'
 import type { NpxResult } from './npx.js'
 
@@ -125,7 +133,7 @@ export function renderImages(result: ImagesResult, notes: Record<string, MissedN
   const a = figure(result, 'a', 'unchanged')
   const b = figure(result, 'b', 'unchanged')
   lines.push(
-    `(b) and (c) give the three images the project folder as their context, as one usually does. BuildKit files the copy of a context it keeps between builds under the folder's name, not under the files a build uses, so a warm build mostly finds another image's files there and sends its own again: the engine spends ${b.engineCpuSeconds.toFixed(1)} CPU-seconds on (b) with nothing changed, against ${a.engineCpuSeconds.toFixed(1)} for (a), whose images each get a context of their own (see [Build images](#docker-engine-and-builder)). (a) runs its three builds side by side, so three docker and buildx processes at once: that is its higher client memory.`,
+    `(b) and (c) give the three images the project folder as their context, as one usually does. BuildKit files the copy of a context it keeps between builds under the folder's name, not under the files a build uses, so a warm build mostly finds another image's files there and sends its own again: the engine spends ${b.engineCpuSeconds.toFixed(1)} CPU-seconds on (b) with nothing changed, against ${a.engineCpuSeconds.toFixed(1)} for (a), whose images each get a context of their own (see [Build images](#docker-engine-and-builder)). (a) runs its three builds side by side, so three docker and buildx processes at once: that is its higher client memory. The base images here exist only in the engine, where no registry can resolve them, so (a) reuses no image and builds as (b) and (c) do; the fresh-engine tables below show the images it does not rebuild.`,
     '',
   )
   const explained: Record<string, string> = {}
@@ -155,5 +163,95 @@ function renderTargets(checks: TargetCheck[], notes: Record<string, string>): st
   for (const check of missed)
     lines.push(`- Missed, ${check.target}: ${notes[check.id] ?? 'no explanation recorded.'}`)
   lines.push('')
+  return lines
+}
+
+const freshAt = (
+  result: FreshResult,
+  candidate: FreshCandidate,
+  condition: FreshCondition,
+): FreshFigure => {
+  const found = result.figures.find((f) => f.candidate === candidate && f.condition === condition)
+  if (!found) throw new Error(`no fresh-engine figure for (${candidate}) ${condition}`)
+  return found
+}
+
+const MB = 1e6
+
+export function freshTargets(result: FreshResult): TargetCheck[] {
+  const at = (candidate: FreshCandidate, condition: FreshCondition): FreshFigure =>
+    freshAt(result, candidate, condition)
+  const cold = at('a', 'cold')
+  const changed = at('a', 'changed')
+  const same = at('a', 'unchanged')
+  const bake = at('c', 'changed')
+  const allowed = 1.2 * changed.frontendLayerBytes + 2 * MB
+  return [
+    {
+      id: 'fresh-changed-vs-c',
+      target: 'Fresh engine, one file changed: (a) at most 0.6× (c)',
+      measured: ratio(changed.seconds, bake.seconds),
+      met: changed.seconds <= 0.6 * bake.seconds,
+    },
+    {
+      id: 'fresh-changed-vs-cold',
+      target: 'Fresh engine, one file changed: (a) at most 0.6× its own cold time',
+      measured: ratio(changed.seconds, cold.seconds),
+      met: changed.seconds <= 0.6 * cold.seconds,
+    },
+    {
+      id: 'fresh-changed-upload',
+      target: 'Fresh engine, one file changed: (a) uploads at most the changed layer ×1.2 + 2 MB',
+      measured: `${size(changed.uploadedBytes)} against ${size(allowed)} (the frontend layer is ${size(changed.frontendLayerBytes)})`,
+      met: changed.uploadedBytes <= allowed,
+    },
+    {
+      id: 'fresh-unchanged-vs-cold',
+      target: 'Fresh engine, nothing changed: (a) at most 0.25× its own cold time',
+      measured: ratio(same.seconds, cold.seconds),
+      met: same.seconds <= 0.25 * cold.seconds,
+    },
+    {
+      id: 'fresh-unchanged-upload',
+      target: 'Fresh engine, nothing changed: (a) uploads under 2 MB',
+      measured: size(same.uploadedBytes),
+      met: same.uploadedBytes < 2 * MB,
+    },
+  ]
+}
+
+export function renderFresh(
+  result: FreshResult,
+  notes: Record<string, (result: FreshResult) => string>,
+): string[] {
+  const runs = result.figures[0]?.runs ?? 0
+  const lines = [
+    `On fresh runners (GitHub-hosted, autoscaled GitLab runners), every job starts with an empty engine: here each run gets a Docker engine ${result.engine.server} started empty for it and thrown away after it, the same project's files get new times (a fresh checkout), the base images are pulled from a registry on loopback and the images pushed to another. (a) \`build-images\`, which builds only the images whose fingerprint changed and gives the others the new tags in the registry; (c) ${FRESH_CANDIDATES.c}: the bake file names the previous images (their \`main\` tag) as \`cache-from type=registry\`, and each image carries \`cache-to type=inline\`. Each round runs cold, then one frontend file changed, then nothing changed, on a new engine each time, into a registry of its own. Medians of ${runs} rounds; every run in brackets, in seconds; load average ${result.load.min.toFixed(1)} to ${result.load.max.toFixed(1)} (median ${result.load.median.toFixed(1)}) on 2 cores.`,
+    '',
+  ]
+  for (const condition of Object.keys(FRESH_CONDITIONS) as FreshCondition[]) {
+    const c = freshAt(result, 'c', condition)
+    lines.push(
+      `| Fresh engine, ${FRESH_CONDITIONS[condition].toLowerCase()} | Time (every run) | vs (c) | Engine CPU | Uploaded |`,
+      '|---|---|---|---|---|',
+    )
+    for (const candidate of Object.keys(FRESH_CANDIDATES) as FreshCandidate[]) {
+      const f = freshAt(result, candidate, condition)
+      lines.push(
+        `| (${candidate}) ${FRESH_CANDIDATES[candidate]} | ${f.seconds.toFixed(1)} s (${f.allSeconds.map((s) => s.toFixed(1)).join(', ')}) | ${ratio(f.seconds, c.seconds)} | ${f.engineCpuSeconds.toFixed(1)} s | ${size(f.uploadedBytes)} (${f.uploadedLayers} layer${f.uploadedLayers === 1 ? '' : 's'}) |`,
+      )
+    }
+    lines.push('')
+  }
+  const bakeCold = freshAt(result, 'c', 'cold')
+  const bakeSame = freshAt(result, 'c', 'unchanged')
+  const same = freshAt(result, 'a', 'unchanged')
+  lines.push(
+    `(c)'s cache saves uploads, not time: with the engine's own builder, BuildKit pulls and unpacks every cached layer into the new engine before it can use it, so with nothing changed it took ${ratio(bakeSame.seconds, bakeCold.seconds)} of its cold time (Engine CPU ${bakeSame.engineCpuSeconds.toFixed(1)} s). (a) with nothing changed builds nothing: it hashes the sources, asks the registries, and gives each manifest the new tags (Engine CPU ${same.engineCpuSeconds.toFixed(1)} s).`,
+    '',
+  )
+  const explained: Record<string, string> = {}
+  for (const [id, note] of Object.entries(notes)) explained[id] = note(result)
+  lines.push(...renderTargets(freshTargets(result), explained))
   return lines
 }

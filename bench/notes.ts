@@ -1,5 +1,6 @@
 import type { NpxResult } from './npx.js'
 import type { Candidate, Condition, ImagesFigure, ImagesResult } from './build-images.js'
+import type { FreshResult } from './fresh.js'
 
 /**
  * Why a target is missed, by target id (bench/images-report.ts), worded from the run's own
@@ -38,3 +39,6 @@ export const NPX_MISSED_NOTES: Record<string, (npx: NpxResult) => string> = {
   tarball: (npx) =>
     `the package holds one bundle for the three actions (${npx.files} files, ${Math.round(npx.unpackedBytes / 1024)} KB unpacked), most of it @actions/http-client and the undici it brings, and the README. The cost for a job: a cold \`npx\` took ${npx.coldSeconds.toFixed(2)} s, ${(npx.coldSeconds / npx.warmSeconds).toFixed(2)}× a warm one.`,
 }
+
+/** Why a fresh-engine target was missed, by target id; worded from the run's own figures. */
+export const FRESH_MISSED_NOTES: Record<string, (result: FreshResult) => string> = {}

@@ -9,15 +9,18 @@ import { replaceBetweenMarkers } from '../scripts/render/readme.js'
 import { benchBuildImages, type ImagesResult } from './build-images.js'
 import { benchBundles, type BundleFigure } from './bundles.js'
 import { benchDeploy, benchLargeResponse } from './deploy.js'
+import { benchFresh, type FreshResult } from './fresh.js'
 import {
+  freshTargets,
   imageTargets,
   npxTargets,
+  renderFresh,
   renderImages,
   renderNpx,
   type TargetCheck,
 } from './images-report.js'
 import type { Figure } from './measure.js'
-import { MISSED_TARGET_NOTES, NPX_MISSED_NOTES } from './notes.js'
+import { FRESH_MISSED_NOTES, MISSED_TARGET_NOTES, NPX_MISSED_NOTES } from './notes.js'
 import { benchNpx, type NpxResult } from './npx.js'
 import { benchSnapshot } from './snapshot.js'
 
@@ -35,7 +38,7 @@ for (const tool of ['/usr/bin/time', '/usr/bin/jq', '/usr/bin/curl', '/usr/sbin/
 }
 
 // BENCH_ONLY=images,npx re-runs some parts and keeps the others' figures from results.json.
-const PARTS = ['deploy', 'bundles', 'large', 'images', 'snapshot', 'npx'] as const
+const PARTS = ['deploy', 'bundles', 'large', 'images', 'fresh', 'snapshot', 'npx'] as const
 type Part = (typeof PARTS)[number]
 const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim())
 const unknown = only?.filter((part) => part !== '' && !(PARTS as readonly string[]).includes(part))
@@ -47,6 +50,7 @@ if (unknown && unknown.length > 0) {
 }
 const wanted = (part: Part): boolean => !only || only.includes(part)
 const IMAGE_ROUNDS = Number(process.env.BENCH_IMAGE_ROUNDS ?? 3)
+const FRESH_ROUNDS = Number(process.env.BENCH_FRESH_ROUNDS ?? 3)
 
 interface Results {
   date: string
@@ -56,9 +60,16 @@ interface Results {
   bundles: BundleFigure[]
   large: Figure
   images: ImagesResult & { targets: TargetCheck[] }
+  fresh: FreshResult & { targets: TargetCheck[] }
   snapshot: Record<string, Figure>
   npx: NpxResult & { targets: TargetCheck[] }
 }
+
+/**
+ * The deploy bundle's time against (a) when each action had a bundle of its own (1.78×,
+ * 2026-11-24). Declared before the top-level code that renders the tables reads it.
+ */
+const DEPLOY_RATIO_BEFORE_ONE_BUNDLE = 1.78
 
 const resultsPath = join(ROOT, 'bench/results.json')
 const previous = (
@@ -89,6 +100,14 @@ try {
       return { ...result, targets: imageTargets(result) }
     },
   )
+  const fresh = await take(
+    'fresh',
+    'build-images on a fresh engine per run, against bake',
+    async () => {
+      const result = await benchFresh(FRESH_ROUNDS, join(tmp, 'fresh'))
+      return { ...result, targets: freshTargets(result) }
+    },
+  )
   const snapshot = await take('snapshot', 'snapshot cost against history', () =>
     benchSnapshot(Math.max(3, Math.floor(RUNS / 2)), tmp),
   )
@@ -104,6 +123,7 @@ try {
     bundles,
     large,
     images,
+    fresh,
     snapshot,
     npx,
   }
@@ -129,7 +149,7 @@ try {
   await rm(tmp, { recursive: true, force: true })
 }
 
-function renderTables({ deploy, bundles, large, images, snapshot, npx }: Results): string {
+function renderTables({ deploy, bundles, large, images, fresh, snapshot, npx }: Results): string {
   const floor = deploy['(a) node:http script'] as Figure
   const ratio = (value: number, base: number): string => `${(value / base).toFixed(2)}×`
   const deployRows = Object.values(deploy).map(
@@ -173,15 +193,13 @@ function renderTables({ deploy, bundles, large, images, snapshot, npx }: Results
     `Deploy when the webhook answers with a 10 MB body: ${(large.seconds * 1000).toFixed(0)} ms, peak RSS ${large.maxRssMb.toFixed(1)} MB (only 64 KiB of the body is kept).`,
     '',
     ...renderImages(images, MISSED_TARGET_NOTES),
+    ...renderFresh(fresh, FRESH_MISSED_NOTES),
     ...renderNpx(npx, NPX_MISSED_NOTES),
     '| Snapshot (clone, export, compare; nothing to commit) | Time | vs 1 commit | Peak RSS |',
     '|---|---|---|---|',
     ...pairRows(snapshot, true),
   ].join('\n')
 }
-
-/** The deploy bundle's time against (a) when each action had a bundle of its own (1.78×, 2026-11-24). */
-const DEPLOY_RATIO_BEFORE_ONE_BUNDLE = 1.78
 
 function targetRow(target: string, ratio: number, limit: number): string {
   return `| ${target} | ${ratio.toFixed(2)}× | ${ratio <= limit ? 'yes' : 'no'} |`

@@ -13,8 +13,15 @@ import { loginSecrets } from '../core/registry/credentials.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
-import { createDocker, isolatedDockerConfig, stepTempRoot } from '../tools/docker.js'
+import { USER_AGENT } from '../platform/package-info.js'
+import {
+  createDocker,
+  isolatedDockerConfig,
+  jobDockerConfigPath,
+  stepTempRoot,
+} from '../tools/docker.js'
 import { createExec } from '../tools/exec.js'
+import { createHttpClient } from '../tools/http.js'
 import { nodeFiles } from '../tools/files.js'
 
 export const buildImagesAction: Action<BuildImagesInputName, BuildImagesInputs> = {
@@ -45,6 +52,9 @@ export const buildImagesAction: Action<BuildImagesInputName, BuildImagesInputs> 
         }),
         files: nodeFiles,
         clock: systemClock,
+        http: createHttpClient(USER_AGENT),
+        // The job's own, as the deploy step's image check reads it: not the step's copy.
+        dockerConfigPath: jobDockerConfigPath(process.env),
       })
     } finally {
       await session?.dispose()

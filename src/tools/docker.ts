@@ -81,18 +81,22 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): DockerCli
     return result
   }
 
+  let versions: ReturnType<DockerClient['versions']> | undefined
+  const askVersions: DockerClient['versions'] = async () => {
+    let result: ExecResult
+    try {
+      result = await exec('docker', versionArgv(), { env: options.env })
+    } catch (error) {
+      return { problem: `the docker command could not start (${errorMessage(error)})` }
+    }
+    const found = parseVersions(result.stdout)
+    const said = result.stderr.trim().split('\n').slice(-3).join(' ')
+    return result.code === 0 || found.server ? found : { ...found, problem: said }
+  }
+
   return {
-    async versions() {
-      let result: ExecResult
-      try {
-        result = await exec('docker', versionArgv(), { env: options.env })
-      } catch (error) {
-        return { problem: `the docker command could not start (${errorMessage(error)})` }
-      }
-      const versions = parseVersions(result.stdout)
-      const said = result.stderr.trim().split('\n').slice(-3).join(' ')
-      return result.code === 0 || versions.server ? versions : { ...versions, problem: said }
-    },
+    // Asked once a step: the pre-flight check and the platform of the fingerprints both need it.
+    versions: () => (versions ??= askVersions()),
     async builder() {
       // The docker command itself reads this variable; the exec port adds options.env to ours.
       const setting = options.env?.DOCKER_BUILDKIT ?? process.env.DOCKER_BUILDKIT

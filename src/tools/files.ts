@@ -4,6 +4,7 @@ import {
   lstat,
   mkdir,
   mkdtemp,
+  open,
   readdir,
   readFile,
   readlink,
@@ -12,10 +13,19 @@ import {
   stat,
   writeFile,
 } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import type { Stats } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import type { Files } from '../core/shared/ports.js'
+import { dirname, join, relative, sep } from 'node:path'
+import { pipeline } from 'node:stream/promises'
+import { mapLimit } from '../core/shared/concurrency.js'
+import type { Files, PathKind, TreeEntry } from '../core/shared/ports.js'
 import type { StepCancellation } from './cancel.js'
+
+/** lstat calls at once: a backend folder holds some 15,000 entries. */
+const STAT_CALLS = 64
+/** Files up to this size are hashed from one read; larger ones as a stream. */
+const WHOLE_READ_BYTES = 8 * 1024 * 1024
 
 /** The Files port on the real file system. */
 export const nodeFiles: Files = {
@@ -38,6 +48,34 @@ export const nodeFiles: Files = {
       .filter((entry) => entry.isFile())
       .map((entry) => join(entry.parentPath, entry.name))
       .sort()
+  },
+  async tree(path) {
+    const top = await stat(path).catch(() => undefined)
+    if (!top) return undefined
+    const entries: TreeEntry[] = [entryOf('', top)]
+    if (!top.isDirectory()) return entries
+    const found = await readdir(path, { recursive: true })
+    const below = await mapLimit(found, STAT_CALLS, async (name) => {
+      const full = join(path, name)
+      const info = await lstat(full)
+      const entry = entryOf(relative(path, full).split(sep).join('/'), info)
+      if (info.isSymbolicLink()) entry.target = await readlink(full)
+      return entry
+    })
+    entries.push(...below.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)))
+    return entries
+  },
+  async hashFile(path) {
+    const hash = createHash('sha256')
+    const handle = await open(path, 'r')
+    try {
+      // One read for most files: a stream per file costs several times the hashing itself.
+      if ((await handle.stat()).size <= WHOLE_READ_BYTES) hash.update(await handle.readFile())
+      else await pipeline(handle.createReadStream({ autoClose: false }), hash)
+    } finally {
+      await handle.close()
+    }
+    return hash.digest('hex')
   },
   async writeText(path, text) {
     await mkdir(dirname(path), { recursive: true })
@@ -79,4 +117,15 @@ export function filesFor(cancel: StepCancellation): Files {
       made.delete(path)
     },
   }
+}
+
+function entryOf(path: string, info: Stats): TreeEntry {
+  const kind: PathKind | 'link' = info.isSymbolicLink()
+    ? 'link'
+    : info.isFile()
+      ? 'file'
+      : info.isDirectory()
+        ? 'directory'
+        : 'other'
+  return { path, kind, mode: info.mode & 0o7777, uid: info.uid, gid: info.gid, size: info.size }
 }

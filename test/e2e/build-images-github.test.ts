@@ -110,7 +110,11 @@ describe('build-images on GitHub', () => {
     expect(await pushedRepositories(name)).toEqual([`${name}/backend`, `${name}/frontend`])
 
     for (const kind of ['frontend', 'backend']) {
-      expect(await suite.registry.tags(`${name}/${kind}`)).toEqual([TAG])
+      // The run's tag, and the branch's moving tag, where the next run looks for it.
+      expect((await suite.registry.tags(`${name}/${kind}`)).sort()).toEqual(['main', TAG])
+      expect((await suite.registry.manifest(`${name}/${kind}`, 'main')).digest).toBe(
+        result.outputs[`${kind}-digest`],
+      )
       const manifest = await suite.registry.manifest(`${name}/${kind}`, TAG)
       expect(result.outputs[`${kind}-digest`]).toBe(manifest.digest)
       const labels = manifest.config.Labels ?? {}
@@ -145,7 +149,12 @@ describe('build-images on GitHub', () => {
     expect(result.stdout).toContain(
       "Builder: BuildKit, builder 'default' (docker driver): the images go into the engine, then docker push sends them.",
     )
-    expect(commands.filter((line) => line.startsWith('push'))).toHaveLength(2)
+    expect(commands.filter((line) => line.startsWith('push')).sort()).toEqual([
+      `push ${host}/${name}/backend:main`,
+      `push ${host}/${name}/backend:${TAG}`,
+      `push ${host}/${name}/frontend:main`,
+      `push ${host}/${name}/frontend:${TAG}`,
+    ])
     for (const group of ['Branch check', 'Plan', 'Pre-flight checks', 'Build and push'])
       expect(result.stdout).toContain(`::group::${group}`)
     expect(result.stdout).toContain('Docker client ')
@@ -165,7 +174,11 @@ describe('build-images on GitHub', () => {
       `${repository}/codeasdata`,
       `${repository}/frontend`,
     ])
-    expect((await suite.registry.tags(`${repository}/codeasdata`)).sort()).toEqual(['latest', TAG])
+    expect((await suite.registry.tags(`${repository}/codeasdata`)).sort()).toEqual([
+      'latest',
+      'main',
+      TAG,
+    ])
     expect(result.outputs['codeasdata-image']).toBe(
       `${suite.registry.host}/${repository}/codeasdata:${TAG}`,
     )
@@ -201,6 +214,7 @@ describe('build-images on GitHub', () => {
         'codeasdata-digest': '',
         images: '[]',
         version: '',
+        reused: '[]',
       })
       expect(result.stdout).toContain('Skipped, nothing is built:')
       expect(result.stdout).toContain(why)

@@ -243,7 +243,11 @@ describe('gitlab/pipeline.yml on the template, on master', () => {
       const references: Record<string, string> = {}
       for (const kind of ['frontend', 'backend', 'codeasdata']) {
         const name = `${PROJECT_PATH}/${kind}`
-        expect({ kind, tags: await docker.registry.tags(name) }).toEqual({ kind, tags: [tag] })
+        // The run's tag, and the branch's moving tag.
+        expect({ kind, tags: (await docker.registry.tags(name)).sort() }).toEqual({
+          kind,
+          tags: ['master', tag].sort(),
+        })
         const { config } = await docker.registry.manifest(name, tag)
         // Draw's version (2.15.3), not the app's (2.15.0) that dist/web/version.json holds.
         expect({ kind, draw: config.Labels?.draw_version }).toEqual({
@@ -255,6 +259,7 @@ describe('gitlab/pipeline.yml on the template, on master', () => {
           'org.opencontainers.image.version': '2.15.0',
           'org.opencontainers.image.source': `https://gitlab.example.com/${PROJECT_PATH}`,
           'org.opencontainers.image.revision': sha,
+          // The app's own version, which the template's webpack build writes there.
         })
         expect(config.Labels?.['olympe.test.flavour']).toBe('onbuild')
         references[kind] = `${docker.registry.host}/${name}:${tag}`

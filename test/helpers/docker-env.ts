@@ -66,7 +66,11 @@ export function ensureBaseImages(): Promise<BaseImages> {
   return baseImagesReady
 }
 
-async function makeMissingBaseImages(): Promise<BaseImages> {
+/**
+ * Makes the base images the engine lacks, every time it is called: for an engine that
+ * ensureBaseImages's memory does not know (a private engine of the bench).
+ */
+export async function makeMissingBaseImages(): Promise<BaseImages> {
   const kinds = Object.keys(BASE_IMAGES) as (keyof BaseImages)[]
   const missing: (keyof BaseImages)[] = []
   for (const kind of kinds) if (!(await imageExists(BASE_IMAGES[kind]))) missing.push(kind)

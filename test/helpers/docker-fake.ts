@@ -11,6 +11,8 @@ import type { Logger, Reporter, Summary } from '../../src/core/shared/ports.js'
 export interface FakeDockerScript {
   client?: string
   server?: string
+  /** The daemon's os/arch (default linux/amd64 when a daemon answers). */
+  platform?: string
   /** Kinds (matched in the Dockerfile path) whose build fails. */
   failBuild?: string[]
   /** References whose push fails with this output. */
@@ -31,6 +33,8 @@ export interface FakeDocker extends DockerClient {
   calls: string[]
   /** How many builds ran at the same time, at most. */
   maxConcurrentBuilds: number
+  /** Each build's command, in the order the builds started. */
+  builds: BuildCommand[]
   passwords: string[]
 }
 
@@ -42,11 +46,13 @@ export function fakeDocker(script: FakeDockerScript = {}): FakeDocker {
   const fake: FakeDocker = {
     calls: [],
     maxConcurrentBuilds: 0,
+    builds: [],
     passwords: [],
     versions: () =>
       Promise.resolve({
         client: script.client ?? '28.2.2',
         server: script.server,
+        platform: script.server ? (script.platform ?? 'linux/amd64') : undefined,
         problem: script.server ? undefined : 'Cannot connect to the Docker daemon',
       }),
     builder: () => {
@@ -71,6 +77,7 @@ export function fakeDocker(script: FakeDockerScript = {}): FakeDocker {
       const kind = kindOf(command)
       const output = buildOutput(mode)
       fake.calls.push(`build ${kind}${output ? ` --${output}` : ''}`)
+      fake.builds.push(command)
       running++
       fake.maxConcurrentBuilds = Math.max(fake.maxConcurrentBuilds, running)
       await new Promise((resolve) => setTimeout(resolve, script.buildMs?.[kind] ?? 5))

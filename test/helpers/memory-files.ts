@@ -1,4 +1,5 @@
-import type { Files } from '../../src/core/shared/ports.js'
+import { createHash } from 'node:crypto'
+import type { Files, TreeEntry } from '../../src/core/shared/ports.js'
 
 /**
  * The Files port over an in-memory tree (absolute path -> text); folders are implied by the
@@ -37,6 +38,41 @@ export function memoryFiles(tree: Readonly<Record<string, string>>): Files {
           .filter((file) => file.startsWith(`${path}/`))
           .sort(),
       ),
+    tree: (path) => {
+      const file = (name: string, text: string): TreeEntry => ({
+        path: name,
+        kind: 'file',
+        mode: 0o644,
+        uid: 0,
+        gid: 0,
+        size: text.length,
+      })
+      const text = tree[path]
+      if (text !== undefined) return Promise.resolve([file('', text)])
+      const below = Object.keys(tree)
+        .filter((name) => name.startsWith(`${path}/`))
+        .sort()
+      if (below.length === 0) return Promise.resolve(undefined)
+      const folders = new Set<string>([''])
+      const entries: TreeEntry[] = []
+      for (const name of below) {
+        const relative = name.slice(path.length + 1)
+        const parts = relative.split('/')
+        for (let i = 1; i < parts.length; i++) folders.add(parts.slice(0, i).join('/'))
+        entries.push(file(relative, tree[name] ?? ''))
+      }
+      for (const folder of folders)
+        entries.push({ path: folder, kind: 'directory', mode: 0o755, uid: 0, gid: 0, size: 0 })
+      return Promise.resolve(
+        entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+      )
+    },
+    hashFile: (path) => {
+      const text = tree[path]
+      return text === undefined
+        ? Promise.reject(missing(path))
+        : Promise.resolve(createHash('sha256').update(text).digest('hex'))
+    },
     writeText: readOnly,
     makeTempDir: readOnly,
     makeDir: readOnly,

@@ -19,6 +19,8 @@ export interface BuiltImage {
   /** The manifest digest after push; undefined when not pushed. */
   digest?: string
   size?: number
+  /** Not built: the earlier image with the same fingerprint, given this run's tags. */
+  reused?: { since: string; fingerprint: string }
 }
 
 export interface BuildOptions {
@@ -98,7 +100,8 @@ async function buildOne(
     digest: built.digest,
   }
   if (options.push && !pushedByBuilder) {
-    for (const reference of plan.references) {
+    // Every tag the build gave: the references, then the branch's moving tag.
+    for (const reference of plan.command.tags) {
       if (stopped()) {
         say('not pushed: another image failed')
         return undefined

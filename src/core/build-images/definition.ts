@@ -77,7 +77,13 @@ export const buildImagesDefinition = {
       ...flag('false'),
     },
     push: {
-      description: 'Push the images after building them (false: build only; no digests).',
+      description:
+        "Push the images after building them, with the branch's moving tag `<image>:<branch>` too (false: build only; no digests).",
+      ...flag('true'),
+    },
+    'reuse-unchanged': {
+      description:
+        "Do not build an image whose inputs did not change: when the image that the branch's moving tag (then the default branch's) names in the registry has this run's fingerprint (the Dockerfile, the files its `COPY` lines read, its base images' digests, the build arguments, the labels but `created` and `revision`, the platform), that manifest gets this run's tags instead. `false` builds every image.",
       ...flag('true'),
     },
     branches: {
@@ -172,6 +178,10 @@ export const buildImagesDefinition = {
     version: {
       description:
         "The project's version, the images' `org.opencontainers.image.version` label: the `version` of `<frontend-sources>/version.json`, else of the project's `package.json`; empty when neither has one. Deploy's `expected-version` defaults to that label.",
+    },
+    reused: {
+      description:
+        'JSON list of the kinds of image not rebuilt because nothing that goes into them changed (`["backend"]`); their outputs name the earlier image\'s digest. `[]` when none.',
     },
     skipped: {
       description:

@@ -15,6 +15,13 @@ export interface BuildCommand {
   labels: ReadonlyArray<readonly [string, string]>
   platform?: string
   cacheFrom: readonly string[]
+  /** Check the registry for a newer base image even when the engine holds one (`--pull`). */
+  pull?: boolean
+  /**
+   * Where a builder that pushes its images itself keeps its cache, every step of it, in the
+   * registry (`<image>:buildcache`): its own cache does not outlive a fresh runner.
+   */
+  registryCache?: string
   /** `build-secrets`: each value reaches the build through the docker command's environment only. */
   secrets?: ReadonlyArray<BuildSecret>
 }
@@ -67,13 +74,21 @@ export function buildArgv(command: BuildCommand, mode: BuildMode): string[] {
   for (const [name, value] of command.labels) argv.push('--label', `${name}=${value}`)
   for (const tag of command.tags) argv.push('--tag', tag)
   if (command.platform) argv.push('--platform', command.platform)
+  if (command.pull) argv.push('--pull')
   for (const source of command.cacheFrom) argv.push('--cache-from', source)
   for (const [variable, { id }] of secretVariables(command))
     argv.push('--secret', `id=${id},env=${variable}`)
   if (buildkit) {
-    // The cache metadata that makes these images usable as a later run's `--cache-from`.
-    argv.push('--cache-to', 'type=inline')
     const output = buildOutput(mode)
+    if (output === 'push' && command.registryCache) {
+      // BuildKit reads only the steps that changed from this cache, without unpacking any layer.
+      const cache = `type=registry,ref=${command.registryCache}`
+      argv.push('--cache-from', cache, '--cache-to', `${cache},mode=max`)
+    } else {
+      // The cache metadata that makes these images usable as a later run's `--cache-from`: the
+      // `docker` driver exports no other kind.
+      argv.push('--cache-to', 'type=inline')
+    }
     if (output) argv.push(`--${output}`)
     if (output === 'push' && mode.metadataFile) argv.push('--metadata-file', mode.metadataFile)
   }
@@ -253,6 +268,8 @@ export interface DockerVersions {
   client?: string
   /** Undefined when the daemon did not answer. */
   server?: string
+  /** The daemon's `os/arch`: the platform of an image built without `--platform`. */
+  platform?: string
 }
 
 /** `docker version --format '{{json .}}'` prints the client part even when no daemon answers. */
@@ -263,9 +280,12 @@ export function parseVersions(output: string): DockerVersions {
   } catch {
     return {}
   }
+  const os = stringAt(document, 'Server', 'Os')
+  const arch = stringAt(document, 'Server', 'Arch')
   return {
     client: stringAt(document, 'Client', 'Version'),
     server: stringAt(document, 'Server', 'Version'),
+    ...(os && arch ? { platform: `${os}/${arch}` } : {}),
   }
 }
 

@@ -61,25 +61,239 @@ export function readStages(
   return stages
 }
 
+/** What a build reads besides the Dockerfile, found in its text without building anything. */
+export interface BuildInputs {
+  /**
+   * The images the build pulls: each stage's base (not `scratch`, not an earlier stage), the
+   * images of `COPY --from` and `RUN --mount=…,from=`, and the `# syntax=` frontend.
+   */
+  images: string[]
+  /**
+   * The build context's paths that `COPY`, `ADD` and `RUN --mount=type=bind` read, build
+   * arguments expanded, as written (`.` is the whole context). A wildcard stays in the path.
+   */
+  sources: string[]
+  /** Why what the build reads cannot be known from the text: `ADD <url>`, an unknown variable. */
+  unknowable?: string
+}
+
+/**
+ * The images and context paths a Dockerfile's build reads. `buildArgs` are the `--build-arg`
+ * values (SOURCES_PATH included); `triggers` gives a base image's ONBUILD instructions, which
+ * run first in the stages built FROM it. A path is expanded only with the build arguments its
+ * stage declares (`ARG`, or its base's `ONBUILD ARG`): anything else, `ENV` values included, is
+ * unknowable rather than guessed.
+ */
+export function readBuildInputs(
+  dockerfile: string,
+  buildArgs: ReadonlyArray<readonly [string, string]>,
+  triggers: (base: string) => readonly string[] = () => [],
+): BuildInputs {
+  const given = new Map(buildArgs.map(([name, value]) => [name, value]))
+  const stages = readStages(dockerfile, buildArgs)
+  const inputs: BuildInputs = { images: [], sources: [] }
+  const syntax = /^#\s*syntax\s*=\s*(\S+)\s*$/im.exec(directives(dockerfile))?.[1]
+  if (syntax) inputs.images.push(syntax)
+  const globals = new Map<string, string | undefined>()
+  const names = new Map<string, number>()
+  let stage = -1
+  let declared = new Map<string, string | undefined>()
+  const unknowable = (why: string): void => {
+    inputs.unknowable ??= why
+  }
+  const value = (name: string): string | undefined =>
+    declared.has(name) ? (given.get(name) ?? declared.get(name)) : undefined
+  const expanded = (text: string, what: string): string | undefined => {
+    const result = expand(text, value)
+    if (result === undefined || result.includes('$'))
+      unknowable(`${what} '${text}' uses a variable whose value is not known before the build`)
+    return result
+  }
+  /** An image, or an earlier stage named by its name or number. */
+  const external = (reference: string): string | undefined => {
+    const image = expand(reference, (name) => given.get(name) ?? globals.get(name))
+    if (image === undefined) {
+      unknowable(`'${reference}' names an image through a build argument without a value`)
+      return undefined
+    }
+    if (names.has(image.toLowerCase()) || /^\d+$/.test(image)) return undefined
+    return image
+  }
+  const read = (keyword: string, rest: string): void => {
+    if (keyword === 'ARG') {
+      for (const word of rest.split(/\s+/)) {
+        const [name = '', ...parts] = word.split('=')
+        if (name === '') continue
+        if (stage < 0) globals.set(name, parts.length > 0 ? parts.join('=') : undefined)
+        else declared.set(name, parts.length > 0 ? parts.join('=') : globals.get(name))
+      }
+    } else if (keyword === 'ONBUILD') {
+      // A trigger of ours runs in a later stage built FROM this one: counted here already.
+      const [inner = '', ...more] = rest.split(/\s+/)
+      read(inner.toUpperCase(), more.join(' '))
+    } else if (keyword === 'COPY' || keyword === 'ADD') {
+      readCopy(keyword, rest)
+    } else if (keyword === 'RUN') {
+      for (const mount of flagValues(rest, 'mount')) readMount(mount)
+    }
+  }
+  const readCopy = (keyword: string, rest: string): void => {
+    const from = flagValues(rest, 'from')[0]
+    if (from !== undefined) {
+      const image = external(from)
+      if (image) inputs.images.push(image)
+      return
+    }
+    const paths = copyPaths(rest)
+    for (const path of paths.slice(0, -1)) {
+      if (path.startsWith('<<')) continue
+      if (keyword === 'ADD' && /^([a-z][a-z0-9+.-]*:\/\/|git@)/i.test(path)) {
+        unknowable(`'ADD ${path}' downloads what only the build knows`)
+        continue
+      }
+      const source = expanded(path, `${keyword} source`)
+      if (source !== undefined) inputs.sources.push(source)
+    }
+  }
+  const readMount = (mount: string): void => {
+    const options = new Map(
+      mount.split(',').map((option) => {
+        const [key = '', ...parts] = option.split('=')
+        return [key.toLowerCase(), parts.join('=')] as const
+      }),
+    )
+    const type = options.get('type') ?? 'bind'
+    const from = options.get('from')
+    if (from !== undefined && from !== '') {
+      const image = external(from)
+      if (image) inputs.images.push(image)
+    } else if (type === 'bind') {
+      const source = expanded(
+        options.get('source') ?? options.get('src') ?? '.',
+        'RUN --mount source',
+      )
+      if (source !== undefined) inputs.sources.push(source)
+    }
+  }
+  for (const { line } of parseInstructions(dockerfile)) {
+    const [word = '', ...words] = line.split(/\s+/)
+    const keyword = word.toUpperCase()
+    const rest = words.join(' ')
+    if (keyword === 'FROM') {
+      stage++
+      declared = new Map()
+      const current = stages[stage]
+      const [, as, name] = words.filter((part) => !part.startsWith('--'))
+      if (current?.base === undefined && current?.parentStage === undefined)
+        unknowable(
+          `its line '${line}' names the base image through a build argument without a value`,
+        )
+      const base = current?.base
+      if (base !== undefined && base.toLowerCase() !== 'scratch') {
+        inputs.images.push(base)
+        for (const trigger of triggers(base)) {
+          const [inner = '', ...more] = trigger.trim().split(/\s+/)
+          read(inner.toUpperCase(), more.join(' '))
+        }
+      }
+      if (as?.toUpperCase() === 'AS' && name) names.set(name.toLowerCase(), stage)
+    } else if (stage >= 0 || keyword === 'ARG') {
+      read(keyword, rest)
+    }
+  }
+  inputs.images = [...new Set(inputs.images)]
+  inputs.sources = [...new Set(inputs.sources)]
+  return inputs
+}
+
+/** The parser directives: the comment lines at the very top (`# syntax=`, `# escape=`). */
+function directives(dockerfile: string): string {
+  const lines: string[] = []
+  for (const line of dockerfile.split(/\r?\n/)) {
+    if (!/^\s*#\s*[a-z]+\s*=/i.test(line)) break
+    lines.push(line)
+  }
+  return lines.join('\n')
+}
+
+/** The values of `--name=value` flags at the start of an instruction's arguments. */
+function flagValues(rest: string, name: string): string[] {
+  const values: string[] = []
+  for (const word of rest.split(/\s+/)) {
+    if (!word.startsWith('--')) break
+    const match = new RegExp(`^--${name}=(.*)$`, 'i').exec(word)
+    if (match) values.push(match[1] ?? '')
+  }
+  return values
+}
+
+/** COPY and ADD paths, sources then destination: the JSON form, or words after the flags. */
+function copyPaths(rest: string): string[] {
+  const words = rest.split(/\s+/)
+  const first = words.findIndex((word) => !word.startsWith('--'))
+  const args = first < 0 ? '' : words.slice(first).join(' ')
+  if (args.startsWith('[')) {
+    try {
+      const parsed: unknown = JSON.parse(args)
+      if (Array.isArray(parsed) && parsed.every((item) => typeof item === 'string')) return parsed
+    } catch {
+      // Not JSON: read as words, as Docker does.
+    }
+  }
+  return args.split(/\s+/).filter((word) => word !== '')
+}
+
 /** Whether ONBUILD triggers declare, or use, `SOURCES_PATH`. */
 export function triggersOf(triggers: readonly string[]): { declares: boolean; uses: boolean } {
   const stage = readStages(['FROM scratch', ...triggers].join('\n'), [])[0]
   return { declares: stage?.declaresSourcesPath ?? false, uses: stage?.usesSourcesPath ?? false }
 }
 
+/** One instruction: its line, continuations joined, and the bodies of its here-documents. */
+interface Instruction {
+  line: string
+  heredocs: string
+}
+
 /** Instructions one per entry: continuations joined, comments and blank lines left out. */
 function instructions(dockerfile: string): string[] {
-  const result: string[] = []
+  return parseInstructions(dockerfile).map(({ line, heredocs }) =>
+    heredocs === '' ? line : `${line} ${heredocs}`,
+  )
+}
+
+/** `<<EOF`, `<<-EOF`, `<<"EOF"`: a here-document whose lines run to the line `EOF`. */
+const HEREDOC = /<<-?(["']?)([A-Za-z_][A-Za-z0-9_]*)\1/g
+
+function parseInstructions(dockerfile: string): Instruction[] {
+  const result: Instruction[] = []
+  const lines = dockerfile.split(/\r?\n/)
   let pending = ''
-  for (const line of dockerfile.split(/\r?\n/)) {
+  const finish = (index: number): number => {
+    const line = pending.trim()
+    pending = ''
+    if (line === '') return index
+    // The here-documents' lines belong to the instruction, not to the instructions after it.
+    const bodies: string[] = []
+    let next = index
+    for (const [, , word] of line.matchAll(HEREDOC)) {
+      while (next + 1 < lines.length) {
+        const body = lines[++next] ?? ''
+        if (body.replace(/^\t+/, '') === word) break
+        bodies.push(body)
+      }
+    }
+    result.push({ line, heredocs: bodies.join('\n') })
+    return next
+  }
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] ?? ''
     if (/^\s*#/.test(line)) continue
     const continued = /\\\s*$/.test(line)
     pending += `${continued ? line.replace(/\\\s*$/, '') : line} `
-    if (continued) continue
-    if (pending.trim() !== '') result.push(pending.trim())
-    pending = ''
+    if (!continued) index = finish(index)
   }
-  if (pending.trim() !== '') result.push(pending.trim())
+  finish(lines.length)
   return result
 }
 

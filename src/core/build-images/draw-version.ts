@@ -74,7 +74,7 @@ export function drawVersionMessage(found: DrawVersion): string {
   )
 }
 
-function versionField(text: string, field: string): string | { problem: string } {
+export function versionField(text: string, field: string): string | { problem: string } {
   const json = parseJsonText(text)
   if ('problem' in json) return { problem: `is ${json.problem}` }
   const document = json.value

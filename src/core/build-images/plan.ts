@@ -6,7 +6,13 @@ import type { ImageKind } from './image-kinds.js'
 import type { BuildCommand } from './docker-args.js'
 import { imageReference } from './image-names.js'
 import type { BuildImagesInputs } from './inputs.js'
-import { PLACEHOLDER_SOURCE, renderTag, TAG_EXPECTED, type TagFacts } from './tags.js'
+import {
+  PLACEHOLDER_SOURCE,
+  renderTag,
+  sanitiseBranch,
+  TAG_EXPECTED,
+  type TagFacts,
+} from './tags.js'
 
 /** One image to build: where its definition and sources are, and every reference it gets. */
 export interface ImagePlan {
@@ -15,6 +21,11 @@ export interface ImagePlan {
   reference: string
   /** The primary reference first, then one per extra tag. */
   references: string[]
+  /**
+   * The branch's moving tag (`<image>:<branch>`), pushed too when the images are pushed: where
+   * a later run finds the image this run leaves, to reuse it when nothing changed.
+   */
+  moving?: string
   /** Project-relative, for messages. */
   dockerfile: string
   sources: string
@@ -60,25 +71,42 @@ export function planImages(
     )
     const dockerfile = join(inputs.dockerFolder, `${kind}.Dockerfile`)
     const sources = inputs.sources[kind]
+    const image = (tag: string): string =>
+      imageReference(inputs.registry, inputs.imageNames[kind], tag)
+    const moving = inputs.push ? image(movingTag(facts.branch)) : undefined
+    const cache = image(CACHE_TAG)
     return {
       kind,
       reference: references[0] ?? '',
       references,
+      ...(moving ? { moving } : {}),
       dockerfile,
       sources,
       command: {
         dockerfile: join(inputs.workingDirectory, dockerfile),
         context: inputs.workingDirectory,
         sourcesPath: sources,
-        tags: references,
+        tags: moving ? unique([...references, moving]) : references,
         buildArgs: inputs.buildArgs,
         labels,
         platform: inputs.platform,
         cacheFrom: inputs.cacheFrom,
         secrets: inputs.buildSecrets,
+        // A branch named like the cache's tag would overwrite it: no registry cache then.
+        ...(inputs.push && ![...references, moving].includes(cache)
+          ? { registryCache: cache }
+          : {}),
       },
     }
   })
+}
+
+/** The tag of the registry cache a builder that pushes itself reads and writes. */
+export const CACHE_TAG = 'buildcache'
+
+/** `<branch>` made a valid tag, as `{branch}` is (and as docker/metadata-action makes it). */
+export function movingTag(branch: string): string {
+  return sanitiseBranch(branch)
 }
 
 export function imageLabels(context: CiContext, facts: PlanFacts): Array<[string, string]> {

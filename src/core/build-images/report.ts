@@ -34,6 +34,7 @@ export function buildOutputs(
       size: image.size ?? null,
     })),
   )
+  outputs.reused = JSON.stringify(images.filter((image) => image.reused).map((image) => image.kind))
   return outputs
 }
 
@@ -52,7 +53,9 @@ export function builtSummary(images: readonly BuiltImage[], facts: SummaryFacts)
     [
       image.references.map((reference) => `\`${reference}\``).join(', '),
       image.digest ? `\`${image.digest}\`` : 'not pushed',
-      formatSize(image.size),
+      image.reused
+        ? `unchanged since ${image.reused.since} (fingerprint \`${image.reused.fingerprint}\`): tagged, not rebuilt`
+        : formatSize(image.size),
     ].join(' · '),
   ])
   rows.push(['Branch', facts.branch])
@@ -61,6 +64,11 @@ export function builtSummary(images: readonly BuiltImage[], facts: SummaryFacts)
   const notes: string[] = []
   if (!facts.pushed)
     notes.push('push is false: the images were built but not pushed, and have no digests.')
+  const reused = images.filter((image) => image.reused)
+  if (reused.length > 0)
+    notes.push(
+      `Not rebuilt, as nothing that goes into ${reused.length === 1 ? 'it' : 'them'} changed: ${reused.map((image) => KIND_LABEL[image.kind].toLowerCase()).join(', ')}. The earlier image${reused.length === 1 ? ' was' : 's were'} given this run's tags; ${reused.length === 1 ? 'its' : 'their'} \`revision\` label names the commit that built ${reused.length === 1 ? 'it' : 'them'}. Set 'reuse-unchanged' to false to build every image.`,
+    )
   const left = notSelected(facts.selected)
   if (left.length > 0)
     notes.push(
@@ -68,7 +76,11 @@ export function builtSummary(images: readonly BuiltImage[], facts: SummaryFacts)
     )
   if (facts.selected.includes('codeasdata')) notes.push(CODEASDATA_WARNING)
   return {
-    heading: facts.pushed ? 'Olympe images built and pushed' : 'Olympe images built (not pushed)',
+    heading: !facts.pushed
+      ? 'Olympe images built (not pushed)'
+      : images.length > 0 && reused.length === images.length
+        ? 'Olympe images unchanged: tagged, not rebuilt'
+        : 'Olympe images built and pushed',
     rows: [['Image', 'Reference · digest · size'], ...rows],
     notes,
   }

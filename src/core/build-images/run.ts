@@ -1,6 +1,8 @@
 import type { CiContext } from '../shared/context.js'
 import { ActionError } from '../shared/errors.js'
 import type { CommonPorts, Reporter } from '../shared/ports.js'
+import type { HttpClient } from '../shared/http.js'
+import { registryName } from '../registry/reference.js'
 import { buildAndPush, type BuiltImage } from './build.js'
 import { DockerCommandError, type DockerClient } from './ports.js'
 import {
@@ -9,12 +11,13 @@ import {
   resolveDrawVersion,
   type DrawVersion,
 } from './draw-version.js'
-import { decideGate } from './gate.js'
+import { decideGate, FALLBACK_DEFAULT_BRANCH } from './gate.js'
 import { looksSecret } from './input-parsers.js'
 import { repeatedNamespace } from './image-names.js'
 import type { BuildImagesInputs } from './inputs.js'
 import { planImages, type ImagePlan } from './plan.js'
 import { preflight } from './preflight.js'
+import { reuseUnchanged } from './reuse.js'
 import { checkCopiedSize } from './sources-path.js'
 import {
   buildOutputs,
@@ -26,12 +29,19 @@ import {
 
 export interface BuildImagesPorts extends Pick<
   CommonPorts,
-  'logger' | 'reporter' | 'redact' | 'files' | 'clock'
+  'logger' | 'reporter' | 'redact' | 'files' | 'clock' | 'registerSecret'
 > {
   docker: DockerClient
+  /** The registry API, for the images that did not change. */
+  http: HttpClient
+  /** The job's Docker config, whose logins the registry requests may use. */
+  dockerConfigPath: string
 }
 
-/** Branch gate, plan, pre-flight, login, then build and push: each phase its own log group. */
+/**
+ * Branch gate, plan, pre-flight, the images that did not change (given the new tags), login, then
+ * build and push what is left: each phase its own log group.
+ */
 export async function runBuildImages(
   inputs: BuildImagesInputs,
   context: CiContext,
@@ -65,22 +75,44 @@ export async function runBuildImages(
     ),
   )
   const { credentials } = inputs
-  if (credentials) {
+  const unchanged = await logger.group('Unchanged images', () =>
+    reuseUnchanged(
+      plans,
+      {
+        reuse: inputs.reuseUnchanged,
+        push: inputs.push,
+        platform: inputs.platform,
+        branch: gate.branch,
+        defaultBranch: context.defaultBranch ?? FALLBACK_DEFAULT_BRANCH,
+        root,
+        login: credentials && { registry: registryName(inputs.registry.host), ...credentials },
+      },
+      ports,
+    ),
+  )
+  if (credentials && unchanged.build.length > 0) {
     await logger.group(`Registry login: ${inputs.registry.host}`, () =>
       login(inputs.registry.host, credentials, ports),
     )
   }
-  const images = await logger.group(inputs.push ? 'Build and push' : 'Build', () =>
-    buildAndPush(
-      plans,
-      {
-        push: inputs.push,
-        loggedIn: credentials !== undefined,
-        // Before each push, what COPY added against the sources: see sources-path.ts.
-        check: (plan) => checkCopiedSize(plan, bases.get(plan.kind), root, ports),
-      },
-      ports,
-    ),
+  const built =
+    unchanged.build.length === 0
+      ? []
+      : await logger.group(inputs.push ? 'Build and push' : 'Build', () =>
+          buildAndPush(
+            unchanged.build,
+            {
+              push: inputs.push,
+              loggedIn: credentials !== undefined,
+              // Before each push, what COPY added against the sources: see sources-path.ts.
+              check: (plan) => checkCopiedSize(plan, bases.get(plan.kind), root, ports),
+            },
+            ports,
+          ),
+        )
+  // In the plans' order, reused or built.
+  const images = plans.flatMap(
+    (plan) => [...unchanged.reused, ...built].find((image) => image.kind === plan.kind) ?? [],
   )
   setOutputs(reporter, images, false, version)
   await reporter.summary(

@@ -1,4 +1,4 @@
-import type { ImageConfigRead } from '../registry/image-config.js'
+import type { ImageConfigRead } from '../registry/manifest-check.js'
 import type { Deadline } from '../shared/deadline.js'
 import type { HttpClient } from '../shared/http.js'
 import type { Summary } from '../shared/ports.js'

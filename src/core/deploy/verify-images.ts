@@ -1,5 +1,5 @@
 import { checkImage, type CheckOutcome, type CheckPorts } from '../registry/manifest-check.js'
-import type { ImageConfigRead } from '../registry/image-config.js'
+import type { ImageConfigRead } from '../registry/manifest-check.js'
 import type { RegistryLogin } from '../registry/credentials.js'
 import { credentialSource, type LoginPorts } from '../registry/logins.js'
 import { registryImage } from '../registry/reference.js'

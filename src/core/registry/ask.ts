@@ -27,7 +27,8 @@ export interface AskPorts {
 }
 
 /**
- * One request within the deadline, repeated only after a failure that never reached the server.
+ * One request within the deadline, repeated (up to `attempts` in all) only after a failure that
+ * never reached the server.
  * Each try must connect within at most a third of the deadline's time (connectTimeoutMs), so
  * that a server that never accepts the connection leaves time to try again. Throws Unreachable
  * with a sentence when no response arrives.
@@ -36,6 +37,7 @@ export async function ask(
   request: Omit<HttpRequest, 'timeoutMs' | 'connectTimeoutMs'>,
   deadline: Deadline,
   ports: AskPorts,
+  attempts = MAX_ATTEMPTS,
 ): Promise<HttpResponse> {
   const retried = await retry(
     async (_attempt, remainingMs): Promise<AttemptOutcome<HttpResponse, HttpFailure>> => {
@@ -51,7 +53,7 @@ export async function ask(
       }
     },
     {
-      attempts: MAX_ATTEMPTS,
+      attempts,
       backoffMs: (attempt) => BACKOFF_MS[attempt - 1] ?? 0,
       sleep: (ms) => ports.clock.sleep(ms),
       deadline,

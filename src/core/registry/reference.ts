@@ -72,5 +72,13 @@ function hostname(host: string): string {
 
 /** The manifest URL of one image. */
 export function manifestUrl(image: RegistryImage, lookup = image.lookup): URL {
-  return new URL(`${image.origin}/v2/${image.repository}/manifests/${lookup}`)
+  return repositoryUrl(image, `manifests/${lookup}`)
+}
+
+/** A URL of the repository's API: `manifests/<tag or digest>`, `blobs/<digest>`. */
+export function repositoryUrl(
+  image: Pick<RegistryImage, 'origin' | 'repository'>,
+  path: string,
+): URL {
+  return new URL(`${image.origin}/v2/${image.repository}/${path}`)
 }

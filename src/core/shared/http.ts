@@ -1,6 +1,6 @@
 /** The HTTP port the core uses; src/tools/http.ts implements it with @actions/http-client. */
 export interface HttpRequest {
-  method: 'POST' | 'GET' | 'HEAD'
+  method: 'POST' | 'GET' | 'HEAD' | 'PUT'
   url: URL
   headers: Record<string, string>
   body?: string

@@ -36,6 +36,20 @@ export interface Clock {
 
 export type PathKind = 'file' | 'directory' | 'other'
 
+/** One entry of a tree as the image builder copies it: what it is, its mode and its owner. */
+export interface TreeEntry {
+  /** Below the path walked, '/'-separated; '' for that path itself. */
+  path: string
+  kind: PathKind | 'link'
+  /** Permission bits, setuid, setgid and sticky included. */
+  mode: number
+  uid: number
+  gid: number
+  size: number
+  /** A symbolic link's target, as stored. */
+  target?: string
+}
+
 /** The file operations the actions need, so that the core stays free of I/O. */
 export interface Files {
   /** What is at a path (symlinks followed), or undefined when nothing is. */
@@ -50,6 +64,13 @@ export interface Files {
   list(path: string): Promise<string[]>
   /** Every file below a folder, recursively, as full paths in a stable (sorted) order. */
   listFilesDeep(path: string): Promise<string[]>
+  /**
+   * What is at a path (a link followed) and, for a folder, everything below it (links not
+   * followed), sorted by path; undefined when nothing is there.
+   */
+  tree(path: string): Promise<TreeEntry[] | undefined>
+  /** The SHA-256 of a file's bytes, hex, read as a stream. */
+  hashFile(path: string): Promise<string>
   /** Writes a file, creating its missing parent folders. */
   writeText(path: string, text: string): Promise<void>
   makeTempDir(prefix: string): Promise<string>

@@ -188,6 +188,65 @@ describe('docker command lines, BuildKit', () => {
     expect(secretEnvironment(base)).toEqual({})
   })
 
+  describe('the registry cache of a builder that pushes its images itself', () => {
+    const cached: BuildCommand = { ...base, registryCache: 'r.io/shop/frontend:buildcache' }
+    const registry = 'type=registry,ref=r.io/shop/frontend:buildcache'
+
+    test('docker-container driver, push: every step cached in the registry, read back from it', () => {
+      expect(buildArgv(cached, { builder: CONTAINER_DRIVER, push: true })).toEqual([
+        'buildx',
+        'build',
+        '--progress=plain',
+        '--file',
+        '/p/docker/frontend.Dockerfile',
+        '--build-arg',
+        'SOURCES_PATH=dist/web',
+        '--tag',
+        'r.io/shop/frontend:main-1a2b3c4',
+        '--cache-from',
+        registry,
+        '--cache-to',
+        `${registry},mode=max`,
+        '--push',
+        '/p',
+      ])
+    })
+
+    test.each<[string, BuildMode]>([
+      ['docker driver: its images carry inline cache', { builder: DOCKER_DRIVER, push: true }],
+      [
+        'docker-container, no push: nothing written to the registry',
+        { builder: CONTAINER_DRIVER, push: false },
+      ],
+    ])('%s', (_name, mode) => {
+      const argv = buildArgv(cached, mode)
+      expect(argv.join(' ')).not.toContain('type=registry')
+      expect(argv.slice(argv.indexOf('--cache-to'), argv.indexOf('--cache-to') + 2)).toEqual([
+        '--cache-to',
+        'type=inline',
+      ])
+    })
+
+    test('legacy builder: no cache export at all', () => {
+      expect(buildArgv(cached, { builder: LEGACY, push: true }).join(' ')).not.toMatch(
+        /cache-to|type=registry/,
+      )
+    })
+  })
+
+  test('--pull, when the bases were resolved in the registry, comes after the platform', () => {
+    const argv = buildArgv(
+      { ...base, platform: 'linux/amd64', pull: true },
+      { builder: DOCKER_DRIVER, push: true },
+    )
+    expect(argv.slice(argv.indexOf('--platform'), argv.indexOf('--platform') + 3)).toEqual([
+      '--platform',
+      'linux/amd64',
+      '--pull',
+    ])
+    expect(buildArgv(base, { builder: DOCKER_DRIVER, push: true })).not.toContain('--pull')
+  })
+
   test.each<[string, Builder, boolean, 'push' | 'load' | undefined, boolean]>([
     ['legacy', LEGACY, true, undefined, true],
     ['docker driver', DOCKER_DRIVER, true, undefined, true],
@@ -400,16 +459,17 @@ describe('parseVersions', () => {
       '{"Client":{"Version":"28.2.2"},"Server":{"Version":"20.10.24+dfsg1"}}',
       { client: '28.2.2', server: '20.10.24+dfsg1' },
     ],
+    [
+      "the daemon's platform",
+      '{"Client":{"Version":"28.2.2"},"Server":{"Version":"26.1.5","Os":"linux","Arch":"arm64"}}',
+      { client: '28.2.2', server: '26.1.5', platform: 'linux/arm64' },
+    ],
     ['no daemon', '{"Client":{"Version":"28.2.2"},"Server":null}', { client: '28.2.2' }],
     ['not JSON', 'Cannot connect to the Docker daemon', {}],
     ['empty', '', {}],
   ])('%s', (_name, output, expected) => {
     const versions = parseVersions(output)
-    expect({ client: versions.client, server: versions.server }).toEqual({
-      client: undefined,
-      server: undefined,
-      ...expected,
-    })
+    expect(versions).toEqual(expected)
   })
 
   test.each([

@@ -1,5 +1,10 @@
 import { describe, expect, test } from '@jest/globals'
-import { readStages, triggersOf, type Stage } from '../../../../src/core/build-images/dockerfile.js'
+import {
+  readBuildInputs,
+  readStages,
+  triggersOf,
+  type Stage,
+} from '../../../../src/core/build-images/dockerfile.js'
 
 const only = (dockerfile: string, args: [string, string][] = []): Stage | undefined =>
   readStages(dockerfile, args)[0]
@@ -83,5 +88,83 @@ describe('triggersOf: ONBUILD triggers of a base image', () => {
     [['COPY $SOURCES_PATH /app'], { declares: false, uses: true }],
   ])('%j', (triggers, expected) => {
     expect(triggersOf(triggers)).toEqual(expected)
+  })
+})
+
+describe('readBuildInputs: what a build reads besides its Dockerfile', () => {
+  const args: [string, string][] = [['SOURCES_PATH', 'dist/web']]
+
+  test("the template's frontend: its base and $SOURCES_PATH", () => {
+    expect(
+      readBuildInputs(
+        'FROM olympeio/frontend-base:stable\nARG SOURCES_PATH\nCOPY --chown=nginx:root $SOURCES_PATH /usr/share/nginx/html\n',
+        args,
+      ),
+    ).toEqual({ images: ['olympeio/frontend-base:stable'], sources: ['dist/web'] })
+  })
+
+  test("SOURCES_PATH declared by the base's ONBUILD ARG, as Olympe's base images do", () => {
+    const text = 'FROM olympeio/backend-base:stable\nCOPY $SOURCES_PATH /app\n'
+    expect(readBuildInputs(text, args).unknowable).toBe(
+      "COPY source '$SOURCES_PATH' uses a variable whose value is not known before the build",
+    )
+    expect(
+      readBuildInputs(text, args, () => ['ARG SOURCES_PATH', 'COPY package.json /app/']),
+    ).toEqual({ images: ['olympeio/backend-base:stable'], sources: ['package.json', 'dist/web'] })
+  })
+
+  test('stages, COPY --from of a stage and of an image, RUN mounts, the syntax frontend', () => {
+    const text = [
+      '# syntax=docker/dockerfile:1',
+      'ARG NODE=node:20',
+      'FROM $NODE AS build',
+      'ARG SOURCES_PATH',
+      'RUN --mount=type=bind,source=package.json,target=/p.json --mount=type=cache,target=/c npm ci',
+      'RUN --mount=from=tools:1,target=/t ls',
+      'COPY ["dist/a b", "/x"]',
+      'FROM scratch',
+      'COPY --from=build /app /app',
+      'COPY --from=0 /app /app2',
+      'COPY --from=busybox:1.36 /bin/busybox /bin/',
+      'COPY <<EOF /etc/motd',
+      'COPY not-a-source /x',
+      'EOF',
+      'ONBUILD COPY onbuild.txt /',
+    ].join('\n')
+    expect(readBuildInputs(text, [...args, ['NODE', 'node:22']])).toEqual({
+      images: ['docker/dockerfile:1', 'node:22', 'tools:1', 'busybox:1.36'],
+      sources: ['package.json', 'dist/a b', 'onbuild.txt'],
+    })
+  })
+
+  test('a stage ARG default expands a path; a build argument overrides it', () => {
+    const text = 'FROM x\nARG WHERE=dist/a\nCOPY $WHERE/ /app\n'
+    expect(readBuildInputs(text, []).sources).toEqual(['dist/a/'])
+    expect(readBuildInputs(text, [['WHERE', 'dist/b']]).sources).toEqual(['dist/b/'])
+  })
+
+  test.each([
+    [
+      'FROM x\nADD https://example.com/a.tgz /a\n',
+      "'ADD https://example.com/a.tgz' downloads what only the build knows",
+    ],
+    [
+      'FROM x\nADD git@github.com:a/b.git /b\n',
+      "'ADD git@github.com:a/b.git' downloads what only the build knows",
+    ],
+    [
+      'FROM $BASE\n',
+      "its line 'FROM $BASE' names the base image through a build argument without a value",
+    ],
+    [
+      'FROM x\nARG WHERE\nCOPY $WHERE /app\n',
+      "COPY source '$WHERE' uses a variable whose value is not known before the build",
+    ],
+    [
+      'FROM x\nCOPY ${SOURCES_PATH:-dist} /app\n',
+      "COPY source '${SOURCES_PATH:-dist}' uses a variable whose value is not known before the build",
+    ],
+  ])('%j cannot be known from its text', (text, why) => {
+    expect(readBuildInputs(text, args).unknowable).toBe(why)
   })
 })

@@ -36,6 +36,7 @@ describe('build-images inputs', () => {
       allowUndeclaredSourcesPath: false,
       checkOnly: false,
       registry: { host: 'ghcr.io', prefix: 'ghcr.io' },
+      reuseUnchanged: true,
       credentials: undefined,
       imageNames: {
         frontend: 'acme/shop/frontend',

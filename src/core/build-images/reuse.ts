@@ -1,0 +1,427 @@
+import { join } from 'node:path'
+import { credentialSource, type CredentialsFor, type LoginPorts } from '../registry/logins.js'
+import type { RegistryLogin } from '../registry/credentials.js'
+import { readImage, tagManifest, type Manifest, type ReadOutcome } from '../registry/manifests.js'
+import { registryImage } from '../registry/reference.js'
+import { RegistrySession, type SessionPorts } from '../registry/session.js'
+import { unique } from '../shared/collections.js'
+import { mapLimit } from '../shared/concurrency.js'
+import { startDeadline, type Deadline } from '../shared/deadline.js'
+import { errorMessage } from '../shared/errors.js'
+import type { Logger } from '../shared/ports.js'
+import type { BuiltImage } from './build.js'
+import { readBuildInputs, type BuildInputs } from './dockerfile.js'
+import {
+  BUILT_AS_LABEL,
+  FINGERPRINT_LABEL,
+  fingerprintOf,
+  sourceDigest,
+  type SourceDigest,
+} from './fingerprint.js'
+import { movingTag, type ImagePlan } from './plan.js'
+import type { DockerClient } from './ports.js'
+
+/**
+ * Fresh runners start every job with an empty engine: only the registry remembers the last run.
+ * So before building, each image's fingerprint (fingerprint.ts) is compared with the label of
+ * the image that the branch's moving tag names, then the default branch's: when they are equal,
+ * nothing that goes into the image changed, and that manifest is given this run's tags instead
+ * of building and pushing the same image again. Whatever goes wrong on the way only means that
+ * the image is built, as it would have been without this.
+ */
+
+/** The time the registry requests of the look-up may take, then those of the tagging. */
+export const LOOKUP_SECONDS = 30
+/** Registries are asked a few at a time, as the image check does. */
+const CONCURRENT_READS = 4
+
+export interface ReuseOptions {
+  /** The `reuse-unchanged` input. */
+  reuse: boolean
+  push: boolean
+  /** The `platform` input; without it, the engine's. */
+  platform?: string
+  /** The branch this run builds, and the repository's default branch. */
+  branch: string
+  defaultBranch: string
+  /** The build context. */
+  root: string
+  /** The login given as inputs, for the images' registry. */
+  login?: RegistryLogin
+}
+
+export interface ReusePorts extends SessionPorts, LoginPorts {
+  logger: Logger
+  docker: Pick<DockerClient, 'versions'>
+  redact: (text: string) => string
+}
+
+/** What the registry holds for an image whose fingerprint equals this run's. */
+export interface Unchanged {
+  manifest: Manifest
+  fingerprint: string
+  /** The tag the image was built as (its label), or the moving tag it was found under. */
+  builtAs: string
+  session: RegistrySession
+}
+
+/**
+ * Each image's plan to build (with the fingerprint label, and `--pull` so that the bases it was
+ * fingerprinted with are the ones built on), and the earlier image to reuse instead, if any.
+ */
+export interface ReuseVerdict {
+  plan: ImagePlan
+  unchanged?: Unchanged
+}
+
+export interface ReuseOutcome {
+  reused: BuiltImage[]
+  /** The plans to build, in the plans' order. */
+  build: ImagePlan[]
+}
+
+/** Finds the unchanged images, gives them this run's tags, and returns what is left to build. */
+export async function reuseUnchanged(
+  plans: readonly ImagePlan[],
+  options: ReuseOptions,
+  ports: ReusePorts,
+): Promise<ReuseOutcome> {
+  try {
+    return await tagAll(await findUnchanged(plans, options, ports), ports)
+  } catch (error) {
+    // Reuse only saves time: whatever goes wrong in it, the images are built as without it.
+    ports.logger.info(
+      ports.redact(
+        `Every image is built: looking for unchanged images failed (${errorMessage(error)}).`,
+      ),
+    )
+    return { reused: [], build: [...plans] }
+  }
+}
+
+/** Gives each unchanged image this run's tags; an image that cannot get them all is built. */
+async function tagAll(verdicts: readonly ReuseVerdict[], ports: ReusePorts): Promise<ReuseOutcome> {
+  const reused: BuiltImage[] = []
+  const build: ImagePlan[] = []
+  const deadline = startDeadline(
+    ports.clock,
+    LOOKUP_SECONDS,
+    `the ${LOOKUP_SECONDS} s given to tagging`,
+  )
+  const tagged = await Promise.all(
+    verdicts.map(async (verdict) =>
+      verdict.unchanged ? tagUnchanged(verdict.plan, verdict.unchanged, deadline) : undefined,
+    ),
+  )
+  verdicts.forEach((verdict, index) => {
+    const outcome = tagged[index]
+    if (outcome) ports.logger.info(ports.redact(outcome.said))
+    if (outcome?.image) reused.push(outcome.image)
+    else build.push(verdict.plan)
+  })
+  if (verdicts.length > 0 && build.length === 0)
+    ports.logger.info('Nothing to build: no image changed since it was last pushed.')
+  return { reused, build }
+}
+
+/** The verdict of each plan, in order; says in the log why each image is built or reused. */
+export async function findUnchanged(
+  plans: readonly ImagePlan[],
+  options: ReuseOptions,
+  ports: ReusePorts,
+): Promise<ReuseVerdict[]> {
+  const { logger } = ports
+  const builtAll = (why: string): ReuseVerdict[] => {
+    logger.info(`Every image is built: ${why}.`)
+    return plans.map((plan) => ({ plan }))
+  }
+  if (!options.push)
+    return builtAll('push is false, and only an image in the registry can be reused')
+  if (!options.reuse) return builtAll("'reuse-unchanged' is false")
+  const platform = options.platform ?? (await ports.docker.versions()).platform
+  if (!platform)
+    return builtAll(
+      "the Docker engine did not say its platform, which is part of what goes into an image (set 'platform')",
+    )
+  const prepared = await Promise.all(plans.map((plan) => prepare(plan, ports)))
+  const targets = unique(
+    prepared.flatMap((image) => [image.plan.reference, ...(image.inputs?.images ?? [])]),
+  ).flatMap((reference) => {
+    const target = registryImage(reference)
+    return 'problem' in target ? [] : [target]
+  })
+  const credentialsFor = await credentialSource(targets, options.login, ports)
+  const deadline = startDeadline(
+    ports.clock,
+    LOOKUP_SECONDS,
+    `the ${LOOKUP_SECONDS} s given to the look-up of unchanged images`,
+  )
+  const context: Context = {
+    options,
+    platform,
+    ports,
+    credentialsFor,
+    deadline,
+    images: new Map(),
+    sources: new Map(),
+  }
+  const verdicts = await Promise.all(prepared.map((image) => judge(image, context)))
+  // Said in the plans' order, whatever order the answers came in.
+  for (const verdict of verdicts) for (const line of verdict.said) logger.info(ports.redact(line))
+  return verdicts.map(({ plan, unchanged }) => (unchanged ? { plan, unchanged } : { plan }))
+}
+
+interface Prepared {
+  plan: ImagePlan
+  /** SHA-256 of the Dockerfile's bytes, and its text, or why they could not be read. */
+  dockerfile?: { hash: string; text: string }
+  inputs?: BuildInputs
+  problem?: string
+}
+
+async function prepare(plan: ImagePlan, ports: ReusePorts): Promise<Prepared> {
+  try {
+    const path = plan.command.dockerfile
+    const [hash, text] = await Promise.all([ports.files.hashFile(path), ports.files.readText(path)])
+    return { plan, dockerfile: { hash, text }, inputs: readBuildInputs(text, buildArgsOf(plan)) }
+  } catch (error) {
+    return { plan, problem: `'${plan.dockerfile}' could not be read (${errorMessage(error)})` }
+  }
+}
+
+/** SOURCES_PATH first, then the `build-args`, as the build gets them. */
+function buildArgsOf(plan: ImagePlan): Array<[string, string]> {
+  return [
+    ['SOURCES_PATH', plan.command.sourcesPath],
+    ...plan.command.buildArgs.map(([n, v]): [string, string] => [n, v]),
+  ]
+}
+
+interface Context {
+  options: ReuseOptions
+  platform: string
+  ports: ReusePorts
+  credentialsFor: CredentialsFor
+  deadline: Deadline
+  /** Each image read once, whichever Dockerfiles name it. */
+  images: Map<string, Promise<Resolved>>
+  /** Each context path hashed once. */
+  sources: Map<string, Promise<SourceDigest>>
+}
+
+type Resolved = { digest: string; onBuild: string[] } | { problem: string }
+
+async function judge(
+  image: Prepared,
+  context: Context,
+): Promise<ReuseVerdict & { said: string[] }> {
+  const { plan } = image
+  const built = (why: string): ReuseVerdict & { said: string[] } => ({
+    plan,
+    said: [`${plan.kind}: built, not looked up: ${why}.`],
+  })
+  if (!image.dockerfile || !image.inputs)
+    return built(image.problem ?? 'its Dockerfile could not be read')
+  // Bases first: their ONBUILD triggers run in our stages, and may copy from our context too.
+  const first = await resolveAll(image.inputs.images, context)
+  if ('problem' in first) return built(first.problem)
+  const inputs = readBuildInputs(image.dockerfile.text, buildArgsOf(plan), (base) => {
+    const found = first.resolved.get(base)
+    return found && 'digest' in found ? found.onBuild : []
+  })
+  if (inputs.unknowable) return built(inputs.unknowable)
+  const all = await resolveAll(inputs.images, context)
+  if ('problem' in all) return built(all.problem)
+  // The earlier images are looked up while the sources are hashed.
+  const target = registryImage(plan.reference)
+  if ('problem' in target) return built(target.problem)
+  const session = new RegistrySession(
+    target,
+    context.credentialsFor(target),
+    'pull,push',
+    context.deadline,
+    context.ports,
+    1,
+  )
+  const tags = unique([movingTag(context.options.branch), movingTag(context.options.defaultBranch)])
+  const earlier = Promise.all(tags.map((tag) => readImage(session, tag)))
+  const hashed = await hashSources(plan, image.dockerfile.hash, inputs, context)
+  const found = await earlier
+  if ('problem' in hashed) return built(hashed.problem)
+  const fingerprint = fingerprintOf({
+    ...hashed.parts,
+    images: inputs.images.map((reference): [string, string] => {
+      const resolved = all.resolved.get(reference)
+      return [reference, resolved && 'digest' in resolved ? resolved.digest : '']
+    }),
+  })
+  const labelled: ImagePlan = {
+    ...plan,
+    command: {
+      ...plan.command,
+      labels: [
+        ...plan.command.labels,
+        [FINGERPRINT_LABEL, fingerprint],
+        [BUILT_AS_LABEL, tagOf(plan.reference)],
+      ],
+      pull: true,
+    },
+  }
+  const what = `${plan.kind}: fingerprint ${fingerprint} (${hashed.summary})`
+  const looked: string[] = []
+  for (const [index, outcome] of found.entries()) {
+    const tag = tags[index] ?? ''
+    if (outcome.kind === 'read' && outcome.image.labels[FINGERPRINT_LABEL] === fingerprint) {
+      const builtAs = outcome.image.labels[BUILT_AS_LABEL] ?? tag
+      return {
+        plan: labelled,
+        unchanged: { manifest: outcome.image.manifest, fingerprint, builtAs, session },
+        said: [what, `${plan.kind}: '${tag}' (built as ${builtAs}) has the same fingerprint.`],
+      }
+    }
+    looked.push(describeEarlier(tag, outcome))
+  }
+  return { plan: labelled, said: [what, `${plan.kind}: built: ${looked.join('; ')}.`] }
+}
+
+/** Why the image under `tag` is not reused, for the log. */
+function describeEarlier(tag: string, outcome: ReadOutcome): string {
+  if (outcome.kind === 'missing') return `no image '${tag}' in the registry yet`
+  if (outcome.kind !== 'read') return `'${tag}' could not be looked up (${outcome.detail})`
+  const label = outcome.image.labels[FINGERPRINT_LABEL]
+  if (label === undefined) return `'${tag}' has no fingerprint label`
+  const builtAs = outcome.image.labels[BUILT_AS_LABEL]
+  return `'${tag}'${builtAs ? ` (built as ${builtAs})` : ''} was built from other inputs (fingerprint ${label})`
+}
+
+/** Every reference read once (see Context.images); the first that cannot be, with why. */
+async function resolveAll(
+  references: readonly string[],
+  context: Context,
+): Promise<{ resolved: Map<string, Resolved> } | { problem: string }> {
+  const resolved = new Map<string, Resolved>()
+  const answers = await mapLimit(references, CONCURRENT_READS, (reference) => {
+    let pending = context.images.get(reference)
+    if (!pending) {
+      pending = resolve(reference, context)
+      context.images.set(reference, pending)
+    }
+    return pending
+  })
+  for (const [index, reference] of references.entries()) {
+    const answer = answers[index] as Resolved
+    if ('problem' in answer)
+      return { problem: `the image '${reference}' it builds from ${answer.problem}` }
+    resolved.set(reference, answer)
+  }
+  return { resolved }
+}
+
+async function resolve(reference: string, context: Context): Promise<Resolved> {
+  const target = registryImage(reference)
+  if ('problem' in target) return { problem: `is not a registry image (${target.problem})` }
+  const session = new RegistrySession(
+    target,
+    context.credentialsFor(target),
+    'pull',
+    context.deadline,
+    context.ports,
+    1,
+  )
+  const outcome = await readImage(session, target.lookup, { platform: context.platform })
+  if (outcome.kind !== 'read')
+    return { problem: `could not be resolved in its registry (${outcome.detail})` }
+  const { manifest, imageDigest, onBuild } = outcome.image
+  if (target.pinned && manifest.digest !== target.pinned)
+    return { problem: `is pinned to ${target.pinned}, but its registry holds ${manifest.digest}` }
+  return { digest: imageDigest, onBuild }
+}
+
+interface Hashed {
+  parts: Omit<Parameters<typeof fingerprintOf>[0], 'images'>
+  summary: string
+}
+
+async function hashSources(
+  plan: ImagePlan,
+  dockerfile: string,
+  inputs: BuildInputs,
+  context: Context,
+): Promise<Hashed | { problem: string }> {
+  const { root } = context.options
+  const { files } = context.ports
+  const digests = await Promise.all(
+    inputs.sources.map((source) => {
+      const key = join(root, source)
+      let pending = context.sources.get(key)
+      if (!pending) {
+        pending = sourceDigest(root, source, files).catch((error: unknown) => ({
+          problem: `'${source}' could not be read (${errorMessage(error)})`,
+        }))
+        context.sources.set(key, pending)
+      }
+      return pending
+    }),
+  )
+  const sources: Array<[string, string | null]> = []
+  let count = 0
+  for (const [index, source] of inputs.sources.entries()) {
+    const digest = digests[index] as SourceDigest
+    if ('problem' in digest) return { problem: digest.problem }
+    sources.push([source, digest.digest])
+    count += digest.files
+  }
+  const ignoreFiles = await Promise.all(
+    [join(root, '.dockerignore'), `${plan.command.dockerfile}.dockerignore`].map(
+      async (path): Promise<[string, string | null]> => {
+        const found = await files.stat(path)
+        return [
+          path.slice(root.length + 1),
+          found?.kind === 'file' ? await files.hashFile(path) : null,
+        ]
+      },
+    ),
+  )
+  return {
+    parts: {
+      dockerfile,
+      ignoreFiles,
+      sources,
+      buildArgs: buildArgsOf(plan),
+      labels: plan.command.labels,
+      platform: plan.command.platform ?? context.platform,
+    },
+    summary: `${count.toLocaleString('en-US')} file${count === 1 ? '' : 's'} in ${inputs.sources.join(', ') || 'no context path'}; ${inputs.images.length} image(s) built from: ${inputs.images.join(', ') || 'none'}`,
+  }
+}
+
+/** Gives the manifest every tag of the plan: the image reused, or none; what to say either way. */
+async function tagUnchanged(
+  plan: ImagePlan,
+  unchanged: Unchanged,
+  deadline: Deadline,
+): Promise<{ image?: BuiltImage; said: string }> {
+  const session = unchanged.session.within(deadline)
+  for (const reference of plan.command.tags) {
+    const problem = await tagManifest(session, unchanged.manifest, tagOf(reference))
+    if (problem)
+      return {
+        said: `${plan.kind}: built after all: giving its unchanged image the tag '${tagOf(reference)}' failed (${problem}).`,
+      }
+  }
+  return {
+    image: {
+      kind: plan.kind,
+      reference: plan.reference,
+      references: plan.references,
+      digest: unchanged.manifest.digest,
+      reused: { since: unchanged.builtAs, fingerprint: unchanged.fingerprint },
+    },
+    said: `${plan.kind} unchanged since ${unchanged.builtAs} (fingerprint ${unchanged.fingerprint}): tagged ${plan.references.map(tagOf).join(', ')}, not rebuilt.`,
+  }
+}
+
+/** The tag of `host[:port]/name:tag`: a tag holds neither ':' nor '/'. */
+function tagOf(reference: string): string {
+  return reference.slice(reference.lastIndexOf(':') + 1)
+}

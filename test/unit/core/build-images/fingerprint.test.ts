@@ -1,0 +1,162 @@
+import { describe, expect, test } from '@jest/globals'
+import {
+  BUILT_AS_LABEL,
+  FINGERPRINT_LABEL,
+  fingerprintOf,
+  sourceDigest,
+  treeDigest,
+  type FingerprintParts,
+} from '../../../../src/core/build-images/fingerprint.js'
+import type { TreeEntry } from '../../../../src/core/shared/ports.js'
+import { memoryFiles } from '../../../helpers/memory-files.js'
+
+const PARTS: FingerprintParts = {
+  dockerfile: 'a'.repeat(64),
+  ignoreFiles: [['.dockerignore', null]],
+  sources: [['dist/web', `sha256:${'b'.repeat(64)}`]],
+  images: [
+    ['olympeio/frontend-base:stable', `sha256:${'c'.repeat(64)}`],
+    ['docker/dockerfile:1', `sha256:${'d'.repeat(64)}`],
+  ],
+  buildArgs: [['SOURCES_PATH', 'dist/web']],
+  labels: [
+    ['draw_version', '2.11.3'],
+    ['org.opencontainers.image.version', '1.4.0'],
+    ['org.opencontainers.image.source', 'https://github.com/acme/shop'],
+    ['org.opencontainers.image.revision', '1a2b3c4'],
+    ['org.opencontainers.image.created', '2026-11-22T10:00:00.000Z'],
+  ],
+  platform: 'linux/amd64',
+}
+const BASE = fingerprintOf(PARTS)
+
+describe('fingerprintOf', () => {
+  test('a sha256 digest, the same for the same parts', () => {
+    expect(BASE).toMatch(/^sha256:[0-9a-f]{64}$/)
+    expect(fingerprintOf({ ...PARTS })).toBe(BASE)
+  })
+
+  test('what changes with every run does not count: created, revision, our own labels; nor the order of labels and images', () => {
+    expect(
+      fingerprintOf({
+        ...PARTS,
+        images: [...PARTS.images].reverse(),
+        labels: [
+          ['org.opencontainers.image.created', '2027-01-01T00:00:00.000Z'],
+          ['org.opencontainers.image.revision', '5d6e7f8'],
+          [FINGERPRINT_LABEL, 'sha256:0'],
+          [BUILT_AS_LABEL, 'main-5d6e7f8'],
+          ...PARTS.labels
+            .filter(([name]) => !name.endsWith('.created') && !name.endsWith('.revision'))
+            .reverse(),
+        ],
+      }),
+    ).toBe(BASE)
+  })
+
+  test.each<[string, Partial<FingerprintParts>]>([
+    ['the Dockerfile', { dockerfile: 'e'.repeat(64) }],
+    ['a .dockerignore added', { ignoreFiles: [['.dockerignore', 'f'.repeat(64)]] }],
+    ['the sources', { sources: [['dist/web', `sha256:${'0'.repeat(64)}`]] }],
+    ['a base image', { images: [['olympeio/frontend-base:stable', `sha256:${'1'.repeat(64)}`]] }],
+    [
+      'a build argument',
+      {
+        buildArgs: [
+          ['SOURCES_PATH', 'dist/web'],
+          ['NODE_ENV', 'production'],
+        ],
+      },
+    ],
+    ['the version label', { labels: [['org.opencontainers.image.version', '1.5.0']] }],
+    ['the platform', { platform: 'linux/arm64' }],
+  ])('%s counts', (_name, change) => {
+    expect(fingerprintOf({ ...PARTS, ...change })).not.toBe(BASE)
+  })
+})
+
+describe('treeDigest', () => {
+  const entries: TreeEntry[] = [
+    { path: '', kind: 'directory', mode: 0o755, uid: 1001, gid: 1001, size: 0 },
+    { path: 'index.html', kind: 'file', mode: 0o644, uid: 1001, gid: 1001, size: 6 },
+    {
+      path: 'latest',
+      kind: 'link',
+      mode: 0o777,
+      uid: 1001,
+      gid: 1001,
+      size: 10,
+      target: 'index.html',
+    },
+  ]
+  const contents = new Map([['index.html', '9'.repeat(64)]])
+  const digest = treeDigest(entries, contents)
+
+  test.each<[string, TreeEntry[], Map<string, string>]>([
+    ['a mode', [entries[0], { ...entries[1], mode: 0o755 }, entries[2]] as TreeEntry[], contents],
+    ['an owner', [entries[0], { ...entries[1], uid: 0 }, entries[2]] as TreeEntry[], contents],
+    [
+      'a name',
+      [entries[0], { ...entries[1], path: 'main.html' }, entries[2]] as TreeEntry[],
+      new Map([['main.html', '9'.repeat(64)]]),
+    ],
+    [
+      'a link target',
+      [entries[0], entries[1], { ...entries[2], target: 'main.html' }] as TreeEntry[],
+      contents,
+    ],
+    ['a content', entries, new Map([['index.html', '8'.repeat(64)]])],
+    [
+      'an empty folder added',
+      [...entries, { path: 'x', kind: 'directory', mode: 0o755, uid: 1001, gid: 1001, size: 0 }],
+      contents,
+    ],
+  ])('%s counts', (_name, changed, changedContents) => {
+    expect(treeDigest(changed, changedContents)).not.toBe(digest)
+  })
+
+  test('sizes alone do not count (the content does)', () => {
+    expect(
+      treeDigest(
+        entries.map((entry) => ({ ...entry, size: 1 })),
+        contents,
+      ),
+    ).toBe(digest)
+  })
+})
+
+describe('sourceDigest', () => {
+  const files = memoryFiles({
+    '/p/dist/web/index.html': '<html>',
+    '/p/dist/web/js/app.js': 'app',
+    '/p/dist/node/main.js': 'main',
+    '/p/package.json': '{}',
+  })
+
+  test('a folder: every file below it; a file: itself', async () => {
+    expect(await sourceDigest('/p', 'dist/web', files)).toEqual({
+      digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      files: 2,
+    })
+    expect(await sourceDigest('/p', './package.json', files)).toMatchObject({ files: 1 })
+    // Sources are relative to the context, whether written with a leading slash or not.
+    expect(await sourceDigest('/p', '/dist/web/', files)).toEqual(
+      await sourceDigest('/p', 'dist/web', files),
+    )
+  })
+
+  test('a wildcard counts the whole folder before it', async () => {
+    expect(await sourceDigest('/p', 'dist/*/index.html', files)).toMatchObject({ files: 3 })
+    expect(await sourceDigest('/p', '*.json', files)).toMatchObject({ files: 4 })
+  })
+
+  test('nothing there: null, the build will say so', async () => {
+    expect(await sourceDigest('/p', 'dist/none', files)).toEqual({ digest: null, files: 0 })
+  })
+
+  test('outside the context: not read', async () => {
+    expect(await sourceDigest('/p', '../secrets', files)).toEqual({
+      problem: "'../secrets' is outside the build context",
+    })
+  })
+})

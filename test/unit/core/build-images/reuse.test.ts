@@ -1,0 +1,405 @@
+import { describe, expect, test } from '@jest/globals'
+import {
+  buildImagesDefinition,
+  type BuildImagesInputName,
+} from '../../../../src/core/build-images/definition.js'
+import { BUILT_AS_LABEL, FINGERPRINT_LABEL } from '../../../../src/core/build-images/fingerprint.js'
+import { parseBuildImagesInputs } from '../../../../src/core/build-images/inputs.js'
+import { runBuildImages } from '../../../../src/core/build-images/run.js'
+import { withDefaults } from '../../../../src/core/definition.js'
+import type { CiContext } from '../../../../src/core/shared/context.js'
+import { fakeDocker, recordingTools, type FakeDocker } from '../../../helpers/docker-fake.js'
+import {
+  failure,
+  fakeNetwork,
+  memoryRegistry,
+  respond,
+  type MemoryRegistry,
+  type RegistryScript,
+} from '../../../helpers/fake-registry.js'
+import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
+
+const SHA1 = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
+const SHA2 = '5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f80'
+const BASIC = `Basic ${Buffer.from('ci:pw-123456').toString('base64')}`
+const LOGIN = { 'registry-username': 'ci', 'registry-password': 'pw-123456' }
+const FRONTEND_ONLY = { images: 'frontend', codeasdata: 'false' }
+
+const dockerfile = (base: string): string =>
+  `FROM r.io/${base}:stable\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n`
+const PROJECT: Record<string, string> = {
+  '/p/docker/frontend.Dockerfile': dockerfile('frontend-base'),
+  '/p/docker/backend.Dockerfile': dockerfile('backend-base'),
+  '/p/docker/codeasdata.Dockerfile': dockerfile('backend-base'),
+  '/p/dist/web/index.html': '<html>',
+  '/p/dist/web/version.json': '{"version":"1.4.0"}',
+  '/p/dist/node/main.js': 'console.log(1)',
+  '/p/dist/codeAsData/import_order.json': '[]',
+  '/p/package.json': '{"version":"1.4.0"}',
+}
+
+const context: CiContext = {
+  platform: 'github',
+  workspace: '/p',
+  event: 'push',
+  isPullRequest: false,
+  branch: 'main',
+  defaultBranch: 'main',
+  sha: SHA1,
+  repository: 'acme/shop',
+}
+
+interface Ran {
+  docker: FakeDocker
+  lines: string[]
+  outputs: Record<string, string>
+  summary: string
+  error?: unknown
+}
+
+/** A registry at https://r.io that holds the base images and needs the login. */
+function registryWithBases(): MemoryRegistry {
+  const registry = memoryRegistry('https://r.io', BASIC)
+  registry.put('frontend-base', 'stable', {})
+  registry.put('backend-base', 'stable', {})
+  return registry
+}
+
+async function run(
+  registry: { script: RegistryScript },
+  options: {
+    given?: Partial<Record<BuildImagesInputName, string>>
+    sha?: string
+    branch?: string
+    files?: Record<string, string>
+  } = {},
+): Promise<Ran> {
+  const recorded = recordingTools()
+  const docker = fakeDocker({ server: '26.1.5' })
+  const network = fakeNetwork(registry.script)
+  const ctx = { ...context, sha: options.sha ?? SHA1, branch: options.branch ?? 'main' }
+  const raw = withDefaults(buildImagesDefinition, {
+    registry: 'r.io',
+    codeasdata: 'true',
+    ...LOGIN,
+    ...options.given,
+  })
+  const ran = (error?: unknown): Ran => ({
+    docker,
+    lines: recorded.lines,
+    outputs: recorded.outputs,
+    summary: JSON.stringify(recorded.summaries),
+    ...(error === undefined ? {} : { error }),
+  })
+  try {
+    await runBuildImages(parseBuildImagesInputs(raw, ctx), ctx, {
+      ...recorded,
+      redact: (text) => text,
+      registerSecret: () => undefined,
+      docker,
+      files: memoryFiles(options.files ?? PROJECT),
+      clock: frozenClock('2026-11-22T10:00:00Z'),
+      http: network.http,
+      dockerConfigPath: '/home/runner/.docker/config.json',
+    })
+    return ran()
+  } catch (error) {
+    return ran(error)
+  }
+}
+
+/** What `docker push` would have left in the registry after a run: each built image, every tag. */
+function pushBuilt(registry: MemoryRegistry, docker: FakeDocker): Record<string, string> {
+  const digests: Record<string, string> = {}
+  for (const command of docker.builds) {
+    const labels = Object.fromEntries(command.labels)
+    let digest = ''
+    for (const reference of command.tags) {
+      const [repository = '', tag = ''] = reference.slice('r.io/'.length).split(':')
+      digest = registry.put(repository, tag, { labels })
+    }
+    digests[/([a-z]+)\.Dockerfile$/.exec(command.dockerfile)?.[1] ?? ''] = digest
+  }
+  return digests
+}
+
+/** A first run that builds and pushes all three images, as the registry then holds them. */
+async function firstRun(registry: MemoryRegistry): Promise<Record<string, string>> {
+  const first = await run(registry)
+  expect(first.error).toBeUndefined()
+  expect(first.docker.builds).toHaveLength(3)
+  return pushBuilt(registry, first.docker)
+}
+
+const built = (ran: Ran): string[] =>
+  ran.docker.calls.filter((call) => call.startsWith('build ')).map((call) => call.slice(6))
+
+describe('reuse of unchanged images', () => {
+  test('a first run builds every image with its fingerprint and the tag it is built as, and --pull', async () => {
+    const registry = registryWithBases()
+    const ran = await run(registry)
+    expect(ran.error).toBeUndefined()
+    expect(built(ran)).toEqual(['frontend', 'backend', 'codeasdata'])
+    for (const command of ran.docker.builds) {
+      const labels = Object.fromEntries(command.labels)
+      expect(labels[FINGERPRINT_LABEL]).toMatch(/^sha256:[0-9a-f]{64}$/)
+      expect(labels[BUILT_AS_LABEL]).toBe('main-1a2b3c4')
+      expect(command.pull).toBe(true)
+    }
+    // Same Dockerfile and base, other sources: other fingerprints.
+    const fingerprints = ran.docker.builds.map(
+      (c) => Object.fromEntries(c.labels)[FINGERPRINT_LABEL],
+    )
+    expect(new Set(fingerprints).size).toBe(3)
+    expect(ran.lines).toContain("backend: built: no image 'main' in the registry yet.")
+    expect(ran.lines.filter((line) => line.startsWith('backend: fingerprint '))).toEqual([
+      expect.stringMatching(
+        /^backend: fingerprint sha256:[0-9a-f]{64} \(1 file in dist\/node; 1 image\(s\) built from: r\.io\/backend-base:stable\)$/,
+      ),
+    ])
+    expect(ran.outputs.reused).toBe('[]')
+    expect(ran.lines).toContain(
+      "Registry 'r.io': asked with the login from 'registry-username' and 'registry-password'.",
+    )
+  })
+
+  test('nothing changed: every image gets the new tags, nothing is built, pushed or logged in', async () => {
+    const registry = registryWithBases()
+    const digests = await firstRun(registry)
+    const ran = await run(registry, { sha: SHA2 })
+    expect(ran.error).toBeUndefined()
+    expect(ran.docker.calls).toEqual([])
+    // Each image's tags, then its moving tag; the three images side by side.
+    expect([...registry.puts].sort()).toEqual(
+      ['frontend', 'backend', 'codeasdata']
+        .flatMap((kind) => [`PUT acme/shop/${kind}:main`, `PUT acme/shop/${kind}:main-5d6e7f8`])
+        .sort(),
+    )
+    for (const kind of ['frontend', 'backend', 'codeasdata'])
+      expect(registry.puts.filter((put) => put.includes(`/${kind}:`))).toEqual([
+        `PUT acme/shop/${kind}:main-5d6e7f8`,
+        `PUT acme/shop/${kind}:main`,
+      ])
+    for (const kind of ['frontend', 'backend', 'codeasdata']) {
+      expect(registry.digestOf(`acme/shop/${kind}`, 'main-5d6e7f8')).toBe(digests[kind])
+      expect(ran.outputs[`${kind}-digest`]).toBe(digests[kind])
+      expect(ran.outputs[`${kind}-image`]).toBe(`r.io/acme/shop/${kind}:main-5d6e7f8`)
+      expect(ran.lines).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^${kind} unchanged since main-1a2b3c4 \\(fingerprint sha256:[0-9a-f]{64}\\): tagged main-5d6e7f8, not rebuilt\\.$`,
+          ),
+        ),
+      )
+    }
+    expect(JSON.parse(ran.outputs.reused ?? '')).toEqual(['frontend', 'backend', 'codeasdata'])
+    expect(ran.lines).toContain('Nothing to build: no image changed since it was last pushed.')
+    expect(ran.lines.filter((line) => line.startsWith('group: '))).not.toContain(
+      'group: Registry login: r.io',
+    )
+    expect(ran.summary).toContain('Olympe images unchanged: tagged, not rebuilt')
+    expect(ran.summary).toContain('unchanged since main-1a2b3c4')
+  })
+
+  test('one backend file changed: the backend is built, the others reused', async () => {
+    const registry = registryWithBases()
+    const digests = await firstRun(registry)
+    const ran = await run(registry, {
+      sha: SHA2,
+      files: { ...PROJECT, '/p/dist/node/main.js': 'console.log(2)' },
+    })
+    expect(ran.error).toBeUndefined()
+    expect(built(ran)).toEqual(['backend'])
+    expect(ran.docker.calls).toContain('login r.io ci')
+    expect(JSON.parse(ran.outputs.reused ?? '')).toEqual(['frontend', 'codeasdata'])
+    expect(ran.outputs['frontend-digest']).toBe(digests.frontend)
+    expect(ran.outputs['backend-digest']).not.toBe(digests.backend)
+    expect(ran.lines).toContainEqual(
+      expect.stringMatching(
+        /^backend: built: 'main' \(built as main-1a2b3c4\) was built from other inputs \(fingerprint sha256:[0-9a-f]{64}\)\.$/,
+      ),
+    )
+    expect(ran.summary).toContain('Olympe images built and pushed')
+  })
+
+  test.each<[string, Partial<Record<BuildImagesInputName, string>>, Record<string, string>]>([
+    ['a build argument added', { 'build-args': 'NODE_ENV=production' }, {}],
+    ['a label changed (draw_version)', { 'draw-version': '2.12.0' }, {}],
+    ['the version bumped', {}, { '/p/dist/web/version.json': '{"version":"1.5.0"}' }],
+    ['another platform', { platform: 'linux/arm64' }, {}],
+  ])('%s: every image is built', async (_name, given, files) => {
+    const registry = registryWithBases()
+    await firstRun(registry)
+    const ran = await run(registry, { sha: SHA2, given, files: { ...PROJECT, ...files } })
+    expect(ran.error).toBeUndefined()
+    expect(built(ran)).toEqual(['frontend', 'backend', 'codeasdata'])
+    expect(ran.outputs.reused).toBe('[]')
+  })
+
+  test('a Dockerfile line added: that image is built', async () => {
+    const registry = registryWithBases()
+    await firstRun(registry)
+    const files = {
+      ...PROJECT,
+      '/p/docker/frontend.Dockerfile': `${dockerfile('frontend-base')}LABEL team=web\n`,
+    }
+    const ran = await run(registry, { sha: SHA2, files })
+    expect(built(ran)).toEqual(['frontend'])
+  })
+
+  test('the base image tag moved: the images built on it are built, the other reused', async () => {
+    const registry = registryWithBases()
+    await firstRun(registry)
+    registry.put('backend-base', 'stable', { labels: { patched: 'yes' } })
+    const ran = await run(registry, { sha: SHA2 })
+    expect(built(ran)).toEqual(['backend', 'codeasdata'])
+    expect(JSON.parse(ran.outputs.reused ?? '')).toEqual(['frontend'])
+  })
+
+  test("a feature branch reuses the default branch's image and gets its own moving tag", async () => {
+    const registry = registryWithBases()
+    const digests = await firstRun(registry)
+    const ran = await run(registry, { sha: SHA2, branch: 'feature/X', given: { branches: '*' } })
+    expect(ran.docker.calls).toEqual([])
+    expect(registry.digestOf('acme/shop/backend', 'feature-x-5d6e7f8')).toBe(digests.backend)
+    expect(registry.digestOf('acme/shop/backend', 'feature-x')).toBe(digests.backend)
+    expect(ran.lines).toContainEqual(
+      expect.stringMatching(
+        /^backend: 'main' \(built as main-1a2b3c4\) has the same fingerprint\.$/,
+      ),
+    )
+  })
+
+  test('the new tags are given to an index of one image and its provenance, byte for byte', async () => {
+    const registry = registryWithBases()
+    const first = await run(registry)
+    const fingerprint = (kind: string): string =>
+      Object.fromEntries(
+        first.docker.builds.find((c) => c.dockerfile.includes(kind))?.labels ?? [],
+      )[FINGERPRINT_LABEL] ?? ''
+    const index = registry.putIndex('acme/shop/frontend', 'main', {
+      'linux/amd64': { labels: { [FINGERPRINT_LABEL]: fingerprint('frontend') } },
+    })
+    const ran = await run(registry, { sha: SHA2, given: FRONTEND_ONLY })
+    expect(ran.docker.calls).toEqual([])
+    expect(ran.outputs['frontend-digest']).toBe(index)
+    expect(registry.digestOf('acme/shop/frontend', 'main-5d6e7f8')).toBe(index)
+  })
+
+  test('an image of several platforms under the moving tag is not reused', async () => {
+    const registry = registryWithBases()
+    registry.putIndex('acme/shop/frontend', 'main', { 'linux/amd64': {}, 'linux/arm64': {} })
+    const ran = await run(registry, { given: FRONTEND_ONLY })
+    expect(built(ran)).toEqual(['frontend'])
+    expect(ran.lines).toContain(
+      "frontend: built: 'main' could not be looked up (it is a manifest list of 2 platforms).",
+    )
+  })
+
+  test('an image without the fingerprint label is not reused', async () => {
+    const registry = registryWithBases()
+    registry.put('acme/shop/frontend', 'main', { labels: { draw_version: '2.11.3' } })
+    const ran = await run(registry, { given: FRONTEND_ONLY })
+    expect(built(ran)).toEqual(['frontend'])
+    expect(ran.lines).toContain("frontend: built: 'main' has no fingerprint label.")
+  })
+
+  test.each<[string, string, string]>([
+    [
+      'ADD of a URL',
+      'FROM r.io/frontend-base:stable\nADD https://example.com/app.tgz /app\n',
+      "frontend: built, not looked up: 'ADD https://example.com/app.tgz' downloads what only the build knows.",
+    ],
+    [
+      'a base that is not in its registry',
+      'FROM r.io/gone:1\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n',
+      "frontend: built, not looked up: the image 'r.io/gone:1' it builds from could not be resolved in its registry ('1' does not exist (HTTP 404, MANIFEST_UNKNOWN)).",
+    ],
+    [
+      'a base in a registry that does not answer',
+      'FROM elsewhere.example/base:1\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n',
+      "frontend: built, not looked up: the image 'elsewhere.example/base:1' it builds from could not be resolved in its registry (the host name could not be resolved (ENOTFOUND)).",
+    ],
+    [
+      'a COPY of an ENV value',
+      'FROM r.io/frontend-base:stable\nENV WHERE=dist/web\nCOPY $WHERE /app\n',
+      "frontend: built, not looked up: COPY source '$WHERE' uses a variable whose value is not known before the build.",
+    ],
+  ])('%s: built, and the log says why', async (_name, text, said) => {
+    const registry = registryWithBases()
+    const files = { ...PROJECT, '/p/docker/frontend.Dockerfile': text }
+    const ran = await run(registry, { given: FRONTEND_ONLY, files })
+    expect(ran.error).toBeUndefined()
+    expect(built(ran)).toEqual(['frontend'])
+    expect(ran.lines).toContain(said)
+    const labels = Object.fromEntries(ran.docker.builds[0]?.labels ?? [])
+    expect(labels[FINGERPRINT_LABEL]).toBeUndefined()
+    expect(ran.docker.builds[0]?.pull).toBeUndefined()
+  })
+
+  test('the registry unreachable for the look-up: every image is built as usual', async () => {
+    const registry = registryWithBases()
+    await firstRun(registry)
+    const down: RegistryScript = () =>
+      failure('refused', 'the server refused the connection (ECONNREFUSED)')
+    const ran = await run({ script: down }, { sha: SHA2 })
+    expect(ran.error).toBeUndefined()
+    expect(built(ran)).toEqual(['frontend', 'backend', 'codeasdata'])
+    expect(ran.lines).toContain(
+      "backend: built, not looked up: the image 'r.io/backend-base:stable' it builds from could not be resolved in its registry (the server refused the connection (ECONNREFUSED)).",
+    )
+  })
+
+  test('an unexpected error in the look-up: every image is built, and the step goes on', async () => {
+    const broken: RegistryScript = () => {
+      throw new Error('the port broke')
+    }
+    const ran = await run({ script: broken })
+    expect(ran.error).toBeUndefined()
+    expect(built(ran)).toEqual(['frontend', 'backend', 'codeasdata'])
+    expect(ran.lines).toContain(
+      'Every image is built: looking for unchanged images failed (the port broke).',
+    )
+  })
+
+  test('a tag the registry refuses to write: that image is built after all', async () => {
+    const registry = registryWithBases()
+    await firstRun(registry)
+    const refusing: RegistryScript = (request) =>
+      request.method === 'PUT' && request.url.pathname.includes('/backend/')
+        ? respond(403, {}, '{"errors":[{"code":"DENIED"}]}')
+        : registry.script(request)
+    const ran = await run({ script: refusing }, { sha: SHA2 })
+    expect(ran.error).toBeUndefined()
+    expect(built(ran)).toEqual(['backend'])
+    expect(ran.lines).toContain(
+      "backend: built after all: giving its unchanged image the tag 'main-5d6e7f8' failed (the registry refused the login from 'registry-username' and 'registry-password' (HTTP 403); check that the user name and the password or token are right, and that this user may push to 'acme/shop/backend').",
+    )
+    expect(JSON.parse(ran.outputs.reused ?? '')).toEqual(['frontend', 'codeasdata'])
+  })
+
+  test.each<[string, Partial<Record<BuildImagesInputName, string>>, string]>([
+    [
+      'reuse-unchanged false',
+      { 'reuse-unchanged': 'false' },
+      "Every image is built: 'reuse-unchanged' is false.",
+    ],
+    [
+      'push false',
+      { push: 'false' },
+      'Every image is built: push is false, and only an image in the registry can be reused.',
+    ],
+  ])('%s: every image is built, the registry is not asked', async (_name, given, said) => {
+    const registry = registryWithBases()
+    await firstRun(registry)
+    const requests: string[] = []
+    const watched: RegistryScript = (request) => {
+      requests.push(request.url.href)
+      return registry.script(request)
+    }
+    const ran = await run({ script: watched }, { sha: SHA2, given })
+    expect(built(ran)).toEqual(['frontend', 'backend', 'codeasdata'])
+    expect(requests).toEqual([])
+    expect(ran.lines).toContain(said)
+  })
+})
