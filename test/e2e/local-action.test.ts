@@ -104,7 +104,7 @@ describe('the actions under @github/local-action', () => {
   }, 200_000)
 })
 
-describe('the example env files of examples/local-action/, as the README runs them', () => {
+describe('the example env files of examples/local-action/, as CONTRIBUTING.md runs them', () => {
   test.each([
     ['deploy', 'Dry run: this request would be sent, and nothing was.'],
     ['build-images', "The inputs are valid. Nothing else was done: 'check-only' is true."],

@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals'
 import { withDefaults } from '../../../../src/core/definition.js'
 import { deployDefinition, type DeployInputName } from '../../../../src/core/deploy/definition.js'
-import { parse as parseYaml } from 'yaml'
+import { load as parseYaml } from 'js-yaml'
 import { parseDeployInputs } from '../../../../src/core/deploy/inputs.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
 import { inputErrorOf } from '../../../helpers/input-errors.js'
