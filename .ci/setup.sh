@@ -7,6 +7,12 @@ cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 bash .ci/setup-docker.sh
 if [ -f .ci/setup-gitlab.sh ]; then bash .ci/setup-gitlab.sh; fi
+# The snapshot suites run the toolkit as the step does as root: in a cgroup of its own, which needs
+# a writable cgroup2 hierarchy. Most Linux machines mount one; mount it where none is.
+if ! grep -q ' - cgroup2 ' /proc/self/mountinfo; then
+  mkdir -p /sys/fs/cgroup/unified && mount -t cgroup2 none /sys/fs/cgroup/unified
+fi
+echo "setup: cgroup2 at $(awk '/ - cgroup2 /{print $5; exit}' /proc/self/mountinfo)"
 test -x /usr/lib/git-core/git-http-backend || { echo "git http-backend is missing (package git)" >&2; exit 1; }
 # npm ci, npx in the GitLab jobs and the "node20" bundle runs use the machine's Node.js.
 node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' 2>/dev/null &&
