@@ -9,7 +9,7 @@ import { OCI_LABELS, parseServedFilesLabel, SERVED_FILES_LABEL } from '../shared
 import { filesNeeded, type Before, type Evidence, type ThisBuild } from './evidence.js'
 import { at, evidenceAdvice, headline, verdictMessage, type PreviewState } from './rollout.js'
 import { FILE_REQUEST_MS, listed, type ReadCounts, type ServedFilesReader } from './served.js'
-import { POLL_REQUEST_MS, readVersion, type WatchReport } from './watch.js'
+import { POLL_REQUEST_MS, readServed, readVersion, type WatchReport } from './watch.js'
 /** The version read before the call may take at most this share of what is left of the step. */
 const BEFORE_SHARE = 0.25
 
@@ -122,7 +122,8 @@ export async function readBefore(
     Math.max(1, Math.min(cap, deadline.remainingMs() * BEFORE_SHARE))
   const version = await readVersion(target, http, timeoutMs(POLL_REQUEST_MS), 'before')
   if (!build.files || !filesNeeded(build, version)) return { version }
-  const files = await reader.read(Object.keys(build.files), () => timeoutMs(FILE_REQUEST_MS))
+  const paths = Object.keys(build.files)
+  const files = await readServed(reader, paths, version, () => timeoutMs(FILE_REQUEST_MS))
   return { version, files }
 }
 

@@ -17,7 +17,8 @@ export const ROLLBACK_POLLS = 2
 
 /** What `<app-url>/version.json` gave. */
 export type VersionAnswer =
-  | { kind: 'version'; version: string }
+  /** `digest`: the SHA-256 of version.json as served, when it was read whole (`sha256:<hex>`). */
+  | { kind: 'version'; version: string; digest?: string }
   /** No version: `transient` when it is what a restarting app answers (refused, 502-504, HTML…). */
   | { kind: 'none'; detail: string; transient: boolean }
 

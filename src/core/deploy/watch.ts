@@ -2,7 +2,7 @@ import { startDeadline, type Deadline } from '../shared/deadline.js'
 import { HttpFailure, type HttpClient, type HttpResponse } from '../shared/http.js'
 import { parseJsonText } from '../shared/json-text.js'
 import type { Clock, Logger } from '../shared/ports.js'
-import type { AppTarget } from './app-url.js'
+import { VERSION_PATH, type AppTarget } from './app-url.js'
 import { classify, type Evidence, type ThisBuild } from './evidence.js'
 import {
   at,
@@ -215,9 +215,27 @@ async function poll(
     version.kind === 'version' &&
     (expected === undefined || version.version === expected)
   const files: Record<string, FileAnswer> | undefined = compare
-    ? await watched.reader.read(evidence.paths, () => requestMs(FILE_REQUEST_MS))
+    ? await readServed(watched.reader, evidence.paths, version, () => requestMs(FILE_REQUEST_MS))
     : undefined
   return { serving: classify(settings.build, evidence, version, files), status }
+}
+
+/**
+ * The served files of `paths`: version.json from the poll that just read it whole (no second
+ * request), the others by the reader's conditional requests.
+ */
+export async function readServed(
+  reader: ServedFilesReader,
+  paths: readonly string[],
+  version: VersionAnswer,
+  timeoutMs: () => number,
+): Promise<Record<string, FileAnswer>> {
+  const fromPoll = version.kind === 'version' ? version.digest : undefined
+  const asked = fromPoll ? paths.filter((path) => path !== VERSION_PATH) : paths
+  const answers = await reader.read(asked, timeoutMs)
+  if (fromPoll && paths.includes(VERSION_PATH))
+    return { [VERSION_PATH]: { kind: 'read', digest: fromPoll }, ...answers }
+  return answers
 }
 
 function headers(target: AppTarget, accept: string): Record<string, string> {
@@ -226,6 +244,8 @@ function headers(target: AppTarget, accept: string): Record<string, string> {
     // Both, for HTTP/1.0 caches too: the answer must come from the app, not from a cache.
     'Cache-Control': 'no-cache',
     Pragma: 'no-cache',
+    // The bytes as built, whose digest the served-files label holds.
+    'Accept-Encoding': 'identity',
     ...(target.authorization ? { Authorization: target.authorization } : {}),
   }
 }
@@ -251,6 +271,7 @@ export async function readVersion(
       timeoutMs,
       maxBodyBytes: VERSION_BYTES,
       stopAtLimit: true,
+      hashBody: true,
     })
   } catch (error) {
     if (!(error instanceof HttpFailure)) throw error
@@ -285,7 +306,9 @@ export async function readVersion(
       detail: "version.json's 'version' is not a version (up to 128 visible ASCII characters)",
       transient: false,
     }
-  return { kind: 'version', version }
+  const encoded = response.headers['content-encoding']?.trim().toLowerCase()
+  const whole = response.bodySha256 && (!encoded || encoded === 'identity')
+  return { kind: 'version', version, ...(whole ? { digest: `sha256:${response.bodySha256}` } : {}) }
 }
 
 function versionStatus(response: HttpResponse): VersionAnswer {

@@ -333,12 +333,24 @@ describe('version.json, read', () => {
     [
       'a version',
       json({ version: ' 1.4.0 ', name: 'shop' }),
-      { kind: 'version', version: '1.4.0' },
+      // With the digest of the file as served, for when it is one of this build's files.
+      {
+        kind: 'version',
+        version: '1.4.0',
+        digest: `sha256:${createHash('sha256')
+          .update(JSON.stringify({ version: ' 1.4.0 ', name: 'shop' }))
+          .digest('hex')}`,
+      },
     ],
     [
       'with a byte order mark',
       respond(200, {}, '\uFEFF{"version":"2.0.0-rc.1"}'),
-      { kind: 'version', version: '2.0.0-rc.1' },
+      { kind: 'version', version: '2.0.0-rc.1', digest: expect.stringMatching(/^sha256:/) },
+    ],
+    [
+      'compressed: no digest, which would not be of the file as built',
+      respond(200, { 'Content-Encoding': 'gzip' }, '{"version":"1.4.0"}'),
+      { kind: 'version', version: '1.4.0' },
     ],
     [
       'an HTML page',
