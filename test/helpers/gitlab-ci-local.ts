@@ -377,6 +377,19 @@ export function sampleOlympeProject(gitlabCi: string): Promise<GitlabProject> {
   )
 }
 
+/**
+ * What gitlab-ci-local's summary says of a job: PASS, WARN (it failed with an exit code its
+ * `allow_failure` allows: "passed with warnings") or FAIL; undefined when it did not run. Read it
+ * rather than the process's exit code for a job with `allow_failure: exit_codes`: gitlab-ci-local
+ * 4.75 exits 0, and runs the later stages, after such a job whatever its exit code, where GitLab
+ * fails the job and the pipeline on any code it does not list.
+ */
+export function jobState(run: PipelineRun, job: string): 'PASS' | 'WARN' | 'FAIL' | undefined {
+  const escaped = job.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const found = new RegExp(`^ (PASS|WARN|FAIL) .*? ${escaped}(?: |$)`, 'm').exec(run.output)
+  return found?.[1] as 'PASS' | 'WARN' | 'FAIL' | undefined
+}
+
 /** `{code, tail}` for `toEqual({code: 0, tail: ''})`: a failure shows the end of the output. */
 export function outcome(run: PipelineRun): { code: number | null; tail: string } {
   return { code: run.code, tail: run.code === 0 ? '' : run.output.slice(-4000) }
