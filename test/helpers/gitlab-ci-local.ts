@@ -113,6 +113,12 @@ export interface PipelineOptions {
   variablesFile?: string
   /** Run these jobs only (and not the jobs they need). */
   jobs?: string[]
+  /**
+   * Each job in a folder of its own with the repository's files and the artifacts of the jobs
+   * it needs, and nothing else, as on a real runner (`--shell-isolation`): no node_modules left
+   * by an earlier job.
+   */
+  isolated?: boolean
   timeoutMs?: number
 }
 
@@ -131,12 +137,15 @@ export interface PipelineRun {
 
 function cliArgs(project: GitlabProject, options: PipelineOptions): string[] {
   const args = ['--force-shell-executor', '--no-color', '--max-job-name-padding', '0']
+  if (options.isolated) args.push('--shell-isolation')
   const variables = {
     // gitlab-ci-local says GITLAB_CI=false so that scripts can tell; the bundle must see GitLab.
     GITLAB_CI: 'true',
     // A job with `image:` keeps the container path (/builds/<path>) even when forced into the
-    // shell; a real runner's CI_PROJECT_DIR is the folder the job runs in.
-    CI_PROJECT_DIR: project.dir,
+    // shell; a real runner's CI_PROJECT_DIR is the folder the job runs in. Isolated, that is a
+    // folder per job, which one variable cannot name: `.`, the folder the job runs in. (Not
+    // empty: gitlab-ci-local strips `${CI_PROJECT_DIR}/` from artifact paths.)
+    CI_PROJECT_DIR: options.isolated ? '.' : project.dir,
     ...options.variables,
   }
   for (const [key, value] of Object.entries(variables)) args.push('--variable', `${key}=${value}`)
@@ -254,10 +263,11 @@ export async function listEnvironments(
   const result = await gitlabCiLocal(project, ['--list'], options, 60_000)
   if (result.code !== 0) throw new Error(`gitlab-ci-local --list failed: ${result.stderr}`)
   // Rows are `name [description] stage when allow_failure [environment] [[needs]]`, padded to
-  // widths that the header does not always share: read the environment after allow_failure.
+  // widths that the header does not always share: read the environment after allow_failure
+  // (`true`, `false`, or the exit codes it allows, `[80]`).
   const environments: Record<string, string> = {}
   for (const line of result.stdout.split('\n')) {
-    const row = /^(\S+)\s.*?\s(?:true|false)\s+(.*?)\s*(?:\[[^\]]*\])?\s*$/.exec(line)
+    const row = /^(\S+)\s.*?\s(?:true|false|\[[\d,]+\])\s+(.*?)\s*(?:\[[^\]]*\])?\s*$/.exec(line)
     if (row?.[1] && row[2] && row[1] !== 'name') environments[row[1]] = row[2]
   }
   return environments
