@@ -363,9 +363,10 @@ describe('on a real runner: each job gets only the artifacts of the jobs it need
           kind,
           draw: STAND_IN_VERSIONS.draw,
         })
-      expect(
-        Object.keys(JSON.parse(labels.frontend?.['io.olympe.deploy-actions.served-files'] ?? '{}')),
-      ).toEqual(['index.html', 'main.js', 'version.json'])
+      const served = JSON.parse(
+        labels.frontend?.['io.olympe.deploy-actions.served-files'] ?? '{}',
+      ) as Record<string, string>
+      expect(Object.keys(served)).toEqual(['index.html', 'main.js', 'version.json'])
       // The deploy job read the version to expect from the frontend image's label, with the
       // registry login the pipeline passes, and watched the app until it served it.
       const deploy = printed(result.jobLogs['olympe-deploy'])

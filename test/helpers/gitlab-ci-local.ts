@@ -224,7 +224,8 @@ export interface ListedJob {
   name: string
   stage: string
   when: string
-  allowFailure: boolean
+  /** `allow_failure`: true, false, or the exit codes it allows. */
+  allowFailure: boolean | { exit_codes: number | number[] }
 }
 
 /** The jobs a pipeline would have, with their `when`, without running any. */
@@ -240,7 +241,7 @@ export async function listJobs(
     name: string
     stage: string
     when: string
-    allow_failure: boolean
+    allow_failure: ListedJob['allowFailure']
   }[]
   return jobs
     .filter((job) => job.when !== 'never')
