@@ -1,4 +1,5 @@
 import { ACTION_DEFINITIONS, ROOT_ACTION } from '../src/core/action-list.js'
+import { outcomesTable } from '../src/core/deploy/outcomes.js'
 import { snapshotConfigJsonSchema } from '../src/core/snapshot/json-schema.js'
 import { renderActionYml } from './render/action-yml.js'
 import { npxCost, type BenchFigures } from './render/bench-figures.js'
@@ -20,6 +21,7 @@ export async function generatedFiles(
     readme = replaceBetweenMarkers(readme, `${id} inputs`, renderInputsTable(definition))
     readme = replaceBetweenMarkers(readme, `${id} outputs`, renderOutputsTable(definition))
   }
+  readme = replaceBetweenMarkers(readme, 'rollout outcomes', outcomesTable())
   files['README.md'] = readme
   // The GitLab templates pin the package version they run: the one being built.
   const { version } = JSON.parse(await read('package.json')) as { version: string }
