@@ -422,7 +422,7 @@ describe('promote.yml and rollback.yml', () => {
       // Watched as shipped: the version to expect read from the frontend image's label with the
       // registry login, and live in staging before production started.
       expect(result.jobs.staging?.outputs).toEqual({ rollout: 'live' })
-      const deploys = result.steps.filter((step) => step.step.includes('actions/deploy'))
+      const deploys = result.steps.filter((step) => step.step === 'deploy')
       expect(deploys.map((step) => [step.job, step.code])).toEqual([
         ['staging', 0],
         ['production', 0],

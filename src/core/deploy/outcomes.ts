@@ -30,14 +30,14 @@ export const ROLLOUT_OUTCOMES = {
   },
   unverified: {
     means:
-      "the app answers with a healthy status, but nothing shows that it serves this build (the expected version is unknown, or it did not change and the frontend's files are unknown or the same as before the call)",
+      "the app answers with a healthy status, but nothing shows that it serves this build: the expected version is unknown, or it did not change and the frontend's files are unknown or the same as before the call",
     when: "the app answers with a healthy status on 2 polls in a row, but nothing can show that it serves this build: the expected version is unknown; or it did not change, and the frontend image's served-files label could not be read, or the app already served those very files before the call (a backend alone, the same build again)",
     ending: 'warning',
     step: `${WARNING}; fails with \`require-evidence: true\``,
   },
   'awaiting-promotion': {
     means:
-      'manual promotion: the app did not switch within `wait-minutes`; with `preview-url`, the preview serves this build (promote it to go live)',
+      'manual promotion: the app did not switch within `wait-minutes`; with `preview-url`, the preview serves this build, which awaits its promotion',
     when: '`promotion-mode: manual` and the app did not serve this build within `wait-minutes`: with `preview-url`, the preview serves it (verified as the app would be); without it, the step cannot tell a pending promotion from a rollout that never reached the app, and says so',
     ending: 'warning',
     step: `${WARNING}; without \`preview-url\`, fails with \`require-evidence: true\``,

@@ -48,46 +48,44 @@ export function buildFacts(
   labels: ImageConfigRead | undefined,
 ): BuildFacts {
   const image = payload.frontend?.image
-  const unread = !image
-    ? 'the payload has no frontend image to read it from'
+  const read: { labels: Record<string, string> } | { unread: string } = !image
+    ? { unread: 'the payload has no frontend image to read it from' }
     : !labels
-      ? `the labels of '${image}' were not read`
+      ? { unread: `the labels of '${image}' were not read` }
       : 'problem' in labels
-        ? `the labels of '${image}' could not be read: ${labels.problem}`
-        : undefined
-  const facts: BuildFacts = {}
-  if (given) Object.assign(facts, { version: given, versionFrom: "input 'expected-version'" })
-  if (unread !== undefined || !labels || 'problem' in labels) {
-    if (!given) facts.versionUnknown = unread
-    facts.filesUnknown = unread
-    return facts
+        ? { unread: `the labels of '${image}' could not be read: ${labels.problem}` }
+        : labels
+  const version: Partial<BuildFacts> = given
+    ? { version: given, versionFrom: "input 'expected-version'" }
+    : 'unread' in read
+      ? { versionUnknown: read.unread }
+      : labelledVersion(image ?? '', read.labels)
+  const files: Partial<BuildFacts> =
+    'unread' in read ? { filesUnknown: read.unread } : labelledFiles(image ?? '', read.labels)
+  return { ...version, ...files, ...('labels' in read ? { labelsRead: true } : {}) }
+}
+
+function labelledVersion(image: string, labels: Record<string, string>): Partial<BuildFacts> {
+  const value = labels[OCI_LABELS.version]?.trim() ?? ''
+  if (/^[\x21-\x7e]{1,128}$/.test(value))
+    return { version: value, versionFrom: `the ${OCI_LABELS.version} label of '${image}'` }
+  return {
+    versionUnknown:
+      value === ''
+        ? `'${image}' has no ${OCI_LABELS.version} label (build-images sets it from the project's version)`
+        : `the ${OCI_LABELS.version} label of '${image}' is not a version`,
   }
-  facts.labelsRead = true
-  if (!given) {
-    const value = labels.labels[OCI_LABELS.version]?.trim() ?? ''
-    if (/^[\x21-\x7e]{1,128}$/.test(value))
-      Object.assign(facts, {
-        version: value,
-        versionFrom: `the ${OCI_LABELS.version} label of '${image ?? ''}'`,
-      })
-    else
-      facts.versionUnknown =
-        value === ''
-          ? `'${image ?? ''}' has no ${OCI_LABELS.version} label (build-images sets it from the project's version)`
-          : `the ${OCI_LABELS.version} label of '${image ?? ''}' is not a version`
-  }
-  const served = labels.labels[SERVED_FILES_LABEL]
-  const files = served === undefined ? undefined : parseServedFilesLabel(served)
-  if (files && !('problem' in files))
-    Object.assign(facts, {
-      files,
-      filesFrom: `the ${SERVED_FILES_LABEL} label of '${image ?? ''}'`,
-    })
-  else
-    facts.filesUnknown =
-      files?.problem ??
-      `'${image ?? ''}' has no ${SERVED_FILES_LABEL} label (build-images adds it to the frontend image)`
-  return facts
+}
+
+function labelledFiles(image: string, labels: Record<string, string>): Partial<BuildFacts> {
+  const served = labels[SERVED_FILES_LABEL]
+  if (served === undefined)
+    return {
+      filesUnknown: `'${image}' has no ${SERVED_FILES_LABEL} label (build-images adds it to the frontend image)`,
+    }
+  const files = parseServedFilesLabel(served)
+  if ('problem' in files) return { filesUnknown: files.problem }
+  return { files, filesFrom: `the ${SERVED_FILES_LABEL} label of '${image}'` }
 }
 
 export function unknownVersionWarning(build: ThisBuild): string {
