@@ -21,6 +21,8 @@ const CONCURRENT_SIGNINGS = 3
 
 export interface SignOptions {
   signingKey: SigningKey
+  /** The `push` input: only an image in a registry can carry a signature. */
+  push: boolean
   /** The login given as inputs, for the images' registry. */
   login?: RegistryLogin
 }
@@ -57,6 +59,12 @@ export async function signImages(
   const { logger } = ports
   const { privateKey, publicKey } = options.signingKey
   const signer = keySigner(privateKey, publicKey, 'signing-key')
+  if (!options.push) {
+    logger.info(
+      "Nothing is signed: 'push' is false, and only an image in a registry can carry a signature.",
+    )
+    return "nothing signed ('push' is false)"
+  }
   const toSign = images.map((image) => ({
     kind: image.kind,
     reference: image.reference,

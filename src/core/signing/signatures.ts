@@ -147,7 +147,8 @@ export async function addSignature(
   if (problem) return `uploading the payload failed: ${problem}`
   const manifest = appendedManifest(existing, signatureLayer(blob, annotations))
   const configProblem = await pushBlob(session, manifest.config.digest, manifest.config.text)
-  if (configProblem) return `uploading the signature manifest's configuration failed: ${configProblem}`
+  if (configProblem)
+    return `uploading the signature manifest's configuration failed: ${configProblem}`
   const written = blobOf(manifest.text)
   const tagProblem = await tagManifest(
     session,
