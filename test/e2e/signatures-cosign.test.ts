@@ -376,10 +376,11 @@ describe('deploy with verify-signatures, against cosign', () => {
     {
       name: 'an unsigned image',
       image: 'frontend:unsigned',
-      prepare: async (): Promise<void> => undefined,
+      prepare: (): Promise<void> => Promise.resolve(),
       problem: (pub: string): string =>
         `- The frontend image '${images['frontend:unsigned']?.reference}' (${digestOf('frontend:unsigned')}) has no signature under the key of 'verify-signatures' (${pub}) (no '${digestOf('frontend:unsigned').replace(':', '-')}.sig' in its repository): sign it with the matching private key (build-images' 'signing-key', or \`cosign sign --key\`)`,
       cosign: 'no signatures found',
+      cosignExit: 10,
     },
     {
       name: 'an image signed under another key',
@@ -410,6 +411,7 @@ describe('deploy with verify-signatures, against cosign', () => {
       problem: (pub: string): string =>
         `- The frontend image '${images['other-only:v1']?.reference}' (${digestOf('other-only:v1')}) carries 1 signature(s), none under the key of 'verify-signatures' (${pub}): it was signed with another key; check that 'verify-signatures' holds the public key of build-images' 'signing-key'`,
       cosign: 'no matching signatures',
+      cosignExit: 12,
     },
     {
       name: 'a signature moved onto another digest',
@@ -428,18 +430,20 @@ describe('deploy with verify-signatures, against cosign', () => {
       problem: (pub: string): string =>
         `- The frontend image '${images['frontend:moved']?.reference}' (${digestOf('frontend:moved')}) carries a signature under the key of 'verify-signatures' (${pub}) made for another image (${digestOf('frontend:ours')}), not for this digest: a signature moved from another image proves nothing about this one`,
       cosign: 'invalid or missing digest in claim',
+      cosignExit: 12,
     },
   ]
 
   test.each(refusals)(
     '$name is refused before any POST, as cosign verify refuses it',
-    async ({ name, image, prepare, problem, cosign: cosignSays }) => {
+    async ({ name, image, prepare, problem, cosign: cosignSays, cosignExit }) => {
       await prepare()
       const target = image === 'other:v1' ? 'other-only:v1' : image
       const verified = await cosignVerify(await publicKeyFile(ours, 'refusal.pub'), pinned(target))
       captured[`cosign verify ${name}`] = verified.output
+      // cosign's exit codes: 10 no signature at all, 12 none that verifies.
       expect({ code: verified.code, says: verified.output.includes(cosignSays) }).toEqual({
-        code: 1,
+        code: cosignExit,
         says: true,
       })
       const { run, posts } = await deploy(name, {
