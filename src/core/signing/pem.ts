@@ -65,3 +65,16 @@ export function signingKeyShapeProblem(text: string): string | undefined {
 export function signingKeySecrets(text: string): string[] {
   return pemBlocks(text).flatMap((block) => [block.body, ...block.lines])
 }
+
+/** The bodies of the private keys in a text that should hold none (a public key's input). */
+export function privateKeySecrets(text: string): string[] {
+  return signingKeySecrets(
+    pemBlocks(text)
+      .filter((block) => block.label.includes('PRIVATE KEY'))
+      .map(
+        (block) =>
+          `-----BEGIN ${block.label}-----\n${block.lines.join('\n')}\n-----END ${block.label}-----`,
+      )
+      .join('\n'),
+  )
+}
