@@ -9,6 +9,7 @@ import { replaceBetweenMarkers } from '../scripts/render/readme.js'
 import { benchBuildImages, type ImagesResult } from './build-images.js'
 import { benchBundles, type BundleFigure } from './bundles.js'
 import { benchDeploy, benchLargeResponse } from './deploy.js'
+import { benchSignatures } from './signatures.js'
 import { benchFresh, type FreshResult } from './fresh.js'
 import {
   freshTargets,
@@ -38,7 +39,16 @@ for (const tool of ['/usr/bin/time', '/usr/bin/jq', '/usr/bin/curl', '/usr/sbin/
 }
 
 // BENCH_ONLY=images,npx re-runs some parts and keeps the others' figures from results.json.
-const PARTS = ['deploy', 'bundles', 'large', 'images', 'fresh', 'snapshot', 'npx'] as const
+const PARTS = [
+  'deploy',
+  'signatures',
+  'bundles',
+  'large',
+  'images',
+  'fresh',
+  'snapshot',
+  'npx',
+] as const
 type Part = (typeof PARTS)[number]
 const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim())
 const unknown = only?.filter((part) => part !== '' && !(PARTS as readonly string[]).includes(part))
@@ -57,6 +67,8 @@ interface Results {
   runs: number
   node: string
   deploy: Record<string, Figure>
+  /** Deploy with and without the image check and `verify-signatures`, against a registry. */
+  signatures: Record<string, Figure>
   bundles: BundleFigure[]
   large: Figure
   images: ImagesResult & { targets: TargetCheck[] }
@@ -87,6 +99,11 @@ try {
   }
   const deploy = await take('deploy', `deploy overhead, ${RUNS} runs each`, () =>
     benchDeploy(RUNS, tmp),
+  )
+  const signatures = await take(
+    'signatures',
+    `deploy with verify-signatures, ${RUNS} runs each`,
+    () => benchSignatures(RUNS, tmp),
   )
   const bundles = await take('bundles', 'bundle size and load time', () => benchBundles(RUNS))
   const large = await take('large', 'deploy with a 10 MB response', () =>
@@ -120,6 +137,7 @@ try {
     runs: RUNS,
     node: 'node24',
     deploy,
+    signatures,
     bundles,
     large,
     images,
@@ -149,7 +167,16 @@ try {
   await rm(tmp, { recursive: true, force: true })
 }
 
-function renderTables({ deploy, bundles, large, images, fresh, snapshot, npx }: Results): string {
+function renderTables({
+  deploy,
+  signatures,
+  bundles,
+  large,
+  images,
+  fresh,
+  snapshot,
+  npx,
+}: Results): string {
   const floor = deploy['(a) node:http script'] as Figure
   const ratio = (value: number, base: number): string => `${(value / base).toFixed(2)}×`
   const deployRows = Object.values(deploy).map(
@@ -192,6 +219,7 @@ function renderTables({ deploy, bundles, large, images, fresh, snapshot, npx }: 
     '',
     `Deploy when the webhook answers with a 10 MB body: ${(large.seconds * 1000).toFixed(0)} ms, peak RSS ${large.maxRssMb.toFixed(1)} MB (only 64 KiB of the body is kept).`,
     '',
+    ...renderSignatures(signatures),
     ...renderImages(images, MISSED_TARGET_NOTES),
     ...renderFresh(fresh, FRESH_MISSED_NOTES),
     ...renderNpx(npx, NPX_MISSED_NOTES),
@@ -213,4 +241,25 @@ function pairRows(figures: Record<string, Figure>, firstIsBaseline = false): str
     (f) =>
       `| ${f.name} | ${f.seconds.toFixed(2)} s | ${(f.seconds / base.seconds).toFixed(2)}× | ${f.maxRssMb.toFixed(1)} MB |`,
   )
+}
+
+/** Deploy against a loopback registry: no check, the image check, and the signatures too. */
+function renderSignatures(signatures: Record<string, Figure>): string[] {
+  const floor = signatures['(a) node:http script']
+  const checked = signatures['deploy bundle, image check']
+  const signed = signatures['deploy bundle, image check + verify-signatures']
+  if (!floor || !checked || !signed) return []
+  const ratio = (value: number, base: number): string => `${(value / base).toFixed(2)}×`
+  const rows = Object.values(signatures).map(
+    (f) =>
+      `| ${f.name} | ${(f.seconds * 1000).toFixed(0)} ms | ${ratio(f.seconds, floor.seconds)} | ${f.maxRssMb.toFixed(1)} MB |`,
+  )
+  return [
+    '| Deploy, one image in a loopback registry (basic auth), one POST | Time | vs (a) | Peak RSS |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    `\`verify-signatures\` adds ${((signed.seconds - checked.seconds) * 1000).toFixed(0)} ms to the image check (${ratio(signed.seconds, checked.seconds)}): the signature code is a chunk loaded only when the input is set, and the \`.sig\` manifest and its payload are two more requests per image.`,
+    '',
+  ]
 }
