@@ -111,7 +111,9 @@ test(
       tail: '',
     })
     for (const job of ['olympe-check', 'olympe-build', 'olympe-images', 'olympe-deploy'])
-      expect(output).toContain(`${job} starting shell (`)
+      expect(output).toMatch(new RegExp(`^${job} +starting shell \\(`, 'm'))
+    // What the document says it warns about.
+    expect(output).toContain('[CI_REGISTRY,GITLAB_CI,CI_PROJECT_DIR]')
     expect(output).toContain(
       `olympe-deploy ${VERSION} runs as: npx --yes olympe-deploy-actions@${VERSION}`,
     )
