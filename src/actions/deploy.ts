@@ -19,6 +19,7 @@ export const deployAction: Action<DeployInputName, DeployInputs> = {
     ...webhookUrlSecrets(raw['webhook-url']),
     ...loginSecrets(raw['registry-username'], raw['registry-password']),
     ...appUrlSecrets(raw['app-url']),
+    ...appUrlSecrets(raw['preview-url']),
     // A private key pasted where its public key belongs must not show in the log either.
     ...privateKeySecrets(raw['verify-signatures']),
   ],
@@ -27,13 +28,14 @@ export const deployAction: Action<DeployInputName, DeployInputs> = {
   cancelNote: () =>
     'If the deployment request had been sent, the platform may still carry it out: check the app before deploying again.',
   async run(inputs, context, platform) {
-    await runDeploy(inputs, context, {
+    const end = await runDeploy(inputs, context, {
       ...platform,
       http: createHttpClient(USER_AGENT),
       clock: systemClock,
       files: nodeFiles,
       dockerConfigPath: jobDockerConfigPath(process.env),
     })
+    if (end.notLive !== undefined) platform.notLive(end.notLive)
   },
 }
 
