@@ -87,8 +87,7 @@ const isComment = (line: string): boolean =>
 
 /** The Dockerfile read as BuildKit reads it; a DockerfileProblem when it cannot be. */
 export function parseDockerfile(text: string): DockerfileSyntax {
-  if (text.includes('\ufffd'))
-    throw new DockerfileProblem('it is not valid UTF-8 text', false)
+  if (text.includes('\ufffd')) throw new DockerfileProblem('it is not valid UTF-8 text', false)
   const lines = scanLines(text.replace(/^\ufeff/, ''))
   const directives = new Directives()
   const instructions: Instruction[] = []
@@ -166,7 +165,8 @@ class Directives {
     const match = DIRECTIVE.exec(line)
     const name = match?.[1]?.toLowerCase() ?? ''
     if (this.newer) {
-      if (!match || !(KNOWN_DIRECTIVES.has(name) || NEWER_DIRECTIVES.has(name))) this.newer = undefined
+      if (!match || !(KNOWN_DIRECTIVES.has(name) || NEWER_DIRECTIVES.has(name)))
+        this.newer = undefined
       else if (name === 'escape') this.escapeAfterNewer = this.newer
     }
     if (this.done) return
@@ -279,7 +279,10 @@ export function parseHeredoc(word: string): Heredoc | undefined {
   if (words.length !== 1) return undefined
   const raw = rethrow(() => lex(true))
   if (raw.length !== words.length)
-    throw new DockerfileProblem(`internal lexing of heredoc produced inconsistent results: ${rest}`, true)
+    throw new DockerfileProblem(
+      `internal lexing of heredoc produced inconsistent results: ${rest}`,
+      true,
+    )
   const name = words[0] as string
   const quotes = (text: string): number => (text.match(/['"]/g) ?? []).length
   return { name, content: '', expand: quotes(name) === quotes(raw[0] as string), chomp }

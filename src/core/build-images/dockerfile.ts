@@ -149,7 +149,10 @@ function expandPlain(word: string, env: Env, escape: Escape): string {
   } catch (error) {
     if (error instanceof ShellSyntaxError) throw new DockerfileProblem(error.message, true)
     if (error instanceof ShellNotUnderstood)
-      throw new DockerfileProblem(`'${word}' uses ${error.message}, which this step does not expand`, false)
+      throw new DockerfileProblem(
+        `'${word}' uses ${error.message}, which this step does not expand`,
+        false,
+      )
     throw error
   }
 }
@@ -443,7 +446,10 @@ class Reader {
       if (keyword === 'ADD' && isRemote(expanded)) {
         if (checksum !== undefined && checksum !== '' && isPinnable(expanded))
           this.inputs.pinned.push(`${expanded} ${checksum}`)
-        else this.unknowable(`'ADD ${expanded}' downloads what only the build knows (pin it with ADD --checksum=sha256:…)`)
+        else
+          this.unknowable(
+            `'ADD ${expanded}' downloads what only the build knows (pin it with ADD --checksum=sha256:…)`,
+          )
         continue
       }
       this.inputs.sources.push(contextPath(expanded))
@@ -465,7 +471,10 @@ class Reader {
     const options = new Map<string, string>()
     for (const field of mount.split(',')) {
       const at = field.indexOf('=')
-      options.set((at < 0 ? field : field.slice(0, at)).toLowerCase(), at < 0 ? '' : field.slice(at + 1))
+      options.set(
+        (at < 0 ? field : field.slice(0, at)).toLowerCase(),
+        at < 0 ? '' : field.slice(at + 1),
+      )
     }
     const from = options.get('from')
     if (from !== undefined && from !== '') this.copyFrom(from)
@@ -499,5 +508,5 @@ function isPinnable(source: string): boolean {
 /** The context path a source names: BuildKit joins it to `/`, so `..` stops at the root. */
 function contextPath(source: string): string {
   const joined = posix.join('/', source)
-  return joined === '/' ? '.' : joined.slice(1)
+  return joined === '/' ? '.' : joined.slice(1).replace(/\/+$/, '')
 }

@@ -13,10 +13,7 @@ import { GO_SPACE } from './shell-words.js'
  */
 
 /** The patterns of an ignore file, or why they are not applied. */
-export type IgnoreRules =
-  | { matcher: IgnoreMatcher }
-  | { invalid: string }
-  | { notApplied: string }
+export type IgnoreRules = { matcher: IgnoreMatcher } | { invalid: string } | { notApplied: string }
 
 const GO_TRIM = new RegExp(`^${GO_SPACE.source}+|${GO_SPACE.source}+$`, 'g')
 const goTrim = (text: string): string => text.replace(GO_TRIM, '')

@@ -351,7 +351,12 @@ async function judge(
     if (outcome.kind === 'read' && outcome.image.labels[FINGERPRINT_LABEL] === fingerprint) {
       const builtAs = outcome.image.labels[BUILT_AS_LABEL] ?? tag
       const { manifest } = outcome.image
-      const verdict = await proof.verify({ kind: plan.kind, digest: manifest.digest, fingerprint, session })
+      const verdict = await proof.verify({
+        kind: plan.kind,
+        digest: manifest.digest,
+        fingerprint,
+        session,
+      })
       if (verdict.proven)
         return {
           plan: labelled,
