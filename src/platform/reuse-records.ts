@@ -22,8 +22,12 @@ export function reuseRecordsFor(
   return undefined
 }
 
-/** The folder each record's file is saved from: the cache version hashes this path, so it is fixed. */
-const RECORD_FOLDER = 'olympe-reuse-record'
+/**
+ * The folder each record's file is saved from, relative to RUNNER_TEMP: the cache entry's
+ * version is a hash of the paths as given, so a path that holds the runner's folder would miss
+ * on a runner whose folder is elsewhere.
+ */
+const RECORD_FOLDER = 'olympe-deploy-actions-reuse-record'
 
 /**
  * Records as Actions cache entries, one per image, keyed by its fingerprint and digest: a key
@@ -33,26 +37,32 @@ const RECORD_FOLDER = 'olympe-reuse-record'
 export function actionsCacheRecords(env: Env, files: Files): ReuseRecords | undefined {
   const service = env.ACTIONS_RESULTS_URL || env.ACTIONS_CACHE_URL
   if (!service || !env.ACTIONS_RUNTIME_TOKEN || !env.RUNNER_TEMP) return undefined
-  const folder = join(env.RUNNER_TEMP, RECORD_FOLDER)
+  const temp = env.RUNNER_TEMP
+  const folder = join(temp, RECORD_FOLDER)
   return {
     where: 'the GitHub Actions cache',
     async has(record) {
       const cache = await import('@actions/cache')
       const key = recordKey(record)
-      const found = await cache.restoreCache([folder], key, [], { lookupOnly: true })
+      const found = await cache.restoreCache([RECORD_FOLDER], key, [], { lookupOnly: true })
       return found === key
     },
     async add(records) {
       const cache = await import('@actions/cache')
       for (const record of records) {
         await files.writeText(join(folder, 'record.json'), recordText(record))
+        // @actions/cache finds the relative path from the working folder: RUNNER_TEMP, for
+        // this call only (nothing else of the step runs by then).
+        const cwd = process.cwd()
         try {
+          process.chdir(temp)
           // Resolves -1 without throwing when the entry could not be saved (it says why).
-          if ((await cache.saveCache([folder], recordKey(record))) === -1)
+          if ((await cache.saveCache([RECORD_FOLDER], recordKey(record))) === -1)
             return `the cache entry for ${record.image} was not saved`
         } catch (error) {
           return errorMessage(error)
         } finally {
+          process.chdir(cwd)
           await files.remove(folder)
         }
       }
