@@ -168,7 +168,7 @@ describe('build-images: what a first run built is not reused when what BuildKit 
     const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
     const args = Object.entries(labels).flatMap(([name, value]) => ['--label', `${name}=${value}`])
     await docker(['build', '--quiet', ...args, '--tag', `${image}:main`, '-'], {
-      input: `FROM ${base}\nRUN echo foreign > /usr/share/nginx/html/index.html\n`,
+      input: `FROM ${base}\nRUN mkdir -p /usr/share/nginx/html && echo foreign > /usr/share/nginx/html/index.html\n`,
       env,
     })
     await docker(['push', '--quiet', `${image}:main`], { env })
