@@ -113,6 +113,11 @@ export interface PipelineOptions {
   variablesFile?: string
   /** Run these jobs only (and not the jobs they need). */
   jobs?: string[]
+  /**
+   * Each job in a copy of the project (`.gitlab-ci-local/builds/<job>`), as a runner's build
+   * folder: what makes gitlab-ci-local keep the jobs' `cache:` between pipelines.
+   */
+  shellIsolation?: boolean
   timeoutMs?: number
 }
 
@@ -131,6 +136,7 @@ export interface PipelineRun {
 
 function cliArgs(project: GitlabProject, options: PipelineOptions): string[] {
   const args = ['--force-shell-executor', '--no-color', '--max-job-name-padding', '0']
+  if (options.shellIsolation) args.push('--shell-isolation')
   const variables = {
     // gitlab-ci-local says GITLAB_CI=false so that scripts can tell; the bundle must see GitLab.
     GITLAB_CI: 'true',
