@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto'
 import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
+import { startActionsCacheServer } from '../test/helpers/actions-cache-server.js'
 import { BASE_IMAGES, makeMissingBaseImages, startRegistry } from '../test/helpers/docker-env.js'
 import type { Registry } from '../test/helpers/docker-registry.js'
 import { run } from '../test/helpers/run-process.js'
@@ -115,6 +116,9 @@ export async function benchFresh(rounds: number, tmp: string): Promise<FreshResu
       for (const candidate of rotated) {
         await restoreChangedFile(fixture)
         const registry = await startRegistry({ user: USER, password: PASSWORD })
+        // GitHub's Actions cache, which outlives the runner: build-images keeps there the
+        // record of what the default branch built, which its reuse needs.
+        const cache = await startActionsCacheServer()
         try {
           for (const condition of Object.keys(FRESH_CONDITIONS) as FreshCondition[]) {
             runs++
@@ -136,12 +140,16 @@ export async function benchFresh(rounds: number, tmp: string): Promise<FreshResu
                   ? [
                       NODE,
                       [join(ROOT, 'dist/build-images/index.js')],
-                      actionEnv(
-                        common,
-                        registry,
-                        { tmp, project, sha, filePrefix: 'fresh-' },
-                        { 'INPUT_REUSE-UNCHANGED': 'true' },
-                      ),
+                      {
+                        ...actionEnv(
+                          common,
+                          registry,
+                          { tmp, project, sha, filePrefix: 'fresh-' },
+                          { 'INPUT_REUSE-UNCHANGED': 'true' },
+                        ),
+                        ...cache.env,
+                        RUNNER_TEMP: tmp,
+                      },
                     ]
                   : ['bash', [join(tmp, 'bake.sh')], bakeEnv(common, registry, sha)]
               const sample = await measureTree(command, args, env, project, () => engine.pids())
@@ -168,6 +176,7 @@ export async function benchFresh(rounds: number, tmp: string): Promise<FreshResu
             }
           }
         } finally {
+          await cache.stop()
           await registry.stop()
         }
       }
