@@ -125,8 +125,9 @@ const changeArb = (before: Context): fc.Arbitrary<[Context, string]> =>
       arbitrary: fc
         .tuple(fc.constantFrom(...LINKS), fc.constantFrom(...LINK_TARGETS))
         .map(([path, target]): [Context, string] => {
-          const files = { ...before.files }
-          delete files[path]
+          const files = Object.fromEntries(
+            Object.entries(before.files).filter(([file]) => file !== path),
+          )
           return [
             { ...before, files, links: { ...before.links, [path]: target } },
             `${path} -> ${target}`,
