@@ -38,9 +38,16 @@ export function recordKey(record: Pick<ReuseRecord, 'fingerprint' | 'digest'>): 
   return `olympe-reuse-${hex(record.fingerprint)}-${hex(record.digest)}`
 }
 
+/** The proofs recordProof made: an image reused on one of them is recorded already. */
+const RECORD_PROOFS = new WeakSet<ReuseProof>()
+
+export function isRecordProof(proof: ReuseProof): boolean {
+  return RECORD_PROOFS.has(proof)
+}
+
 /** Trusts a candidate only when the CI's records say the default branch built that digest. */
 export function recordProof(records: ReuseRecords): ReuseProof {
-  return {
+  const proof: ReuseProof = {
     name: `a record in ${records.where} that the default branch built it`,
     async verify(candidate: ReuseCandidate): Promise<ProofVerdict> {
       let found: boolean
@@ -60,6 +67,8 @@ export function recordProof(records: ReuseRecords): ReuseProof {
           }
     },
   }
+  RECORD_PROOFS.add(proof)
+  return proof
 }
 
 export interface RecordOptions {

@@ -10,7 +10,7 @@ import { startDeadline, type Deadline } from '../shared/deadline.js'
 import { errorMessage } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
 import type { BuiltImage } from './build.js'
-import { recordProof, type ReuseRecords } from './ci-record.js'
+import { isRecordProof, recordProof, type ReuseRecords } from './ci-record.js'
 import { readBuildInputs, type BaseFacts, type BuildInputs } from './dockerfile.js'
 import { readIgnoreFile, type IgnoreMatcher } from './dockerignore.js'
 import {
@@ -136,7 +136,8 @@ async function tagAll(verdicts: readonly ReuseVerdict[], ports: ReusePorts): Pro
     if (outcome) ports.logger.info(ports.redact(outcome.said))
     if (outcome?.image) {
       reused.push(outcome.image)
-      if (verdict.unchanged?.proof.name.startsWith('a record in')) recorded.add(verdict.plan.kind)
+      if (verdict.unchanged && isRecordProof(verdict.unchanged.proof))
+        recorded.add(verdict.plan.kind)
     } else build.push(verdict.plan)
   })
   if (verdicts.length > 0 && build.length === 0)
@@ -146,10 +147,14 @@ async function tagAll(verdicts: readonly ReuseVerdict[], ports: ReusePorts): Pro
 
 /**
  * The proof reuse asks of a candidate, or why there is none (every image is then built). Proof
- * (a), a signature under 'signing-key', comes first when that input is set (see reuse-proof.ts);
- * proof (b) is the CI's own record, which needs nothing configured.
+ * (a), a signature under 'signing-key' (signatureProof, see reuse-proof.ts), is to come first
+ * here when that input is set: `if (options.signingKey) return signatureProof(...)`. Proof (b)
+ * is the CI's own record, which needs nothing configured.
  */
-export function proofFor(ports: Pick<ReusePorts, 'records'>): ReuseProof | { none: string } {
+export function proofFor(
+  _options: ReuseOptions,
+  ports: Pick<ReusePorts, 'records'>,
+): ReuseProof | { none: string } {
   if (ports.records) return recordProof(ports.records)
   return {
     none: 'no proof that the default branch built an image can be had here: the GitHub Actions cache, or the cache the GitLab template declares, keeps the records of what it built',
@@ -169,7 +174,7 @@ export async function findUnchanged(
   }
   if (!options.push)
     return builtAll('push is false, and only an image in the registry can be reused')
-  const proof = options.reuse ? proofFor(ports) : undefined
+  const proof = options.reuse ? proofFor(options, ports) : undefined
   // Said once; the fingerprints are still computed, for the labels and records later runs need.
   if (!options.reuse)
     logger.info(
