@@ -405,10 +405,10 @@ class Reader {
         )
       throw error
     }
+    // Said, and read on: the later FROM lines still name the images to look up.
     if (unknown !== undefined)
-      throw new DockerfileProblem(
-        `${what} '${word}' uses $${unknown}, which its base image's environment may set`,
-        false,
+      this.unknowable(
+        `this step cannot read it as BuildKit does: ${what} '${word}' uses $${unknown}, which its base image's environment may set`,
       )
     return expanded
   }

@@ -232,6 +232,20 @@ describe('readBuildInputs: what a build reads besides its Dockerfile', () => {
     expect(readBuildInputs(text, args, known).unknowable).toBe(why)
   })
 
+  test("a variable only the base's environment may set: said, and the later stages still read", () => {
+    const text = 'FROM a:1\nCOPY $X /x\nFROM b:2\nCOPY --from=c:3 /y /y\n'
+    expect(readBuildInputs(text, [])).toEqual({
+      images: ['a:1', 'b:2', 'c:3'],
+      sources: ['.'],
+      pinned: [],
+      unknowable:
+        "this step cannot read it as BuildKit does: COPY source '$X' uses $X, which its base image's environment may set",
+    })
+    expect(readBuildInputs(text, [], () => ({ onBuild: [], env: ['X=dist'] })).unknowable).toBe(
+      undefined,
+    )
+  })
+
   test('BUILDKIT_SYNTAX as a build argument runs another frontend too', () => {
     expect(readBuildInputs('FROM x\n', [['BUILDKIT_SYNTAX', 'y']], known).unknowable).toBe(
       "this step cannot read it as BuildKit does: the build argument BUILDKIT_SYNTAX runs another frontend instead of BuildKit's own, which may read the file differently",
