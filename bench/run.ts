@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { benchBuildImages } from './build-images.js'
 import { benchBundles } from './bundles.js'
 import { benchDeploy, benchLargeResponse } from './deploy.js'
+import { benchSignatures } from './signatures.js'
 import { benchFresh } from './fresh.js'
 import { freshTargets, imageTargets, npxTargets } from './images-report.js'
 import { benchNpx } from './npx.js'
@@ -29,7 +30,16 @@ for (const tool of ['/usr/bin/time', '/usr/bin/jq', '/usr/bin/curl', '/usr/sbin/
 }
 
 // BENCH_ONLY=images,npx re-runs some parts and keeps the others' figures from results.json.
-const PARTS = ['deploy', 'bundles', 'large', 'images', 'fresh', 'snapshot', 'npx'] as const
+const PARTS = [
+  'deploy',
+  'signatures',
+  'bundles',
+  'large',
+  'images',
+  'fresh',
+  'snapshot',
+  'npx',
+] as const
 type Part = (typeof PARTS)[number]
 const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim())
 const unknown = only?.filter((part) => part !== '' && !(PARTS as readonly string[]).includes(part))
@@ -59,6 +69,11 @@ try {
   }
   const deploy = await take('deploy', `deploy overhead, ${RUNS} runs each`, () =>
     benchDeploy(RUNS, tmp),
+  )
+  const signatures = await take(
+    'signatures',
+    `deploy with verify-signatures, ${RUNS} runs each`,
+    () => benchSignatures(RUNS, tmp),
   )
   const bundles = await take('bundles', 'bundle size and load time', () => benchBundles(RUNS))
   const large = await take('large', 'deploy with a 10 MB response', () =>
@@ -92,6 +107,7 @@ try {
     runs: RUNS,
     node: 'node24',
     deploy,
+    signatures,
     bundles,
     large,
     images,

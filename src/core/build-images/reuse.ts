@@ -21,6 +21,7 @@ import {
   type SourceDigest,
 } from './fingerprint.js'
 import type { ReuseProof } from './reuse-proof.js'
+import type { SigningKey } from '../signing/private-key.js'
 import { movingTag, type ImagePlan } from './plan.js'
 import type { DockerClient } from './ports.js'
 
@@ -52,6 +53,8 @@ export interface ReuseOptions {
   root: string
   /** The login given as inputs, for the images' registry. */
   login?: RegistryLogin
+  /** `signing-key`: reuse then asks for a signature under it (proof (a)). */
+  signingKey?: SigningKey
 }
 
 export interface ReusePorts extends SessionPorts, LoginPorts {
@@ -146,15 +149,22 @@ async function tagAll(verdicts: readonly ReuseVerdict[], ports: ReusePorts): Pro
 }
 
 /**
- * The proof reuse asks of a candidate, or why there is none (every image is then built). Proof
- * (a), a signature under 'signing-key' (signatureProof, see reuse-proof.ts), is to come first
- * here when that input is set: `if (options.signingKey) return signatureProof(...)`. Proof (b)
- * is the CI's own record, which needs nothing configured.
+ * The proof reuse asks of a candidate, or why there is none (every image is then built): (a) with
+ * 'signing-key', a signature under that key whose payload carries the fingerprint (the signing
+ * code loads only then); (b) with nothing configured, the CI's own record of what the default
+ * branch built.
  */
-export function proofFor(
-  _options: ReuseOptions,
+export async function proofFor(
+  options: Pick<ReuseOptions, 'signingKey'>,
   ports: Pick<ReusePorts, 'records'>,
-): ReuseProof | { none: string } {
+): Promise<ReuseProof | { none: string }> {
+  if (options.signingKey) {
+    const [{ signatureProof }, { keyVerifier }] = await Promise.all([
+      import('../signing/reuse-proof.js'),
+      import('../signing/signer.js'),
+    ])
+    return signatureProof(keyVerifier(options.signingKey.publicKey, 'signing-key'))
+  }
   if (ports.records) return recordProof(ports.records)
   return {
     none: 'no proof that the default branch built an image can be had here: the GitHub Actions cache, or the cache the GitLab template declares, keeps the records of what it built',
@@ -174,7 +184,7 @@ export async function findUnchanged(
   }
   if (!options.push)
     return builtAll('push is false, and only an image in the registry can be reused')
-  const proof = options.reuse ? proofFor(options, ports) : undefined
+  const proof = options.reuse ? await proofFor(options, ports) : undefined
   // Said once; the fingerprints are still computed, for the labels and records later runs need.
   if (!options.reuse)
     logger.info(

@@ -90,6 +90,7 @@ export async function runBuildImages(
         defaultBranch,
         root,
         login: credentials && { registry: registryName(inputs.registry.host), ...credentials },
+        signingKey: inputs.signingKey,
       },
       ports,
     ),
@@ -124,15 +125,28 @@ export async function runBuildImages(
     { push: inputs.push, branch: gate.branch, defaultBranch },
     ports,
   )
+  const { signingKey } = inputs
+  const signed = signingKey
+    ? await logger.group('Image signatures', async () => {
+        // The signing code is loaded only when there is a key.
+        const { signImages } = await import('../signing/sign-images.js')
+        const login = credentials && {
+          registry: registryName(inputs.registry.host),
+          ...credentials,
+        }
+        return signImages(images, unchanged.build, { signingKey, push: inputs.push, login }, ports)
+      })
+    : undefined
   setOutputs(reporter, images, false, version)
+  const summary = builtSummary(images, {
+    branch: gate.branch,
+    pushed: inputs.push,
+    drawVersion: drawVersion?.value,
+    version,
+    selected: inputs.images,
+  })
   await reporter.summary(
-    builtSummary(images, {
-      branch: gate.branch,
-      pushed: inputs.push,
-      drawVersion: drawVersion?.value,
-      version,
-      selected: inputs.images,
-    }),
+    signed ? { ...summary, rows: [...summary.rows, ['Signatures', signed]] } : summary,
   )
   return images
 }
