@@ -5,7 +5,7 @@
 // GitHub runner runs it, with the Actions cache service emulated on loopback and nothing
 // configured. Each case has a project and an image name of its own.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { createHash } from 'node:crypto'
+import { createHash, generateKeyPairSync } from 'node:crypto'
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -57,7 +57,7 @@ interface Built {
   built: boolean
 }
 
-async function buildFrontend(which: Case): Promise<Built> {
+async function buildFrontend(which: Case, inputs: Record<string, string> = {}): Promise<Built> {
   runs++
   const sha = createHash('sha1').update(`attack ${runs}`).digest('hex')
   // A fresh engine: nothing of the registry's is left in it.
@@ -70,6 +70,7 @@ async function buildFrontend(which: Case): Promise<Built> {
       'registry-username': suite.registry.user,
       'registry-password': suite.registry.password,
       images: 'frontend',
+      ...inputs,
     },
     env: { ...suite.env, ...cache.env, GITHUB_SHA: sha, GITHUB_REPOSITORY: which.repository },
     event: { name: 'push', payload: { repository: { default_branch: 'main' } } },
@@ -77,6 +78,7 @@ async function buildFrontend(which: Case): Promise<Built> {
   const commands = await suite.spy.commands()
   expectNoSecrets({ stdout: result.stdout, stderr: result.stderr, ...result.files }, [
     suite.registry.password,
+    ...(inputs['signing-key'] ? [inputs['signing-key']] : []),
   ])
   expect({ code: result.code, tail: result.code === 0 ? '' : result.stdout.slice(-3000) }).toEqual({
     code: 0,
@@ -181,4 +183,35 @@ describe('build-images: what a first run built is not reused when what BuildKit 
     const html = await readFile(join(which.project, 'dist/web/index.html'), 'utf8')
     expect(await fileInImage(which, second, '/usr/share/nginx/html/index.html')).toBe(html)
   }, 240_000)
+
+  test("5, with 'signing-key': the foreign image carries no signature under the key, so it is built; the image the key signed is reused", async () => {
+    // An unencrypted PEM key, as openssl makes one: the proof is then a signature, not a record.
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    const signing = { 'signing-key': privateKey.export({ type: 'sec1', format: 'pem' }).toString() }
+    const which = await newCase(
+      'foreign-signed',
+      `${FROM()}COPY $SOURCES_PATH /usr/share/nginx/html\n`,
+    )
+    const first = await buildFrontend(which, signing)
+    cache.evictAll()
+    const again = await buildFrontend(which, signing)
+    expect(again.built).toBe(false)
+    expect(again.result.stdout).toContain(
+      "has the same fingerprint, and signed under the key of 'signing-key'",
+    )
+    const image = `${suite.registry.host}/${which.repository}/frontend`
+    const { config } = await suite.registry.manifest(`${which.repository}/frontend`, first.tag)
+    const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
+    const labels = Object.entries(config.Labels ?? {}).flatMap(([n, v]) => ['--label', `${n}=${v}`])
+    await docker(['build', '--quiet', ...labels, '--tag', `${image}:main`, '-'], {
+      input: `FROM ${base}\nRUN mkdir -p /usr/share/nginx/html && echo foreign > /usr/share/nginx/html/index.html\n`,
+      env,
+    })
+    await docker(['push', '--quiet', `${image}:main`], { env })
+    const second = await buildFrontend(which, signing)
+    expect(second.built).toBe(true)
+    expect(second.result.stdout).toMatch(
+      /has the same fingerprint, but no signature \(.*\), so it is not trusted\./,
+    )
+  }, 300_000)
 })
