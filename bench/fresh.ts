@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto'
 import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
+import { generateKeyPairSync } from 'node:crypto'
 import { startActionsCacheServer } from '../test/helpers/actions-cache-server.js'
 import { BASE_IMAGES, makeMissingBaseImages, startRegistry } from '../test/helpers/docker-env.js'
 import type { Registry } from '../test/helpers/docker-registry.js'
@@ -40,6 +41,19 @@ import {
   type FreshCondition,
 } from './labels.js'
 import { measureTree, median, type TreeSample } from './measure.js'
+
+/**
+ * BENCH_FRESH_SIGNING=1: (a) with 'signing-key' too (every image signed, reuse proven by the
+ * signature), for a one-off comparison with the figures of results.json, which are without it.
+ */
+const SIGNING: Record<string, string> =
+  process.env.BENCH_FRESH_SIGNING === '1'
+    ? {
+        'INPUT_SIGNING-KEY': generateKeyPairSync('ec', { namedCurve: 'P-256' })
+          .privateKey.export({ type: 'sec1', format: 'pem' })
+          .toString(),
+      }
+    : {}
 
 export interface FreshFigure {
   candidate: FreshCandidate
@@ -139,7 +153,7 @@ export async function benchFresh(rounds: number, tmp: string): Promise<FreshResu
                           common,
                           registry,
                           { tmp, project, sha, filePrefix: 'fresh-' },
-                          { 'INPUT_REUSE-UNCHANGED': 'true' },
+                          { 'INPUT_REUSE-UNCHANGED': 'true', ...SIGNING },
                         ),
                         ...cache.env,
                         RUNNER_TEMP: tmp,
