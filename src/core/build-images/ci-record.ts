@@ -96,11 +96,21 @@ export async function recordImages(
 ): Promise<void> {
   const { records, logger } = ports
   if (!records || !options.push) return
-  const due = images.flatMap((image): ReuseRecord[] => {
+  const candidates = images.flatMap((image): Array<ReuseRecord & { reused: boolean }> => {
     const fingerprint = outcome.fingerprints.get(image.kind)
     if (!fingerprint || !image.digest || outcome.recorded.has(image.kind)) return []
-    return [{ fingerprint, digest: image.digest, image: image.reference }]
+    return [{ fingerprint, digest: image.digest, image: image.reference, reused: !!image.reused }]
   })
+  // An image reused on another proof (a signature) may be recorded already: a cache entry is
+  // written once, so it is looked up first.
+  const known = await Promise.all(
+    candidates.map((record) =>
+      record.reused ? records.has(record).catch(() => false) : Promise.resolve(false),
+    ),
+  )
+  const due = candidates
+    .filter((_, index) => !known[index])
+    .map(({ fingerprint, digest, image }): ReuseRecord => ({ fingerprint, digest, image }))
   if (due.length === 0) return
   if (options.branch !== options.defaultBranch) {
     logger.info(
