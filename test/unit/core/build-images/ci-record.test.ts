@@ -73,7 +73,7 @@ describe('recordProof', () => {
     kind: 'frontend' as const,
     digest: D,
     fingerprint: F,
-    session: {} as RegistrySession,
+    session: undefined as unknown as RegistrySession,
   }
 
   test('proven only by a record of that fingerprint and digest', async () => {
