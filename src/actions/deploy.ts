@@ -2,6 +2,7 @@ import { deployDefinition, type DeployInputName } from '../core/deploy/definitio
 import type { ParseTools } from '../core/definition.js'
 import { parseDeployInputs, type DeployInputs } from '../core/deploy/inputs.js'
 import { loginSecrets } from '../core/registry/credentials.js'
+import { mirrorSecrets } from '../core/registry/mirrors.js'
 import { runDeploy } from '../core/deploy/run.js'
 import { appUrlSecrets, webhookUrlSecrets } from '../core/deploy/secrets.js'
 import { runAction, type Action } from '../platform/run.js'
@@ -18,6 +19,7 @@ export const deployAction: Action<DeployInputName, DeployInputs> = {
     ...webhookUrlSecrets(raw['webhook-url']),
     ...loginSecrets(raw['registry-username'], raw['registry-password']),
     ...appUrlSecrets(raw['app-url']),
+    ...mirrorSecrets(raw['registry-mirrors']),
   ],
   parse: async (raw) =>
     parseDeployInputs(raw, { parseYaml: await yamlParserFor(raw['deploy-rules']) }),

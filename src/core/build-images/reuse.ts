@@ -2,6 +2,12 @@ import { join } from 'node:path'
 import { credentialSource, type CredentialsFor, type LoginPorts } from '../registry/logins.js'
 import type { RegistryLogin } from '../registry/credentials.js'
 import { readImage, tagManifest, type Manifest, type ReadOutcome } from '../registry/manifests.js'
+import {
+  MIRRORS_EXAMPLE,
+  registryShown,
+  resolvedImage,
+  type RegistryMirrors,
+} from '../registry/mirrors.js'
 import { registryImage } from '../registry/reference.js'
 import { RegistrySession, type SessionPorts } from '../registry/session.js'
 import { unique } from '../shared/collections.js'
@@ -10,6 +16,7 @@ import { startDeadline, type Deadline } from '../shared/deadline.js'
 import { errorMessage } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
 import type { BuiltImage } from './build.js'
+import { builderReading } from './builder-reading.js'
 import { readBuildInputs, type BuildInputs } from './dockerfile.js'
 import {
   BUILT_AS_LABEL,
@@ -19,7 +26,7 @@ import {
   type SourceDigest,
 } from './fingerprint.js'
 import { movingTag, type ImagePlan } from './plan.js'
-import type { DockerClient } from './ports.js'
+import type { ImageBuilder } from './ports.js'
 
 /**
  * Fresh runners start every job with an empty engine: only the registry remembers the last run.
@@ -48,11 +55,13 @@ export interface ReuseOptions {
   root: string
   /** The login given as inputs, for the images' registry. */
   login?: RegistryLogin
+  /** `registry-mirrors`: base images are looked up where the build pulls them. */
+  mirrors: RegistryMirrors
 }
 
 export interface ReusePorts extends SessionPorts, LoginPorts {
   logger: Logger
-  docker: Pick<DockerClient, 'versions'>
+  builder: Pick<ImageBuilder, 'name' | 'versions'>
   redact: (text: string) => string
 }
 
@@ -138,18 +147,20 @@ export async function findUnchanged(
   if (!options.push)
     return builtAll('push is false, and only an image in the registry can be reused')
   if (!options.reuse) return builtAll("'reuse-unchanged' is false")
-  const platform = options.platform ?? (await ports.docker.versions()).platform
+  const versions = await ports.builder.versions()
+  const platform = options.platform ?? versions.platform
   if (!platform)
     return builtAll(
-      "the Docker engine did not say its platform, which is part of what goes into an image (set 'platform')",
+      "the builder did not say its platform, which is part of what goes into an image (set 'platform')",
     )
   const prepared = await Promise.all(plans.map((plan) => prepare(plan, ports)))
-  const targets = unique(
-    prepared.flatMap((image) => [image.plan.reference, ...(image.inputs?.images ?? [])]),
-  ).flatMap((reference) => {
-    const target = registryImage(reference)
-    return 'problem' in target ? [] : [target]
-  })
+  // The bases where they are read: at their mirror when one serves them.
+  const targets = [
+    ...unique(prepared.map((image) => image.plan.reference)).map((ref) => registryImage(ref)),
+    ...unique(prepared.flatMap((image) => image.inputs?.images ?? [])).map((base) =>
+      resolvedImage(base, options.mirrors),
+    ),
+  ].flatMap((target) => ('problem' in target ? [] : [target]))
   const credentialsFor = await credentialSource(targets, options.login, ports)
   const deadline = startDeadline(
     ports.clock,
@@ -159,6 +170,7 @@ export async function findUnchanged(
   const context: Context = {
     options,
     platform,
+    builder: { name: ports.builder.name, version: versions.client },
     ports,
     credentialsFor,
     deadline,
@@ -200,6 +212,8 @@ function buildArgsOf(plan: ImagePlan): Array<[string, string]> {
 interface Context {
   options: ReuseOptions
   platform: string
+  /** The builder, whose reading of a Dockerfile may differ from BuildKit's (builder-reading.ts). */
+  builder: { name: ImageBuilder['name']; version?: string }
   ports: ReusePorts
   credentialsFor: CredentialsFor
   deadline: Deadline
@@ -245,7 +259,7 @@ async function judge(
   )
   const tags = unique([movingTag(context.options.branch), movingTag(context.options.defaultBranch)])
   const earlier = Promise.all(tags.map((tag) => readImage(session, tag)))
-  const hashed = await hashSources(plan, image.dockerfile.hash, inputs, context)
+  const hashed = await hashSources(plan, image.dockerfile, inputs, context)
   const found = await earlier
   if ('problem' in hashed) return built(hashed.problem)
   const fingerprint = fingerprintOf({
@@ -318,7 +332,7 @@ async function resolveAll(
 }
 
 async function resolve(reference: string, context: Context): Promise<Resolved> {
-  const target = registryImage(reference)
+  const target = resolvedImage(reference, context.options.mirrors)
   if ('problem' in target) return { problem: `is not a registry image (${target.problem})` }
   const session = new RegistrySession(
     target,
@@ -329,12 +343,26 @@ async function resolve(reference: string, context: Context): Promise<Resolved> {
     1,
   )
   const outcome = await readImage(session, target.lookup, { platform: context.platform })
-  if (outcome.kind !== 'read')
-    return { problem: `could not be resolved in its registry (${outcome.detail})` }
+  if (outcome.kind !== 'read') {
+    const where = target.mirrorOf ? `in ${registryShown(target)}` : 'in its registry'
+    const advice =
+      outcome.kind === 'missing' || outcome.kind === 'unusable' ? '' : reuseAdvice(target)
+    return { problem: `could not be resolved ${where} (${outcome.detail})${advice}` }
+  }
   const { manifest, imageDigest, onBuild } = outcome.image
   if (target.pinned && manifest.digest !== target.pinned)
     return { problem: `is pinned to ${target.pinned}, but its registry holds ${manifest.digest}` }
   return { digest: imageDigest, onBuild }
+}
+
+/**
+ * How to get reuse back when a base's registry cannot be asked: the runner may not reach it (an
+ * on-premise runner and Docker Hub), which `registry-mirrors` answers.
+ */
+function reuseAdvice(target: { registry: string; mirrorOf?: string }): string {
+  if (target.mirrorOf)
+    return `; check that the mirror holds it, or correct the line of '${target.mirrorOf}' in 'registry-mirrors'`
+  return `; if the runner cannot reach '${target.registry}', give a registry it can reach that serves its images in 'registry-mirrors' (such as ${MIRRORS_EXAMPLE}) to have unchanged images reused`
 }
 
 interface Hashed {
@@ -342,12 +370,18 @@ interface Hashed {
   summary: string
 }
 
+/** SHA-256 of the file at `path`; undefined when no file is there. */
+async function hashIfFile(path: string, files: ReusePorts['files']): Promise<string | undefined> {
+  return (await files.stat(path))?.kind === 'file' ? files.hashFile(path) : undefined
+}
+
 async function hashSources(
   plan: ImagePlan,
-  dockerfile: string,
+  dockerfile: { hash: string; text: string },
   inputs: BuildInputs,
   context: Context,
 ): Promise<Hashed | { problem: string }> {
+  const { text } = dockerfile
   const { root } = context.options
   const { files } = context.ports
   const digests = await Promise.all(
@@ -373,23 +407,30 @@ async function hashSources(
   }
   const ignoreFiles = await Promise.all(
     [join(root, '.dockerignore'), `${plan.command.dockerfile}.dockerignore`].map(
-      async (path): Promise<[string, string | null]> => {
-        const found = await files.stat(path)
-        return [
-          path.slice(root.length + 1),
-          found?.kind === 'file' ? await files.hashFile(path) : null,
-        ]
-      },
+      async (path): Promise<[string, string | null]> => [
+        path.slice(root.length + 1),
+        (await hashIfFile(path, files)) ?? null,
+      ],
     ),
   )
+  const reading =
+    context.builder.name === 'docker'
+      ? undefined
+      : builderReading(context.builder, {
+          dockerfile: text,
+          images: inputs.images,
+          containerignore: await hashIfFile(join(root, '.containerignore'), files),
+          ownIgnoreFile: ignoreFiles[1]?.[1] !== null,
+        })
   return {
     parts: {
-      dockerfile,
+      dockerfile: dockerfile.hash,
       ignoreFiles,
       sources,
       buildArgs: buildArgsOf(plan),
       labels: plan.command.labels,
       platform: plan.command.platform ?? context.platform,
+      ...(reading === undefined ? {} : { builder: reading }),
     },
     summary: `${count.toLocaleString('en-US')} file${count === 1 ? '' : 's'} in ${inputs.sources.join(', ') || 'no context path'}; ${inputs.images.length} image(s) built from: ${inputs.images.join(', ') || 'none'}`,
   }

@@ -2,9 +2,13 @@ import type { CiContext } from '../shared/context.js'
 import { ActionError } from '../shared/errors.js'
 import type { CommonPorts, Reporter } from '../shared/ports.js'
 import type { HttpClient } from '../shared/http.js'
+import { mirroredReference, type RegistryMirrors } from '../registry/mirrors.js'
 import { registryName } from '../registry/reference.js'
 import { buildAndPush, type BuiltImage } from './build.js'
-import { DockerCommandError, type DockerClient } from './ports.js'
+import { chooseBuilder, type BuilderCandidates } from './builder-choice.js'
+import { readBuildInputs } from './dockerfile.js'
+import type { ImageKind } from './image-kinds.js'
+import { BuilderCommandError, type BuilderName, type ImageBuilder } from './ports.js'
 import {
   drawVersionMessage,
   resolveAppVersion,
@@ -31,10 +35,33 @@ export interface BuildImagesPorts extends Pick<
   CommonPorts,
   'logger' | 'reporter' | 'redact' | 'files' | 'clock' | 'registerSecret'
 > {
-  docker: DockerClient
+  builders: BuilderPorts
   /** The registry API, for the images that did not change. */
   http: HttpClient
-  /** The job's Docker config, whose logins the registry requests may use. */
+}
+
+/** The builders of the runner: asked which answers, then the one chosen opened for the run. */
+export interface BuilderPorts {
+  candidates: BuilderCandidates
+  open(
+    name: BuilderName,
+    options: { login: boolean; mirrors: RegistryMirrors },
+  ): Promise<OpenBuilder>
+}
+
+export interface OpenBuilder {
+  builder: ImageBuilder
+  /**
+   * The runner's own registry logins (a Docker config, or the auth file Buildah reads), which
+   * the look-ups of the registry API may use; never the step's own.
+   */
+  authFile: string
+  /** Removes what the builder was given for this step: its config folder, its login. */
+  dispose(): Promise<void>
+}
+
+type RunPorts = Omit<BuildImagesPorts, 'builders'> & {
+  builder: ImageBuilder
   dockerConfigPath: string
 }
 
@@ -63,18 +90,67 @@ export async function runBuildImages(
     return []
   }
 
-  const { plans, drawVersion, version } = await logger.group('Plan', () =>
-    plan(inputs, context, ports, gate.branch),
-  )
+  const planned = await logger.group('Plan', () => plan(inputs, context, ports, gate.branch))
+  const chosen = await logger.group('Builder', async () => {
+    const choice = await chooseBuilder(inputs.builder, ports.builders.candidates, ports)
+    logger.info(`Building with ${choice.name === 'docker' ? 'Docker' : 'Buildah'}: ${choice.why}.`)
+    return choice
+  })
+  const { registryMirrors: mirrors } = inputs
+  const opened = await ports.builders.open(chosen.name, {
+    login: inputs.credentials !== undefined,
+    mirrors,
+  })
+  try {
+    const images = await buildWith(inputs, context, planned, gate.branch, {
+      ...ports,
+      builder: opened.builder,
+      dockerConfigPath: opened.authFile,
+    })
+    setOutputs(reporter, images, false, planned.version)
+    await reporter.summary(
+      builtSummary(images, {
+        branch: gate.branch,
+        pushed: inputs.push,
+        drawVersion: planned.drawVersion?.value,
+        version: planned.version,
+        selected: inputs.images,
+      }),
+    )
+    return images
+  } finally {
+    await opened.dispose()
+  }
+}
+
+/** Pre-flight, the images that did not change, login, then build and push what is left. */
+async function buildWith(
+  inputs: BuildImagesInputs,
+  context: CiContext,
+  planned: { plans: ImagePlan[] },
+  branch: string,
+  ports: RunPorts,
+): Promise<BuiltImage[]> {
+  const { logger } = ports
+  const { registryMirrors: mirrors, credentials } = inputs
   const root = inputs.workingDirectory
-  const bases = await logger.group('Pre-flight checks', () =>
+  const host = inputs.registry.host
+  // A mirror on the push registry's host is read with its login: the builder needs it first.
+  let loggedIn = false
+  const logIn = async (): Promise<void> => {
+    if (!credentials || loggedIn) return
+    await logger.group(`Registry login: ${host}`, () => login(host, credentials, ports))
+    loggedIn = true
+  }
+  if (mirrors.some((mirror) => registryName(mirror.host) === registryName(host))) await logIn()
+  const checked = await logger.group('Pre-flight checks', () =>
     preflight(
-      plans,
-      { root, allowUndeclaredSourcesPath: inputs.allowUndeclaredSourcesPath },
+      planned.plans,
+      { root, allowUndeclaredSourcesPath: inputs.allowUndeclaredSourcesPath, mirrors },
       ports,
     ),
   )
-  const { credentials } = inputs
+  const plans = withBases(planned.plans, checked.dockerfiles, mirrors)
   const unchanged = await logger.group('Unchanged images', () =>
     reuseUnchanged(
       plans,
@@ -82,19 +158,16 @@ export async function runBuildImages(
         reuse: inputs.reuseUnchanged,
         push: inputs.push,
         platform: inputs.platform,
-        branch: gate.branch,
+        branch,
         defaultBranch: context.defaultBranch ?? FALLBACK_DEFAULT_BRANCH,
         root,
-        login: credentials && { registry: registryName(inputs.registry.host), ...credentials },
+        login: credentials && { registry: registryName(host), ...credentials },
+        mirrors,
       },
       ports,
     ),
   )
-  if (credentials && unchanged.build.length > 0) {
-    await logger.group(`Registry login: ${inputs.registry.host}`, () =>
-      login(inputs.registry.host, credentials, ports),
-    )
-  }
+  if (unchanged.build.length > 0) await logIn()
   const built =
     unchanged.build.length === 0
       ? []
@@ -105,26 +178,42 @@ export async function runBuildImages(
               push: inputs.push,
               loggedIn: credentials !== undefined,
               // Before each push, what COPY added against the sources: see sources-path.ts.
-              check: (plan) => checkCopiedSize(plan, bases.get(plan.kind), root, ports),
+              check: (plan) => checkCopiedSize(plan, checked.bases.get(plan.kind), root, ports),
             },
             ports,
           ),
         )
   // In the plans' order, reused or built.
-  const images = plans.flatMap(
+  return plans.flatMap(
     (plan) => [...unchanged.reused, ...built].find((image) => image.kind === plan.kind) ?? [],
   )
-  setOutputs(reporter, images, false, version)
-  await reporter.summary(
-    builtSummary(images, {
-      branch: gate.branch,
-      pushed: inputs.push,
-      drawVersion: drawVersion?.value,
-      version,
-      selected: inputs.images,
-    }),
-  )
-  return images
+}
+
+/**
+ * Each plan with the images its Dockerfile builds FROM or copies from, and where a mirror
+ * serves them: Docker takes those as named contexts, Buildah from its registries configuration.
+ * The `# syntax=` frontend is none of them: BuildKit pulls it as it is named.
+ */
+function withBases(
+  plans: readonly ImagePlan[],
+  dockerfiles: ReadonlyMap<ImageKind, string>,
+  mirrors: RegistryMirrors,
+): ImagePlan[] {
+  return plans.map((plan) => {
+    const text = dockerfiles.get(plan.kind) ?? ''
+    const args: Array<[string, string]> = [
+      ['SOURCES_PATH', plan.command.sourcesPath],
+      ...plan.command.buildArgs.map(([name, value]): [string, string] => [name, value]),
+    ]
+    const syntax = /^#\s*syntax\s*=\s*(\S+)/im.exec(text)?.[1]
+    const bases = readBuildInputs(text, args)
+      .images.filter((image) => image !== syntax)
+      .map((reference) => {
+        const mirrored = mirroredReference(reference, mirrors)
+        return mirrored ? { reference, mirrored } : { reference }
+      })
+    return { ...plan, command: { ...plan.command, bases } }
+  })
 }
 
 async function plan(
@@ -194,12 +283,12 @@ async function plan(
 async function login(
   host: string,
   credentials: { username: string; password: string },
-  ports: BuildImagesPorts,
+  ports: RunPorts,
 ): Promise<void> {
   try {
-    await ports.docker.login(host, credentials.username, credentials.password)
+    await ports.builder.login(host, credentials.username, credentials.password)
   } catch (error) {
-    if (!(error instanceof DockerCommandError)) throw error
+    if (!(error instanceof BuilderCommandError)) throw error
     const said = error.tail
       .filter((line) => !/^WARNING!/.test(line))
       .slice(-5)

@@ -2,7 +2,7 @@ import { checkImage, type CheckOutcome, type CheckPorts } from '../registry/mani
 import type { ImageConfigRead } from '../registry/manifest-check.js'
 import type { RegistryLogin } from '../registry/credentials.js'
 import { credentialSource, type LoginPorts } from '../registry/logins.js'
-import { registryImage } from '../registry/reference.js'
+import { registryShown, resolvedImage, type RegistryMirrors } from '../registry/mirrors.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { ActionError } from '../shared/errors.js'
 import type { Deadline } from '../shared/deadline.js'
@@ -27,6 +27,8 @@ export interface VerifyInputs extends Pick<
   verifyImages: VerifyMode
   /** The registry of the inputs' login is inferred from the image inputs only (see checkAll). */
   registryLogin?: RegistryLogin
+  /** `registry-mirrors`: an image of a registry one serves is checked there. */
+  registryMirrors: RegistryMirrors
   /** The step's 'timeout-seconds', already running. */
   deadline: Deadline
   /** Read the frontend image's labels too (its config blob), with the same login and time. */
@@ -53,6 +55,8 @@ type Verdict = CheckOutcome | { kind: 'invalid'; detail: string }
 
 interface Checked extends DeployedImage {
   registry?: string
+  /** The registry whose images `registry` serves, when it is a mirror. */
+  mirrorOf?: string
   verdict: Verdict
 }
 
@@ -143,7 +147,10 @@ async function checkAll(
   inputs: VerifyInputs,
   ports: VerifyPorts,
 ): Promise<Checked[]> {
-  const located = images.map((image) => ({ ...image, target: registryImage(image.reference) }))
+  const located = images.map((image) => ({
+    ...image,
+    target: resolvedImage(image.reference, inputs.registryMirrors),
+  }))
   const targets = located.flatMap(({ target }) => ('problem' in target ? [] : [target]))
   // The registry of the inputs' login is never taken from 'payload-file', a repository file
   // that anyone who may push can point at a registry of their own.
@@ -159,7 +166,8 @@ async function checkAll(
     const verdict = await checkImage(target, credentialsFor(target), deadline, ports, {
       readConfig,
     })
-    return { role, reference, registry: target.registry, verdict }
+    const mirrorOf = target.mirrorOf ? { mirrorOf: target.mirrorOf } : {}
+    return { role, reference, registry: target.registry, ...mirrorOf, verdict }
   })
   for (const image of checked) ports.logger.info(logLine(image))
   return checked
@@ -179,8 +187,8 @@ function checkDeadline(step: Deadline): Deadline {
   )
 }
 
-function logLine({ role, reference, verdict }: Checked): string {
-  const what = `${role} ${reference}`
+function logLine({ role, reference, registry, mirrorOf, verdict }: Checked): string {
+  const what = `${role} ${reference}${mirrorOf ? ` (asked at its mirror '${registry ?? ''}')` : ''}`
   switch (verdict.kind) {
     case 'found':
       return `${what}: found, ${verdict.digest ?? 'the registry gave no digest'}`
@@ -195,19 +203,20 @@ function logLine({ role, reference, verdict }: Checked): string {
   }
 }
 
-function problemOf({ role, reference, registry, verdict }: Checked): string {
+function problemOf({ role, reference, registry, mirrorOf, verdict }: Checked): string {
   const image = `The ${role} image '${reference}'`
+  const where = `registry ${registryShown({ registry: registry ?? '', mirrorOf })}`
   switch (verdict.kind) {
     case 'missing':
-      return `${image} does not exist in registry '${registry ?? ''}' (${verdict.detail}): check its tag or digest, and that it was pushed`
+      return `${image} does not exist in ${where} (${verdict.detail}): check its tag or digest, and that it was pushed`
     case 'mismatch':
-      return `${image} pins ${verdict.pinned}, but registry '${registry ?? ''}' answers ${verdict.digest} for '${verdict.asked}': deploy the digest the registry holds, or fix the reference`
+      return `${image} pins ${verdict.pinned}, but ${where} answers ${verdict.digest} for '${verdict.asked}': deploy the digest the registry holds, or fix the reference`
     case 'invalid':
       return `${image} cannot be checked: ${verdict.detail}`
     case 'found':
       return `${image} was found`
     default:
-      return `${image} could not be checked in registry '${registry ?? ''}': ${verdict.detail}`
+      return `${image} could not be checked in ${where}: ${verdict.detail}`
   }
 }
 

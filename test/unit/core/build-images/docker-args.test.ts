@@ -9,7 +9,6 @@ import {
   imageSizeArgv,
   loadsIntoEngine,
   loginArgv,
-  majorVersion,
   parseBuilderInspect,
   parseBuildMetadata,
   parseImageSize,
@@ -17,12 +16,15 @@ import {
   parseVersions,
   pushArgv,
   saysBuildxMissing,
-  secretEnvironment,
   versionArgv,
-  type BuildCommand,
-  type Builder,
+  type DockerBuilder,
   type BuildMode,
 } from '../../../../src/core/build-images/docker-args.js'
+import {
+  majorVersion,
+  secretEnvironment,
+  type BuildCommand,
+} from '../../../../src/core/build-images/build-command.js'
 
 const base: BuildCommand = {
   dockerfile: '/p/docker/frontend.Dockerfile',
@@ -34,9 +36,9 @@ const base: BuildCommand = {
   cacheFrom: [],
 }
 
-const LEGACY: Builder = { kind: 'legacy', reason: 'disabled' }
-const DOCKER_DRIVER: Builder = { kind: 'buildkit', name: 'default', driver: 'docker' }
-const CONTAINER_DRIVER: Builder = {
+const LEGACY: DockerBuilder = { kind: 'legacy', reason: 'disabled' }
+const DOCKER_DRIVER: DockerBuilder = { kind: 'buildkit', name: 'default', driver: 'docker' }
+const CONTAINER_DRIVER: DockerBuilder = {
   kind: 'buildkit',
   name: 'builder-3f1c',
   driver: 'docker-container',
@@ -247,7 +249,7 @@ describe('docker command lines, BuildKit', () => {
     expect(buildArgv(base, { builder: DOCKER_DRIVER, push: true })).not.toContain('--pull')
   })
 
-  test.each<[string, Builder, boolean, 'push' | 'load' | undefined, boolean]>([
+  test.each<[string, DockerBuilder, boolean, 'push' | 'load' | undefined, boolean]>([
     ['legacy', LEGACY, true, undefined, true],
     ['docker driver', DOCKER_DRIVER, true, undefined, true],
     ['docker driver, no push', DOCKER_DRIVER, false, undefined, true],

@@ -8,7 +8,12 @@ import { parseBuildImagesInputs } from '../../../../src/core/build-images/inputs
 import { runBuildImages } from '../../../../src/core/build-images/run.js'
 import { withDefaults } from '../../../../src/core/definition.js'
 import type { CiContext } from '../../../../src/core/shared/context.js'
-import { fakeDocker, recordingTools, type FakeDocker } from '../../../helpers/docker-fake.js'
+import {
+  fakeBuilders,
+  fakeDocker,
+  recordingTools,
+  type FakeDocker,
+} from '../../../helpers/docker-fake.js'
 import {
   failure,
   fakeNetwork,
@@ -96,11 +101,10 @@ async function run(
       ...recorded,
       redact: (text) => text,
       registerSecret: () => undefined,
-      docker,
+      builders: fakeBuilders(docker),
       files: memoryFiles(options.files ?? PROJECT),
       clock: frozenClock('2026-11-22T10:00:00Z'),
       http: network.http,
-      dockerConfigPath: '/home/runner/.docker/config.json',
     })
     return ran()
   } catch (error) {
@@ -318,7 +322,7 @@ describe('reuse of unchanged images', () => {
     [
       'a base in a registry that does not answer',
       'FROM elsewhere.example/base:1\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n',
-      "frontend: built, not looked up: the image 'elsewhere.example/base:1' it builds from could not be resolved in its registry (the host name could not be resolved (ENOTFOUND)).",
+      "frontend: built, not looked up: the image 'elsewhere.example/base:1' it builds from could not be resolved in its registry (the host name could not be resolved (ENOTFOUND)); if the runner cannot reach 'elsewhere.example', give a registry it can reach that serves its images in 'registry-mirrors' (such as 'docker.io=registry.internal/dockerhub') to have unchanged images reused.",
     ],
     [
       'a COPY of an ENV value',
@@ -346,7 +350,7 @@ describe('reuse of unchanged images', () => {
     expect(ran.error).toBeUndefined()
     expect(built(ran)).toEqual(['frontend', 'backend', 'codeasdata'])
     expect(ran.lines).toContain(
-      "backend: built, not looked up: the image 'r.io/backend-base:stable' it builds from could not be resolved in its registry (the server refused the connection (ECONNREFUSED)).",
+      "backend: built, not looked up: the image 'r.io/backend-base:stable' it builds from could not be resolved in its registry (the server refused the connection (ECONNREFUSED)); if the runner cannot reach 'r.io', give a registry it can reach that serves its images in 'registry-mirrors' (such as 'docker.io=registry.internal/dockerhub') to have unchanged images reused.",
     )
   })
 

@@ -9,7 +9,12 @@ import { parseBuildImagesInputs } from '../../../../src/core/build-images/inputs
 import { CODEASDATA_WARNING } from '../../../../src/core/build-images/report.js'
 import { runBuildImages } from '../../../../src/core/build-images/run.js'
 import { withDefaults } from '../../../../src/core/definition.js'
-import { fakeDocker, recordingTools, type FakeDockerScript } from '../../../helpers/docker-fake.js'
+import {
+  fakeBuilders,
+  fakeDocker,
+  recordingTools,
+  type FakeDockerScript,
+} from '../../../helpers/docker-fake.js'
 import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
 import { failure, fakeNetwork, type RegistryScript } from '../../../helpers/fake-registry.js'
 import type { HttpRequest } from '../../../../src/core/shared/http.js'
@@ -71,11 +76,10 @@ async function runWith(
       ...recorded,
       redact: (text) => text,
       registerSecret: () => undefined,
-      docker,
+      builders: fakeBuilders(docker),
       files: memoryFiles(options.files ?? PROJECT),
       clock: frozenClock('2026-11-22T10:00:00Z'),
       http: network.http,
-      dockerConfigPath: '/home/runner/.docker/config.json',
     })
     return ran
   } catch (error) {
@@ -92,6 +96,7 @@ describe('build-images run', () => {
     expect(lines.filter((line) => line.startsWith('group: '))).toEqual([
       'group: Branch check',
       'group: Plan',
+      'group: Builder',
       'group: Pre-flight checks',
       'group: Unchanged images',
       'group: Registry login: r.io',
@@ -230,7 +235,7 @@ describe('build-images run', () => {
   })
 
   test('a daemon that does not answer fails the pre-flight', async () => {
-    const { error } = await runWith({ docker: { server: '' } })
+    const { error } = await runWith({ docker: { server: '' }, given: { builder: 'docker' } })
     expect((error as Error).message).toContain('The Docker daemon does not answer')
   })
 

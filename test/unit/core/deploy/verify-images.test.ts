@@ -76,6 +76,7 @@ async function verify(
       payload,
       {
         verifyImages: 'auto',
+        registryMirrors: [],
         deadline: startDeadline(network.clock, 60),
         ...imageInputsOf(payload),
         ...inputs,
