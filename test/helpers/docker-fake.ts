@@ -49,20 +49,33 @@ const kindOf = (command: BuildCommand): string =>
 export function fakeDocker(script: FakeDockerScript = {}): FakeDocker {
   let running = 0
   const setup = (): BuilderSetup | string[] =>
-    script.builder ?? { kind: 'buildkit', name: 'default', driver: 'docker' }
+    script.builder ??
+    (script.name === 'buildah'
+      ? {
+          kind: 'buildah',
+          version: script.client ?? '1.28.2',
+          storageDriver: { value: 'vfs' },
+          isolation: { value: 'chroot' },
+        }
+      : { kind: 'buildkit', name: 'default', driver: 'docker' })
   const fake: FakeDocker = {
     name: script.name ?? 'docker',
     calls: [],
     maxConcurrentBuilds: 0,
     builds: [],
     passwords: [],
+    // Buildah has no daemon: its version is all it says, with the platform it builds for.
     versions: () =>
-      Promise.resolve({
-        client: script.client ?? '28.2.2',
-        server: script.server,
-        platform: script.server ? (script.platform ?? 'linux/amd64') : undefined,
-        problem: script.server ? undefined : 'Cannot connect to the Docker daemon',
-      }),
+      Promise.resolve(
+        script.name === 'buildah'
+          ? { client: script.client ?? '1.28.2', platform: script.platform ?? 'linux/amd64' }
+          : {
+              client: script.client ?? '28.2.2',
+              server: script.server,
+              platform: script.server ? (script.platform ?? 'linux/amd64') : undefined,
+              problem: script.server ? undefined : 'Cannot connect to the Docker daemon',
+            },
+      ),
     setup: () => {
       fake.calls.push('builder')
       const builder = setup()

@@ -9,6 +9,7 @@ import {
   imageSizeArgv,
   loadsIntoEngine,
   loginArgv,
+  namedContextKey,
   parseBuilderInspect,
   parseBuildMetadata,
   parseImageSize,
@@ -258,6 +259,49 @@ describe('docker command lines, BuildKit', () => {
   ])('output of %s', (_name, builder, push, output, inEngine) => {
     expect(buildOutput({ builder, push })).toBe(output)
     expect(loadsIntoEngine(builder)).toBe(inEngine)
+  })
+})
+
+describe('bases a mirror serves: a named context each', () => {
+  test('BuildKit takes the mirror’s image for the name the Dockerfile uses', () => {
+    const argv = buildArgv(
+      {
+        ...base,
+        bases: [
+          {
+            reference: 'olympeio/frontend-base:latest',
+            mirrored: 'm.example/hub/olympeio/frontend-base:latest',
+          },
+          { reference: 'node:20', mirrored: 'm.example/hub/library/node:20' },
+          { reference: 'ghcr.io/acme/base:1' },
+        ],
+      },
+      { builder: DOCKER_DRIVER, push: true },
+    )
+    const contexts = argv.flatMap((word, index) =>
+      argv[index - 1] === '--build-context' ? [word] : [],
+    )
+    expect(contexts).toEqual([
+      'olympeio/frontend-base=docker-image://m.example/hub/olympeio/frontend-base:latest',
+      'node:20=docker-image://m.example/hub/library/node:20',
+    ])
+  })
+
+  test('the legacy builder knows no named context', () => {
+    const mirrored = { ...base, bases: [{ reference: 'node:20', mirrored: 'm.example/node:20' }] }
+    expect(buildArgv(mirrored, { builder: LEGACY, push: true })).not.toContain('--build-context')
+  })
+
+  test.each([
+    ['olympeio/frontend-base:latest', 'olympeio/frontend-base'],
+    ['olympeio/backend-base:24-latest', 'olympeio/backend-base:24-latest'],
+    ['node', 'node'],
+    ['docker.io/library/node:20', 'node:20'],
+    ['index.docker.io/acme/x:1', 'acme/x:1'],
+    ['ghcr.io/acme/base:latest', 'ghcr.io/acme/base'],
+    [`node:20@sha256:${'a'.repeat(64)}`, `node:20@sha256:${'a'.repeat(64)}`],
+  ])('%s is looked up as %s', (reference, key) => {
+    expect(namedContextKey(reference)).toBe(key)
   })
 })
 

@@ -70,8 +70,15 @@ describe('fingerprintOf', () => {
     ],
     ['the version label', { labels: [['org.opencontainers.image.version', '1.5.0']] }],
     ['the platform', { platform: 'linux/arm64' }],
+    ['a builder that reads the Dockerfile otherwise', { builder: 'buildah 1.28: here-documents' }],
   ])('%s counts', (_name, change) => {
     expect(fingerprintOf({ ...PARTS, ...change })).not.toBe(BASE)
+  })
+
+  test('a builder that reads the Dockerfile as BuildKit does leaves the fingerprint as it was', () => {
+    expect(fingerprintOf({ ...PARTS, builder: undefined })).toBe(BASE)
+    // What these parts gave before the builder was part of it: images built then still match.
+    expect(BASE).toBe('sha256:3bea6d3ef9389fd8d10c8c86a79b554cb9dc589830b86060976b5d77a3f33b72')
   })
 })
 
