@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { request as httpsRequest } from 'node:https'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
 import { startOwning } from './cleanup.js'
 import { chunksToText, errorMessage, freePort, run } from './run-process.js'
 
@@ -47,6 +48,9 @@ export interface ImageManifest {
   config: ImageConfig
   /** Top-level keys of the configuration blob (`moby.buildkit.cache.v0` holds inline cache). */
   configKeys: string[]
+  /** The steps of its history, as the configuration blob tells them. */
+  history: Array<{ created_by?: string; empty_layer?: boolean }>
+  layers: Array<{ digest: string; mediaType: string; size: number }>
 }
 
 export interface Registry {
@@ -61,6 +65,8 @@ export interface Registry {
   catalog(): Promise<string[]>
   tags(name: string): Promise<string[]>
   manifest(name: string, tag: string): Promise<ImageManifest>
+  /** Each layer of the image, unpacked (a tar), as whoever pulls it gets it. */
+  layerFiles(name: string, tag: string): Promise<Buffer[]>
   /** What the registry printed so far, for assertion messages. */
   logs(): string
 }
@@ -102,6 +108,17 @@ export function startRegistry(options: RegistryOptions): Promise<Registry> {
         return stringList(await jsonOf(response, `tags of ${name}`), 'tags')
       },
       manifest: (name, tag) => readManifest(get, name, tag),
+      layerFiles: async (name, tag) => {
+        const { layers } = await readManifest(get, name, tag)
+        const files: Buffer[] = []
+        for (const layer of layers) {
+          const response = await get(`/v2/${name}/blobs/${layer.digest}`)
+          if (!response.ok) throw new Error(`Layer ${layer.digest} answered ${response.status}`)
+          const bytes = Buffer.from(await response.arrayBuffer())
+          files.push(layer.mediaType.includes('gzip') ? gunzipSync(bytes) : bytes)
+        }
+        return files
+      },
     }
   })
 }
@@ -239,12 +256,16 @@ async function readManifest(get: Get, name: string, tag: string): Promise<ImageM
   }
   // Docker writes `"Labels": null` for an image without labels.
   if (config.Labels === null) delete config.Labels
+  const history = field(blob, 'history')
+  const layers = field(manifest, 'layers')
   return {
     digest: response.headers.get('docker-content-digest') ?? '',
     mediaType: stringField(manifest, 'mediaType') ?? response.headers.get('content-type') ?? '',
     configDigest,
     config: config as ImageConfig,
     configKeys: typeof blob === 'object' && blob !== null ? Object.keys(blob) : [],
+    history: Array.isArray(history) ? (history as ImageManifest['history']) : [],
+    layers: Array.isArray(layers) ? (layers as ImageManifest['layers']) : [],
   }
 }
 
