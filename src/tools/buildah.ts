@@ -210,9 +210,16 @@ export async function buildahSession(
   await write()
   const sessionEnv: Record<string, string> = { CONTAINERS_REGISTRIES_CONF: conf }
   if (options.login) {
+    // There from the start: buildah refuses an auth file it is pointed at that does not exist.
     const auth = join(folder.dir, 'auth.json')
     const own = runnerAuthFile(env)
-    if (own) await copyFile(own, auth).catch(() => undefined)
+    const copied = own
+      ? await copyFile(own, auth).then(
+          () => true,
+          () => false,
+        )
+      : false
+    if (!copied) await writeFile(auth, '{"auths":{}}\n', { mode: 0o600 })
     sessionEnv.REGISTRY_AUTH_FILE = auth
   }
   return {

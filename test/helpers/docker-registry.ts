@@ -16,6 +16,11 @@ export interface RegistryOptions {
   user: string
   password: string
   /**
+   * No auth at all: anyone may pull and push, as an instance's open mirror of Docker Hub. `user`
+   * and `password` are then sent and ignored.
+   */
+  anonymous?: boolean
+  /**
    * Bearer auth (`auth: token`) through this token service instead of htpasswd: the registry
    * trusts the tokens it signs. `user` and `password` are then the token service's login, and
    * the catalog, tags and manifest helpers below (which log in with Basic) do not work.
@@ -89,7 +94,7 @@ export function startRegistry(options: RegistryOptions): Promise<Registry> {
     child.stderr.on('data', (chunk: Buffer) => output.push(chunk))
     const logs = (): string => chunksToText(output)
     const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`
-    await waitUntilAuthRequired(url, child, logs, options.tls?.caFile)
+    await waitUntilReady(url, child, logs, options.anonymous ? 200 : 401, options.tls?.caFile)
     const get = (path: string, accept?: string): Promise<Response> =>
       authorizedGet(url + path, options, accept)
     return {
@@ -143,8 +148,9 @@ async function writeRegistryConfig(
     'http:',
     `  addr: ${auth.tls ? '0.0.0.0' : '127.0.0.1'}:${port}`,
     ...(auth.tls ? await tlsSection(dir, auth.tls) : []),
-    'auth:',
-    ...(auth.token ? tokenAuth(auth.token) : await htpasswdAuth(dir, auth)),
+    ...(auth.anonymous
+      ? []
+      : ['auth:', ...(auth.token ? tokenAuth(auth.token) : await htpasswdAuth(dir, auth))]),
   ]
   const configPath = join(dir, 'config.yml')
   await writeFile(configPath, config.join('\n') + '\n')
@@ -180,10 +186,12 @@ function tokenAuth(token: NonNullable<RegistryOptions['token']>): string[] {
   ]
 }
 
-async function waitUntilAuthRequired(
+/** Until GET /v2/ answers `expected`: 401 when a login is wanted, 200 when not. */
+async function waitUntilReady(
   url: string,
   child: ChildProcess,
   logs: () => string,
+  expected: number,
   caFile?: string,
 ): Promise<void> {
   const deadline = Date.now() + STARTUP_TIMEOUT_MS
@@ -203,8 +211,8 @@ async function waitUntilAuthRequired(
       const status = caFile
         ? await httpsStatus(`${url}/v2/`, caFile)
         : (await fetch(`${url}/v2/`)).status
-      if (status === 401) return
-      lastProblem = `GET /v2/ answered ${status}, expected 401`
+      if (status === expected) return
+      lastProblem = `GET /v2/ answered ${status}, expected ${expected}`
     } catch (error) {
       lastProblem = errorMessage(error)
     }
