@@ -103,6 +103,19 @@ export function createBuildah(exec: Exec, options: BuildahOptions): ImageBuilder
     ])
   }
 
+  /** The image as the store holds it, pulled first when it does not. */
+  const held = async (reference: string): Promise<BuildahImage> => {
+    await session?.reach([reference])
+    try {
+      return await inspect(reference)
+    } catch (error) {
+      if (!(error instanceof BuilderCommandError && saysImageNotKnown(error.tail.join('\n'))))
+        throw error
+    }
+    await run(buildahPullArgv(reference, settings))
+    return inspect(reference)
+  }
+
   return {
     name: 'buildah',
     versions: () => (versions ??= askVersions()),
@@ -141,18 +154,12 @@ export function createBuildah(exec: Exec, options: BuildahOptions): ImageBuilder
       }
     },
     async onBuildTriggers(reference) {
-      await session?.reach([reference])
-      try {
-        return (await inspect(reference)).onBuild
-      } catch (error) {
-        if (!(error instanceof BuilderCommandError && saysImageNotKnown(error.tail.join('\n'))))
-          throw error
-      }
-      await run(buildahPullArgv(reference, settings))
-      return (await inspect(reference)).onBuild
+      return (await held(reference)).onBuild
     },
+    // A base pulled by the build under its name as written, not its mirror's, is pulled again
+    // by the mirror's name: its layers are in the store already.
     async history(reference) {
-      return (await inspect(reference)).history
+      return (await held(reference)).history
     },
     async imageSize(reference) {
       try {

@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs'
 import { copyFile, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { secretEnvironment } from '../core/build-images/build-command.js'
+import { secretEnvironment, type HistoryEntry } from '../core/build-images/build-command.js'
 import {
   builderInspectArgv,
   buildArgv,
@@ -189,9 +189,18 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): ImageBuil
       await run(pullArgv(reference))
       return inspect()
     },
+    // A base that a mirror served as a named context is in BuildKit's store, not the engine's.
     async history(reference) {
-      const { stdout } = await run(historyArgv(reference))
-      return parseHistory(stdout)
+      const read = async (): Promise<HistoryEntry[]> =>
+        parseHistory((await run(historyArgv(reference))).stdout)
+      try {
+        return await read()
+      } catch (error) {
+        if (!(error instanceof BuilderCommandError && saysNoSuchImage(error.tail.join('\n'))))
+          throw error
+      }
+      await run(pullArgv(reference))
+      return read()
     },
     async imageSize(reference) {
       try {

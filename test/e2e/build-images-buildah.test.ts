@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { chmod, readdir, readFile, writeFile } from 'node:fs/promises'
+import { chmod, cp, readdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { Cleanup } from '../helpers/cleanup.js'
 import { docker, dockerLogin, dockerRun, pushImage } from '../helpers/docker-env.js'
@@ -17,7 +17,7 @@ import { killAll, runningProcesses, whenGone } from '../helpers/processes.js'
 import { dockerAsUser, giveTo, rootlessUser, type RootlessUser } from '../helpers/rootless.js'
 import { fixture, runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets, findSecrets } from '../helpers/secrets.js'
-import { ensureTemplateBaseImages, TEMPLATE_BASE_IMAGES } from '../helpers/template-base-images.js'
+import { ensureTemplateBaseImages } from '../helpers/template-base-images.js'
 import { webRootOwners } from '../helpers/template-chain.js'
 import {
   createTemplateProject,
@@ -61,11 +61,11 @@ beforeAll(async () => {
   })
   npm = started['template registry']
   suite = started['docker suite']
-  await ensureTemplateBaseImages()
   // The instance's own copy of Docker Hub's bases, in the push registry under dockerhub/.
   const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
   await dockerLogin(suite.registry, { env })
-  for (const base of Object.values(TEMPLATE_BASE_IMAGES))
+  const flavours = await ensureTemplateBaseImages()
+  for (const base of [...Object.values(flavours.onbuild), flavours.plain.frontend])
     await pushImage(base, `${suite.registry.host}/dockerhub/${base}`, { env })
   const backend = await readFile(
     fixture('olympe-project-template/docker/backend.Dockerfile'),
@@ -124,8 +124,9 @@ async function buildAsUser(
   commit: { sha: string; tag: string },
   onSpawn?: (child: ChildProcess) => void,
   dir = project.dir,
+  extra: Record<string, string> = {},
 ): Promise<RunResult> {
-  const common = { user, cwd: dir, inputs: inputs(), timeoutMs: RUN_MS, onSpawn }
+  const common = { user, cwd: dir, inputs: inputs(extra), timeoutMs: RUN_MS, onSpawn }
   const env = { XDG_DATA_HOME: storage }
   return how === 'github'
     ? runAsGithub('build-images', {
@@ -367,6 +368,60 @@ describe('build-images with Buildah, as an unprivileged user without Docker', ()
       expect(manifests.backend.digest).not.toBe(last.backend)
       expect(manifests.frontend.digest).toBe(last.frontend)
       expect(manifests.codeasdata.digest).toBe(last.codeasdata)
+    },
+    RUN_MS,
+  )
+})
+
+describe("SOURCES_PATH with Buildah: the base's ONBUILD read by buildah, and what COPY took", () => {
+  /** A copy of the template project, given to the user, with its frontend Dockerfile rewritten. */
+  async function variant(frontend: string): Promise<string> {
+    const copy = await suite.copyProject()
+    await cp(project.dir, copy, { recursive: true })
+    await writeFile(join(copy, 'docker/frontend.Dockerfile'), frontend)
+    // What a context holds besides the build output: installed packages, far larger than it.
+    await writeFile(join(copy, 'node_modules/packed.bin'), randomBytes(4 * 1024 * 1024))
+    await giveTo(user, copy)
+    return copy
+  }
+
+  test(
+    'a base without ONBUILD ARG SOURCES_PATH: refused before any build, nothing pushed',
+    async () => {
+      const copy = await variant(
+        'FROM olympeio/frontend-base:latest-plain\nCOPY --chown=nginx:root $SOURCES_PATH /usr/share/nginx/html\n',
+      )
+      const result = await buildAsUser('github', nextCommit(), undefined, copy, {
+        images: 'frontend',
+        codeasdata: 'false',
+        'frontend-image-name': `${repository}/undeclared`,
+      })
+      expect(result.code).toBe(1)
+      expect(result.stdout).toContain(
+        "'docker/frontend.Dockerfile' uses $SOURCES_PATH but nothing declares it: it has no 'ARG SOURCES_PATH' line, and its base image 'olympeio/frontend-base:latest-plain' has no 'ONBUILD ARG SOURCES_PATH'.",
+      )
+      expect(result.stdout).not.toMatch(/\$ buildah .* bud /)
+      expect(await suite.registry.catalog()).not.toContain(`${repository}/undeclared`)
+    },
+    RUN_MS,
+  )
+
+  test(
+    'a COPY of the whole context: built, but not pushed, and the message names the step',
+    async () => {
+      const copy = await variant(
+        'FROM olympeio/frontend-base:latest\nCOPY --chown=nginx:root . /usr/share/nginx/html\n',
+      )
+      const result = await buildAsUser('github', nextCommit(), undefined, copy, {
+        images: 'frontend',
+        codeasdata: 'false',
+        'frontend-image-name': `${repository}/whole`,
+      })
+      expect(result.code).toBe(1)
+      expect(result.stdout).toMatch(
+        /The frontend image was built but not pushed: its step 'COPY dir:[0-9a-f]+ in \/usr\/share\/nginx\/html \(with the steps after it, one layer\)' added \d+\.\d MB, while 'dist\/web' holds \d+\.\d MB\./,
+      )
+      expect(await suite.registry.catalog()).not.toContain(`${repository}/whole`)
     },
     RUN_MS,
   )

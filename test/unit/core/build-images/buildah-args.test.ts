@@ -47,14 +47,13 @@ describe('buildahSettings: the environment wins, else vfs and chroot', () => {
 })
 
 describe('buildah command lines', () => {
-  test('bud: Docker format, a layer per step, no identity label, the secret by variable', () => {
+  test('bud: Docker format, no identity label, the secret by variable', () => {
     expect(buildahBuildArgv(command, OURS)).toEqual([
       '--storage-driver',
       'vfs',
       'bud',
       '--format',
       'docker',
-      '--layers',
       '--identity-label=false',
       '--isolation',
       'chroot',
@@ -84,14 +83,14 @@ describe('buildah command lines', () => {
 
   test('bud with the environment’s settings and no pull: buildah reads them itself', () => {
     const argv = buildahBuildArgv({ ...command, pull: undefined, platform: 'linux/arm64' }, THEIRS)
-    expect(argv.slice(0, 6)).toEqual([
+    expect(argv.slice(0, 5)).toEqual([
       'bud',
       '--format',
       'docker',
-      '--layers',
       '--identity-label=false',
       '--pull=false',
     ])
+    expect(argv).not.toContain('--layers')
     expect(argv).toContain('linux/arm64')
     expect(argv).not.toContain('--isolation')
     expect(argv).not.toContain('--storage-driver')
@@ -156,15 +155,21 @@ describe('what buildah prints', () => {
     expect(saysImageNotKnown('Error: permission denied')).toBe(false)
   })
 
-  test('inspect: ONBUILD, the history newest first with the layers’ sizes, the size', () => {
+  test('inspect: ONBUILD, the history newest first, each layer on the step that holds it, the size', () => {
+    // What buildah inspect says of an image it built: the base's history, then the build's
+    // steps, all committed as one layer recorded on the last.
     const output = JSON.stringify({
       Docker: { config: { OnBuild: ['ARG SOURCES_PATH'] } },
       OCIv1: {
         history: [
           { created_by: '', comment: 'Imported from -' },
           { created_by: '/bin/sh -c #(nop) ARG SOURCES_PATH', empty_layer: true },
-          { created_by: '/bin/sh -c #(nop) COPY dir:abc in /usr/share/nginx/html ' },
-          { created_by: '/bin/sh -c #(nop) LABEL "a"="b"', empty_layer: true },
+          {
+            created_by: '/bin/sh -c #(nop) COPY dir:abc in /usr/share/nginx/html ',
+            empty_layer: true,
+          },
+          { created_by: '|1 SOURCES_PATH=dist/web /bin/sh -c chmod 775 x', empty_layer: true },
+          { created_by: '/bin/sh -c #(nop) LABEL "a"="b"' },
         ],
       },
       Manifest: JSON.stringify({ layers: [{ size: 2_129_920 }, { size: 3072 }] }),
@@ -172,8 +177,13 @@ describe('what buildah prints', () => {
     expect(parseBuildahInspect(output)).toEqual({
       onBuild: ['ARG SOURCES_PATH'],
       history: [
-        { createdBy: '/bin/sh -c #(nop) LABEL "a"="b"', bytes: 0 },
-        { createdBy: '/bin/sh -c #(nop) COPY dir:abc in /usr/share/nginx/html ', bytes: 3072 },
+        {
+          createdBy:
+            '/bin/sh -c #(nop) COPY dir:abc in /usr/share/nginx/html (with the steps after it, one layer)',
+          bytes: 3072,
+        },
+        { createdBy: '|1 SOURCES_PATH=dist/web /bin/sh -c chmod 775 x', bytes: 0 },
+        { createdBy: '/bin/sh -c #(nop) COPY dir:abc in /usr/share/nginx/html ', bytes: 0 },
         { createdBy: '/bin/sh -c #(nop) ARG SOURCES_PATH', bytes: 0 },
         { createdBy: '', bytes: 2_129_920 },
       ],
