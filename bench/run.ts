@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { format, resolveConfig } from 'prettier'
 import { join } from 'node:path'
 import { replaceBetweenMarkers } from '../scripts/render/readme.js'
+import { benchBuildah, type BuildahResult } from './buildah.js'
 import { benchBuildImages, type ImagesResult } from './build-images.js'
 import { benchBundles, type BundleFigure } from './bundles.js'
 import { benchDeploy, benchLargeResponse } from './deploy.js'
@@ -14,6 +15,7 @@ import {
   freshTargets,
   imageTargets,
   npxTargets,
+  renderBuildah,
   renderFresh,
   renderImages,
   renderNpx,
@@ -38,7 +40,16 @@ for (const tool of ['/usr/bin/time', '/usr/bin/jq', '/usr/bin/curl', '/usr/sbin/
 }
 
 // BENCH_ONLY=images,npx re-runs some parts and keeps the others' figures from results.json.
-const PARTS = ['deploy', 'bundles', 'large', 'images', 'fresh', 'snapshot', 'npx'] as const
+const PARTS = [
+  'deploy',
+  'bundles',
+  'large',
+  'images',
+  'fresh',
+  'buildah',
+  'snapshot',
+  'npx',
+] as const
 type Part = (typeof PARTS)[number]
 const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim())
 const unknown = only?.filter((part) => part !== '' && !(PARTS as readonly string[]).includes(part))
@@ -51,6 +62,7 @@ if (unknown && unknown.length > 0) {
 const wanted = (part: Part): boolean => !only || only.includes(part)
 const IMAGE_ROUNDS = Number(process.env.BENCH_IMAGE_ROUNDS ?? 3)
 const FRESH_ROUNDS = Number(process.env.BENCH_FRESH_ROUNDS ?? 3)
+const BUILDAH_ROUNDS = Number(process.env.BENCH_BUILDAH_ROUNDS ?? 3)
 
 interface Results {
   date: string
@@ -61,6 +73,7 @@ interface Results {
   large: Figure
   images: ImagesResult & { targets: TargetCheck[] }
   fresh: FreshResult & { targets: TargetCheck[] }
+  buildah: BuildahResult
   snapshot: Record<string, Figure>
   npx: NpxResult & { targets: TargetCheck[] }
 }
@@ -108,6 +121,11 @@ try {
       return { ...result, targets: freshTargets(result) }
     },
   )
+  const buildah = await take(
+    'buildah',
+    'build-images with Buildah against Docker, fresh runners, real-sized',
+    () => benchBuildah(BUILDAH_ROUNDS, join(tmp, 'buildah')),
+  )
   const snapshot = await take('snapshot', 'snapshot cost against history', () =>
     benchSnapshot(Math.max(3, Math.floor(RUNS / 2)), tmp),
   )
@@ -124,6 +142,7 @@ try {
     large,
     images,
     fresh,
+    buildah,
     snapshot,
     npx,
   }
@@ -149,7 +168,16 @@ try {
   await rm(tmp, { recursive: true, force: true })
 }
 
-function renderTables({ deploy, bundles, large, images, fresh, snapshot, npx }: Results): string {
+function renderTables({
+  deploy,
+  bundles,
+  large,
+  images,
+  fresh,
+  buildah,
+  snapshot,
+  npx,
+}: Results): string {
   const floor = deploy['(a) node:http script'] as Figure
   const ratio = (value: number, base: number): string => `${(value / base).toFixed(2)}×`
   const deployRows = Object.values(deploy).map(
@@ -194,6 +222,7 @@ function renderTables({ deploy, bundles, large, images, fresh, snapshot, npx }: 
     '',
     ...renderImages(images, MISSED_TARGET_NOTES),
     ...renderFresh(fresh, FRESH_MISSED_NOTES),
+    ...renderBuildah(buildah),
     ...renderNpx(npx, NPX_MISSED_NOTES),
     '| Snapshot (clone, export, compare; nothing to commit) | Time | vs 1 commit | Peak RSS |',
     '|---|---|---|---|',
