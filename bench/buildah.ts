@@ -40,9 +40,9 @@ export const PHASES = {
   lookup: 'Look-up of unchanged images (hashing the sources, asking the registry)',
   'build frontend': 'Build of the frontend (pull of its base, COPY, commit)',
   'build backend': 'Build of the backend (pull of its base, COPY, commit)',
+  'commit backend':
+    "…of which, with Buildah, the backend's commit: its one layer written and its working copy removed (from COMMIT in its log to its exit)",
   'build codeasdata': 'Build of code as data',
-  'copy backend': "…of which the backend's COPY step (Buildah's log)",
-  'commit backend': "…of which the backend's commit, the layer written (Buildah's log)",
   'check backend': "Size check of the backend (the images' history, the sources' size)",
   'push backend': 'Push of the backend, both tags',
   'push frontend': 'Push of the frontend, both tags',
@@ -296,10 +296,6 @@ export function phasesOf(
         new RegExp(`^\\[${kind}\\] built `),
       ),
     )
-  set(
-    'copy backend',
-    span(/^\[backend\] STEP \d+\/\d+: COPY /, /^\[backend\] STEP \d+\/\d+: (?!COPY )/),
-  )
   set('commit backend', span(/^\[backend\] COMMIT /, /^\[backend\] built /))
   set('check backend', span(/^\[backend\] built /, /^\[backend\] \$ (docker|buildah .*) push /))
   for (const kind of ['backend', 'frontend'])
