@@ -42,6 +42,8 @@ export interface BuildahOptions {
   tempRoot?: string
   /** A cancelled step removes the scratch folder of a push it stopped. */
   cancel?: StepCancellation
+  /** What buildah already said (to the `builder: auto` choice): kept when it answered. */
+  known?: Awaited<ReturnType<ImageBuilder['versions']>>
 }
 
 /** Lines of output kept for an error message: enough for a failing RUN step and its cause. */
@@ -81,7 +83,9 @@ export function createBuildah(exec: Exec, options: BuildahOptions): ImageBuilder
     return result
   }
 
-  let versions: ReturnType<ImageBuilder['versions']> | undefined
+  let versions: ReturnType<ImageBuilder['versions']> | undefined = options.known?.client
+    ? Promise.resolve(options.known)
+    : undefined
   const askVersions: ImageBuilder['versions'] = async () => {
     let result: ExecResult
     try {

@@ -12,18 +12,21 @@ import { stepTempRoot } from './step-folder.js'
 export function runnerBuilders(env: Env, exec: Exec, cancel: StepCancellation): BuilderPorts {
   const tempRoot = stepTempRoot(env)
   const settings = buildahSettings(env)
+  const candidates = {
+    dockerHost: env.DOCKER_HOST,
+    docker: createDocker(exec, { tempRoot, cancel }),
+    buildah: createBuildah(exec, { settings, tempRoot, cancel }),
+  }
   return {
-    candidates: {
-      dockerHost: env.DOCKER_HOST,
-      docker: createDocker(exec, { tempRoot, cancel }),
-      buildah: createBuildah(exec, { settings, tempRoot, cancel }),
-    },
+    candidates,
     async open(name, { login, mirrors }) {
+      // Asked once: the choice asked already, and its answer is kept.
+      const known = await candidates[name].versions()
       if (name === 'docker') {
         // Logins to other registries (private bases, a mirror) stay the runner's own.
         const session = login ? await isolatedDockerConfig(env, cancel) : undefined
         return {
-          builder: createDocker(exec, { env: session?.env, tempRoot, cancel }),
+          builder: createDocker(exec, { env: session?.env, tempRoot, cancel, known }),
           // The job's own, as the deploy step's image check reads it: not the step's copy.
           authFile: jobDockerConfigPath(env),
           dispose: async () => {
@@ -33,7 +36,7 @@ export function runnerBuilders(env: Env, exec: Exec, cancel: StepCancellation): 
       }
       const session = await buildahSession(env, { login, mirrors, cancel })
       return {
-        builder: createBuildah(exec, { settings, session, tempRoot, cancel }),
+        builder: createBuildah(exec, { settings, session, tempRoot, cancel, known }),
         authFile: buildahAuthFilePath(env),
         dispose: session.dispose,
       }

@@ -44,6 +44,8 @@ export interface DockerOptions {
   tempRoot?: string
   /** A cancelled step removes the scratch folder of a build it stopped. */
   cancel?: StepCancellation
+  /** What the engine already said (to the `builder: auto` choice): kept when it answered. */
+  known?: Awaited<ReturnType<ImageBuilder['versions']>>
 }
 
 /** Lines of output kept for an error message: enough for a failing RUN step and its cause. */
@@ -84,7 +86,9 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): ImageBuil
     return result
   }
 
-  let versions: ReturnType<ImageBuilder['versions']> | undefined
+  let versions: ReturnType<ImageBuilder['versions']> | undefined = options.known?.server
+    ? Promise.resolve(options.known)
+    : undefined
   const askVersions: ImageBuilder['versions'] = async () => {
     let result: ExecResult
     try {
