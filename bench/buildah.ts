@@ -17,7 +17,7 @@ import {
   startRegistry,
 } from '../test/helpers/docker-env.js'
 import type { Registry } from '../test/helpers/docker-registry.js'
-import { rootlessUser, type RootlessUser } from '../test/helpers/rootless.js'
+import { buildahStore, rootlessUser, type RootlessUser } from '../test/helpers/rootless.js'
 import { run } from '../test/helpers/run-process.js'
 import { startPrivateEngine } from './engine.js'
 import { changeOneFile, generateFixture, restoreChangedFile, type Fixture } from './fixture.js'
@@ -200,7 +200,7 @@ async function runOnce(builder: BenchBuilder, context: RunContext): Promise<Samp
         : {
             PATH: '/usr/local/bin:/usr/bin:/bin',
             HOME: user.home,
-            XDG_DATA_HOME: join(scratch, 'store'),
+            ...(await buildahStore(user, join(scratch, 'store'))),
           }
     const env = {
       ...actionEnv(common, registry, step, inputs),

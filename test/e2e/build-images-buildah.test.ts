@@ -14,7 +14,13 @@ import { docker, dockerLogin, dockerRun, pushImage } from '../helpers/docker-env
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import type { ImageManifest } from '../helpers/docker-registry.js'
 import { killAll, runningProcesses, whenGone } from '../helpers/processes.js'
-import { dockerAsUser, giveTo, rootlessUser, type RootlessUser } from '../helpers/rootless.js'
+import {
+  buildahStore,
+  dockerAsUser,
+  giveTo,
+  rootlessUser,
+  type RootlessUser,
+} from '../helpers/rootless.js'
 import { fixture, runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets, findSecrets } from '../helpers/secrets.js'
 import { ensureTemplateBaseImages } from '../helpers/template-base-images.js'
@@ -44,9 +50,9 @@ let user: RootlessUser
 let npm: TemplateRegistry
 let suite: DockerSuite
 let project: TemplateProject
-/** The job's temporary folder and Buildah's store (XDG_DATA_HOME), the user's own, as on its runner. */
+/** The job's temporary folder, and Buildah's store (its environment), the user's own, as on its runner. */
 let jobTemp: string
-let storage: string
+let store: Record<string, string>
 let repository: string
 const cleanup = new Cleanup()
 /** The digests each image had after the last run. */
@@ -87,11 +93,11 @@ beforeAll(async () => {
     ),
   )
   jobTemp = await cleanup.tempDir('olympe-buildah-job-')
-  storage = await cleanup.tempDir('olympe-buildah-store-')
+  store = await buildahStore(user, await cleanup.tempDir('olympe-buildah-store-'))
   // The project's folder is the user's, as a checkout on its runner; the one above it (root's,
   // private) is opened to it, as a runner's work folder is.
   await chmod(dirname(project.dir), 0o755)
-  await giveTo(user, project.dir, jobTemp, storage)
+  await giveTo(user, project.dir, jobTemp)
   repository = suite.uniqueRepository('buildah')
 }, 300_000)
 
@@ -127,7 +133,7 @@ async function buildAsUser(
   extra: Record<string, string> = {},
 ): Promise<RunResult> {
   const common = { user, cwd: dir, inputs: inputs(extra), timeoutMs: RUN_MS, onSpawn }
-  const env = { XDG_DATA_HOME: storage }
+  const env = store
   return how === 'github'
     ? runAsGithub('build-images', {
         ...common,

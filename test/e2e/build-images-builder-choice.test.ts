@@ -7,14 +7,14 @@ import { createServer, connect, type Server } from 'node:net'
 import { Cleanup } from '../helpers/cleanup.js'
 import { BASE_IMAGES, dockerLogin, freePort, pushImage } from '../helpers/docker-env.js'
 import { SHA, startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
-import { giveTo, rootlessUser, type RootlessUser } from '../helpers/rootless.js'
+import { buildahStore, giveTo, rootlessUser, type RootlessUser } from '../helpers/rootless.js'
 import { runCli, type RunOptions, type RunResult } from '../helpers/run-action.js'
 
 let suite: DockerSuite
 let user: RootlessUser
 let project: string
-/** The user's Buildah store (XDG_DATA_HOME), this suite's own. */
-let storage: string
+/** The user's Buildah store (its environment), this suite's own. */
+let store: Record<string, string>
 const cleanup = new Cleanup()
 
 beforeAll(async () => {
@@ -26,8 +26,8 @@ beforeAll(async () => {
   const base = BASE_IMAGES.frontend
   await pushImage(base, `${suite.registry.host}/dockerhub/${base}`, { env })
   project = await suite.copyProject()
-  storage = await cleanup.tempDir('olympe-choice-store-')
-  await giveTo(user, project, storage)
+  store = await buildahStore(user, await cleanup.tempDir('olympe-choice-store-'))
+  await giveTo(user, project)
 }, 120_000)
 
 afterAll(() => cleanup.run(), 60_000)
@@ -75,7 +75,7 @@ describe("builder: auto picks the runner's builder and says why", () => {
   }, 180_000)
 
   test('no engine it may reach, Buildah on PATH: Buildah', async () => {
-    const result = await build({ user, env: { XDG_DATA_HOME: storage } })
+    const result = await build({ user, env: store })
     expect(result.code).toBe(0)
     expect(choice(result)).toMatch(
       /^Building with Buildah: no Docker engine answers \(permission denied while trying to connect to the Docker daemon socket at unix:\/\/\/var\/run\/docker\.sock[^\n]*\), and Buildah 1\.28\.\d+ is on PATH\.$/,

@@ -11,7 +11,7 @@ import { dirname } from 'node:path'
 import { Cleanup } from '../helpers/cleanup.js'
 import { pushImage, startRegistry, type Registry } from '../helpers/docker-env.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
-import { giveTo, rootlessUser, type RootlessUser } from '../helpers/rootless.js'
+import { buildahStore, giveTo, rootlessUser, type RootlessUser } from '../helpers/rootless.js'
 import { runAsGithub, runCli, type RunOptions, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { ensureTemplateBaseImages, TEMPLATE_BASE_IMAGES } from '../helpers/template-base-images.js'
@@ -31,7 +31,7 @@ let user: RootlessUser
 let suite: DockerSuite
 let mirror: Registry
 let project: TemplateProject
-let storage: string
+let store: Record<string, string>
 const cleanup = new Cleanup()
 let runs = 0
 
@@ -56,9 +56,9 @@ beforeAll(async () => {
   expect(outcomes(await installAndBuild(project, npm.token)).map(({ code }) => code)).toEqual([
     0, 0, 0, 0,
   ])
-  storage = await cleanup.tempDir('olympe-mirrors-store-')
+  store = await buildahStore(user, await cleanup.tempDir('olympe-mirrors-store-'))
   await chmod(dirname(project.dir), 0o755)
-  await giveTo(user, project.dir, storage)
+  await giveTo(user, project.dir)
 }, 300_000)
 
 afterAll(() => cleanup.run(), 120_000)
@@ -91,7 +91,7 @@ async function build(
       CI_COMMIT_SHA: sha,
       CI_PROJECT_PATH: repository,
       CI_PROJECT_DIR: project.dir,
-      ...(options.builder === 'docker' ? suite.env : { XDG_DATA_HOME: storage }),
+      ...(options.builder === 'docker' ? suite.env : store),
     },
     ...(options.builder === 'buildah' ? { user } : {}),
   }

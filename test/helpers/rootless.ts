@@ -1,7 +1,7 @@
 // The unprivileged user the Buildah suites run the steps as, as a runner without privileges runs
 // its jobs: not root, in no group that reaches the Docker socket, with subordinate ids for
 // Buildah's user namespace. .ci/setup-buildah.sh makes it; the suites only use it.
-import { chown, readdir, readFile } from 'node:fs/promises'
+import { chmod, chown, mkdir, readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { RunAs } from './run-action.js'
 import { capture, type Captured } from './run-process.js'
@@ -65,4 +65,20 @@ export async function removeBuildahImages(user: RunAs, prefix: string): Promise<
 /** `docker info` as the user: how a suite shows that the user cannot reach the Docker socket. */
 export async function dockerAsUser(user: RunAs): Promise<Captured> {
   return asUser(user, 'docker', ['info', '--format', '{{.ServerVersion}}'])
+}
+
+/**
+ * A Buildah store of its own under `dir`, as a fresh runner has: its images (XDG_DATA_HOME) and
+ * its run-time state and locks (XDG_RUNTIME_DIR, which must be the user's, mode 0700). Suites that
+ * run at once as the same user would otherwise share the run-time folder Buildah falls back to.
+ */
+export async function buildahStore(user: RunAs, dir: string): Promise<Record<string, string>> {
+  const data = join(dir, 'data')
+  const runtime = join(dir, 'run')
+  for (const folder of [dir, data, runtime]) {
+    await mkdir(folder, { recursive: true })
+    await chown(folder, user.uid, user.gid)
+  }
+  await chmod(runtime, 0o700)
+  return { XDG_DATA_HOME: data, XDG_RUNTIME_DIR: runtime }
 }
