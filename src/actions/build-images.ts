@@ -11,6 +11,7 @@ import { parseBuildImagesInputs, type BuildImagesInputs } from '../core/build-im
 import { runBuildImages } from '../core/build-images/run.js'
 import { loginSecrets } from '../core/registry/credentials.js'
 import { mirrorSecrets } from '../core/registry/mirrors.js'
+import { signingKeySecrets } from '../core/signing/pem.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
@@ -27,16 +28,23 @@ export const buildImagesAction: Action<BuildImagesInputName, BuildImagesInputs> 
     ...buildSecretValues(raw['build-secrets']),
     ...secretLookingBuildArgValues(raw['build-args']),
     ...mirrorSecrets(raw['registry-mirrors']),
+    ...signingKeySecrets(raw['signing-key']),
   ],
   // The docker command reads DOCKER_BUILDKIT itself: a false value means the legacy builder.
-  parse: (raw, context) =>
+  parse: async (raw, context) =>
     parseBuildImagesInputs(raw, {
       ...context,
       buildkitDisabled: buildkitDisabled(process.env.DOCKER_BUILDKIT),
+      // The key reader (scrypt, the secretbox) is loaded only when there is a key to open.
+      ...(raw['signing-key'] === ''
+        ? {}
+        : { openSigningKey: (await import('../core/signing/private-key.js')).openSigningKey }),
     }),
   cancelNote: (inputs) =>
     `Builds under way were stopped${inputs?.credentials ? ", and the step's own registry login (its Docker config, or Buildah's auth file) was removed" : ''}. Images pushed before the cancel stay in the registry.`,
   async run(inputs, context, platform) {
+    // The key's opened forms, masked before anything can print them.
+    for (const secret of inputs.signingKey?.secrets ?? []) platform.registerSecret(secret)
     const { cancel } = platform
     await runBuildImages(inputs, context, {
       ...platform,

@@ -5,6 +5,7 @@ import { loginSecrets } from '../core/registry/credentials.js'
 import { mirrorSecrets } from '../core/registry/mirrors.js'
 import { runDeploy } from '../core/deploy/run.js'
 import { appUrlSecrets, webhookUrlSecrets } from '../core/deploy/secrets.js'
+import { privateKeySecrets } from '../core/signing/pem.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
@@ -20,6 +21,8 @@ export const deployAction: Action<DeployInputName, DeployInputs> = {
     ...loginSecrets(raw['registry-username'], raw['registry-password']),
     ...appUrlSecrets(raw['app-url']),
     ...mirrorSecrets(raw['registry-mirrors']),
+    // A private key pasted where its public key belongs must not show in the log either.
+    ...privateKeySecrets(raw['verify-signatures']),
   ],
   parse: async (raw) =>
     parseDeployInputs(raw, { parseYaml: await yamlParserFor(raw['deploy-rules']) }),

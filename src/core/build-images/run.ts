@@ -102,20 +102,19 @@ export async function runBuildImages(
     mirrors,
   })
   try {
-    const images = await buildWith(inputs, context, planned, gate.branch, {
-      ...ports,
-      builder: opened.builder,
-      dockerConfigPath: opened.authFile,
-    })
+    const runPorts = { ...ports, builder: opened.builder, dockerConfigPath: opened.authFile }
+    const { images, built } = await buildWith(inputs, context, planned, gate.branch, runPorts)
+    const signed = await sign(inputs, images, built, runPorts)
     setOutputs(reporter, images, false, planned.version)
+    const summary = builtSummary(images, {
+      branch: gate.branch,
+      pushed: inputs.push,
+      drawVersion: planned.drawVersion?.value,
+      version: planned.version,
+      selected: inputs.images,
+    })
     await reporter.summary(
-      builtSummary(images, {
-        branch: gate.branch,
-        pushed: inputs.push,
-        drawVersion: planned.drawVersion?.value,
-        version: planned.version,
-        selected: inputs.images,
-      }),
+      signed ? { ...summary, rows: [...summary.rows, ['Signatures', signed]] } : summary,
     )
     return images
   } finally {
@@ -123,14 +122,34 @@ export async function runBuildImages(
   }
 }
 
-/** Pre-flight, the images that did not change, login, then build and push what is left. */
+/** With a `signing-key`, every image pushed or given this run's tags is signed; what to say. */
+async function sign(
+  inputs: BuildImagesInputs,
+  images: BuiltImage[],
+  built: ImagePlan[],
+  ports: RunPorts,
+): Promise<string | undefined> {
+  const { signingKey, credentials } = inputs
+  if (!signingKey) return undefined
+  return ports.logger.group('Image signatures', async () => {
+    // The signing code is loaded only when there is a key.
+    const { signImages } = await import('../signing/sign-images.js')
+    const login = credentials && { registry: registryName(inputs.registry.host), ...credentials }
+    return signImages(images, built, { signingKey, push: inputs.push, login }, ports)
+  })
+}
+
+/**
+ * Pre-flight, the images that did not change, login, then build and push what is left: every
+ * image in the plans' order, and the plans that were built (their fingerprint labels).
+ */
 async function buildWith(
   inputs: BuildImagesInputs,
   context: CiContext,
   planned: { plans: ImagePlan[] },
   branch: string,
   ports: RunPorts,
-): Promise<BuiltImage[]> {
+): Promise<{ images: BuiltImage[]; built: ImagePlan[] }> {
   const { logger } = ports
   const { registryMirrors: mirrors, credentials } = inputs
   const root = inputs.workingDirectory
@@ -184,9 +203,10 @@ async function buildWith(
           ),
         )
   // In the plans' order, reused or built.
-  return plans.flatMap(
+  const images = plans.flatMap(
     (plan) => [...unchanged.reused, ...built].find((image) => image.kind === plan.kind) ?? [],
   )
+  return { images, built: unchanged.build }
 }
 
 /**
