@@ -20,53 +20,19 @@ import type { Registry } from '../test/helpers/docker-registry.js'
 import { buildahStore, rootlessUser, type RootlessUser } from '../test/helpers/rootless.js'
 import { run } from '../test/helpers/run-process.js'
 import { startPrivateEngine } from './engine.js'
-import { changeOneFile, generateFixture, restoreChangedFile, type Fixture } from './fixture.js'
+import { changeOneFile, generateFixture, restoreChangedFile } from './fixture.js'
 import { actionEnv, KINDS, NODE, PASSWORD, ROOT, USER } from './images-common.js'
+import {
+  BUILDAH_CONDITIONS,
+  BUILDERS,
+  PHASES,
+  type BenchBuilder,
+  type BuildahCondition,
+  type BuildahFigure,
+  type BuildahResult,
+  type Phase,
+} from './buildah-figures.js'
 import { cpuTicks, median } from './measure.js'
-
-export const BUILDERS = {
-  docker: 'Docker (BuildKit, a fresh engine)',
-  buildah: 'Buildah (vfs, chroot, rootless, an empty store)',
-} as const
-export type BenchBuilder = keyof typeof BUILDERS
-export const BUILDAH_CONDITIONS = {
-  cold: 'Cold (empty registry and builder)',
-  changed: 'One frontend file changed',
-} as const
-export type BuildahCondition = keyof typeof BUILDAH_CONDITIONS
-
-/** Where the time goes, from the step's own log: each phase's seconds. */
-export const PHASES = {
-  lookup: 'Look-up of unchanged images (hashing the sources, asking the registry)',
-  'build frontend': 'Build of the frontend (pull of its base, COPY, commit)',
-  'build backend': 'Build of the backend (pull of its base, COPY, commit)',
-  'commit backend':
-    "…of which, with Buildah, the backend's commit: its one layer written and its working copy removed (from COMMIT in its log to its exit)",
-  'build codeasdata': 'Build of code as data',
-  'check backend': "Size check of the backend (the images' history, the sources' size)",
-  'push backend': 'Push of the backend, both tags',
-  'push frontend': 'Push of the frontend, both tags',
-} as const
-export type Phase = keyof typeof PHASES
-
-export interface BuildahFigure {
-  builder: BenchBuilder
-  condition: BuildahCondition
-  runs: number
-  seconds: number
-  allSeconds: number[]
-  cpuSeconds: number
-  phases: Partial<Record<Phase, number>>
-}
-
-export interface BuildahResult {
-  fixture: { files: number; bytes: Fixture['bytes'] }
-  versions: { docker: string; buildah: string }
-  load: { min: number; median: number; max: number }
-  figures: BuildahFigure[]
-  /** Buildah's median over Docker's, per condition. */
-  ratios: Record<BuildahCondition, number>
-}
 
 interface Sample {
   seconds: number

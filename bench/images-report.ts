@@ -10,7 +10,7 @@ import {
   type BuildahFigure,
   type BuildahResult,
   type Phase,
-} from './buildah.js'
+} from './buildah-figures.js'
 import {
   CANDIDATES,
   CONDITIONS,

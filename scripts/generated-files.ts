@@ -3,7 +3,7 @@ import { ACTION_DEFINITIONS, ROOT_ACTION } from '../src/core/action-list.js'
 import { snapshotConfigJsonSchema } from '../src/core/snapshot/json-schema.js'
 import { renderActionReadme } from './render/action-readme.js'
 import { renderActionYml } from './render/action-yml.js'
-import { npxCost } from './render/bench-figures.js'
+import { buildahCost, npxCost } from './render/bench-figures.js'
 import { GITLAB_TEMPLATES, renderTemplate, templateTables } from './render/gitlab.js'
 import { renderInputsTable, renderOutputsTable, replaceBetweenMarkers } from './render/readme.js'
 
@@ -49,6 +49,12 @@ export async function generatedFiles(
     'npx cost',
     npxCost(figures),
     'gitlab/README.md',
+  )
+  files['docs/build-images.md'] = replaceBetweenMarkers(
+    files['docs/build-images.md'] ?? (await read('docs/build-images.md')),
+    'buildah cost',
+    buildahCost(figures),
+    'docs/build-images.md',
   )
   files['docs/performance.md'] = replaceBetweenMarkers(
     await read('docs/performance.md'),
