@@ -10,17 +10,13 @@ import {
 import { parseBuildImagesInputs, type BuildImagesInputs } from '../core/build-images/inputs.js'
 import { runBuildImages } from '../core/build-images/run.js'
 import { loginSecrets } from '../core/registry/credentials.js'
+import { mirrorSecrets } from '../core/registry/mirrors.js'
 import { signingKeySecrets } from '../core/signing/pem.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
 import { USER_AGENT } from '../platform/package-info.js'
-import {
-  createDocker,
-  isolatedDockerConfig,
-  jobDockerConfigPath,
-  stepTempRoot,
-} from '../tools/docker.js'
+import { runnerBuilders } from '../tools/builders.js'
 import { createExec } from '../tools/exec.js'
 import { createHttpClient } from '../tools/http.js'
 import { nodeFiles } from '../tools/files.js'
@@ -32,6 +28,7 @@ export const buildImagesAction: Action<BuildImagesInputName, BuildImagesInputs> 
     ...loginSecrets(raw['registry-username'], raw['registry-password']),
     ...buildSecretValues(raw['build-secrets']),
     ...secretLookingBuildArgValues(raw['build-args']),
+    ...mirrorSecrets(raw['registry-mirrors']),
     ...signingKeySecrets(raw['signing-key']),
   ],
   // The docker command reads DOCKER_BUILDKIT itself: a false value means the legacy builder.
@@ -45,30 +42,19 @@ export const buildImagesAction: Action<BuildImagesInputName, BuildImagesInputs> 
         : { openSigningKey: (await import('../core/signing/private-key.js')).openSigningKey }),
     }),
   cancelNote: (inputs) =>
-    `Builds under way were stopped${inputs?.credentials ? ", and the step's own Docker config, which held the registry login, was removed" : ''}. Images pushed before the cancel stay in the registry.`,
+    `Builds under way were stopped${inputs?.credentials ? ", and the step's own registry login (its Docker config, or Buildah's auth file) was removed" : ''}. Images pushed before the cancel stay in the registry.`,
   async run(inputs, context, platform) {
     // The key's opened forms, masked before anything can print them.
     for (const secret of inputs.signingKey?.secrets ?? []) platform.registerSecret(secret)
     const { cancel } = platform
-    const session = inputs.credentials ? await isolatedDockerConfig(process.env, cancel) : undefined
-    try {
-      await runBuildImages(inputs, context, {
-        ...platform,
-        docker: createDocker(createExec(cancel), {
-          env: session?.env,
-          tempRoot: stepTempRoot(process.env),
-          cancel,
-        }),
-        files: nodeFiles,
-        clock: systemClock,
-        http: createHttpClient(USER_AGENT),
-        // The job's own, as the deploy step's image check reads it: not the step's copy.
-        dockerConfigPath: jobDockerConfigPath(process.env),
-        records: reuseRecordsFor(context.platform, process.env, nodeFiles, context.workspace),
-      })
-    } finally {
-      await session?.dispose()
-    }
+    await runBuildImages(inputs, context, {
+      ...platform,
+      builders: runnerBuilders(process.env, createExec(cancel), cancel),
+      files: nodeFiles,
+      clock: systemClock,
+      http: createHttpClient(USER_AGENT),
+      records: reuseRecordsFor(context.platform, process.env, nodeFiles, context.workspace),
+    })
   },
 }
 

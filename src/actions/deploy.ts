@@ -2,6 +2,7 @@ import { deployDefinition, type DeployInputName } from '../core/deploy/definitio
 import type { ParseTools } from '../core/definition.js'
 import { parseDeployInputs, type DeployInputs } from '../core/deploy/inputs.js'
 import { loginSecrets } from '../core/registry/credentials.js'
+import { mirrorSecrets } from '../core/registry/mirrors.js'
 import { runDeploy } from '../core/deploy/run.js'
 import { appUrlSecrets, webhookUrlSecrets } from '../core/deploy/secrets.js'
 import { privateKeySecrets } from '../core/signing/pem.js'
@@ -20,6 +21,7 @@ export const deployAction: Action<DeployInputName, DeployInputs> = {
     ...loginSecrets(raw['registry-username'], raw['registry-password']),
     ...appUrlSecrets(raw['app-url']),
     ...appUrlSecrets(raw['preview-url']),
+    ...mirrorSecrets(raw['registry-mirrors']),
     // A private key pasted where its public key belongs must not show in the log either.
     ...privateKeySecrets(raw['verify-signatures']),
   ],

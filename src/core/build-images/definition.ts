@@ -1,7 +1,9 @@
 import type { ActionDefinition } from '../definition.js'
 import { registryInput } from '../registry/credentials.js'
+import { registryMirrors } from '../registry/mirrors.js'
 import { DRAW_VERSION_LABEL, OCI_LABELS } from '../shared/image-labels.js'
-import { CHECK_ONLY, flag, text } from '../shared/inputs.js'
+import { CHECK_ONLY, choiceWithDefault, flag, text } from '../shared/inputs.js'
+import { BUILDER_SETTINGS } from './builder-choice.js'
 import { LOCK_ENTRY } from './draw-version.js'
 import {
   branches,
@@ -31,14 +33,21 @@ export const buildImagesDefinition = {
       parse: registryInput,
     },
     'registry-username': {
-      description: 'User name for `docker login`; give it with `registry-password`, or neither.',
+      description:
+        'User name for the registry login (`docker login`, or `buildah login`); give it with `registry-password`, or neither.',
       ...text,
     },
     'registry-password': {
       description:
-        'Password or token for `docker login`, passed on stdin (keep it in a secret). Without credentials the existing Docker login is used.',
+        "Password or token for the registry login, passed on stdin (keep it in a secret). Without credentials the runner's existing login is used.",
       secret: true,
       ...text,
+    },
+    'registry-mirrors': {
+      description:
+        "Registries whose images are read from another registry, one `registry=mirror` per line, such as `docker.io=registry.internal/dockerhub` (a path after the mirror's host allowed): for runners that cannot reach them, the base images of the Dockerfiles (`FROM olympeio/...`) are pulled from the mirror and looked up there for `reuse-unchanged`. A mirror on the host of `registry` is read with its login, any other anonymously or with the runner's own (`docker login`, `buildah login`). No credentials in the value.",
+      multiline: true,
+      parse: registryMirrors,
     },
     'frontend-image-name': {
       description:
@@ -86,7 +95,7 @@ export const buildImagesDefinition = {
     },
     'reuse-unchanged': {
       description:
-        "Do not build an image whose inputs did not change: when the image that the branch's moving tag (then the default branch's) names in the registry has this run's fingerprint (the Dockerfile, read as BuildKit reads it, the files its `COPY` lines read, its base images' digests, the build arguments, the labels but `created` and `revision`, the platform) and the CI's own record (the Actions cache, the GitLab template's `cache:`) says that the default branch built it, that manifest gets this run's tags instead. `false` builds every image (still labelled and recorded for later runs).",
+        "Do not build an image whose inputs did not change: when the image that the branch's moving tag (then the default branch's) names in the registry has this run's fingerprint (the Dockerfile, read as BuildKit reads it, the files its `COPY` lines read, its base images' digests, the build arguments, the labels but `created` and `revision`, the platform, and the builder where it reads the Dockerfile otherwise than BuildKit) and the CI's own record (the Actions cache, the GitLab template's `cache:`) or a signature under `signing-key` says that the default branch built it, that manifest gets this run's tags instead. `false` builds every image (still labelled and recorded for later runs).",
       ...flag('true'),
     },
     branches: {
@@ -136,17 +145,23 @@ export const buildImagesDefinition = {
     },
     'build-secrets': {
       description:
-        'Secrets for the builds, one `ID=value` per line (keep them in a secret; on GitLab, the `BUILD_SECRETS` CI/CD variable). Each is given to BuildKit as `--secret id=ID` and read in a Dockerfile with `RUN --mount=type=secret,id=ID` (the file `/run/secrets/ID`, during that step only): it stays out of the image, its history and the command line. Needs BuildKit (not `DOCKER_BUILDKIT=0`).',
+        'Secrets for the builds, one `ID=value` per line (keep them in a secret; on GitLab, the `BUILD_SECRETS` CI/CD variable). Each is given to the builder as `--secret id=ID` and read in a Dockerfile with `RUN --mount=type=secret,id=ID` (the file `/run/secrets/ID`, during that step only): it stays out of the image, its history and the command line. Needs BuildKit (not `DOCKER_BUILDKIT=0`) or Buildah.',
       secret: true,
       multiline: true,
       parse: buildSecrets,
+    },
+    builder: {
+      description:
+        'What builds the images: `docker` (an engine with BuildKit), `buildah` (no daemon, no privileges: for runners without Docker; `--storage-driver vfs` and `--isolation chroot` unless `STORAGE_DRIVER` and `BUILDAH_ISOLATION` say otherwise), or `auto`: Docker when an engine answers, else Buildah when it is on `PATH`. When `DOCKER_HOST` is set, `auto` means Docker: its engine is waited for (60 s, a Docker-in-Docker service may still be starting), and the step fails if it does not answer.',
+      ...choiceWithDefault(BUILDER_SETTINGS, 'auto'),
     },
     platform: {
       description: 'Target platform of the images, such as `linux/amd64` (one only).',
       parse: platform,
     },
     'cache-from': {
-      description: 'Images to use as build cache (`--cache-from`), one per line.',
+      description:
+        'Images to use as build cache (`--cache-from`), one per line. Docker only: Buildah takes a repository of its own there, and these are not given to it.',
       multiline: true,
       parse: cacheFrom,
     },

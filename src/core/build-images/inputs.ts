@@ -42,7 +42,7 @@ export interface InputFacts {
   platform: 'github' | 'gitlab' | 'local'
   repository?: string
   workspace: string
-  /** DOCKER_BUILDKIT is false: docker builds with the legacy builder. */
+  /** DOCKER_BUILDKIT is false: docker (not Buildah) builds with the legacy builder. */
   buildkitDisabled?: boolean
   /** Opens `signing-key` (private-key.ts): loaded only when one is given. */
   openSigningKey?: (text: string, password: string) => SigningKey | KeyProblem
@@ -71,7 +71,7 @@ export function parseBuildImagesInputs(
   const problems = new InputProblems(buildImagesDefinition, raw)
   const login = loginFromInputs(registryUsername, registryPassword)
   if (isLoginProblem(login)) problems.add(login.input, login.problem)
-  if (values.buildSecrets.length > 0 && facts.buildkitDisabled)
+  if (values.buildSecrets.length > 0 && facts.buildkitDisabled && values.builder !== 'buildah')
     problems.add(
       'build-secrets',
       "is set, but DOCKER_BUILDKIT is false, which makes docker build with the legacy builder: it cannot mount secrets (RUN --mount=type=secret). Unset DOCKER_BUILDKIT (BuildKit is Docker's builder since version 23), or leave 'build-secrets' empty",

@@ -10,7 +10,7 @@ import {
 import { InputError, quote } from '../shared/errors.js'
 import type { CiContext } from '../shared/context.js'
 import type { ImageKind } from './image-kinds.js'
-import type { BuildCommand } from './docker-args.js'
+import type { BuildCommand } from './build-command.js'
 import { imageReference } from './image-names.js'
 import type { BuildImagesInputs } from './inputs.js'
 import {

@@ -1,9 +1,11 @@
 import { join } from 'node:path'
+import type { RegistryMirrors } from '../registry/mirrors.js'
 import { ActionError } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
 import type { ImageKind } from './image-kinds.js'
-import { majorVersion } from './docker-args.js'
-import type { DockerClient } from './ports.js'
+import { majorVersion, releaseNumber } from './build-command.js'
+import { MIN_BUILDAH } from './buildah-args.js'
+import type { ImageBuilder } from './ports.js'
 import type { Files } from '../shared/ports.js'
 import { checkSourcesPathDeclared, type SourcesPathPorts } from './sources-path.js'
 import type { ImagePlan } from './plan.js'
@@ -37,24 +39,38 @@ const BUILT_BY: Record<ImageKind, string> = {
  */
 export async function preflight(
   plans: readonly ImagePlan[],
-  options: { root: string; allowUndeclaredSourcesPath: boolean },
+  options: { root: string; allowUndeclaredSourcesPath: boolean; mirrors: RegistryMirrors },
   tools: SourcesPathPorts & { files: ProjectFiles },
-): Promise<Map<ImageKind, string | undefined>> {
+): Promise<Checked> {
   const { dockerfiles, ...project } = await checkProject(plans, options.root, tools.files)
-  const engine = await checkDocker(tools.docker, tools.logger)
+  const engine = await checkBuilder(tools.builder, tools.logger)
   const findings = [project, engine]
-  // Reading base images needs the Dockerfiles and an engine that answers.
+  // Reading base images needs the Dockerfiles and a builder that runs.
   const ready = project.problems.length === 0 && engine.problems.length === 0
   const sourcesPath = ready
-    ? await checkSourcesPathDeclared(plans, dockerfiles, options.allowUndeclaredSourcesPath, tools)
+    ? await checkSourcesPathDeclared(
+        plans,
+        dockerfiles,
+        { allowUnreadable: options.allowUndeclaredSourcesPath, mirrors: options.mirrors },
+        tools,
+      )
     : undefined
   if (sourcesPath) findings.push(sourcesPath)
   for (const warning of findings.flatMap((f) => f.warnings)) tools.logger.warning(warning)
   const problems = findings.flatMap((f) => f.problems)
-  if (problems.length === 0) return sourcesPath?.bases ?? new Map()
+  if (problems.length === 0)
+    return { bases: sourcesPath?.bases ?? new Map<ImageKind, string | undefined>(), dockerfiles }
   throw new ActionError(
     `The pre-flight checks failed, so no image was built:\n${problems.map((p) => `- ${p}`).join('\n')}`,
   )
+}
+
+/** What the checks read, for later phases. */
+export interface Checked {
+  /** Each image's base image as the builder holds it, for the size check after its build. */
+  bases: Map<ImageKind, string | undefined>
+  /** Each Dockerfile's text. */
+  dockerfiles: Map<ImageKind, string>
 }
 
 /** The Dockerfiles and sources folders; each Dockerfile's text, read once, for later checks. */
@@ -115,7 +131,41 @@ async function checkSources(
   }
 }
 
-export async function checkDocker(docker: DockerClient, logger: Logger): Promise<Findings> {
+/** The builder's own checks: the one the run builds with. */
+export function checkBuilder(builder: ImageBuilder, logger: Logger): Promise<Findings> {
+  return builder.name === 'buildah' ? checkBuildah(builder, logger) : checkDocker(builder, logger)
+}
+
+export async function checkBuildah(buildah: ImageBuilder, logger: Logger): Promise<Findings> {
+  const findings: Findings = { problems: [], warnings: [] }
+  const versions = await buildah.versions()
+  const minimum = `${MIN_BUILDAH.major}.${MIN_BUILDAH.minor}`
+  if (!versions.client) {
+    findings.problems.push(
+      `Buildah could not be run: ${versions.problem ?? 'no version answer'}. Install Buildah ${minimum} or newer on the runner (Debian: apt-get install buildah uidmap) and put 'buildah' on PATH.`,
+    )
+    return findings
+  }
+  logger.info(
+    `Buildah ${versions.client}, building for ${versions.platform ?? 'an unknown platform'}`,
+  )
+  const release = releaseNumber(versions.client)
+  const old =
+    release &&
+    (release.major < MIN_BUILDAH.major ||
+      (release.major === MIN_BUILDAH.major && release.minor < MIN_BUILDAH.minor))
+  if (!release)
+    findings.warnings.push(
+      `Buildah version '${versions.client}' is not a release number; Buildah ${minimum} or newer is required, so builds may fail.`,
+    )
+  else if (old)
+    findings.problems.push(
+      `Buildah '${versions.client}' is too old: build-images needs Buildah ${minimum} or newer (build secrets from the environment, a layer per step). Upgrade Buildah on the runner.`,
+    )
+  return findings
+}
+
+export async function checkDocker(docker: ImageBuilder, logger: Logger): Promise<Findings> {
   const findings: Findings = { problems: [], warnings: [] }
   const versions = await docker.versions()
   if (!versions.client) {

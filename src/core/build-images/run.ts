@@ -2,9 +2,13 @@ import type { CiContext } from '../shared/context.js'
 import { ActionError } from '../shared/errors.js'
 import type { CommonPorts, Reporter } from '../shared/ports.js'
 import type { HttpClient } from '../shared/http.js'
+import { mirroredReference, type RegistryMirrors } from '../registry/mirrors.js'
 import { registryName } from '../registry/reference.js'
 import { buildAndPush, type BuiltImage } from './build.js'
-import { DockerCommandError, type DockerClient } from './ports.js'
+import { chooseBuilder, type BuilderCandidates } from './builder-choice.js'
+import { readBuildInputs } from './dockerfile.js'
+import type { ImageKind } from './image-kinds.js'
+import { BuilderCommandError, type BuilderName, type ImageBuilder } from './ports.js'
 import {
   drawVersionMessage,
   resolveAppVersion,
@@ -39,13 +43,36 @@ export interface BuildImagesPorts extends Pick<
   CommonPorts,
   'logger' | 'reporter' | 'redact' | 'files' | 'clock' | 'registerSecret'
 > {
-  docker: DockerClient
+  builders: BuilderPorts
   /** The registry API, for the images that did not change. */
   http: HttpClient
-  /** The job's Docker config, whose logins the registry requests may use. */
-  dockerConfigPath: string
   /** Where the CI keeps its records of what the default branch built (reuse-proof.ts). */
   records?: ReuseRecords
+}
+
+/** The builders of the runner: asked which answers, then the one chosen opened for the run. */
+export interface BuilderPorts {
+  candidates: BuilderCandidates
+  open(
+    name: BuilderName,
+    options: { login: boolean; mirrors: RegistryMirrors },
+  ): Promise<OpenBuilder>
+}
+
+export interface OpenBuilder {
+  builder: ImageBuilder
+  /**
+   * The runner's own registry logins (a Docker config, or the auth file Buildah reads), which
+   * the look-ups of the registry API may use; never the step's own.
+   */
+  authFile: string
+  /** Removes what the builder was given for this step: its config folder, its login. */
+  dispose(): Promise<void>
+}
+
+type RunPorts = Omit<BuildImagesPorts, 'builders'> & {
+  builder: ImageBuilder
+  dockerConfigPath: string
 }
 
 /**
@@ -73,18 +100,86 @@ export async function runBuildImages(
     return []
   }
 
-  const { plans, drawVersion, version } = await logger.group('Plan', () =>
-    plan(inputs, context, ports, gate.branch),
-  )
+  const planned = await logger.group('Plan', () => plan(inputs, context, ports, gate.branch))
+  const chosen = await logger.group('Builder', async () => {
+    const choice = await chooseBuilder(inputs.builder, ports.builders.candidates, ports)
+    logger.info(`Building with ${choice.name === 'docker' ? 'Docker' : 'Buildah'}: ${choice.why}.`)
+    return choice
+  })
+  const { registryMirrors: mirrors } = inputs
+  const opened = await ports.builders.open(chosen.name, {
+    login: inputs.credentials !== undefined,
+    mirrors,
+  })
+  try {
+    const runPorts = { ...ports, builder: opened.builder, dockerConfigPath: opened.authFile }
+    const { images, built } = await buildWith(inputs, context, planned, gate.branch, runPorts)
+    const signed = await sign(inputs, images, built, runPorts)
+    setOutputs(reporter, images, false, planned.version)
+    const summary = builtSummary(images, {
+      branch: gate.branch,
+      pushed: inputs.push,
+      drawVersion: planned.drawVersion?.value,
+      version: planned.version,
+      selected: inputs.images,
+    })
+    await reporter.summary(
+      signed ? { ...summary, rows: [...summary.rows, ['Signatures', signed]] } : summary,
+    )
+    return images
+  } finally {
+    await opened.dispose()
+  }
+}
+
+/** With a `signing-key`, every image pushed or given this run's tags is signed; what to say. */
+async function sign(
+  inputs: BuildImagesInputs,
+  images: BuiltImage[],
+  built: ImagePlan[],
+  ports: RunPorts,
+): Promise<string | undefined> {
+  const { signingKey, credentials } = inputs
+  if (!signingKey) return undefined
+  return ports.logger.group('Image signatures', async () => {
+    // The signing code is loaded only when there is a key.
+    const { signImages } = await import('../signing/sign-images.js')
+    const login = credentials && { registry: registryName(inputs.registry.host), ...credentials }
+    return signImages(images, built, { signingKey, push: inputs.push, login }, ports)
+  })
+}
+
+/**
+ * Pre-flight, the images that did not change, login, then build and push what is left: every
+ * image in the plans' order, and the plans that were built (their fingerprint labels).
+ */
+async function buildWith(
+  inputs: BuildImagesInputs,
+  context: CiContext,
+  planned: { plans: ImagePlan[] },
+  branch: string,
+  ports: RunPorts,
+): Promise<{ images: BuiltImage[]; built: ImagePlan[] }> {
+  const { logger } = ports
+  const { registryMirrors: mirrors, credentials } = inputs
   const root = inputs.workingDirectory
-  const bases = await logger.group('Pre-flight checks', () =>
+  const host = inputs.registry.host
+  // A mirror on the push registry's host is read with its login: the builder needs it first.
+  let loggedIn = false
+  const logIn = async (): Promise<void> => {
+    if (!credentials || loggedIn) return
+    await logger.group(`Registry login: ${host}`, () => login(host, credentials, ports))
+    loggedIn = true
+  }
+  if (mirrors.some((mirror) => registryName(mirror.host) === registryName(host))) await logIn()
+  const checked = await logger.group('Pre-flight checks', () =>
     preflight(
-      plans,
-      { root, allowUndeclaredSourcesPath: inputs.allowUndeclaredSourcesPath },
+      planned.plans,
+      { root, allowUndeclaredSourcesPath: inputs.allowUndeclaredSourcesPath, mirrors },
       ports,
     ),
   )
-  const { credentials } = inputs
+  const plans = withBases(planned.plans, checked.dockerfiles, mirrors)
   const defaultBranch = context.defaultBranch ?? FALLBACK_DEFAULT_BRANCH
   const unchanged = await logger.group('Unchanged images', () =>
     reuseUnchanged(
@@ -93,20 +188,17 @@ export async function runBuildImages(
         reuse: inputs.reuseUnchanged,
         push: inputs.push,
         platform: inputs.platform,
-        branch: gate.branch,
+        branch,
         defaultBranch,
         root,
-        login: credentials && { registry: registryName(inputs.registry.host), ...credentials },
+        login: credentials && { registry: registryName(host), ...credentials },
         signingKey: inputs.signingKey,
+        mirrors,
       },
       ports,
     ),
   )
-  if (credentials && unchanged.build.length > 0) {
-    await logger.group(`Registry login: ${inputs.registry.host}`, () =>
-      login(inputs.registry.host, credentials, ports),
-    )
-  }
+  if (unchanged.build.length > 0) await logIn()
   const built =
     unchanged.build.length === 0
       ? []
@@ -117,7 +209,7 @@ export async function runBuildImages(
               push: inputs.push,
               loggedIn: credentials !== undefined,
               // Before each push, what COPY added against the sources: see sources-path.ts.
-              check: (plan) => checkCopiedSize(plan, bases.get(plan.kind), root, ports),
+              check: (plan) => checkCopiedSize(plan, checked.bases.get(plan.kind), root, ports),
             },
             ports,
           ),
@@ -126,36 +218,35 @@ export async function runBuildImages(
   const images = plans.flatMap(
     (plan) => [...unchanged.reused, ...built].find((image) => image.kind === plan.kind) ?? [],
   )
-  await recordImages(
-    images,
-    unchanged,
-    { push: inputs.push, branch: gate.branch, defaultBranch },
-    ports,
-  )
-  const { signingKey } = inputs
-  const signed = signingKey
-    ? await logger.group('Image signatures', async () => {
-        // The signing code is loaded only when there is a key.
-        const { signImages } = await import('../signing/sign-images.js')
-        const login = credentials && {
-          registry: registryName(inputs.registry.host),
-          ...credentials,
-        }
-        return signImages(images, unchanged.build, { signingKey, push: inputs.push, login }, ports)
+  await recordImages(images, unchanged, { push: inputs.push, branch, defaultBranch }, ports)
+  return { images, built: unchanged.build }
+}
+
+/**
+ * Each plan with the images its Dockerfile builds FROM or copies from, and where a mirror
+ * serves them: Docker takes those as named contexts, Buildah from its registries configuration.
+ * The `# syntax=` frontend is none of them: BuildKit pulls it as it is named.
+ */
+function withBases(
+  plans: readonly ImagePlan[],
+  dockerfiles: ReadonlyMap<ImageKind, string>,
+  mirrors: RegistryMirrors,
+): ImagePlan[] {
+  return plans.map((plan) => {
+    const text = dockerfiles.get(plan.kind) ?? ''
+    const args: Array<[string, string]> = [
+      ['SOURCES_PATH', plan.command.sourcesPath],
+      ...plan.command.buildArgs.map(([name, value]): [string, string] => [name, value]),
+    ]
+    const syntax = /^#\s*syntax\s*=\s*(\S+)/im.exec(text)?.[1]
+    const bases = readBuildInputs(text, args)
+      .images.filter((image) => image !== syntax)
+      .map((reference) => {
+        const mirrored = mirroredReference(reference, mirrors)
+        return mirrored ? { reference, mirrored } : { reference }
       })
-    : undefined
-  setOutputs(reporter, images, false, version)
-  const summary = builtSummary(images, {
-    branch: gate.branch,
-    pushed: inputs.push,
-    drawVersion: drawVersion?.value,
-    version,
-    selected: inputs.images,
+    return { ...plan, command: { ...plan.command, bases } }
   })
-  await reporter.summary(
-    signed ? { ...summary, rows: [...summary.rows, ['Signatures', signed]] } : summary,
-  )
-  return images
 }
 
 async function plan(
@@ -247,12 +338,12 @@ async function frontendFiles(
 async function login(
   host: string,
   credentials: { username: string; password: string },
-  ports: BuildImagesPorts,
+  ports: RunPorts,
 ): Promise<void> {
   try {
-    await ports.docker.login(host, credentials.username, credentials.password)
+    await ports.builder.login(host, credentials.username, credentials.password)
   } catch (error) {
-    if (!(error instanceof DockerCommandError)) throw error
+    if (!(error instanceof BuilderCommandError)) throw error
     const said = error.tail
       .filter((line) => !/^WARNING!/.test(line))
       .slice(-5)

@@ -1,9 +1,10 @@
 import { join } from 'node:path'
+import { mirroredReference, type RegistryMirrors } from '../registry/mirrors.js'
 import type { Files, Logger } from '../shared/ports.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { errorMessage } from '../shared/errors.js'
 import type { ImageKind } from './image-kinds.js'
-import { DockerCommandError, type DockerClient } from './ports.js'
+import { BuilderCommandError, type ImageBuilder } from './ports.js'
 import { readStages, triggersOf, type Stage } from './dockerfile.js'
 import type { ImagePlan } from './plan.js'
 
@@ -19,7 +20,7 @@ import type { ImagePlan } from './plan.js'
 const ALLOW_INPUT = 'allow-undeclared-sources-path'
 
 export interface SourcesPathPorts {
-  docker: DockerClient
+  builder: ImageBuilder
   files: Pick<Files, 'stat' | 'listFilesDeep'>
   logger: Logger
   redact: (text: string) => string
@@ -28,23 +29,32 @@ export interface SourcesPathPorts {
 export interface SourcesPathFindings {
   problems: string[]
   warnings: string[]
-  /** Each image's base image, for the size check after its build (undefined: not known). */
+  /**
+   * Each image's base image, by the name the builder holds it under (its mirror's when
+   * `registry-mirrors` serves it), for the size check after its build (undefined: not known).
+   */
   bases: Map<ImageKind, string | undefined>
 }
 
-/** `dockerfiles`: each plan's Dockerfile text, as the pre-flight read it. */
+/**
+ * `dockerfiles`: each plan's Dockerfile text, as the pre-flight read it. A base that a mirror
+ * serves is read there, as the build pulls it.
+ */
 export async function checkSourcesPathDeclared(
   plans: readonly ImagePlan[],
   dockerfiles: ReadonlyMap<ImageKind, string>,
-  allowUnreadable: boolean,
+  options: { allowUnreadable: boolean; mirrors: RegistryMirrors },
   ports: SourcesPathPorts,
 ): Promise<SourcesPathFindings> {
+  const { allowUnreadable, mirrors } = options
+  const pulled = (base: string | undefined): string | undefined =>
+    base === undefined ? undefined : (mirroredReference(base, mirrors) ?? base)
   const findings: SourcesPathFindings = { problems: [], warnings: [], bases: new Map() }
   for (const plan of plans) {
     const stages = readStages(dockerfiles.get(plan.kind) ?? '', plan.command.buildArgs)
-    findings.bases.set(plan.kind, rootBase(stages))
+    findings.bases.set(plan.kind, pulled(rootBase(stages)))
     for (const stage of stages) {
-      const verdict = await judgeStage(stage, stages, ports)
+      const verdict = await judgeStage(stage, stages, ports, pulled)
       if (verdict.kind === 'fine') continue
       if (verdict.kind === 'undeclared') findings.problems.push(undeclared(plan, verdict.why))
       else if (allowUnreadable) findings.warnings.push(unreadableAllowed(plan, verdict.why))
@@ -60,6 +70,7 @@ async function judgeStage(
   stage: Stage,
   stages: Stage[],
   ports: SourcesPathPorts,
+  pulled: (base: string) => string | undefined,
 ): Promise<Verdict> {
   if (stage.declaresSourcesPath) return { kind: 'fine' }
   if (stage.parentStage !== undefined) {
@@ -78,9 +89,9 @@ async function judgeStage(
   }
   let triggers: string[]
   try {
-    triggers = await ports.docker.onBuildTriggers(stage.base)
+    triggers = await ports.builder.onBuildTriggers(pulled(stage.base) ?? stage.base)
   } catch (error) {
-    const said = error instanceof DockerCommandError ? error.tail.slice(-2).join(' ').trim() : ''
+    const said = error instanceof BuilderCommandError ? error.tail.slice(-2).join(' ').trim() : ''
     const reason = `${errorMessage(error)}${said ? `: ${said}` : ''}`
     return {
       kind: 'unreadable',
@@ -102,7 +113,7 @@ async function judgeStage(
 }
 
 const HAZARD =
-  "Docker would expand $SOURCES_PATH to nothing and copy the whole build context (.git, node_modules, .env files…) into the image, where it expects '{sources}'."
+  "The build would expand $SOURCES_PATH to nothing and copy the whole build context (.git, node_modules, .env files…) into the image, where it expects '{sources}'."
 const FIXES =
   "Fix it either way: add the line 'ARG SOURCES_PATH' after the FROM line, or build FROM a base image that declares it (Olympe's olympeio/* base images do, with ONBUILD ARG SOURCES_PATH)."
 
@@ -155,12 +166,12 @@ export async function checkCopiedSize(
   let added
   try {
     const [image, parent] = await Promise.all([
-      ports.docker.history(plan.reference),
-      ports.docker.history(base),
+      ports.builder.history(plan.reference),
+      ports.builder.history(base),
     ])
     added = image.slice(0, Math.max(0, image.length - parent.length))
   } catch (error) {
-    notCompared(ports.redact(`docker image history failed (${errorMessage(error)})`))
+    notCompared(ports.redact(`reading the images' history failed (${errorMessage(error)})`))
     return undefined
   }
   const copies = added.filter((entry) =>

@@ -1,5 +1,6 @@
 import type { ActionDefinition } from '../definition.js'
 import { registryInput } from '../registry/credentials.js'
+import { registryMirrors } from '../registry/mirrors.js'
 import {
   CHECK_ONLY,
   choice,
@@ -85,6 +86,12 @@ export const deployDefinition = {
         'Password or token of `registry-username` (read access is enough; keep it in a secret).',
       secret: true,
       ...text,
+    },
+    'registry-mirrors': {
+      description:
+        "Registries whose images the image check asks another registry about, one `registry=mirror` per line, such as `docker.io=registry.internal/dockerhub` (a path after the mirror's host allowed), as build-images reads them: for runners that cannot reach the registry an image names. No credentials in the value.",
+      multiline: true,
+      parse: registryMirrors,
     },
     'deploy-rules': {
       description:

@@ -36,6 +36,7 @@ describe('build-images inputs', () => {
       allowUndeclaredSourcesPath: false,
       checkOnly: false,
       registry: { host: 'ghcr.io', prefix: 'ghcr.io' },
+      registryMirrors: [],
       reuseUnchanged: true,
       credentials: undefined,
       imageNames: {
@@ -53,6 +54,7 @@ describe('build-images inputs', () => {
       drawVersion: undefined,
       buildArgs: [],
       buildSecrets: [],
+      builder: 'auto',
       platform: undefined,
       cacheFrom: [],
       workingDirectory: '/ws',
