@@ -3,13 +3,8 @@ import {
   type BuildImagesInputName,
 } from '../core/build-images/definition.js'
 import { buildkitDisabled } from '../core/build-images/docker-args.js'
-import {
-  buildSecretValues,
-  secretLookingBuildArgValues,
-} from '../core/build-images/input-parsers.js'
 import { parseBuildImagesInputs, type BuildImagesInputs } from '../core/build-images/inputs.js'
 import { runBuildImages } from '../core/build-images/run.js'
-import { loginSecrets } from '../core/registry/credentials.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
@@ -26,11 +21,6 @@ import { nodeFiles } from '../tools/files.js'
 
 export const buildImagesAction: Action<BuildImagesInputName, BuildImagesInputs> = {
   definition: buildImagesDefinition,
-  derivedSecrets: (raw) => [
-    ...loginSecrets(raw['registry-username'], raw['registry-password']),
-    ...buildSecretValues(raw['build-secrets']),
-    ...secretLookingBuildArgValues(raw['build-args']),
-  ],
   // The docker command reads DOCKER_BUILDKIT itself: a false value means the legacy builder.
   parse: (raw, context) =>
     parseBuildImagesInputs(raw, {
@@ -38,10 +28,12 @@ export const buildImagesAction: Action<BuildImagesInputName, BuildImagesInputs> 
       buildkitDisabled: buildkitDisabled(process.env.DOCKER_BUILDKIT),
     }),
   cancelNote: (inputs) =>
-    `Builds under way were stopped${inputs?.credentials ? ", and the step's own Docker config, which held the registry login, was removed" : ''}. Images pushed before the cancel stay in the registry.`,
+    `Builds under way were stopped${inputs?.registryLogin ? ", and the step's own Docker config, which held the registry login, was removed" : ''}. Images pushed before the cancel stay in the registry.`,
   async run(inputs, context, platform) {
     const { cancel } = platform
-    const session = inputs.credentials ? await isolatedDockerConfig(process.env, cancel) : undefined
+    const session = inputs.registryLogin
+      ? await isolatedDockerConfig(process.env, cancel)
+      : undefined
     try {
       await runBuildImages(inputs, context, {
         ...platform,

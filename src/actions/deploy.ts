@@ -1,9 +1,7 @@
 import { deployDefinition, type DeployInputName } from '../core/deploy/definition.js'
 import type { ParseTools } from '../core/definition.js'
 import { parseDeployInputs, type DeployInputs } from '../core/deploy/inputs.js'
-import { loginSecrets } from '../core/registry/credentials.js'
 import { runDeploy } from '../core/deploy/run.js'
-import { appUrlSecrets, webhookUrlSecrets } from '../core/deploy/secrets.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
@@ -14,11 +12,6 @@ import { createHttpClient } from '../tools/http.js'
 
 export const deployAction: Action<DeployInputName, DeployInputs> = {
   definition: deployDefinition,
-  derivedSecrets: (raw) => [
-    ...webhookUrlSecrets(raw['webhook-url']),
-    ...loginSecrets(raw['registry-username'], raw['registry-password']),
-    ...appUrlSecrets(raw['app-url']),
-  ],
   parse: async (raw) =>
     parseDeployInputs(raw, { parseYaml: await yamlParserFor(raw['deploy-rules']) }),
   cancelNote: () =>

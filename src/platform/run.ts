@@ -1,14 +1,16 @@
 import {
   describeInputs,
   inputEnvName,
+  isWholeSecret,
   withDefaults,
   type ActionDefinition,
   type RawInputs,
 } from '../core/definition.js'
 import type { CiContext } from '../core/shared/context.js'
 import { ActionError, CancelledError, InputError, errorMessage } from '../core/shared/errors.js'
+import { inputSecrets, secretsIn } from '../core/shared/input-secrets.js'
 import type { CommonPorts } from '../core/shared/ports.js'
-import { MIN_SECRET_LENGTH, actionSecrets, shortSecretInputs } from '../core/shared/secrets.js'
+import { MIN_SECRET_LENGTH, shortSecretInputs } from '../core/shared/secrets.js'
 import { StepCancellation } from '../tools/cancel.js'
 import type { Runtime } from './runtime.js'
 import { startPlatform, type Invocation, type Started } from './start.js'
@@ -24,14 +26,36 @@ export type PlatformPorts = Pick<
 
 /** Every action has the common `check-only` input (see CHECK_ONLY). */
 export interface Action<I extends string, T extends { checkOnly: boolean }> {
+  /** Its inputs, each with what of it is secret (see InputSpec.secret). */
   definition: ActionDefinition<I>
-  /** Values derived from the inputs that can leak on their own (see actionSecrets). */
-  derivedSecrets?: (raw: RawInputs<I>) => string[]
   /** The typed inputs, or an InputError naming each problem; nothing else happens here. */
   parse: (raw: RawInputs<I>, context: CiContext) => T | Promise<T>
   run: (inputs: T, context: CiContext, platform: PlatformPorts) => Promise<void>
   /** What a cancelled step says besides that it stopped: what stays done, what was removed. */
   cancelNote?: (inputs: T | undefined) => string | undefined
+}
+
+/**
+ * A flag shows in process lists and job logs: one warning for each flag that holds what its
+ * input's specification says is secret (the whole of a secret input, a URL's credentials…).
+ */
+function secretFlagWarnings<I extends string>(
+  definition: ActionDefinition<I>,
+  raw: RawInputs<I>,
+  flags: readonly string[],
+): string[] {
+  const inputs = flags.filter((name): name is I => Object.hasOwn(definition.inputs, name))
+  return inputs.flatMap((name) => {
+    const spec = definition.inputs[name]
+    if (spec.secret === undefined || secretsIn(spec, raw[name], raw).length === 0) return []
+    const what =
+      spec.secret === true || isWholeSecret(spec)
+        ? `The secret '${name}' was given as a flag`
+        : `'${name}' was given as a flag that holds ${spec.secret.said}`
+    return [
+      `${what}, which process lists and job logs can show: prefer the ${inputEnvName(name)} environment variable.`,
+    ]
+  })
 }
 
 /** SIGINT is what the GitHub runner sends on cancel (SIGTERM 7.5 s later); GitLab sends SIGTERM. */
@@ -71,15 +95,11 @@ export async function runAction<I extends string, T extends { checkOnly: boolean
     })
   })
   const raw = withDefaults(definition, runtime.readInputs(definition))
-  for (const secret of actionSecrets(definition, raw, action.derivedSecrets?.(raw)))
-    runtime.registerSecret(secret)
+  for (const secret of inputSecrets(definition, raw)) runtime.registerSecret(secret)
   for (const name of shortSecretInputs(definition, raw))
     runtime.logger.warning(shortSecretWarning(name, runtime.kind))
-  for (const name of runtime.cliArgs?.secretFlags ?? []) {
-    runtime.logger.warning(
-      `The secret '${name}' was given as a flag, which process lists and job logs can show: prefer the ${inputEnvName(name)} environment variable.`,
-    )
-  }
+  for (const warning of secretFlagWarnings(definition, raw, runtime.cliArgs?.flags ?? []))
+    runtime.logger.warning(warning)
   await runtime.logger.group('Inputs', () => {
     runtime.logger.info(describeInputs(definition, raw))
     return Promise.resolve()

@@ -1,9 +1,10 @@
 import type { ActionDefinition } from '../definition.js'
-import { registryInput } from '../registry/credentials.js'
-import { CHECK_ONLY, flag, text } from '../shared/inputs.js'
+import { registryInputs } from '../registry/inputs.js'
+import { CHECK_ONLY, flag } from '../shared/inputs.js'
 import {
   branches,
   buildArgs,
+  buildSecretParts,
   buildSecrets,
   cacheFrom,
   drawVersion,
@@ -12,6 +13,7 @@ import {
   images,
   platform,
   relativeFolder,
+  secretLookingArguments,
   tagTemplate,
   workingDirectory,
 } from './input-parsers.js'
@@ -22,21 +24,12 @@ export const buildImagesDefinition = {
   description:
     'Builds the frontend, backend and code-as-data images an Olympe project asks for (`images`, `codeasdata`) from its docker/ folder, pushes them and outputs their references for the deploy action.',
   inputs: {
-    registry: {
-      description:
-        'Registry host, optionally with a namespace: each image is `<registry>/<image name>:<tag>`, so `ghcr.io/acme` with the default image names gives `ghcr.io/acme/<owner>/<repository>/frontend`. Default `ghcr.io` on GitHub; required elsewhere (on GitLab, `$CI_REGISTRY`).',
-      parse: registryInput,
-    },
-    'registry-username': {
-      description: 'User name for `docker login`; give it with `registry-password`, or neither.',
-      ...text,
-    },
-    'registry-password': {
-      description:
-        'Password or token for `docker login`, passed on stdin (keep it in a secret). Without credentials the existing Docker login is used.',
-      secret: true,
-      ...text,
-    },
+    ...registryInputs({
+      registry:
+        'Every image is pushed as `<registry>/<image name>:<tag>`, so `ghcr.io/acme` with the default image names gives `ghcr.io/acme/<owner>/<repository>/frontend`. Default `ghcr.io` on GitHub; required elsewhere (on GitLab, `$CI_REGISTRY`).',
+      username: 'Without them, the existing Docker login is used.',
+      password: 'Given to `docker login` on stdin; it needs push access.',
+    }),
     'frontend-image-name': {
       description:
         'Image name of the frontend, without registry or tag. Default `<repository>/frontend`, lowercase.',
@@ -130,12 +123,13 @@ export const buildImagesDefinition = {
       description:
         'Extra build arguments for every image, one `NAME=value` per line (`SOURCES_PATH` is set per image). A build argument stays in the image: `docker history` shows it to anyone who can pull the image. Pass tokens and passwords with `build-secrets` instead; a name that looks secret (`NPM_TOKEN`, `API_KEY`, `PASSWORD`) is warned about.',
       multiline: true,
+      secret: secretLookingArguments,
       parse: buildArgs,
     },
     'build-secrets': {
       description:
         'Secrets for the builds, one `ID=value` per line (keep them in a secret; on GitLab, the `BUILD_SECRETS` CI/CD variable). Each is given to BuildKit as `--secret id=ID` and read in a Dockerfile with `RUN --mount=type=secret,id=ID` (the file `/run/secrets/ID`, during that step only): it stays out of the image, its history and the command line. Needs BuildKit (not `DOCKER_BUILDKIT=0`).',
-      secret: true,
+      secret: buildSecretParts,
       multiline: true,
       parse: buildSecrets,
     },

@@ -2,7 +2,7 @@ import type { CiContext } from '../shared/context.js'
 import { ActionError } from '../shared/errors.js'
 import type { CommonPorts, Reporter } from '../shared/ports.js'
 import type { HttpClient } from '../shared/http.js'
-import { registryName } from '../registry/reference.js'
+import type { RegistryLogin } from '../registry/credentials.js'
 import { buildAndPush, type BuiltImage } from './build.js'
 import { DockerCommandError, type DockerClient } from './ports.js'
 import {
@@ -74,7 +74,7 @@ export async function runBuildImages(
       ports,
     ),
   )
-  const { credentials } = inputs
+  const login = inputs.registryLogin
   const unchanged = await logger.group('Unchanged images', () =>
     reuseUnchanged(
       plans,
@@ -85,14 +85,14 @@ export async function runBuildImages(
         branch: gate.branch,
         defaultBranch: context.defaultBranch ?? FALLBACK_DEFAULT_BRANCH,
         root,
-        login: credentials && { registry: registryName(inputs.registry.host), ...credentials },
+        login,
       },
       ports,
     ),
   )
-  if (credentials && unchanged.build.length > 0) {
+  if (login && unchanged.build.length > 0) {
     await logger.group(`Registry login: ${inputs.registry.host}`, () =>
-      login(inputs.registry.host, credentials, ports),
+      dockerLogin(inputs.registry.host, login, ports),
     )
   }
   const built =
@@ -103,7 +103,7 @@ export async function runBuildImages(
             unchanged.build,
             {
               push: inputs.push,
-              loggedIn: credentials !== undefined,
+              loggedIn: login !== undefined,
               // Before each push, what COPY added against the sources: see sources-path.ts.
               check: (plan) => checkCopiedSize(plan, bases.get(plan.kind), root, ports),
             },
@@ -191,9 +191,9 @@ async function plan(
   return { plans, drawVersion: lookup.found, version }
 }
 
-async function login(
+async function dockerLogin(
   host: string,
-  credentials: { username: string; password: string },
+  credentials: RegistryLogin,
   ports: BuildImagesPorts,
 ): Promise<void> {
   try {

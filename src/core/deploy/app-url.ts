@@ -1,9 +1,9 @@
-import { basicAuth } from '../registry/credentials.js'
+import { basicAuth } from '../shared/http.js'
 import { isLoopbackHost } from '../shared/loopback.js'
-import { percentDecoded } from '../shared/secrets.js'
+import { parseCredentialUrl, type CredentialUrl } from '../shared/url-credentials.js'
 
-/** The deployed app, as the rollout watch asks it. */
-export interface AppTarget {
+/** The deployed app, as the rollout watch asks it; its credentials as `secret: urlCredentials` reads them. */
+export interface AppTarget extends CredentialUrl {
   /** The address without its credentials: the `url` output, links and messages. */
   shown: string
   /** The frontend's `version.json`, which holds the version it serves. */
@@ -22,8 +22,9 @@ export const STATUS_PATH = 'OlympeServer/status'
 
 /**
  * The `app-url` input: an http(s) address with a host, optionally with `user:password@` for a
- * protected preview (sent as Basic auth). The paths asked are below its path, so that an app
- * served under a prefix works; a query or a fragment would be lost in them, so they are refused.
+ * protected preview (sent as Basic auth), read as every URL that may carry credentials is (see
+ * parseCredentialUrl). The paths asked are below its path, so that an app served under a prefix
+ * works; a query or a fragment would be lost in them, so they are refused.
  */
 export function parseAppUrl(raw: string): AppTarget | { problem: string } {
   // eslint-disable-next-line no-control-regex -- finding them is the point: URL drops some silently
@@ -31,33 +32,31 @@ export function parseAppUrl(raw: string): AppTarget | { problem: string } {
     return {
       problem: `contains a space, a line break or a control character; give the app's address alone, such as ${APP_URL_EXAMPLE}`,
     }
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
+  const parsed = parseCredentialUrl(raw)
+  if (parsed === undefined)
     return {
       problem: `expected the app's address, an absolute https:// URL such as ${APP_URL_EXAMPLE}`,
     }
-  }
+  if ('problem' in parsed) return parsed
+  const { url, credentials } = parsed
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     return {
       problem: `expected an https:// (or http://) address such as ${APP_URL_EXAMPLE}, not a '${url.protocol}' one`,
     }
   if (url.hostname === '') return { problem: `has no host; expected such as ${APP_URL_EXAMPLE}` }
-  if (url.search !== '' || url.hash !== '' || raw.includes('?') || raw.includes('#'))
+  if (url.search !== '' || url.hash !== '' || url.href.includes('?') || url.href.includes('#'))
     return {
       problem: `holds a query or a fragment; give the address the app is served at, such as ${APP_URL_EXAMPLE} (${VERSION_PATH} and ${STATUS_PATH} are asked below it)`,
     }
   const base = `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`
-  const credentials = url.username !== '' || url.password !== ''
   return {
+    url,
+    ...(credentials ? { credentials } : {}),
     shown: base,
     versionUrl: new URL(`${base}/${VERSION_PATH}`),
     statusUrl: new URL(`${base}/${STATUS_PATH}`),
     ...(credentials
-      ? {
-          authorization: `Basic ${basicAuth(percentDecoded(url.username), percentDecoded(url.password))}`,
-        }
+      ? { authorization: `Basic ${basicAuth(credentials.user, credentials.password)}` }
       : {}),
     insecure: url.protocol === 'http:' && !isLoopbackHost(url.hostname),
   }

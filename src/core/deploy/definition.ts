@@ -1,5 +1,5 @@
 import type { ActionDefinition } from '../definition.js'
-import { registryInput } from '../registry/credentials.js'
+import { registryInputs } from '../registry/inputs.js'
 import {
   CHECK_ONLY,
   choice,
@@ -19,6 +19,8 @@ import {
   webhookUrl,
 } from './input-parsers.js'
 import { MODES } from './payload-schema.js'
+import { webhookUrlParts } from './secrets.js'
+import { urlCredentials } from '../shared/url-credentials.js'
 import { VERIFY_MODES } from './verify-images.js'
 
 export const deployDefinition = {
@@ -31,7 +33,7 @@ export const deployDefinition = {
       description:
         'Deployment webhook address supplied by the platform operator (keep it in a secret).',
       required: true,
-      secret: true,
+      secret: webhookUrlParts,
       parse: webhookUrl,
     },
     'webhook-token': {
@@ -60,22 +62,13 @@ export const deployDefinition = {
         'Check in their registries that every image of the payload exists before calling the webhook (registry HTTP API; no Docker needed). `auto`: an image that does not exist fails the step, one whose registry cannot be asked (no access, network, time-out) earns a warning; `true`: both fail it; `false`: no check.',
       ...choiceWithDefault(VERIFY_MODES, 'auto'),
     },
-    registry: {
-      description:
-        'Registry that `registry-username` and `registry-password` are for (`host[:port]`, a namespace after it ignored); they are sent to no other. Default: the registry of the image inputs when they are all in one, never one named only in `payload-file` (set it then).',
-      parse: registryInput,
-    },
-    'registry-username': {
-      description:
-        "User name for the image check; give it with `registry-password`, or neither. Without them, the job's Docker config (a `docker login` in an earlier step) is used, else the registries are asked anonymously.",
-      ...text,
-    },
-    'registry-password': {
-      description:
-        'Password or token of `registry-username` (read access is enough; keep it in a secret).',
-      secret: true,
-      ...text,
-    },
+    ...registryInputs({
+      registry:
+        'Here it names the registry the login is for, for the image check (the namespace is not used). Default: the registry of the image inputs when they are all in one, never one named only in `payload-file` (set it then).',
+      username:
+        "Used by the image check. Without them, the job's Docker config (a `docker login` in an earlier step) is used, else the registries are asked anonymously.",
+      password: 'Read access is enough.',
+    }),
     'deploy-rules': {
       description:
         'JSON or YAML list of `{source, target}` regular expressions (JavaScript syntax) mapping backend images to backends; a `source` that takes over 250 ms to match an image is refused. Default: one rule `.*` to `.*`.',
@@ -114,7 +107,8 @@ export const deployDefinition = {
     },
     'app-url': {
       description:
-        "Address of the deployed app (its frontend), such as `https://shop.example.com`. After the webhook's success the step watches the rollout there (`<app-url>/version.json`, `<app-url>/OlympeServer/status`) until the new version serves. A protected app may be given as `https://user:password@…` (sent as Basic auth; masked, and never in an output). Without it, nothing is watched.",
+        "Address of the deployed app (its frontend), such as `https://shop.example.com`. After the webhook's success the step watches the rollout there (`<app-url>/version.json`, `<app-url>/OlympeServer/status`) until the new version serves. A protected app may be given as `https://user:password@…` (sent as Basic auth; masked, and never in an output; a `/`, `?` or `#` in them written percent-encoded). Without it, nothing is watched.",
+      secret: urlCredentials,
       parse: appUrl,
     },
     'expected-version': {
