@@ -1,6 +1,7 @@
 import { deployDefinition, type DeployInputName } from '../core/deploy/definition.js'
 import type { ParseTools } from '../core/definition.js'
 import { parseDeployInputs, type DeployInputs } from '../core/deploy/inputs.js'
+import { cancelReport } from '../core/deploy/progress.js'
 import { runDeploy } from '../core/deploy/run.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
@@ -14,11 +15,12 @@ export const deployAction: Action<DeployInputName, DeployInputs> = {
   definition: deployDefinition,
   parse: async (raw) =>
     parseDeployInputs(raw, { parseYaml: await yamlParserFor(raw['deploy-rules']) }),
-  cancelNote: () =>
-    'If the deployment request had been sent, the platform may still carry it out: check the app before deploying again.',
+  // Until it runs, nothing is sent; from then on, it says how far it got (see cancelReport).
+  cancelNote: () => cancelReport({ kind: 'not-sent' }).note,
   async run(inputs, context, platform) {
     await runDeploy(inputs, context, {
       ...platform,
+      progress: (phase) => platform.cancel.reportWith(() => cancelReport(phase)),
       http: createHttpClient(USER_AGENT),
       clock: systemClock,
       files: nodeFiles,

@@ -31,7 +31,10 @@ export interface Action<I extends string, T extends { checkOnly: boolean }> {
   /** The typed inputs, or an InputError naming each problem; nothing else happens here. */
   parse: (raw: RawInputs<I>, context: CiContext) => T | Promise<T>
   run: (inputs: T, context: CiContext, platform: PlatformPorts) => Promise<void>
-  /** What a cancelled step says besides that it stopped: what stays done, what was removed. */
+  /**
+   * What a cancelled step says besides that it stopped (what stays done, what was removed), unless
+   * its code said how far it got (see StepCancellation.reportWith).
+   */
   cancelNote?: (inputs: T | undefined) => string | undefined
 }
 
@@ -88,9 +91,15 @@ export async function runAction<I extends string, T extends { checkOnly: boolean
   const { runtime, context } = started
   const cancel = new StepCancellation()
   let parsed: T | undefined
+  const cancelled = (): string | undefined => {
+    const report = cancel.report()
+    if (!report) return action.cancelNote?.(parsed)
+    writeOutputs(runtime, report.outputs)
+    return report.note
+  }
   const stopListening = listenForCancel(cancel, (signal) => {
     // The step's code did not unwind in time, or a second signal came: say it here, then exit.
-    runtime.logger.error(cancelMessage(signal, action.cancelNote?.(parsed)), {
+    runtime.logger.error(cancelMessage(signal, cancelled()), {
       title: `olympe ${definition.id} cancelled`,
     })
   })
@@ -123,7 +132,7 @@ export async function runAction<I extends string, T extends { checkOnly: boolean
   } catch (error) {
     const signal = cancel.cause
     if (signal === undefined) await reportFailure(runtime, definition.id, error)
-    else await reportCancel(runtime, definition.id, signal, error, action.cancelNote?.(parsed))
+    else await reportCancel(runtime, definition.id, signal, error, cancelled())
   } finally {
     stopListening()
   }
@@ -158,6 +167,20 @@ function listenForCancel(
   return () => {
     clearTimeout(timer)
     for (const signal of CANCEL_SIGNALS) process.off(signal, onSignal)
+  }
+}
+
+/**
+ * The outputs a cancelled step writes, as any step's are: on GitHub the runner reads them when
+ * the step ends; GitLab keeps no artifact of a cancelled job, so there its log line is what counts.
+ */
+function writeOutputs(runtime: Runtime, outputs: Record<string, string> = {}): void {
+  for (const [name, value] of Object.entries(outputs)) {
+    try {
+      runtime.reporter.setOutput(name, value)
+    } catch {
+      // The step is ending: its message matters more than an output that cannot be written.
+    }
   }
 }
 

@@ -151,7 +151,7 @@ export const deployDefinition = {
     },
     rollout: {
       description:
-        'How the rollout watch ended: `live`, `awaiting-promotion` (manual promotion; the new version is not served yet), `timed-out`, `rolled-back`, or `not-watched` (no `app-url`, `wait-minutes` 0, a dry run, or a failed call).',
+        'How the rollout watch ended: `live`, `awaiting-promotion` (manual promotion; the new version is not served yet), `timed-out`, `rolled-back`, `not-watched` (no `app-url`, `wait-minutes` 0, a dry run, or a failed call), or `cancelled` (the step was cancelled during the watch).',
     },
     'live-version': {
       description:

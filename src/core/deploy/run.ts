@@ -23,6 +23,7 @@ import {
   type WatchPlan,
 } from './rollout-step.js'
 import { watchRollout } from './watch.js'
+import type { DeployProgress } from './progress.js'
 
 /** What a step output can hold (GitHub's limit), and so the largest payload we send. */
 export const MAX_PAYLOAD_BYTES = 1024 * 1024
@@ -32,6 +33,8 @@ const PRINTED_PAYLOAD_CHARS = 64 * 1024
 export interface DeployPorts
   extends Pick<CommonPorts, 'logger' | 'reporter' | 'redact' | 'clock' | 'files'>, VerifyPorts {
   http: HttpClient
+  /** Told how far the deployment got (see DeployPhase), for what a cancel says. */
+  progress?: DeployProgress
 }
 
 /** The run's facts deploy uses: the workspace, and what names the project for links. */
@@ -51,6 +54,7 @@ export async function runDeploy(
   ports: DeployPorts,
 ): Promise<void> {
   const { logger, reporter } = ports
+  ports.progress?.({ kind: 'not-sent' })
   const deadline = startDeadline(ports.clock, inputs.timeoutSeconds)
   const plan = planWatch(inputs)
   if (inputs.appUrl) {
@@ -124,6 +128,11 @@ export async function runDeploy(
       throw error
     }
   })
+  ports.progress?.({
+    kind: 'accepted',
+    status: result.status,
+    watch: 'target' in plan ? 'running' : 'none',
+  })
   const message = ports.redact(result.message)
   logger.info(`The webhook accepted the deployment (HTTP ${result.status}, message '${message}').`)
   reporter.setOutput('status', String(result.status))
@@ -138,7 +147,7 @@ export async function runDeploy(
     else logger.info(said)
     return
   }
-  await watch(plan.target, inputs, payload, expected, before, ports)
+  await watch(plan.target, inputs, payload, expected, before, ports, result.status)
 }
 
 /** The watch, its outputs and its summary, then the verdict: live, a warning, or a failure. */
@@ -149,6 +158,7 @@ async function watch(
   expected: ExpectedVersion,
   before: VersionAnswer | undefined,
   ports: DeployPorts,
+  status: number,
 ): Promise<void> {
   const { logger, reporter } = ports
   const report = await logger.group('Rollout', () => {
@@ -170,6 +180,7 @@ async function watch(
   const { verdict } = report
   reporter.setOutput('rollout', verdict.outcome)
   reporter.setOutput('live-version', ports.redact(verdict.lastVersion ?? ''))
+  ports.progress?.({ kind: 'accepted', status, watch: { ended: verdict.outcome } })
   await reporter.summary(rolloutSummary(report, target, expected))
   const said = verdictMessage(verdict, {
     app: target.shown,
