@@ -45,7 +45,7 @@ export function registryInputs(uses: { registry: string; username: string; passw
  * The password, and base64(user:password), which a Docker config stores and registries echo in
  * errors, and which masking the password alone misses at its edges.
  */
-const loginPassword: SecretParts<string | undefined> = {
+export const loginPassword: SecretParts<string | undefined> = {
   whole: true,
   said: 'a password',
   parts: (_password, raw, inputs) => loginForms(inputs['registry-username'] ?? '', raw),
