@@ -12,6 +12,8 @@ export interface Stage {
   base?: string
   /** The earlier stage it builds FROM, when its FROM names one. */
   parentStage?: number
+  /** `FROM --platform=<value>` as written (`$BUILDPLATFORM`), when the stage names one. */
+  platform?: string
   /** An `ARG SOURCES_PATH` line in the stage. */
   declaresSourcesPath: boolean
   /** `$SOURCES_PATH` or `${SOURCES_PATH}` in the stage's instructions. */
@@ -40,10 +42,12 @@ export function readStages(
       const [image = '', as, name] = words.filter((word) => !word.startsWith('--'))
       const expanded = expand(image, (arg) => given.get(arg) ?? globals.get(arg))
       const parent = expanded === undefined ? undefined : names.get(expanded.toLowerCase())
+      const platform = words.find((word) => /^--platform=/i.test(word))?.slice('--platform='.length)
       stages.push({
         from: instruction,
         base: parent === undefined ? expanded : undefined,
         parentStage: parent,
+        ...(platform ? { platform } : {}),
         declaresSourcesPath: false,
         usesSourcesPath: false,
       })
@@ -73,6 +77,11 @@ export interface BuildInputs {
    * arguments expanded, as written (`.` is the whole context). A wildcard stays in the path.
    */
   sources: string[]
+  /**
+   * The bases of stages that name their own platform (`FROM --platform=$BUILDPLATFORM`), with
+   * that platform as written: the build pulls them for it, not for the target platform.
+   */
+  platformImages: Array<{ image: string; platform: string }>
   /** Why what the build reads cannot be known from the text: `ADD <url>`, an unknown variable. */
   unknowable?: string
 }
@@ -91,7 +100,7 @@ export function readBuildInputs(
 ): BuildInputs {
   const given = new Map(buildArgs.map(([name, value]) => [name, value]))
   const stages = readStages(dockerfile, buildArgs)
-  const inputs: BuildInputs = { images: [], sources: [] }
+  const inputs: BuildInputs = { images: [], sources: [], platformImages: [] }
   const syntax = /^#\s*syntax\s*=\s*(\S+)\s*$/im.exec(directives(dockerfile))?.[1]
   if (syntax) inputs.images.push(syntax)
   const globals = new Map<string, string | undefined>()
@@ -191,6 +200,8 @@ export function readBuildInputs(
       const base = current?.base
       if (base !== undefined && base.toLowerCase() !== 'scratch') {
         inputs.images.push(base)
+        if (current?.platform)
+          inputs.platformImages.push({ image: base, platform: current.platform })
         for (const trigger of triggers(base)) {
           const [inner = '', ...more] = trigger.trim().split(/\s+/)
           read(inner.toUpperCase(), more.join(' '))

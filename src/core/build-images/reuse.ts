@@ -138,7 +138,9 @@ export async function findUnchanged(
   if (!options.push)
     return builtAll('push is false, and only an image in the registry can be reused')
   if (!options.reuse) return builtAll("'reuse-unchanged' is false")
-  const platform = options.platform ?? (await ports.docker.versions()).platform
+  // The engine's platform is the build machine's (`$BUILDPLATFORM`), whatever the target.
+  const buildPlatform = (await ports.docker.versions()).platform
+  const platform = options.platform ?? buildPlatform
   if (!platform)
     return builtAll(
       "the Docker engine did not say its platform, which is part of what goes into an image (set 'platform')",
@@ -159,6 +161,7 @@ export async function findUnchanged(
   const context: Context = {
     options,
     platform,
+    buildPlatform,
     ports,
     credentialsFor,
     deadline,
@@ -200,6 +203,8 @@ function buildArgsOf(plan: ImagePlan): Array<[string, string]> {
 interface Context {
   options: ReuseOptions
   platform: string
+  /** The engine's: what `$BUILDPLATFORM` names. */
+  buildPlatform?: string
   ports: ReusePorts
   credentialsFor: CredentialsFor
   deadline: Deadline
@@ -232,6 +237,8 @@ async function judge(
   if (inputs.unknowable) return built(inputs.unknowable)
   const all = await resolveAll(inputs.images, context)
   if ('problem' in all) return built(all.problem)
+  const staged = await resolveAtPlatforms(inputs.platformImages, context)
+  if ('problem' in staged) return built(staged.problem)
   // The earlier images are looked up while the sources are hashed.
   const target = registryImage(plan.reference)
   if ('problem' in target) return built(target.problem)
@@ -250,10 +257,13 @@ async function judge(
   if ('problem' in hashed) return built(hashed.problem)
   const fingerprint = fingerprintOf({
     ...hashed.parts,
-    images: inputs.images.map((reference): [string, string] => {
-      const resolved = all.resolved.get(reference)
-      return [reference, resolved && 'digest' in resolved ? resolved.digest : '']
-    }),
+    images: [
+      ...inputs.images.map((reference): [string, string] => {
+        const resolved = all.resolved.get(reference)
+        return [reference, resolved && 'digest' in resolved ? resolved.digest : '']
+      }),
+      ...staged.images,
+    ],
   })
   const labelled: ImagePlan = {
     ...plan,
@@ -317,7 +327,43 @@ async function resolveAll(
   return { resolved }
 }
 
-async function resolve(reference: string, context: Context): Promise<Resolved> {
+/**
+ * The bases of stages built for a platform of their own (`FROM --platform=$BUILDPLATFORM`), each
+ * read for that platform: a builder stage runs on the build machine, whose variant of a
+ * multi-platform image may change while the target's does not. Named `<image> --platform=<it>`.
+ */
+async function resolveAtPlatforms(
+  staged: BuildInputs['platformImages'],
+  context: Context,
+): Promise<{ images: Array<[string, string]> } | { problem: string }> {
+  const images: Array<[string, string]> = []
+  for (const { image, platform: written } of staged) {
+    const platform = written
+      .replace(/\$\{?BUILDPLATFORM\}?/g, context.buildPlatform ?? '$BUILDPLATFORM')
+      .replace(/\$\{?TARGETPLATFORM\}?/g, context.platform)
+    if (platform.includes('$'))
+      return {
+        problem: `the stage FROM --platform=${written} ${image} names a platform whose value is not known before the build`,
+      }
+    const key = `${image} --platform=${platform}`
+    let pending = context.images.get(key)
+    if (!pending) {
+      pending = resolve(image, context, platform)
+      context.images.set(key, pending)
+    }
+    const answer = await pending
+    if ('problem' in answer)
+      return { problem: `the image '${image}' it builds from for ${platform} ${answer.problem}` }
+    images.push([key, answer.digest])
+  }
+  return { images }
+}
+
+async function resolve(
+  reference: string,
+  context: Context,
+  platform = context.platform,
+): Promise<Resolved> {
   const target = registryImage(reference)
   if ('problem' in target) return { problem: `is not a registry image (${target.problem})` }
   const session = new RegistrySession(
@@ -328,7 +374,7 @@ async function resolve(reference: string, context: Context): Promise<Resolved> {
     context.ports,
     1,
   )
-  const outcome = await readImage(session, target.lookup, { platform: context.platform })
+  const outcome = await readImage(session, target.lookup, { platform })
   if (outcome.kind !== 'read')
     return { problem: `could not be resolved in its registry (${outcome.detail})` }
   const { manifest, imageDigest, onBuild } = outcome.image

@@ -100,7 +100,11 @@ describe('readBuildInputs: what a build reads besides its Dockerfile', () => {
         'FROM olympeio/frontend-base:stable\nARG SOURCES_PATH\nCOPY --chown=nginx:root $SOURCES_PATH /usr/share/nginx/html\n',
         args,
       ),
-    ).toEqual({ images: ['olympeio/frontend-base:stable'], sources: ['dist/web'] })
+    ).toEqual({
+      images: ['olympeio/frontend-base:stable'],
+      sources: ['dist/web'],
+      platformImages: [],
+    })
   })
 
   test("SOURCES_PATH declared by the base's ONBUILD ARG, as Olympe's base images do", () => {
@@ -110,7 +114,11 @@ describe('readBuildInputs: what a build reads besides its Dockerfile', () => {
     )
     expect(
       readBuildInputs(text, args, () => ['ARG SOURCES_PATH', 'COPY package.json /app/']),
-    ).toEqual({ images: ['olympeio/backend-base:stable'], sources: ['package.json', 'dist/web'] })
+    ).toEqual({
+      images: ['olympeio/backend-base:stable'],
+      sources: ['package.json', 'dist/web'],
+      platformImages: [],
+    })
   })
 
   test('stages, COPY --from of a stage and of an image, RUN mounts, the syntax frontend', () => {
@@ -134,6 +142,21 @@ describe('readBuildInputs: what a build reads besides its Dockerfile', () => {
     expect(readBuildInputs(text, [...args, ['NODE', 'node:22']])).toEqual({
       images: ['docker/dockerfile:1', 'node:22', 'tools:1', 'busybox:1.36'],
       sources: ['package.json', 'dist/a b', 'onbuild.txt'],
+      platformImages: [],
+    })
+  })
+
+  test('a stage built for a platform of its own: its base, with that platform as written', () => {
+    const text = [
+      'FROM --platform=$BUILDPLATFORM tools:1 AS build',
+      'RUN make',
+      'FROM tools:1',
+      'COPY --from=build /out /out',
+    ].join('\n')
+    expect(readBuildInputs(text, [])).toEqual({
+      images: ['tools:1'],
+      sources: [],
+      platformImages: [{ image: 'tools:1', platform: '$BUILDPLATFORM' }],
     })
   })
 
