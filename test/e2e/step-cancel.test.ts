@@ -6,8 +6,19 @@
 // hardening suites.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
+import { readdir, readFile } from 'node:fs/promises'
 import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
 import { Cleanup } from '../helpers/cleanup.js'
+import { startCuttingProxy } from '../helpers/cutting-proxy.js'
+import {
+  DRAW_PASSWORD,
+  DRAW_USERNAME,
+  IDS,
+  PLATFORM_STATE,
+  TOOLKIT_COMMAND,
+} from '../helpers/fake-toolkit.js'
+import { startGitServer } from '../helpers/git-server.js'
+import { makeWorkspace, scratch } from '../helpers/git-snapshot.js'
 import { runAsGithub, runCli, type RunOptions, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import {
@@ -139,6 +150,98 @@ describe('a cancelled deploy says how far it got, and writes its outputs', () =>
       )
       expect(webhook.requests).toHaveLength(1)
       expect(run.outputs).toMatchObject({ status: '200', rollout: 'cancelled' })
+    },
+  )
+})
+
+/** The processes whose command line holds `text`, by pid (this test's own aside). */
+async function processesWith(text: string): Promise<string[]> {
+  const found: string[] = []
+  for (const pid of (await readdir('/proc')).filter((name) => /^\d+$/.test(name))) {
+    if (pid === String(process.pid)) continue
+    const line = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')
+    if (line.includes(text)) found.push(`${pid}: ${line.replace(/\0/g, ' ')}`)
+  }
+  return found
+}
+
+describe('a snapshot cancelled during its push', () => {
+  const GIT_TOKEN = 'ghs_cancelPushToken4b2d'
+  afterAll(() => scratch.run())
+
+  test.each(PLATFORMS)(
+    'on %s: git is stopped, nothing reaches the branch, its folders are removed, and the step says to check the branch',
+    async (platform) => {
+      const server = scratch.track('git server', await startGitServer({ token: GIT_TOKEN }))
+      // The push's upload is held: the remote never answers it, as a server that hangs.
+      const proxy = scratch.track(
+        'holding proxy',
+        await startCuttingProxy(
+          { host: '127.0.0.1', port: Number(new URL(server.baseUrl).port) },
+          /^POST \/\S*git-receive-pack/m,
+          { hold: true },
+        ),
+      )
+      await server.createRepo('acme/held-cad')
+      const before = await server.log('acme/held-cad', 'main')
+      const workspace = await makeWorkspace([
+        {
+          snapshooter: { name: 'sales', rootTags: [IDS.sales], outputDir: 'snapshot/sales' },
+          git: {
+            repo: `http://${GIT_TOKEN}@${proxy.host}/acme/held-cad.git`,
+            branch: 'main',
+            commitMessage: 'Snapshot at {date}',
+          },
+        },
+      ])
+      const temp = await scratch.tempDir('olympe-cancel-push-tmp-')
+      const signal = platform === 'github' ? 'SIGINT' : 'SIGTERM'
+      let step: ChildProcess | undefined
+      const options: RunOptions = {
+        cwd: workspace,
+        inputs: {
+          'toolkit-command': TOOLKIT_COMMAND,
+          'draw-username': DRAW_USERNAME,
+          'draw-password': DRAW_PASSWORD,
+        },
+        env: {
+          FAKE_PLATFORM_STATE: PLATFORM_STATE,
+          TMPDIR: temp,
+          ...(platform === 'gitlab'
+            ? { GITLAB_CI: 'true', CI_PIPELINE_SOURCE: 'schedule', CI_PROJECT_DIR: workspace }
+            : {}),
+        },
+        event: { name: 'schedule' },
+        timeoutMs: 90_000,
+        onSpawn: (child) => (step = child),
+      }
+      const running =
+        platform === 'github' ? runAsGithub('snapshot', options) : runCli('snapshot', options)
+      await until(() => proxy.cuts() > 0)
+      const cancelled = Date.now()
+      step?.kill(signal)
+      const run = await running
+      // Within the grace the tools get (3 s), not when git's helpers give up on the server.
+      expect(Date.now() - cancelled).toBeLessThan(15_000)
+      expect(run.code).toBe(1)
+      const said = `No commit was pushed after the cancel; a push under way when it came may have reached its repository: check the branch before running the snapshot again.`
+      if (platform === 'github')
+        expect(run.stdout).toMatch(
+          new RegExp(
+            `::error title=olympe snapshot cancelled::The step was cancelled \\(${signal}\\): .*${said.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
+          ),
+        )
+      else expect(run.stderr).toContain(said)
+      expect(await server.log('acme/held-cad', 'main')).toEqual(before)
+      expect(server.forcePushes()).toBe(0)
+      // No git left pushing, and nothing left of the step's clones and exports.
+      expect(await processesWith(`${proxy.host}/acme/held-cad`)).toEqual([])
+      expect(await readdir(temp)).toEqual([])
+      expectNoSecrets({ stdout: run.stdout, stderr: run.stderr, ...run.files }, [
+        GIT_TOKEN,
+        Buffer.from(`${GIT_TOKEN}:`).toString('base64'),
+        DRAW_PASSWORD,
+      ])
     },
   )
 })
