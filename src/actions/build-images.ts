@@ -22,14 +22,20 @@ import { nodeFiles } from '../tools/files.js'
 export const buildImagesAction: Action<BuildImagesInputName, BuildImagesInputs> = {
   definition: buildImagesDefinition,
   // The docker command reads DOCKER_BUILDKIT itself: a false value means the legacy builder.
-  parse: (raw, context) =>
+  parse: async (raw, context) =>
     parseBuildImagesInputs(raw, {
       ...context,
       buildkitDisabled: buildkitDisabled(process.env.DOCKER_BUILDKIT),
+      // The key reader (scrypt, the secretbox) is loaded only when there is a key to open.
+      ...(raw['signing-key'] === ''
+        ? {}
+        : { openSigningKey: (await import('../core/signing/private-key.js')).openSigningKey }),
     }),
   cancelNote: (inputs) =>
     `Builds under way were stopped${inputs?.registryLogin ? ", and the step's own Docker config, which held the registry login, was removed" : ''}. Images pushed before the cancel stay in the registry.`,
   async run(inputs, context, platform) {
+    // The key's opened forms, masked before anything can print them.
+    for (const secret of inputs.signingKey?.secrets ?? []) platform.registerSecret(secret)
     const { cancel } = platform
     const session = inputs.registryLogin
       ? await isolatedDockerConfig(process.env, cancel)

@@ -1,5 +1,5 @@
 // Every fenced example of the documentation, in every Markdown file of the repository (see
-// doc-blocks.ts: a section moved from the README to docs/ is found there), is run here, linted,
+// markdown.ts: a section moved from the README to docs/ is found there), is run here, linted,
 // or on the short list below with why it is not: Dockerfiles are built on the engine CI uses,
 // command lines run against a real npm registry on loopback, GitHub workflows pass actionlint
 // and the deploy one runs through the runner helpers, GitLab includes name components and
@@ -11,7 +11,7 @@ import { createRequire } from 'node:module'
 import { delimiter, join } from 'node:path'
 import { parse, parseAllDocuments } from 'yaml'
 import { Cleanup } from '../helpers/cleanup.js'
-import { docBlocks, isWorkflow, where, type DocBlock } from '../helpers/doc-blocks.js'
+import { docBlocks, isWorkflow, where, type DocBlock } from '../helpers/markdown.js'
 import { docker, ensureBaseImages, ensureDockerDaemon, BASE_IMAGES } from '../helpers/docker-env.js'
 import { NODE24 } from '../helpers/node-binaries.js'
 import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'

@@ -15,12 +15,14 @@ import {
   expectedVersion,
   imageReference,
   imageReferenceList,
+  verifySignatures,
   webhookToken,
   webhookUrl,
 } from './input-parsers.js'
 import { MODES } from './payload-schema.js'
 import { webhookUrlParts } from './secrets.js'
 import { urlCredentials } from '../shared/url-credentials.js'
+import { pastedPrivateKey } from '../signing/pem.js'
 import { VERIFY_MODES } from './verify-images.js'
 
 export const deployDefinition = {
@@ -61,6 +63,14 @@ export const deployDefinition = {
       description:
         'Check in their registries that every image of the payload exists before calling the webhook (registry HTTP API; no Docker needed). `auto`: an image that does not exist fails the step, one whose registry cannot be asked (no access, network, time-out) earns a warning; `true`: both fail it; `false`: no check.',
       ...choiceWithDefault(VERIFY_MODES, 'auto'),
+    },
+    'verify-signatures': {
+      description:
+        'Deploy only signed images: a public key in PEM (`cosign.pub`, its text or its path in the workspace). Every image of the payload must then carry a valid signature under it for its digest, as `cosign verify --key` checks (build-images signs with `signing-key`; `cosign sign --key` signatures count too), or the step fails before calling the webhook. Turns the image check on, with `verify-images: auto` acting as `true`.',
+      multiline: true,
+      // A private key pasted where its public key belongs must not show in the log either.
+      secret: pastedPrivateKey,
+      parse: verifySignatures,
     },
     ...registryInputs({
       registry:

@@ -7,6 +7,7 @@ import { insecureAppWarning, type AppTarget } from './app-url.js'
 import type { DeployInputs } from './inputs.js'
 import { buildPayload, deployRuleWarnings } from './payload.js'
 import { readBasePayload } from './payload-file.js'
+import { signatureVerifier } from './signature-key.js'
 import type { Payload } from './payload-schema.js'
 import { besideImage, verifyImages, type VerifyPorts } from './verify-images.js'
 import { callWebhook, WebhookError, type WebhookResult } from './webhook.js'
@@ -57,6 +58,10 @@ export async function runDeploy(
   ports.progress?.({ kind: 'not-sent' })
   const deadline = startDeadline(ports.clock, inputs.timeoutSeconds)
   const plan = planWatch(inputs)
+  // An input file, read before anything is asked or sent.
+  const signatures = inputs.verifySignatures
+    ? await signatureVerifier(inputs.verifySignatures, context.workspace, ports.files)
+    : undefined
   if (inputs.appUrl) {
     const insecure = insecureAppWarning(inputs.appUrl)
     if (insecure) logger.warning(insecure, { title: 'App address' })
@@ -84,7 +89,7 @@ export async function runDeploy(
     inputs.appUrl !== undefined && inputs.waitMinutes > 0 && !inputs.expectedVersion
   const checked = await verifyImages(
     payload,
-    { ...inputs, deadline, readFrontendLabels: readLabels },
+    { ...inputs, deadline, readFrontendLabels: readLabels, signatures },
     ports,
   )
   const expected = expectedVersion(inputs.expectedVersion, payload, checked.frontendLabels)
