@@ -37,6 +37,18 @@ const LISTED: Array<{ match: RegExp; why: string }> = [
     why: "this repository's own set-up and whole suite: CI runs them (.ci/run); `npm run demo` runs in test/e2e/command-line.test.ts",
   },
   {
+    match: /^bash \.ci\/setup\.sh && npm ci && npm test\b/,
+    why: "this repository's own set-up and whole suite: CI runs them (.ci/run)",
+  },
+  {
+    match: /^docker login registry\.example\.com[\s\S]*cosign verify --key cosign\.pub/,
+    why: 'an image signed in your registry: test/e2e/signatures-cosign.test.ts runs `cosign verify --key … --insecure-ignore-tlog=true` on images signed in a loopback registry',
+  },
+  {
+    match: /^apiVersion: (kyverno\.io|policy\.sigstore\.dev)\//,
+    why: "a cluster's admission policy: Kyverno or Sigstore's policy-controller need a Kubernetes cluster, which cannot run here",
+  },
+  {
     match: /^npx @github\/local-action run /,
     why: 'test/e2e/local-action.test.ts runs the example env files of examples/local-action/ as CONTRIBUTING.md does',
   },
@@ -81,7 +93,7 @@ function kindOf(block: DocBlock): Kind | undefined {
   if (['sh', 'bash', 'shell', 'console'].includes(block.lang)) return 'command'
   if (isWorkflow(block)) return 'workflow'
   if (block.lang === 'yaml' && /^- (uses|run|name|id):/m.test(block.text)) return 'workflow steps'
-  if (block.lang === 'yaml') return 'gitlab'
+  if (block.lang === 'yaml' && !/^apiVersion:/m.test(block.text)) return 'gitlab'
   if (block.lang === 'text' && /^Invalid input '/m.test(block.text)) return 'message'
   return undefined
 }
@@ -219,6 +231,7 @@ describe('command-line examples, against an npm registry on loopback', () => {
   test('are the ones below, and nothing else', () => {
     expect(commands.map((block) => block.text.split('\n')[0])).toEqual([
       expect.stringMatching(/^export INPUT_WEBHOOK_URL=… INPUT_WEBHOOK_TOKEN=…/),
+      expect.stringMatching(/^COSIGN_PASSWORD='<a long random password>' cosign generate-key-pair/),
       expect.stringMatching(/^npm publish olympe-deploy-actions-1\.2\.3\.tgz --registry /),
     ])
   })
@@ -231,6 +244,39 @@ describe('command-line examples, against an npm registry on loopback', () => {
     expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 0 })
     expect(result.stdout).toContain('Dry run: this request would be sent, and nothing was.')
     expect(webhook.requests).toHaveLength(0)
+  })
+
+  test('making a signing key with cosign: build-images opens it with its password', async () => {
+    const block = commands.find((each) => each.text.includes('cosign generate-key-pair'))
+    if (!block) throw new Error('no such example')
+    const folder = await cleanup.tempDir('olympe-doc-cosign-')
+    const password = `doc-${randomBytes(12).toString('hex')}`
+    const made = await runExample(
+      { ...block, text: block.text.replace("'<a long random password>'", `'${password}'`) },
+      folder,
+    )
+    expect({ code: made.code, stderr: made.stderr }).toMatchObject({ code: 0 })
+    const key = await readFile(join(folder, 'cosign.key'), 'utf8')
+    expect(key).toMatch(/^-----BEGIN ENCRYPTED SIGSTORE PRIVATE KEY-----/)
+    expect(await readFile(join(folder, 'cosign.pub'), 'utf8')).toMatch(
+      /^-----BEGIN PUBLIC KEY-----/,
+    )
+    // What the guide says next: signing-key takes cosign.key as it is, with its password.
+    const bin = join(ROOT, 'bin/olympe-deploy.js')
+    const checked = await capture(
+      NODE24,
+      [bin, 'build-images', '--check-only', '--registry', '127.0.0.1:5999'],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: folder,
+          INPUT_SIGNING_KEY: key,
+          INPUT_SIGNING_KEY_PASSWORD: password,
+        },
+        cwd: folder,
+      },
+    )
+    expect({ code: checked.code, stderr: checked.stderr }).toEqual({ code: 0, stderr: '' })
   })
 
   test('publishing the release tarball to your registry, then running it from there', async () => {
@@ -272,11 +318,22 @@ describe('GitHub workflow examples', () => {
   test.each(named(byKind('workflow steps')))(
     '%s passes actionlint in a job',
     async (_name, block) => {
+      // The jobs whose outputs the steps read (`needs.build.outputs.x`), as stand-ins.
+      const needed = new Map<string, Set<string>>()
+      for (const [, job = '', output = ''] of block.text.matchAll(
+        /\bneeds\.([\w-]+)\.outputs\.([\w-]+)/g,
+      ))
+        needed.set(job, new Set([...(needed.get(job) ?? []), output]))
+      const standIns = [...needed].map(
+        ([job, outputs]) =>
+          `  ${job}:\n    runs-on: ubuntu-latest\n    outputs:\n${[...outputs].map((output) => `      ${output}: stand-in`).join('\n')}\n    steps:\n      - run: 'true'\n`,
+      )
+      const needs = needed.size > 0 ? `    needs: [${[...needed.keys()].join(', ')}]\n` : ''
       const steps = block.text
         .split('\n')
         .map((line) => `      ${line}`)
         .join('\n')
-      const workflow = `on: push\njobs:\n  example:\n    runs-on: ubuntu-latest\n    steps:\n${steps}\n`
+      const workflow = `on: push\njobs:\n${standIns.join('')}  example:\n    runs-on: ubuntu-latest\n${needs}    steps:\n${steps}\n`
       expect(await runLint(workflow, '.github/workflows/doc-steps.yml')).toEqual([])
     },
   )

@@ -17,6 +17,7 @@ import {
 import type { InputSpec } from '../../src/core/definition.js'
 import { webhookUrlParts } from '../../src/core/deploy/secrets.js'
 import { loginPassword } from '../../src/core/registry/inputs.js'
+import { pastedPrivateKey, signingKeyParts } from '../../src/core/signing/pem.js'
 import { MIN_SECRET_LENGTH } from '../../src/core/shared/secrets.js'
 import { urlCredentials } from '../../src/core/shared/url-credentials.js'
 import { Cleanup } from '../helpers/cleanup.js'
@@ -50,6 +51,15 @@ const PLACES = new Map<InputSpec['secret'], (value: string) => string[]>([
   [loginPassword, (value) => [value]],
   [buildSecretParts, (value) => [`NPM_TOKEN=${value}`, `A=1\n${value}`]],
   [secretLookingArguments, (value) => [`NPM_TOKEN=${value}`, `API_KEY=${value}\nSOURCES_PATH=x`]],
+  // A line of a key's PEM body: a log shows one line at a time.
+  [
+    signingKeyParts,
+    (value) => [`-----BEGIN EC PRIVATE KEY-----\n${value}\n-----END EC PRIVATE KEY-----`, value],
+  ],
+  [
+    pastedPrivateKey,
+    (value) => [`-----BEGIN PRIVATE KEY-----\n${value}\n-----END PRIVATE KEY-----`],
+  ],
 ])
 
 interface SecretInput {
@@ -131,6 +141,9 @@ describe('every secret input, with random values', () => {
         'build-images registry-password',
         'build-images build-args',
         'build-images build-secrets',
+        'build-images signing-key',
+        'build-images signing-key-password',
+        'deploy verify-signatures',
         'snapshot draw-password',
       ]),
     )
