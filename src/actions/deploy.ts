@@ -18,7 +18,7 @@ export const deployAction: Action<DeployInputName, DeployInputs> = {
   // Until it runs, nothing is sent; from then on, it says how far it got (see cancelReport).
   cancelNote: () => cancelReport({ kind: 'not-sent' }).note,
   async run(inputs, context, platform) {
-    await runDeploy(inputs, context, {
+    const end = await runDeploy(inputs, context, {
       ...platform,
       progress: (phase) => platform.cancel.reportWith(() => cancelReport(phase)),
       http: createHttpClient(USER_AGENT),
@@ -26,6 +26,7 @@ export const deployAction: Action<DeployInputName, DeployInputs> = {
       files: nodeFiles,
       dockerConfigPath: jobDockerConfigPath(process.env),
     })
+    if (end.notLive !== undefined) platform.notLive(end.notLive)
   },
 }
 

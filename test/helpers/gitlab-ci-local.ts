@@ -113,7 +113,29 @@ export interface PipelineOptions {
   variablesFile?: string
   /** Run these jobs only (and not the jobs they need). */
   jobs?: string[]
+  /**
+   * Each job in a folder of its own with the repository's files and the artifacts of the jobs
+   * it needs, and nothing else, as on a real runner (`--shell-isolation`): no node_modules left
+   * by an earlier job.
+   */
+  isolated?: boolean
   timeoutMs?: number
+  /**
+   * Run each job in its `image:` with gitlab-ci-local's Docker executor instead of in the host's
+   * shell; CI_PROJECT_DIR is then the container's /builds/<group>/<project>.
+   */
+  docker?: DockerExecutor
+}
+
+/** How gitlab-ci-local's Docker executor runs the job containers, as a runner's config would. */
+export interface DockerExecutor {
+  /** The image of the container that copies the project in and artifacts out: sh, bash, rsync. */
+  helperImage: string
+  /** `host`: the jobs reach the servers on the host's loopback, as the runner itself does. */
+  network?: string
+  /** `source:target[:ro]` mounts, such as the Docker socket. */
+  volumes?: string[]
+  privileged?: boolean
 }
 
 export interface PipelineRun {
@@ -129,14 +151,27 @@ export interface PipelineRun {
   dotenvReports: Record<string, string>
 }
 
+function executorArgs(options: PipelineOptions): string[] {
+  const { docker } = options
+  if (!docker) return ['--force-shell-executor']
+  const args = ['--helper-image', docker.helperImage]
+  if (docker.network) args.push('--network', docker.network)
+  for (const volume of docker.volumes ?? []) args.push('--volume', volume)
+  if (docker.privileged) args.push('--privileged')
+  return args
+}
+
 function cliArgs(project: GitlabProject, options: PipelineOptions): string[] {
-  const args = ['--force-shell-executor', '--no-color', '--max-job-name-padding', '0']
+  const args = [...executorArgs(options), '--no-color', '--max-job-name-padding', '0']
+  if (options.isolated && !options.docker) args.push('--shell-isolation')
   const variables = {
     // gitlab-ci-local says GITLAB_CI=false so that scripts can tell; the bundle must see GitLab.
     GITLAB_CI: 'true',
     // A job with `image:` keeps the container path (/builds/<path>) even when forced into the
-    // shell; a real runner's CI_PROJECT_DIR is the folder the job runs in.
-    CI_PROJECT_DIR: project.dir,
+    // shell; a real runner's CI_PROJECT_DIR is the folder the job runs in. Isolated, that is a
+    // folder per job, which one variable cannot name: `.`, the folder the job runs in. (Not
+    // empty: gitlab-ci-local strips `${CI_PROJECT_DIR}/` from artifact paths.)
+    ...(options.docker ? {} : { CI_PROJECT_DIR: options.isolated ? '.' : project.dir }),
     ...options.variables,
   }
   for (const [key, value] of Object.entries(variables)) args.push('--variable', `${key}=${value}`)
@@ -215,7 +250,8 @@ export interface ListedJob {
   name: string
   stage: string
   when: string
-  allowFailure: boolean
+  /** `allow_failure`: true, false, or the exit codes it allows. */
+  allowFailure: boolean | { exit_codes: number | number[] }
 }
 
 /** The jobs a pipeline would have, with their `when`, without running any. */
@@ -231,7 +267,7 @@ export async function listJobs(
     name: string
     stage: string
     when: string
-    allow_failure: boolean
+    allow_failure: ListedJob['allowFailure']
   }[]
   return jobs
     .filter((job) => job.when !== 'never')
@@ -254,10 +290,11 @@ export async function listEnvironments(
   const result = await gitlabCiLocal(project, ['--list'], options, 60_000)
   if (result.code !== 0) throw new Error(`gitlab-ci-local --list failed: ${result.stderr}`)
   // Rows are `name [description] stage when allow_failure [environment] [[needs]]`, padded to
-  // widths that the header does not always share: read the environment after allow_failure.
+  // widths that the header does not always share: read the environment after allow_failure
+  // (`true`, `false`, or the exit codes it allows, `[80]`).
   const environments: Record<string, string> = {}
   for (const line of result.stdout.split('\n')) {
-    const row = /^(\S+)\s.*?\s(?:true|false)\s+(.*?)\s*(?:\[[^\]]*\])?\s*$/.exec(line)
+    const row = /^(\S+)\s.*?\s(?:true|false|\[[\d,]+\])\s+(.*?)\s*(?:\[[^\]]*\])?\s*$/.exec(line)
     if (row?.[1] && row[2] && row[1] !== 'name') environments[row[1]] = row[2]
   }
   return environments
@@ -319,7 +356,10 @@ const SAMPLE = join(ROOT, 'test/fixtures/sample-project')
  * folder (offline), `build:draw` and `build:node` lay out dist/web and dist/node, and
  * `npx olympe buildCodeAsData` dist/codeAsData, all from the build-images sample's files.
  */
-export function sampleOlympeProject(gitlabCi: string): Promise<GitlabProject> {
+export function sampleOlympeProject(
+  gitlabCi: string,
+  options: Pick<GitlabProjectOptions, 'origin'> = {},
+): Promise<GitlabProject> {
   const toolkitPackage = {
     name: '@olympeio/toolkit',
     version: '0.0.0-fake',
@@ -367,6 +407,7 @@ export function sampleOlympeProject(gitlabCi: string): Promise<GitlabProject> {
       ].join('\n'),
     },
     {
+      ...options,
       copyFrom: {
         docker: join(SAMPLE, 'docker'),
         'prebuilt/web': join(SAMPLE, 'dist/web'),
@@ -375,6 +416,19 @@ export function sampleOlympeProject(gitlabCi: string): Promise<GitlabProject> {
       },
     },
   )
+}
+
+/**
+ * What gitlab-ci-local's summary says of a job: PASS, WARN (it failed with an exit code its
+ * `allow_failure` allows: "passed with warnings") or FAIL; undefined when it did not run. Read it
+ * rather than the process's exit code for a job with `allow_failure: exit_codes`: gitlab-ci-local
+ * 4.75 exits 0, and runs the later stages, after such a job whatever its exit code, where GitLab
+ * fails the job and the pipeline on any code it does not list.
+ */
+export function jobState(run: PipelineRun, job: string): 'PASS' | 'WARN' | 'FAIL' | undefined {
+  const escaped = job.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const found = new RegExp(`^ (PASS|WARN|FAIL) .*? ${escaped}(?: |$)`, 'm').exec(run.output)
+  return found?.[1] as 'PASS' | 'WARN' | 'FAIL' | undefined
 }
 
 /** `{code, tail}` for `toEqual({code: 0, tail: ''})`: a failure shows the end of the output. */

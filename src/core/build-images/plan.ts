@@ -1,5 +1,12 @@
 import { join } from 'node:path'
 import { unique } from '../shared/collections.js'
+import {
+  DRAW_VERSION_LABEL,
+  OCI_LABELS,
+  SERVED_FILES_LABEL,
+  servedFilesLabel,
+  type ServedFiles,
+} from '../shared/image-labels.js'
 import { InputError, quote } from '../shared/errors.js'
 import type { CiContext } from '../shared/context.js'
 import type { ImageKind } from './image-kinds.js'
@@ -37,17 +44,10 @@ export interface PlanFacts {
   drawVersion?: string
   /** The project's own version (see resolveAppVersion). */
   version?: string
+  /** What the frontend serves as built (see servedFiles): the frontend image's label. */
+  served?: ServedFiles
   now: Date
 }
-
-/** OCI annotation keys (opencontainers/image-spec annotations.md), read by registries and UIs. */
-export const OCI_LABELS = {
-  version: 'org.opencontainers.image.version',
-  source: 'org.opencontainers.image.source',
-  revision: 'org.opencontainers.image.revision',
-  created: 'org.opencontainers.image.created',
-} as const
-export const DRAW_VERSION_LABEL = 'draw_version'
 
 export function planImages(
   inputs: BuildImagesInputs,
@@ -64,8 +64,13 @@ export function planImages(
     tagFrom('tag-template', inputs.tagTemplate, tagFacts),
     ...inputs.extraTags.map((template) => tagFrom('extra-tags', template, tagFacts)),
   ])
-  const labels = imageLabels(context, facts)
+  const common = imageLabels(context, facts)
+  const served: Array<[string, string]> =
+    facts.served && Object.keys(facts.served).length > 0
+      ? [[SERVED_FILES_LABEL, servedFilesLabel(facts.served)]]
+      : []
   return inputs.images.map((kind) => {
+    const labels = kind === 'frontend' ? [...common, ...served] : common
     const references = tags.map((tag) =>
       imageReference(inputs.registry, inputs.imageNames[kind], tag),
     )

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
 import { ACTION_DEFINITIONS } from '../../../src/core/action-list.js'
 import { dotenvKey, isWholeSecret, type InputDocs } from '../../../src/core/definition.js'
+import { EXIT_CODES } from '../../../src/core/shared/exit-codes.js'
 import { gitlabInput } from '../../../scripts/render/gitlab.js'
 import { ROOT } from '../../helpers/run-action.js'
 
@@ -28,6 +29,11 @@ async function template(name: string): Promise<Template> {
   return { inputs: spec.spec.inputs, jobs: body as Template['jobs'], text }
 }
 
+/** The line that picks the image's own olympe-deploy when it is the version asked, else npx. */
+const RUNS_AS =
+  'OLYMPE_DEPLOY="npx --yes olympe-deploy-actions@$[[ inputs.version ]]"; ' +
+  '[ "$(olympe-deploy --version 2>/dev/null)" != $[[ inputs.version ]] ] || OLYMPE_DEPLOY=olympe-deploy; ' +
+  'echo "olympe-deploy $[[ inputs.version ]] runs as: $OLYMPE_DEPLOY"'
 const envName = (input: string): string => `INPUT_${input.toUpperCase().replace(/-/g, '_')}`
 const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
   version: string
@@ -99,10 +105,12 @@ describe.each(ACTION_DEFINITIONS.map((definition) => [definition.id, definition]
       }
     })
 
-    test('runs the pinned package with npx, and declares every input it uses', async () => {
-      const { inputs, text } = await template(id)
+    test('runs the pinned package, from its image or with npx, and declares every input it uses', async () => {
+      const { inputs, jobs, text } = await template(id)
       expect(inputs.version?.default).toBe(version)
-      expect(text).toContain(`npx --yes olympe-deploy-actions@$[[ inputs.version ]] ${id} --dotenv`)
+      const { script } = Object.values(jobs)[0] as { script: string[] }
+      const call = script.findIndex((line) => line.startsWith(`$OLYMPE_DEPLOY ${id} --dotenv `))
+      expect(script[call - 1]).toBe(RUNS_AS)
       const body = text.slice(text.indexOf('\n---'))
       const used = new Set([...body.matchAll(/\$\[\[ inputs\.([\w-]+) \]\]/g)].map((m) => m[1]))
       expect([...used].sort()).toEqual(Object.keys(inputs).sort())
@@ -385,10 +393,10 @@ describe('pipeline.yml: the check job, first', () => {
   test('runs both checks, the second even when the first fails, and then fails', async () => {
     const { check } = await jobs()
     const run = (action: string): string =>
-      `npx --yes olympe-deploy-actions@$[[ inputs.version ]] ${action} --check-only || OLYMPE_CHECK_FAILED=true`
-    const last = check.script.slice(-3)
-    expect(last.slice(0, 2)).toEqual([run('build-images'), run('deploy')])
-    expect(last[2]).toBe(
+      `$OLYMPE_DEPLOY ${action} --check-only || OLYMPE_CHECK_FAILED=true`
+    const last = check.script.slice(-4)
+    expect(last.slice(0, 3)).toEqual([RUNS_AS, run('build-images'), run('deploy')])
+    expect(last[3]).toBe(
       '[ -z "$OLYMPE_CHECK_FAILED" ] || { echo "A check above failed, so the images and deploy jobs do not run: set what it names (a CI/CD variable or an input of the pipeline), then run the pipeline again." >&2; exit 1; }',
     )
   })
@@ -414,6 +422,7 @@ describe('pipeline.yml: the project build off the default branch', () => {
     OLYMPE_FRONTEND_OUTPUT: 'olympe-build-only.txt',
     OLYMPE_BACKEND_OUTPUT: 'olympe-build-only.txt',
     OLYMPE_CODEASDATA_OUTPUT: 'olympe-build-only.txt',
+    OLYMPE_LOCK_FILE: 'olympe-build-only.txt',
   }
 
   test('runs on the default branch, merge requests and other branches, never on a schedule', async () => {
@@ -427,15 +436,42 @@ describe('pipeline.yml: the project build off the default branch', () => {
     ])
   })
 
-  test('keeps the build output for the image jobs on the default branch, one line elsewhere', async () => {
+  test('keeps the build output and the lock file for the image jobs on the default branch, one line elsewhere', async () => {
     const { variables, artifacts, script } = await build()
     expect(artifacts.paths.map((path) => variables[path.slice(1)])).toEqual([
       '$[[ inputs.working-directory ]]/$[[ inputs.frontend-sources ]]',
       '$[[ inputs.working-directory ]]/$[[ inputs.backend-sources ]]',
       '$[[ inputs.working-directory ]]/$[[ inputs.codeasdata-sources ]]',
+      // Where the images job, which gets no node_modules, reads Draw's version.
+      '$[[ inputs.working-directory ]]/package-lock.json',
     ])
     expect(script[0]).toContain('| tee olympe-build-only.txt')
   })
+})
+
+test.each([
+  ['deploy', '$[[ inputs.job-name ]]'],
+  ['pipeline', '$[[ inputs.job-prefix ]]-deploy'],
+])(
+  "%s.yml: the deploy job allows the command line's not-live exit code, and only it",
+  async (name, job) => {
+    const { jobs, text } = await template(name)
+    expect(jobs[job]?.allow_failure).toEqual({ exit_codes: [EXIT_CODES.notLive] })
+    // No other job allows a failure by its exit code; no script exits with that code itself.
+    const others = Object.entries(jobs).filter(
+      ([other, body]) => other !== job && typeof body.allow_failure === 'object',
+    )
+    expect(others).toEqual([])
+    expect(text).not.toMatch(new RegExp(`exit ${EXIT_CODES.notLive}\\b`))
+  },
+)
+
+test('the exit codes are distinct, and clash with neither Node.js (1, 3 to 14) nor shells (126 up)', () => {
+  const codes = Object.values(EXIT_CODES)
+  expect(new Set(codes).size).toBe(codes.length)
+  const notLive: number = EXIT_CODES.notLive
+  expect(notLive).toBeGreaterThan(14)
+  expect(notLive).toBeLessThan(126)
 })
 
 test.each(['build-images', 'deploy'])(
