@@ -65,8 +65,12 @@ const LISTED: Array<{ match: RegExp; why: string }> = [
     why: 'clones your catalog project from your GitLab: test/e2e/gitlab-catalog.test.ts lays out and runs the catalog project',
   },
   {
-    match: /^FROM node:24\n/,
-    why: 'node:24 comes from Docker Hub, which cannot be reached here',
+    match: /^gitlab-ci-local --force-shell-executor /,
+    why: 'test/e2e/gitlab-local-recipe.test.ts runs the recipe: gitlab-ci-local on a project that includes the templates',
+  },
+  {
+    match: /^\+0 s: the app serves 1\.4\.0 with another build's main\.js; waiting for this build\./,
+    why: "the watch's lines for an app played by the reader: test/unit/core/deploy/rollout.test.ts and test/e2e/deploy-rollout-evidence.test.ts assert them as the watch prints them",
   },
   {
     match: /^@olympeio:registry=https:\/\/<Olympe's registry>\//,
@@ -384,20 +388,36 @@ describe('GitHub workflow examples', () => {
 
 describe('GitLab examples', () => {
   /** Each template of gitlab/, by the component name the catalog gives it, and its inputs. */
+  /**
+   * Each template by what an include names: `gitlab/<name>.yml` for `project:`/`file:`, and the
+   * catalog's `templates/<name>/template.yml` (as .ci/catalog-layout.mjs lays it out, with its
+   * inputs of the catalog's own) for `component:`; with its inputs and its default job names.
+   */
   const templates = new Map<string, { inputs: string[]; jobs: string[] }>()
+  const read = (key: string, text: string): void => {
+    const [header] = parseAllDocuments(text).map((document) => document.toJS() as unknown)
+    const inputs =
+      (header as { spec?: { inputs?: Record<string, { default?: string }> } }).spec?.inputs ?? {}
+    const prefix = inputs['job-prefix']?.default ?? inputs['job-name']?.default ?? ''
+    const jobs = [...text.matchAll(/^\$\[\[ inputs\.(job-prefix|job-name) \]\](\S*):$/gm)].map(
+      (match) => `${prefix}${match[2] ?? ''}`,
+    )
+    templates.set(key, { inputs: Object.keys(inputs), jobs })
+  }
   beforeAll(async () => {
+    const catalog = await cleanup.tempDir('olympe-doc-catalog-')
+    await run(process.execPath, [
+      join(ROOT, '.ci/catalog-layout.mjs'),
+      catalog,
+      '--project-path',
+      'acme/olympe-deploy-actions',
+    ])
     for (const name of ['pipeline', 'snapshot', 'build-images', 'deploy']) {
-      const text = await readFile(join(ROOT, 'gitlab', `${name}.yml`), 'utf8')
-      const [header] = parseAllDocuments(text).map((document) => document.toJS() as unknown)
-      const inputs =
-        (header as { spec?: { inputs?: Record<string, { default?: string }> } }).spec?.inputs ?? {}
-      const prefix = inputs['job-prefix']?.default ?? inputs['job-name']?.default ?? ''
-      const jobs = [...text.matchAll(/^\$\[\[ inputs\.(job-prefix|job-name) \]\](\S*):$/gm)].map(
-        (match) => `${prefix}${match[2] ?? ''}`,
-      )
-      templates.set(name, { inputs: Object.keys(inputs), jobs })
+      read(`file ${name}`, await readFile(join(ROOT, 'gitlab', `${name}.yml`), 'utf8'))
+      const component = join(catalog, 'templates', name, 'template.yml')
+      read(`component ${name}`, await readFile(component, 'utf8'))
     }
-  })
+  }, 120_000)
 
   test.each(named(byKind('gitlab')))(
     '%s includes components and inputs that exist, and redefines only their jobs',
@@ -412,9 +432,9 @@ describe('GitLab examples', () => {
       for (const include of includes) {
         const path =
           typeof include.component === 'string'
-            ? /\/([a-z-]+)@[^/]+$/.exec(include.component)?.[1]
-            : /^\/gitlab\/([a-z-]+)\.yml$/.exec(include.file ?? '')?.[1]
-        const template = path === undefined ? undefined : templates.get(path)
+            ? `component ${/\/([a-z-]+)@[^/]+$/.exec(include.component)?.[1] ?? ''}`
+            : `file ${/^\/gitlab\/([a-z-]+)\.yml$/.exec(include.file ?? '')?.[1] ?? ''}`
+        const template = templates.get(path)
         if (!template) {
           problems.push(`no template for ${JSON.stringify(include)}`)
           continue
