@@ -2,11 +2,16 @@
 // --platform=$BUILDPLATFORM`) and whose last stage is the target platform's, both from one
 // multi-platform base image, built for another platform than the engine's: the fingerprint of
 // reuse-unchanged must follow each stage's own base. Real engine, real registry with auth; the
-// bundle runs as the GitHub runner runs it, run after run.
+// bundle runs as the GitHub runner runs it, run after run, with GitHub's Actions cache emulated on
+// loopback (it keeps the default branch's record of what it built, which reuse needs).
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import {
+  startActionsCacheServer,
+  type ActionsCacheServer,
+} from '../helpers/actions-cache-server.js'
 import { Cleanup } from '../helpers/cleanup.js'
 import {
   BASE_IMAGES,
@@ -22,6 +27,7 @@ import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 const TARGET = 'linux/arm64'
 
 let suite: DockerSuite
+let cache: ActionsCacheServer
 let project: string
 let repository: string
 let tools: string
@@ -54,6 +60,7 @@ async function publishIndex(amd64: string, arm64: string): Promise<void> {
 
 beforeAll(async () => {
   suite = cleanup.track('docker suite', await startDockerSuite())
+  cache = cleanup.track('actions cache', await startActionsCacheServer())
   config = { env: { ...process.env, DOCKER_CONFIG: suite.dockerConfig } }
   await dockerLogin(suite.registry, config)
   tools = `${suite.registry.host}/${suite.uniqueRepository('tools')}`
@@ -95,7 +102,7 @@ async function buildImages(): Promise<RunResult> {
       images: 'frontend',
       platform: TARGET,
     },
-    env: { ...suite.env, GITHUB_SHA: sha, GITHUB_REPOSITORY: repository },
+    env: { ...suite.env, ...cache.env, GITHUB_SHA: sha, GITHUB_REPOSITORY: repository },
     event: { name: 'push', payload: { repository: { default_branch: 'main' } } },
   })
   expect({ code: result.code, tail: result.code === 0 ? '' : result.stdout.slice(-3000) }).toEqual({

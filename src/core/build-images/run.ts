@@ -24,6 +24,7 @@ import {
   type ServedFiles,
 } from '../shared/image-labels.js'
 import { preflight } from './preflight.js'
+import { recordImages, type ReuseRecords } from './ci-record.js'
 import { reuseUnchanged } from './reuse.js'
 import { checkCopiedSize } from './sources-path.js'
 import {
@@ -43,6 +44,8 @@ export interface BuildImagesPorts extends Pick<
   http: HttpClient
   /** The job's Docker config, whose logins the registry requests may use. */
   dockerConfigPath: string
+  /** Where the CI keeps its records of what the default branch built (reuse-proof.ts). */
+  records?: ReuseRecords
 }
 
 /**
@@ -82,6 +85,7 @@ export async function runBuildImages(
     ),
   )
   const login = inputs.registryLogin
+  const defaultBranch = context.defaultBranch ?? FALLBACK_DEFAULT_BRANCH
   const unchanged = await logger.group('Unchanged images', () =>
     reuseUnchanged(
       plans,
@@ -90,9 +94,10 @@ export async function runBuildImages(
         push: inputs.push,
         platform: inputs.platform,
         branch: gate.branch,
-        defaultBranch: context.defaultBranch ?? FALLBACK_DEFAULT_BRANCH,
+        defaultBranch,
         root,
         login,
+        signingKey: inputs.signingKey,
       },
       ports,
     ),
@@ -120,6 +125,12 @@ export async function runBuildImages(
   // In the plans' order, reused or built.
   const images = plans.flatMap(
     (plan) => [...unchanged.reused, ...built].find((image) => image.kind === plan.kind) ?? [],
+  )
+  await recordImages(
+    images,
+    unchanged,
+    { push: inputs.push, branch: gate.branch, defaultBranch },
+    ports,
   )
   const { signingKey } = inputs
   const signed = signingKey
