@@ -3,15 +3,8 @@ import {
   type BuildImagesInputName,
 } from '../core/build-images/definition.js'
 import { buildkitDisabled } from '../core/build-images/docker-args.js'
-import {
-  buildSecretValues,
-  secretLookingBuildArgValues,
-} from '../core/build-images/input-parsers.js'
 import { parseBuildImagesInputs, type BuildImagesInputs } from '../core/build-images/inputs.js'
 import { runBuildImages } from '../core/build-images/run.js'
-import { loginSecrets } from '../core/registry/credentials.js'
-import { mirrorSecrets } from '../core/registry/mirrors.js'
-import { signingKeySecrets } from '../core/signing/pem.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
@@ -24,13 +17,6 @@ import { reuseRecordsFor } from '../platform/reuse-records.js'
 
 export const buildImagesAction: Action<BuildImagesInputName, BuildImagesInputs> = {
   definition: buildImagesDefinition,
-  derivedSecrets: (raw) => [
-    ...loginSecrets(raw['registry-username'], raw['registry-password']),
-    ...buildSecretValues(raw['build-secrets']),
-    ...secretLookingBuildArgValues(raw['build-args']),
-    ...mirrorSecrets(raw['registry-mirrors']),
-    ...signingKeySecrets(raw['signing-key']),
-  ],
   // The docker command reads DOCKER_BUILDKIT itself: a false value means the legacy builder.
   parse: async (raw, context) =>
     parseBuildImagesInputs(raw, {
@@ -42,7 +28,7 @@ export const buildImagesAction: Action<BuildImagesInputName, BuildImagesInputs> 
         : { openSigningKey: (await import('../core/signing/private-key.js')).openSigningKey }),
     }),
   cancelNote: (inputs) =>
-    `Builds under way were stopped${inputs?.credentials ? ", and the step's own registry login (its Docker config, or Buildah's auth file) was removed" : ''}. Images pushed before the cancel stay in the registry.`,
+    `Builds under way were stopped${inputs?.registryLogin ? ", and the step's own registry login (its Docker config, or Buildah's auth file) was removed" : ''}. Images pushed before the cancel stay in the registry.`,
   async run(inputs, context, platform) {
     // The key's opened forms, masked before anything can print them.
     for (const secret of inputs.signingKey?.secrets ?? []) platform.registerSecret(secret)

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path'
 import * as v from 'valibot'
 import { parse, parseAllDocuments } from 'yaml'
 import { withCleanup } from '../helpers/cleanup.js'
+import { docBlocks, isWorkflow } from '../helpers/markdown.js'
 import { ROOT } from '../helpers/run-action.js'
 import { HOSTILE_LINES, hostileCommands, runnerCommands } from '../helpers/runner-commands.js'
 import { runWorkflow } from '../helpers/workflow-runner.js'
@@ -45,15 +46,14 @@ async function documents(): Promise<Record<string, string>> {
   return texts
 }
 
-/** The documents' workflows, as `<path> workflow <n>`: their yaml blocks with `on:` and `jobs:`. */
+/** The documentation's workflows, as `<path> workflow <n>` (see markdown.ts: every Markdown file). */
 async function documentedWorkflows(): Promise<Record<string, string>> {
   const workflows: Record<string, string> = {}
-  for (const [path, text] of Object.entries(await documents())) {
-    const blocks = [...text.matchAll(/^```yaml\n([\s\S]*?)^```/gm)].map((match) => match[1] ?? '')
-    for (const [index, block] of blocks
-      .filter((block) => /^on:/m.test(block) && /^jobs:/m.test(block))
-      .entries())
-      workflows[`${path} workflow ${index}`] = block
+  const seen = new Map<string, number>()
+  for (const block of (await docBlocks()).filter(isWorkflow)) {
+    const index = seen.get(block.file) ?? 0
+    seen.set(block.file, index + 1)
+    workflows[`${block.file} workflow ${index}`] = block.text
   }
   return workflows
 }

@@ -200,8 +200,10 @@ export async function findUnchanged(
       "Every image is built: 'reuse-unchanged' is false. Each is labelled with its fingerprint, and recorded, so that later runs can reuse it.",
     )
   else if (proof && 'none' in proof) logger.info(`Every image is built: ${proof.none}.`)
+  // The builder's platform is the build machine's (`$BUILDPLATFORM`), whatever the target.
   const versions = await ports.builder.versions()
-  const platform = options.platform ?? versions.platform
+  const buildPlatform = versions.platform
+  const platform = options.platform ?? buildPlatform
   if (!platform)
     return builtAll(
       "the builder did not say its platform, which is part of what goes into an image (set 'platform')",
@@ -224,6 +226,7 @@ export async function findUnchanged(
     options,
     platform,
     builder: { name: ports.builder.name, version: versions.client },
+    buildPlatform,
     ports,
     credentialsFor,
     deadline,
@@ -302,6 +305,8 @@ interface Context {
   platform: string
   /** The builder, whose reading of a Dockerfile may differ from BuildKit's (builder-reading.ts). */
   builder: { name: ImageBuilder['name']; version?: string }
+  /** The builder's: what `$BUILDPLATFORM` names. */
+  buildPlatform?: string
   ports: ReusePorts
   credentialsFor: CredentialsFor
   deadline: Deadline
@@ -336,6 +341,8 @@ async function judge(
   if (inputs.unknowable) return built(inputs.unknowable)
   const all = await resolveAll(inputs.images, context)
   if ('problem' in all) return built(all.problem)
+  const staged = await resolveAtPlatforms(inputs.platformImages, context)
+  if ('problem' in staged) return built(staged.problem)
   // The earlier images are looked up while the sources are hashed.
   const target = registryImage(plan.reference)
   if ('problem' in target) return built(target.problem)
@@ -355,10 +362,13 @@ async function judge(
   if ('problem' in hashed) return built(hashed.problem)
   const fingerprint = fingerprintOf({
     ...hashed.parts,
-    images: inputs.images.map((reference): [string, string] => {
-      const resolved = all.resolved.get(reference)
-      return [reference, resolved && 'digest' in resolved ? resolved.digest : '']
-    }),
+    images: [
+      ...inputs.images.map((reference): [string, string] => {
+        const resolved = all.resolved.get(reference)
+        return [reference, resolved && 'digest' in resolved ? resolved.digest : '']
+      }),
+      ...staged.images,
+    ],
   })
   const labelled: ImagePlan = {
     ...plan,
@@ -439,7 +449,43 @@ async function resolveAll(
   return { resolved }
 }
 
-async function resolve(reference: string, context: Context): Promise<Resolved> {
+/**
+ * The bases of stages built for a platform of their own (`FROM --platform=$BUILDPLATFORM`), each
+ * read for that platform: a builder stage runs on the build machine, whose variant of a
+ * multi-platform image may change while the target's does not. Named `<image> --platform=<it>`.
+ */
+async function resolveAtPlatforms(
+  staged: BuildInputs['platformImages'],
+  context: Context,
+): Promise<{ images: Array<[string, string]> } | { problem: string }> {
+  const images: Array<[string, string]> = []
+  for (const { image, platform: written } of staged) {
+    const platform = written
+      .replace(/\$\{?BUILDPLATFORM\}?/g, context.buildPlatform ?? '$BUILDPLATFORM')
+      .replace(/\$\{?TARGETPLATFORM\}?/g, context.platform)
+    if (platform.includes('$'))
+      return {
+        problem: `the stage FROM --platform=${written} ${image} names a platform whose value is not known before the build`,
+      }
+    const key = `${image} --platform=${platform}`
+    let pending = context.images.get(key)
+    if (!pending) {
+      pending = resolve(image, context, platform)
+      context.images.set(key, pending)
+    }
+    const answer = await pending
+    if ('problem' in answer)
+      return { problem: `the image '${image}' it builds from for ${platform} ${answer.problem}` }
+    images.push([key, answer.digest])
+  }
+  return { images }
+}
+
+async function resolve(
+  reference: string,
+  context: Context,
+  platform = context.platform,
+): Promise<Resolved> {
   const target = resolvedImage(reference, context.options.mirrors)
   if ('problem' in target) return { problem: `is not a registry image (${target.problem})` }
   const session = new RegistrySession(
@@ -450,7 +496,7 @@ async function resolve(reference: string, context: Context): Promise<Resolved> {
     context.ports,
     1,
   )
-  const outcome = await readImage(session, target.lookup, { platform: context.platform })
+  const outcome = await readImage(session, target.lookup, { platform })
   if (outcome.kind !== 'read') {
     const where = target.mirrorOf ? `in ${registryShown(target)}` : 'in its registry'
     const advice =

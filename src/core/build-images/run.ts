@@ -2,6 +2,7 @@ import type { CiContext } from '../shared/context.js'
 import { ActionError } from '../shared/errors.js'
 import type { CommonPorts, Reporter } from '../shared/ports.js'
 import type { HttpClient } from '../shared/http.js'
+import type { RegistryLogin } from '../registry/credentials.js'
 import { mirroredReference, type RegistryMirrors } from '../registry/mirrors.js'
 import { registryName } from '../registry/reference.js'
 import { buildAndPush, type BuiltImage } from './build.js'
@@ -108,7 +109,7 @@ export async function runBuildImages(
   })
   const { registryMirrors: mirrors } = inputs
   const opened = await ports.builders.open(chosen.name, {
-    login: inputs.credentials !== undefined,
+    login: inputs.registryLogin !== undefined,
     mirrors,
   })
   try {
@@ -139,12 +140,11 @@ async function sign(
   built: ImagePlan[],
   ports: RunPorts,
 ): Promise<string | undefined> {
-  const { signingKey, credentials } = inputs
+  const { signingKey, registryLogin: login } = inputs
   if (!signingKey) return undefined
   return ports.logger.group('Image signatures', async () => {
     // The signing code is loaded only when there is a key.
     const { signImages } = await import('../signing/sign-images.js')
-    const login = credentials && { registry: registryName(inputs.registry.host), ...credentials }
     return signImages(images, built, { signingKey, push: inputs.push, login }, ports)
   })
 }
@@ -161,14 +161,14 @@ async function buildWith(
   ports: RunPorts,
 ): Promise<{ images: BuiltImage[]; built: ImagePlan[] }> {
   const { logger } = ports
-  const { registryMirrors: mirrors, credentials } = inputs
+  const { registryMirrors: mirrors, registryLogin: login } = inputs
   const root = inputs.workingDirectory
   const host = inputs.registry.host
   // A mirror on the push registry's host is read with its login: the builder needs it first.
   let loggedIn = false
   const logIn = async (): Promise<void> => {
-    if (!credentials || loggedIn) return
-    await logger.group(`Registry login: ${host}`, () => login(host, credentials, ports))
+    if (!login || loggedIn) return
+    await logger.group(`Registry login: ${host}`, () => logInTo(host, login, ports))
     loggedIn = true
   }
   if (mirrors.some((mirror) => registryName(mirror.host) === registryName(host))) await logIn()
@@ -191,7 +191,7 @@ async function buildWith(
         branch,
         defaultBranch,
         root,
-        login: credentials && { registry: registryName(host), ...credentials },
+        login,
         signingKey: inputs.signingKey,
         mirrors,
       },
@@ -207,7 +207,7 @@ async function buildWith(
             unchanged.build,
             {
               push: inputs.push,
-              loggedIn: credentials !== undefined,
+              loggedIn: login !== undefined,
               // Before each push, what COPY added against the sources: see sources-path.ts.
               check: (plan) => checkCopiedSize(plan, checked.bases.get(plan.kind), root, ports),
             },
@@ -335,11 +335,7 @@ async function frontendFiles(
   return found.files
 }
 
-async function login(
-  host: string,
-  credentials: { username: string; password: string },
-  ports: RunPorts,
-): Promise<void> {
+async function logInTo(host: string, credentials: RegistryLogin, ports: RunPorts): Promise<void> {
   try {
     await ports.builder.login(host, credentials.username, credentials.password)
   } catch (error) {

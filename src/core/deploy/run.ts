@@ -29,6 +29,7 @@ import {
 import { listed, ServedFilesReader } from './served.js'
 import { watchRollout, type WatchedTarget } from './watch.js'
 import type { StepEnd } from '../shared/step-end.js'
+import type { DeployProgress } from './progress.js'
 
 /** What a step output can hold (GitHub's limit), and so the largest payload we send. */
 export const MAX_PAYLOAD_BYTES = 1024 * 1024
@@ -38,6 +39,8 @@ const PRINTED_PAYLOAD_CHARS = 64 * 1024
 export interface DeployPorts
   extends Pick<CommonPorts, 'logger' | 'reporter' | 'redact' | 'clock' | 'files'>, VerifyPorts {
   http: HttpClient
+  /** Told how far the deployment got (see DeployPhase), for what a cancel says. */
+  progress?: DeployProgress
 }
 
 /** The run's facts deploy uses: the workspace, and what names the project for links. */
@@ -57,6 +60,7 @@ export async function runDeploy(
   ports: DeployPorts,
 ): Promise<StepEnd> {
   const { logger, reporter } = ports
+  ports.progress?.({ kind: 'not-sent' })
   const deadline = startDeadline(ports.clock, inputs.timeoutSeconds)
   const plan = planWatch(inputs)
   // An input file, read before anything is asked or sent.
@@ -145,6 +149,11 @@ export async function runDeploy(
       throw error
     }
   })
+  ports.progress?.({
+    kind: 'accepted',
+    status: result.status,
+    watch: 'target' in plan ? 'running' : 'none',
+  })
   const message = ports.redact(result.message)
   logger.info(`The webhook accepted the deployment (HTTP ${result.status}, message '${message}').`)
   reporter.setOutput('status', String(result.status))
@@ -159,7 +168,7 @@ export async function runDeploy(
     else logger.info(said)
     return {}
   }
-  return watch(targets, inputs, manualPromotion, build, ports)
+  return watch(targets, inputs, manualPromotion, build, ports, result.status)
 }
 
 /** The targets to watch, as they were before the call. */
@@ -175,6 +184,7 @@ async function watch(
   manualPromotion: boolean,
   build: BuildFacts,
   ports: DeployPorts,
+  status: number,
 ): Promise<StepEnd> {
   const { logger, reporter } = ports
   const { app, preview } = targets
@@ -207,6 +217,7 @@ async function watch(
   const { verdict } = report
   reporter.setOutput('rollout', verdict.outcome)
   reporter.setOutput('live-version', ports.redact(verdict.lastVersion ?? ''))
+  ports.progress?.({ kind: 'accepted', status, watch: { ended: verdict.outcome } })
   await reporter.summary(
     rolloutSummary(report, {
       target: app.target,

@@ -1,8 +1,10 @@
+import type { SecretParts } from '../definition.js'
 import { unique } from '../shared/collections.js'
 import { parseImageReference } from '../shared/image-ref.js'
 import { parseLines, refine } from '../shared/inputs.js'
 import { percentDecoded } from '../shared/secrets.js'
-import { basicAuth, parseRegistry } from './credentials.js'
+import { basicAuth } from '../shared/http.js'
+import { parseRegistry } from './credentials.js'
 import { DOCKER_HUB, registryImage, registryName, type RegistryImage } from './reference.js'
 
 /**
@@ -100,6 +102,27 @@ export function mirrorSecrets(raw: string): string[] {
     if (password !== '') secrets.push(basicAuth(percentDecoded(user), percentDecoded(password)))
   }
   return unique(secrets)
+}
+
+/**
+ * What of `registry-mirrors` is secret: nothing the parser accepts (it refuses credentials), but
+ * the `user:password@` a line may give before it refuses it, masked before any line is printed.
+ */
+export const mirrorCredentials: SecretParts<RegistryMirror[]> = {
+  said: "credentials in a mirror ('user:password@host')",
+  parts: (_mirrors, raw) => mirrorSecrets(raw),
+  unparsed: (raw) => mirrorSecrets(raw),
+  shown: (raw) =>
+    raw
+      .split('\n')
+      .map((line) =>
+        line.replace(
+          /=(\s*(?:[a-z][a-z0-9+.-]*:\/\/)?)([^@\s]*)@/i,
+          (_all, scheme: string, userInfo: string) =>
+            `=${scheme}${userInfo.includes(':') ? '***:***' : '***'}@`,
+        ),
+      )
+      .join('\n'),
 }
 
 /**

@@ -31,10 +31,10 @@ describe('command-line flags', () => {
     })
   })
 
-  test('secret inputs given as flags are noted', () => {
-    expect(parseCliArgs(deployDefinition, ['--webhook-token', 'x']).secretFlags).toEqual([
-      'webhook-token',
-    ])
+  test('the inputs given as flags are noted, for the warning about what they hold', () => {
+    expect(
+      parseCliArgs(deployDefinition, ['--webhook-token', 'x', '--app-url=https://a.example']).flags,
+    ).toEqual(['webhook-token', 'app-url'])
   })
 
   const EXPECTED =
