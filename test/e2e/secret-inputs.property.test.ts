@@ -17,6 +17,7 @@ import {
 import type { InputSpec } from '../../src/core/definition.js'
 import { webhookUrlParts } from '../../src/core/deploy/secrets.js'
 import { loginPassword } from '../../src/core/registry/inputs.js'
+import { mirrorCredentials } from '../../src/core/registry/mirrors.js'
 import { pastedPrivateKey, signingKeyParts } from '../../src/core/signing/pem.js'
 import { MIN_SECRET_LENGTH } from '../../src/core/shared/secrets.js'
 import { urlCredentials } from '../../src/core/shared/url-credentials.js'
@@ -49,6 +50,14 @@ const PLACES = new Map<InputSpec['secret'], (value: string) => string[]>([
     ],
   ],
   [loginPassword, (value) => [value]],
+  // Refused whatever it holds: what matters is the message that refuses it.
+  [
+    mirrorCredentials,
+    (value) => [
+      `ghcr.io=registry.internal/ghcr\ndocker.io=ci-user:${value}@registry.internal/dockerhub`,
+      `docker.io=${value}@registry.internal`,
+    ],
+  ],
   [buildSecretParts, (value) => [`NPM_TOKEN=${value}`, `A=1\n${value}`]],
   [secretLookingArguments, (value) => [`NPM_TOKEN=${value}`, `API_KEY=${value}\nSOURCES_PATH=x`]],
   // A line of a key's PEM body: a log shows one line at a time.
@@ -144,6 +153,8 @@ describe('every secret input, with random values', () => {
         'build-images signing-key',
         'build-images signing-key-password',
         'deploy verify-signatures',
+        'build-images registry-mirrors',
+        'deploy registry-mirrors',
         'snapshot draw-password',
       ]),
     )

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ACTION_DEFINITIONS } from '../../src/core/action-list.js'
+import { mirrorCredentials } from '../../src/core/registry/mirrors.js'
 import { urlCredentials } from '../../src/core/shared/url-credentials.js'
 import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
 import { Cleanup } from '../helpers/cleanup.js'
@@ -148,6 +149,50 @@ describe('an input that may carry credentials in a URL, given as a command-line 
       const plain = await runCli(action, {
         inputs: { 'check-only': 'true' },
         args: [`--${name}`, 'https://shop.example.com'],
+      })
+      expect(plain.stderr).not.toContain(`'${name}' was given as a flag`)
+    },
+  )
+})
+
+/** Every input whose specification says a mirror may be given with credentials, in every action. */
+const MIRROR_INPUTS = ACTION_DEFINITIONS.flatMap((definition) =>
+  Object.entries(definition.inputs)
+    .filter(([, spec]) => spec.secret === mirrorCredentials)
+    .map(([name]) => [definition.id, name] as const),
+)
+
+describe('a mirror given with credentials, as a command-line flag', () => {
+  test('registry-mirrors of both actions is one of them', () => {
+    expect(MIRROR_INPUTS).toEqual(
+      expect.arrayContaining([
+        ['build-images', 'registry-mirrors'],
+        ['deploy', 'registry-mirrors'],
+      ]),
+    )
+  })
+
+  test.each(MIRROR_INPUTS)(
+    '%s --%s: warned about as a secret flag is, then refused without showing them; without, nothing is said',
+    async (action, name) => {
+      const variable = `INPUT_${name.toUpperCase().replace(/-/g, '_')}`
+      const warning = `Warning: '${name}' was given as a flag that holds credentials in a mirror ('user:password@host'), which process lists and job logs can show: prefer the ${variable} environment variable.\n`
+      const flagged = await runCli(action, {
+        inputs: { 'check-only': 'true' },
+        args: [`--${name}`, `docker.io=${USER}:Fl4g-pass@word@registry.internal/hub`],
+      })
+      expect(flagged.stderr).toContain(warning)
+      expect(flagged.code).toBe(1)
+      expect(`${flagged.stdout}${flagged.stderr}`).toContain(
+        `Invalid input '${name}' 'docker.io=***@registry.internal/hub': line 1 gives the mirror with credentials`,
+      )
+      expectNoSecrets({ stdout: flagged.stdout, stderr: flagged.stderr }, [
+        'Fl4g-pass@word',
+        `${USER}:Fl4g-pass@word`,
+      ])
+      const plain = await runCli(action, {
+        inputs: { 'check-only': 'true' },
+        args: [`--${name}`, 'docker.io=registry.internal/hub'],
       })
       expect(plain.stderr).not.toContain(`'${name}' was given as a flag`)
     },

@@ -1,9 +1,8 @@
 import type { SecretParts } from '../definition.js'
 import { unique } from '../shared/collections.js'
 import { parseImageReference } from '../shared/image-ref.js'
-import { parseLines, refine } from '../shared/inputs.js'
-import { percentDecoded } from '../shared/secrets.js'
-import { basicAuth } from '../shared/http.js'
+import { refine } from '../shared/inputs.js'
+import { credentialForms } from '../shared/url-credentials.js'
 import { parseRegistry } from './credentials.js'
 import { DOCKER_HUB, registryImage, registryName, type RegistryImage } from './reference.js'
 
@@ -81,32 +80,36 @@ function locationProblem(location: string): string | undefined {
 }
 
 /**
- * The forms of `user:password@` credentials a line gives the mirror with, which the parser
- * refuses but the log must not show before it does: the password (embeddedPasswords masks it
- * too), the user name when long enough, and the Basic value they make.
+ * The `user:password@` (or a token alone, `token@`) a line gives before the mirror's host, read
+ * by the rule of every address's credentials (url-credentials.ts): after the `=` and any scheme,
+ * up to the line's last '@'. Undefined when the line gives none.
+ */
+function lineCredentials(
+  line: string,
+): { before: string; userInfo: string; after: string } | undefined {
+  const eq = line.indexOf('=')
+  const at = line.lastIndexOf('@')
+  if (eq < 0 || at < eq) return undefined
+  const start =
+    eq + 1 + (/^\s*(?:[a-z][a-z0-9+.-]*:\/\/)?/i.exec(line.slice(eq + 1))?.[0].length ?? 0)
+  if (at < start) return undefined
+  return { before: line.slice(0, start), userInfo: line.slice(start, at), after: line.slice(at) }
+}
+
+/**
+ * The forms of the credentials the lines give their mirrors with, which the parser refuses but
+ * the log must not show before it does: the password (or the token), as written and decoded, the
+ * whole user part and its Basic form, as for any address (credentialForms).
  */
 export function mirrorSecrets(raw: string): string[] {
-  const secrets: string[] = []
-  for (const line of parseLines(raw)) {
-    const location = line.slice(line.indexOf('=') + 1).replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
-    const at = location.lastIndexOf('@')
-    if (at < 0) continue
-    const userInfo = location.slice(0, at)
-    const colon = userInfo.indexOf(':')
-    const user = colon < 0 ? userInfo : userInfo.slice(0, colon)
-    const password = colon < 0 ? '' : userInfo.slice(colon + 1)
-    for (const form of unique([password, percentDecoded(password)]))
-      if (form !== '') secrets.push(form)
-    for (const form of unique([user, percentDecoded(user)]))
-      if (form.length >= 4) secrets.push(form)
-    if (password !== '') secrets.push(basicAuth(percentDecoded(user), percentDecoded(password)))
-  }
-  return unique(secrets)
+  return unique(
+    raw.split(/\r?\n/).flatMap((line) => credentialForms(lineCredentials(line)?.userInfo ?? '')),
+  )
 }
 
 /**
  * What of `registry-mirrors` is secret: nothing the parser accepts (it refuses credentials), but
- * the `user:password@` a line may give before it refuses it, masked before any line is printed.
+ * the `user:password@` a line may give, masked before any line is printed, and shown as `***@`.
  */
 export const mirrorCredentials: SecretParts<RegistryMirror[]> = {
   said: "credentials in a mirror ('user:password@host')",
@@ -115,13 +118,10 @@ export const mirrorCredentials: SecretParts<RegistryMirror[]> = {
   shown: (raw) =>
     raw
       .split('\n')
-      .map((line) =>
-        line.replace(
-          /=(\s*(?:[a-z][a-z0-9+.-]*:\/\/)?)([^@\s]*)@/i,
-          (_all, scheme: string, userInfo: string) =>
-            `=${scheme}${userInfo.includes(':') ? '***:***' : '***'}@`,
-        ),
-      )
+      .map((line) => {
+        const found = lineCredentials(line)
+        return found ? `${found.before}***${found.after}` : line
+      })
       .join('\n'),
 }
 

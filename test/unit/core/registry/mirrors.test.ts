@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals'
 import {
+  mirrorCredentials,
   mirrorSecrets,
   mirroredReference,
   parseMirrors,
@@ -79,22 +80,52 @@ describe('parseMirrors: one registry=mirror per line', () => {
   })
 })
 
-describe('mirrorSecrets: the forms of user:password@ given with a mirror', () => {
+describe('mirrorSecrets: the forms of user:password@ given with a mirror, as for any address', () => {
+  const basic = (userInfo: string): string => Buffer.from(userInfo).toString('base64')
   test.each<[string, string, string[]]>([
     ['none', 'docker.io=registry.internal/hub', []],
     [
-      'user and password',
+      'user and password: the password, the user part, its Basic form; not the user name alone',
       'docker.io=robot:s3cret-pass@registry.internal/hub',
-      ['s3cret-pass', 'robot', Buffer.from('robot:s3cret-pass').toString('base64')],
+      ['s3cret-pass', 'robot:s3cret-pass', basic('robot:s3cret-pass')],
     ],
     [
       'with a scheme, percent-encoded',
       'docker.io=https://robot:p%40ss-word@registry.internal/hub',
-      ['p%40ss-word', 'p@ss-word', 'robot', Buffer.from('robot:p@ss-word').toString('base64')],
+      [
+        'p%40ss-word',
+        'p@ss-word',
+        'robot:p%40ss-word',
+        'robot:p@ss-word',
+        basic('robot:p@ss-word'),
+      ],
     ],
-    ['a short user name alone is left out', 'docker.io=ci@registry.internal', []],
+    [
+      "a password that holds '@' and '=': up to the line's last '@'",
+      'ghcr.io=registry.internal/ghcr\ndocker.io=robot:a@b=c@registry.internal/hub',
+      ['a@b=c', 'robot:a@b=c', basic('robot:a@b=c')],
+    ],
+    [
+      'a token alone',
+      'docker.io=tok3n-value@registry.internal',
+      ['tok3n-value', basic('tok3n-value:')],
+    ],
   ])('%s', (_name, raw, secrets) => {
     expect(mirrorSecrets(raw)).toEqual(secrets)
+  })
+})
+
+describe("mirrorCredentials.shown: each line's user part as '***'", () => {
+  test.each<[string, string]>([
+    ['docker.io=registry.internal/hub', 'docker.io=registry.internal/hub'],
+    ['docker.io=robot:s3cret@registry.internal/hub', 'docker.io=***@registry.internal/hub'],
+    ['docker.io=https://robot:a@b=c@registry.internal', 'docker.io=https://***@registry.internal'],
+    [
+      'ghcr.io=registry.internal/ghcr\ndocker.io = tok3n@registry.internal',
+      'ghcr.io=registry.internal/ghcr\ndocker.io = ***@registry.internal',
+    ],
+  ])('%s', (raw, shown) => {
+    expect(mirrorCredentials.shown(raw)).toBe(shown)
   })
 })
 
