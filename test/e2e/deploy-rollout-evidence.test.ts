@@ -305,7 +305,7 @@ describe('a manual promotion', () => {
     expect(
       preview.requests.every((request) => request.headers.authorization?.startsWith('Basic ')),
     ).toBe(true)
-    expect(run.stdout).toContain(`preview-url: http://***:***@127.0.0.1:`)
+    expect(run.stdout).toContain(`preview-url: http://***@127.0.0.1:`)
   })
 
   test('the preview serves this build, never promoted: awaiting-promotion, a warning', async () => {
