@@ -4,6 +4,7 @@ import type { Platform } from '../core/shared/context.js'
 import type { Env } from '../core/shared/env.js'
 import { errorMessage } from '../core/shared/errors.js'
 import type { Files } from '../core/shared/ports.js'
+import { stepFolder } from '../tools/step-folder.js'
 
 /**
  * Where the CI keeps build-images' records of what the default branch built (ci-record.ts):
@@ -23,9 +24,9 @@ export function reuseRecordsFor(
 }
 
 /**
- * The folder each record's file is saved from, relative to RUNNER_TEMP: the cache entry's
- * version is a hash of the paths as given, so a path that holds the runner's folder would miss
- * on a runner whose folder is elsewhere.
+ * The folder each record's file is saved from, relative to the folder the save runs in: the
+ * cache entry's version is a hash of the paths as given, so a path that holds the runner's
+ * folder would miss on a runner whose folder is elsewhere.
  */
 const RECORD_FOLDER = 'olympe-deploy-actions-reuse-record'
 
@@ -37,8 +38,6 @@ const RECORD_FOLDER = 'olympe-deploy-actions-reuse-record'
 export function actionsCacheRecords(env: Env, files: Files): ReuseRecords | undefined {
   const service = env.ACTIONS_RESULTS_URL || env.ACTIONS_CACHE_URL
   if (!service || !env.ACTIONS_RUNTIME_TOKEN || !env.RUNNER_TEMP) return undefined
-  const temp = env.RUNNER_TEMP
-  const folder = join(temp, RECORD_FOLDER)
   return {
     where: 'the GitHub Actions cache',
     async has(record) {
@@ -49,24 +48,31 @@ export function actionsCacheRecords(env: Env, files: Files): ReuseRecords | unde
     },
     async add(records) {
       const cache = await import('@actions/cache')
-      for (const record of records) {
-        await files.writeText(join(folder, 'record.json'), recordText(record))
-        // @actions/cache finds the relative path from the working folder: RUNNER_TEMP, for
-        // this call only (nothing else of the step runs by then).
-        const cwd = process.cwd()
-        try {
-          process.chdir(temp)
+      // A folder of the step's own in RUNNER_TEMP, removed at the end (a cancel included): the
+      // save runs in it, and @actions/cache makes its archive's folder in RUNNER_TEMP and leaves
+      // it behind (with a manifest.txt), so RUNNER_TEMP is this folder for the save too. Nothing
+      // else of the step runs by then.
+      const scratch = await stepFolder(env, 'olympe-reuse-record-')
+      const cwd = process.cwd()
+      const runnerTemp = process.env.RUNNER_TEMP
+      try {
+        process.chdir(scratch.dir)
+        process.env.RUNNER_TEMP = scratch.dir
+        for (const record of records) {
+          await files.writeText(join(scratch.dir, RECORD_FOLDER, 'record.json'), recordText(record))
           // Resolves -1 without throwing when the entry could not be saved (it says why).
           if ((await cache.saveCache([RECORD_FOLDER], recordKey(record))) === -1)
             return `the cache entry for ${record.image} was not saved`
-        } catch (error) {
-          return errorMessage(error)
-        } finally {
-          process.chdir(cwd)
-          await files.remove(folder)
         }
+        return undefined
+      } catch (error) {
+        return errorMessage(error)
+      } finally {
+        process.chdir(cwd)
+        if (runnerTemp === undefined) delete process.env.RUNNER_TEMP
+        else process.env.RUNNER_TEMP = runnerTemp
+        await scratch.dispose()
       }
-      return undefined
     },
   }
 }

@@ -91,6 +91,7 @@ async function buildImages(
   // A fresh engine: nothing of the registry's, bases included, is left in it.
   await removeImages(`${suite.registry.host}/`)
   await suite.spy.reset()
+  const runnerTemp = await cleanup.tempDir('olympe-reuse-runner-temp-')
   const result = await runAsGithub('build-images', {
     cwd: project,
     inputs: {
@@ -107,6 +108,7 @@ async function buildImages(
       GITHUB_SHA: sha,
       GITHUB_REPOSITORY: repository,
       GITHUB_RUN_ID: '7',
+      RUNNER_TEMP: runnerTemp,
     },
     event: { name: 'push', payload: { repository: { default_branch: 'main' } } },
   })
@@ -119,6 +121,8 @@ async function buildImages(
     code: 0,
     tail: '',
   })
+  // Nothing of the step's, nor of the cache client's, is left in the job's temporary folder.
+  expect(await readdir(runnerTemp)).toEqual([])
   return { result, sha, tag, commands }
 }
 
