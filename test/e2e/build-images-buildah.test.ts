@@ -3,12 +3,18 @@
 // official project template, built as a team builds it. The bases come from the instance's own
 // registry (`registry-mirrors`, Docker Hub's images under `dockerhub/` of the push registry), the
 // images go to that registry, which wants a password. What the registry then holds is compared
-// with what the Docker builder pushes for the same project; the runs build on one another.
+// with what the Docker builder pushes for the same project; the runs build on one another. The
+// GitHub runs get the Actions cache service (emulated on loopback), as every GitHub job does: it
+// keeps the record of what the default branch built, which reuse needs.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto'
 import { chmod, cp, readdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
+import {
+  startActionsCacheServer,
+  type ActionsCacheServer,
+} from '../helpers/actions-cache-server.js'
 import { Cleanup } from '../helpers/cleanup.js'
 import { docker, dockerLogin, dockerRun, pushImage } from '../helpers/docker-env.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
@@ -22,6 +28,7 @@ import {
   type RootlessUser,
 } from '../helpers/rootless.js'
 import { fixture, runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
+import { capture } from '../helpers/run-process.js'
 import { expectNoSecrets, findSecrets } from '../helpers/secrets.js'
 import { ensureTemplateBaseImages } from '../helpers/template-base-images.js'
 import { webRootOwners } from '../helpers/template-chain.js'
@@ -49,6 +56,7 @@ const RUN_MS = 600_000
 let user: RootlessUser
 let npm: TemplateRegistry
 let suite: DockerSuite
+let cache: ActionsCacheServer
 let project: TemplateProject
 /** The job's temporary folder, and Buildah's store (its environment), the user's own, as on its runner. */
 let jobTemp: string
@@ -64,9 +72,11 @@ beforeAll(async () => {
   const started = await cleanup.startAll({
     'template registry': startTemplateRegistry(),
     'docker suite': startDockerSuite(),
+    'actions cache': startActionsCacheServer(),
   })
   npm = started['template registry']
   suite = started['docker suite']
+  cache = started['actions cache']
   // The instance's own copy of Docker Hub's bases, in the push registry under dockerhub/.
   const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
   await dockerLogin(suite.registry, { env })
@@ -139,6 +149,7 @@ async function buildAsUser(
         ...common,
         env: {
           ...env,
+          ...cache.env,
           GITHUB_SHA: commit.sha,
           GITHUB_REPOSITORY: repository,
           GITHUB_RUN_ID: String(runs),
@@ -231,6 +242,10 @@ describe('build-images with Buildah, as an unprivileged user without Docker', ()
         "Builder: Buildah 1.28.2, storage driver vfs (STORAGE_DRIVER unset: this step's default), isolation chroot (BUILDAH_ISOLATION unset: this step's default)",
       )
       expect(built(result)).toEqual(KINDS)
+      // The default branch's record of each image, in the Actions cache, for the next runs.
+      expect(cache.entries().map((entry) => entry.scope)).toEqual(
+        KINDS.map(() => 'refs/heads/main'),
+      )
       const manifests = await pushed(result, commit.tag)
       last = {} as Record<Kind, string>
       for (const kind of KINDS) {
@@ -374,6 +389,77 @@ describe('build-images with Buildah, as an unprivileged user without Docker', ()
       expect(manifests.backend.digest).not.toBe(last.backend)
       expect(manifests.frontend.digest).toBe(last.frontend)
       expect(manifests.codeasdata.digest).toBe(last.codeasdata)
+    },
+    RUN_MS,
+  )
+
+  test(
+    "with 'signing-key': the images are built once more and signed, cosign verifies them, and once the cache has forgotten them, their signatures prove them",
+    async () => {
+      // An unencrypted PEM key, as openssl makes one.
+      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      const key = privateKey.export({ type: 'sec1', format: 'pem' }).toString()
+      const body = key.split('\n').filter((line) => line !== '' && !line.startsWith('-----'))
+      const signing = { 'signing-key': key }
+      const first = nextCommit()
+      const signed = await buildAsUser('github', first, undefined, project.dir, signing)
+      await expectClean(signed)
+      expectNoSecrets({ stdout: signed.stdout, stderr: signed.stderr, ...signed.files }, [
+        key,
+        ...body,
+      ])
+      // With a key, only its signature proves an image: the unsigned ones are built again.
+      expect(built(signed)).toEqual(KINDS)
+      const digests = {} as Record<Kind, string>
+      for (const kind of KINDS) {
+        digests[kind] = (await pushed(signed, first.tag))[kind].digest
+        expect(signed.stdout).toMatch(
+          new RegExp(
+            `^${kind}: built: 'main' \\(built as main-[0-9a-f]{7}\\) has the same fingerprint, but no signature \\(no 'sha256-[0-9a-f]{64}\\.sig' in its repository\\), so it is not trusted\\.$`,
+            'm',
+          ),
+        )
+        expect(signed.stdout).toMatch(
+          new RegExp(
+            `^${kind}: signed ${digests[kind]} \\(sha256-[0-9a-f]{64}\\.sig, fingerprint sha256:[0-9a-f]{64}\\)\\.$`,
+            'm',
+          ),
+        )
+      }
+      const home = await cleanup.tempDir('olympe-buildah-cosign-')
+      const pub = join(home, 'cosign.pub')
+      await writeFile(pub, publicKey.export({ type: 'spki', format: 'pem' }).toString())
+      const verified = await capture(
+        'cosign',
+        [
+          'verify',
+          '--key',
+          pub,
+          '--insecure-ignore-tlog=true',
+          '--allow-http-registry=true',
+          `${suite.registry.host}/${name('backend')}@${digests.backend}`,
+        ],
+        {
+          env: { PATH: process.env.PATH ?? '', HOME: home, DOCKER_CONFIG: suite.dockerConfig },
+          timeoutMs: 60_000,
+        },
+      )
+      expect({ code: verified.code, stderr: verified.code === 0 ? '' : verified.stderr }).toEqual({
+        code: 0,
+        stderr: '',
+      })
+      cache.evictAll()
+      const second = nextCommit()
+      const proven = await buildAsUser('github', second, undefined, project.dir, signing)
+      await expectClean(proven)
+      expect(built(proven)).toEqual([])
+      expect(JSON.parse(proven.outputs.reused ?? '')).toEqual(KINDS)
+      for (const kind of KINDS)
+        expect(proven.stdout).toContain(
+          `${kind}: 'main' (built as ${first.tag}) has the same fingerprint, and signed under the key of 'signing-key'`,
+        )
+      const manifests = await pushed(proven, second.tag)
+      for (const kind of KINDS) expect(manifests[kind].digest).toBe(digests[kind])
     },
     RUN_MS,
   )
