@@ -3,7 +3,9 @@
 // registry holds them under a path (`dockerhub/`), as an instance's own mirror does. Each builder
 // gets its bases from it (Docker as named build contexts, Buildah through its registries
 // configuration), the reuse look-up reads them there, so that a second run reuses every image,
-// and deploy's image check asks the mirror for an image of Docker Hub.
+// and deploy's image check asks the mirror for an image of Docker Hub. The runs are GitLab jobs of
+// the build-images template, whose `cache:` keeps the record of what the default branch built
+// (OLYMPE_REUSE_RECORDS), which reuse needs.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { chmod } from 'node:fs/promises'
@@ -91,6 +93,9 @@ async function build(
       CI_COMMIT_SHA: sha,
       CI_PROJECT_PATH: repository,
       CI_PROJECT_DIR: project.dir,
+      // The template's job cache. Its key holds the job's name: each builder's job has its own,
+      // apart here as in two jobs' checkouts.
+      OLYMPE_REUSE_RECORDS: `.olympe-reuse-${options.builder}`,
       ...(options.builder === 'docker' ? suite.env : store),
     },
     ...(options.builder === 'buildah' ? { user } : {}),
@@ -130,6 +135,12 @@ describe.each<'docker' | 'buildah'>(['docker', 'buildah'])(
             ),
           )
           expect(result.stdout).toContain(`${kind}: built: no image 'main' in the registry yet.`)
+          expect(result.stdout).toMatch(
+            new RegExp(
+              `^Recorded in the GitLab job cache \\('\\.olympe-reuse-${builder}'\\): the default branch built \\S+/${kind}:main-[0-9a-f]{7} as sha256:[0-9a-f]{64}`,
+              'm',
+            ),
+          )
         }
         if (builder === 'docker') {
           const commands = await suite.spy.commands()
