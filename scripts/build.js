@@ -17,6 +17,33 @@ const ENTRIES = { snapshot: 'snapshot', 'build-images': 'buildImages', deploy: '
 /** Written by `npm run build`'s generator, not by the bundler: left alone here. */
 const NOT_OURS = new Set(['snapshot-config.schema.json'])
 
+/**
+ * undici is left out of the bundle: @actions/http-client imports it only to build a `fetch`
+ * dispatcher through a proxy (getAgentDispatcher), and @actions/github only for Octokit's own
+ * requests (getOctokit); the actions make no such request (theirs go through http-client's
+ * HttpClient, over node:http and its tunnel agent for proxies, and @actions/github gives them its
+ * context alone). Bundled, it was 416 KB of dist/index.js, a third of the npm package. What the
+ * two import from it resolves to this file: @actions/github makes its default dispatcher when it
+ * is loaded with a proxy set, so a ProxyAgent can be made; any request through it, or through
+ * `fetch`, throws.
+ */
+const UNDICI_STUB = 'undici-stub.cjs'
+const UNDICI_STUB_TEXT = `// Written by scripts/build.js: undici is not bundled (see UNDICI_STUB there).
+'use strict'
+function notBundled() {
+  throw new Error('olympe-deploy-actions: undici is not bundled, and no request of the actions goes through it; please report how this was reached.')
+}
+exports.ProxyAgent = class ProxyAgent {
+  constructor(options) {
+    this.options = { ...options }
+  }
+  dispatch() {
+    notBundled()
+  }
+}
+exports.fetch = notBundled
+`
+
 async function bundle() {
   const { code, assets } = await ncc(join(root, 'src/index.ts'), {
     esm: true,
@@ -27,10 +54,15 @@ async function bundle() {
     target: 'es2022',
     // Types are checked once by `npm run typecheck`; bundling only transpiles.
     transpileOnly: true,
+    externals: { undici: `./${UNDICI_STUB}` },
   })
   // ncc minifies the entry file only, and less tightly than esbuild: esbuild minifies the entry
   // again (about 8% smaller) and the lazily loaded chunks (Octokit, the YAML parser…) once.
-  const files = { 'index.js': minify(code), 'package.json': '{"type":"module"}\n' }
+  const files = {
+    'index.js': minify(code),
+    'package.json': '{"type":"module"}\n',
+    [UNDICI_STUB]: UNDICI_STUB_TEXT,
+  }
   for (const [name, asset] of Object.entries(assets)) {
     const source = asset.source.toString()
     files[name] = name.endsWith('.js') ? minify(source) : source
