@@ -6,12 +6,14 @@
 // released pipeline component by version, and its jobs run in that image, pulled from the
 // registry, with npm on a closed port and no name resolution: the check, the project build, the
 // images (on the Docker engine through its socket, as a runner that mounts it) and the deploy to a
-// loopback webhook.
+// loopback webhook. On a runner without a Docker socket, the image jobs build with the image's
+// Buildah, as the image's environment sets it up (STORAGE_DRIVER, BUILDAH_ISOLATION), the bases
+// from the instance's mirror of Docker Hub.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Cleanup } from '../helpers/cleanup.js'
-import { docker as dockerCli, dockerLogin } from '../helpers/docker-env.js'
+import { BASE_IMAGES, docker as dockerCli, dockerLogin, pushImage } from '../helpers/docker-env.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { git, startGitServer, type GitServer } from '../helpers/git-server.js'
 import {
@@ -245,9 +247,76 @@ describe('a project that includes the released pipeline component', () => {
   )
 })
 
+describe('the same component on a runner without a Docker socket', () => {
+  test(
+    "builds the images with the job image's Buildah, its bases from 'registry-mirrors'",
+    async () => {
+      const image = catalogJobImage(docker.registry, CATALOG_PATH, VERSION)
+      // The instance's copy of Docker Hub's bases, under dockerhub/ of its registry.
+      const env = { ...process.env, DOCKER_CONFIG: docker.dockerConfig }
+      for (const base of Object.values(BASE_IMAGES))
+        await pushImage(base, `${docker.registry.host}/dockerhub/${base}`, { env })
+      const ci = [
+        'stages: [build, deploy]',
+        'include:',
+        `  - component: ${release.componentHost}/${CATALOG_PATH}/pipeline@${MINOR}`,
+        '    inputs:',
+        `      registry-mirrors: docker.io=${docker.registry.host}/dockerhub`,
+        '',
+      ].join('\n')
+      const project = cleanup.track(
+        'consumer project without Docker',
+        await sampleOlympeProject(ci, { origin: `${gitServer.baseUrl}/acme/shop-buildah.git` }),
+      )
+      webhook.respondWith((_request, _index, res) => {
+        res.writeHead(200, { 'Content-Type': 'application/json' })
+        res.end('{"message":"success"}')
+      })
+      const scratch = await cleanup.tempDir('olympe-job-image-buildah-')
+      const result = await runPipeline(project, {
+        variables: {
+          CI_REGISTRY: docker.registry.host,
+          CI_REGISTRY_USER: docker.registry.user,
+          CI_REGISTRY_PASSWORD: docker.registry.password,
+          WEBHOOK_URL: webhook.url,
+          WEBHOOK_TOKEN,
+          npm_config_registry: 'http://127.0.0.1:9/',
+          npm_config_fetch_retries: '0',
+        },
+        env: { DOCKER_CONFIG: docker.dockerConfig, ...gitAuth(GIT_TOKEN) },
+        // No Docker socket; Buildah's chroot in a container needs what the trial in
+        // docs/self-hosting.md found (the executor gives --privileged).
+        docker: await offlineExecutor(scratch, bases, { privileged: true }),
+        timeoutMs: CONSUMER_MS,
+      })
+      runs.push(result)
+      expect(outcome(result)).toEqual({ code: 0, tail: '' })
+      expect(result.output).toContain(`olympe-images starting ${image} (`)
+      const log = result.jobLogs['olympe-images'] ?? ''
+      expect(log).toMatch(
+        /Building with Buildah: no Docker engine answers \([^\n]*\), and Buildah 1\.28\.\d+ is on PATH\./,
+      )
+      expect(log).toContain(
+        'Builder: Buildah 1.28.2, storage driver vfs (from STORAGE_DRIVER), isolation chroot (from BUILDAH_ISOLATION)',
+      )
+      // Every buildah command gets the driver: Buildah 1.28 reads STORAGE_DRIVER in bud alone.
+      expect(log).toMatch(/^\[frontend\] \$ buildah --storage-driver vfs bud /m)
+      const sha = (await git(['rev-parse', 'HEAD'], { cwd: project.dir })).trim().slice(0, 7)
+      for (const kind of ['frontend', 'backend'])
+        expect((await docker.registry.tags(`acme/shop-buildah/${kind}`)).sort()).toEqual(
+          ['main', `main-${sha}`].sort(),
+        )
+      expect(JSON.parse(webhook.requests.at(-1)?.body ?? '')).toMatchObject({
+        frontend: { image: `${docker.registry.host}/acme/shop-buildah/frontend:main-${sha}` },
+      })
+    },
+    CONSUMER_MS + 60_000,
+  )
+})
+
 // Last on purpose: it reads what every run above printed.
 test('no job log or output holds a secret', () => {
-  expect(runs.length).toBe(3)
+  expect(runs.length).toBe(4)
   expectNoSecrets(logsOf(runs), [
     GIT_TOKEN,
     WEBHOOK_TOKEN,

@@ -11,8 +11,10 @@ import { secretVariables, type BuildCommand, type HistoryEntry } from './build-c
 /**
  * What a runner without privileges needs (Buildah's own advice for builds in containers): the
  * `vfs` storage driver (no overlay mount, no fuse) and `chroot` isolation (no new mount or
- * network namespace, no runtime). Passed only when the environment does not choose:
- * STORAGE_DRIVER and BUILDAH_ISOLATION, which buildah reads itself, win.
+ * network namespace, no runtime), unless STORAGE_DRIVER and BUILDAH_ISOLATION choose. Either way
+ * the value is given on each command line: Buildah 1.28 (Debian bookworm's, the job image's)
+ * reads STORAGE_DRIVER in `bud` and `pull` only, and its `push` and `inspect` then probe overlay,
+ * which fails in a container and leaves a store that every later command refuses.
  */
 export const BUILDAH_DEFAULTS = { storageDriver: 'vfs', isolation: 'chroot' } as const
 
@@ -54,7 +56,7 @@ type Settings = Pick<BuildahSetup, 'storageDriver' | 'isolation'>
 
 /** The global options every command that touches the image store gets. */
 function storageArgv(settings: Settings): string[] {
-  return settings.storageDriver.from ? [] : ['--storage-driver', settings.storageDriver.value]
+  return ['--storage-driver', settings.storageDriver.value]
 }
 
 /** What ran, without its arguments, for messages: `buildah bud`, `buildah push`. */
@@ -117,7 +119,7 @@ export function buildahLoginArgv(server: string, username: string, plainHttp: bo
  */
 export function buildahBuildArgv(command: BuildCommand, settings: Settings): string[] {
   const argv = [...storageArgv(settings), 'bud', '--format', 'docker', '--identity-label=false']
-  if (!settings.isolation.from) argv.push('--isolation', settings.isolation.value)
+  argv.push('--isolation', settings.isolation.value)
   argv.push(`--pull=${command.pull ? 'true' : 'false'}`)
   argv.push('--file', command.dockerfile)
   argv.push('--build-arg', `SOURCES_PATH=${command.sourcesPath}`)
