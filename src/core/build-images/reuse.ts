@@ -176,7 +176,7 @@ export async function proofFor(
   }
   if (ports.records) return recordProof(ports.records)
   return {
-    none: 'no proof that the default branch built an image can be had here: the GitHub Actions cache, or the cache the GitLab template declares, keeps the records of what it built',
+    none: "no proof that the default branch built an image can be had here: neither a signature under 'signing-key' (not set) nor the CI's own record of what it built (the GitHub Actions cache, or the cache the GitLab template declares)",
   }
 }
 

@@ -489,7 +489,7 @@ describe('reuse of unchanged images', () => {
     const ran = await run(registry, { sha: SHA2 })
     expect(built(ran)).toEqual(['frontend', 'backend', 'codeasdata'])
     expect(ran.lines.filter((line) => line.startsWith('Every image is built'))).toEqual([
-      'Every image is built: no proof that the default branch built an image can be had here: the GitHub Actions cache, or the cache the GitLab template declares, keeps the records of what it built.',
+      "Every image is built: no proof that the default branch built an image can be had here: neither a signature under 'signing-key' (not set) nor the CI's own record of what it built (the GitHub Actions cache, or the cache the GitLab template declares).",
     ])
   })
 
