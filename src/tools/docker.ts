@@ -1,4 +1,4 @@
-// The Docker adapter: the DockerClient port over the docker command line (whose argv the core's
+// The Docker adapter: the ImageBuilder port over the docker command line (whose argv the core's
 // docker-args.ts builds, and whose output it parses), and the Docker config folders it runs with.
 import { rmSync } from 'node:fs'
 import { copyFile, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises'

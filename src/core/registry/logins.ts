@@ -7,7 +7,10 @@ import { errorMessage, InputError } from '../shared/errors.js'
 import type { CommonPorts } from '../shared/ports.js'
 
 export interface LoginPorts extends Pick<CommonPorts, 'logger' | 'files' | 'registerSecret'> {
-  /** The job's Docker config file (`$DOCKER_CONFIG/config.json` or `~/.docker/config.json`). */
+  /**
+   * The job's own logins: its Docker config file (`$DOCKER_CONFIG/config.json` or
+   * `~/.docker/config.json`), or with Buildah its auth file, which has the same format.
+   */
   dockerConfigPath: string
 }
 
