@@ -26,11 +26,12 @@ import { BuilderCommandError, type ImageBuilder } from '../core/build-images/por
 import type { RegistryMirrors } from '../core/registry/mirrors.js'
 import { usesPlainHttp } from '../core/registry/reference.js'
 import type { Env } from '../core/shared/env.js'
-import { CancelledError, errorMessage } from '../core/shared/errors.js'
-import { commandLine, type Exec, type ExecResult } from '../core/shared/exec.js'
+import { errorMessage } from '../core/shared/errors.js'
+import type { Exec, ExecResult } from '../core/shared/exec.js'
 import { parseImageReference } from '../core/shared/image-ref.js'
 import type { StepCancellation } from './cancel.js'
 import { jobDockerConfigPath } from './docker.js'
+import { runBuilderCommand, type BuilderCommandOptions } from './builder-command.js'
 import { stepFolder, type StepFolder } from './step-folder.js'
 
 export interface BuildahOptions {
@@ -46,42 +47,11 @@ export interface BuildahOptions {
   known?: Awaited<ReturnType<ImageBuilder['versions']>>
 }
 
-/** Lines of output kept for an error message: enough for a failing RUN step and its cause. */
-const TAIL_LINES = 30
-
-interface RunExtra {
-  input?: string
-  env?: Record<string, string>
-  onLine?: (line: string) => void
-  echo?: boolean
-}
-
 /** Buildah through its command line, over the exec port. */
 export function createBuildah(exec: Exec, options: BuildahOptions): ImageBuilder {
   const { settings, session } = options
-  const run = async (argv: string[], extra: RunExtra = {}): Promise<ExecResult> => {
-    const command = buildahCommandName(argv)
-    if (extra.echo) extra.onLine?.(`$ ${commandLine('buildah', argv)}`)
-    const tail: string[] = []
-    let result: ExecResult
-    try {
-      result = await exec('buildah', argv, {
-        env: { ...session?.env, ...extra.env },
-        input: extra.input,
-        onLine: (line) => {
-          tail.push(line)
-          if (tail.length > TAIL_LINES) tail.shift()
-          extra.onLine?.(line)
-        },
-      })
-    } catch (error) {
-      if (error instanceof CancelledError) throw error
-      throw new BuilderCommandError(command, `could not start (${errorMessage(error)})`, [])
-    }
-    if (result.code !== 0)
-      throw new BuilderCommandError(command, `exited with ${result.code}`, tail)
-    return result
-  }
+  const run = (argv: string[], extra: BuilderCommandOptions = {}): Promise<ExecResult> =>
+    runBuilderCommand(exec, 'buildah', buildahCommandName(argv), argv, session?.env, extra)
 
   let versions: ReturnType<ImageBuilder['versions']> | undefined = options.known?.client
     ? Promise.resolve(options.known)

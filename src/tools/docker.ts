@@ -32,9 +32,10 @@ import {
 } from '../core/build-images/docker-args.js'
 import { BuilderCommandError, type ImageBuilder } from '../core/build-images/ports.js'
 import type { Env } from '../core/shared/env.js'
-import { CancelledError, errorMessage } from '../core/shared/errors.js'
-import { commandLine, type Exec, type ExecResult } from '../core/shared/exec.js'
+import { errorMessage } from '../core/shared/errors.js'
+import type { Exec, ExecResult } from '../core/shared/exec.js'
 import type { StepCancellation } from './cancel.js'
+import { runBuilderCommand, type BuilderCommandOptions } from './builder-command.js'
 import { stepFolder } from './step-folder.js'
 
 export interface DockerOptions {
@@ -48,43 +49,10 @@ export interface DockerOptions {
   known?: Awaited<ReturnType<ImageBuilder['versions']>>
 }
 
-/** Lines of output kept for an error message: enough for a failing RUN step and its cause. */
-const TAIL_LINES = 30
-
-interface RunExtra {
-  input?: string
-  /** Added to this command's environment only: the values of the build's secrets. */
-  env?: Record<string, string>
-  onLine?: (line: string) => void
-  /** Print the command line to onLine first. */
-  echo?: boolean
-}
-
 /** The Docker engine through its command line, over the exec port. */
 export function createDocker(exec: Exec, options: DockerOptions = {}): ImageBuilder {
-  const run = async (argv: string[], extra: RunExtra = {}): Promise<ExecResult> => {
-    const command = dockerCommandName(argv)
-    if (extra.echo) extra.onLine?.(`$ ${commandLine('docker', argv)}`)
-    const tail: string[] = []
-    let result: ExecResult
-    try {
-      result = await exec('docker', argv, {
-        env: { ...options.env, ...extra.env },
-        input: extra.input,
-        onLine: (line) => {
-          tail.push(line)
-          if (tail.length > TAIL_LINES) tail.shift()
-          extra.onLine?.(line)
-        },
-      })
-    } catch (error) {
-      if (error instanceof CancelledError) throw error
-      throw new BuilderCommandError(command, `could not start (${errorMessage(error)})`, [])
-    }
-    if (result.code !== 0)
-      throw new BuilderCommandError(command, `exited with ${result.code}`, tail)
-    return result
-  }
+  const run = (argv: string[], extra: BuilderCommandOptions = {}): Promise<ExecResult> =>
+    runBuilderCommand(exec, 'docker', dockerCommandName(argv), argv, options.env, extra)
 
   let versions: ReturnType<ImageBuilder['versions']> | undefined = options.known?.server
     ? Promise.resolve(options.known)

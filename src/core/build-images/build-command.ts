@@ -58,6 +58,28 @@ export function secretVariables(
   ])
 }
 
+/**
+ * What Docker's and Buildah's build commands say alike, in the same words: the Dockerfile,
+ * SOURCES_PATH and the build arguments, the labels, the tags and the platform.
+ */
+export function sharedBuildArgv(command: BuildCommand): string[] {
+  const argv = ['--file', command.dockerfile]
+  argv.push('--build-arg', `SOURCES_PATH=${command.sourcesPath}`)
+  for (const [name, value] of command.buildArgs) argv.push('--build-arg', `${name}=${value}`)
+  for (const [name, value] of command.labels) argv.push('--label', `${name}=${value}`)
+  for (const tag of command.tags) argv.push('--tag', tag)
+  if (command.platform) argv.push('--platform', command.platform)
+  return argv
+}
+
+/** Each build secret as both builders take it: `--secret id=<id>,env=<variable>`. */
+export function secretArgv(command: Pick<BuildCommand, 'secrets'>): string[] {
+  return secretVariables(command).flatMap(([variable, { id }]) => [
+    '--secret',
+    `id=${id},env=${variable}`,
+  ])
+}
+
 /** The environment that holds the build's secrets, for the command that builds it. */
 export function secretEnvironment(command: Pick<BuildCommand, 'secrets'>): Record<string, string> {
   return Object.fromEntries(

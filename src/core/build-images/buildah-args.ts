@@ -1,5 +1,10 @@
 import type { RegistryMirrors } from '../registry/mirrors.js'
-import { secretVariables, type BuildCommand, type HistoryEntry } from './build-command.js'
+import {
+  secretArgv,
+  sharedBuildArgv,
+  type BuildCommand,
+  type HistoryEntry,
+} from './build-command.js'
 
 /**
  * Every buildah command line the action runs, as argv arrays (never a shell string), the
@@ -121,15 +126,7 @@ export function buildahBuildArgv(command: BuildCommand, settings: Settings): str
   const argv = [...storageArgv(settings), 'bud', '--format', 'docker', '--identity-label=false']
   argv.push('--isolation', settings.isolation.value)
   argv.push(`--pull=${command.pull ? 'true' : 'false'}`)
-  argv.push('--file', command.dockerfile)
-  argv.push('--build-arg', `SOURCES_PATH=${command.sourcesPath}`)
-  for (const [name, value] of command.buildArgs) argv.push('--build-arg', `${name}=${value}`)
-  for (const [name, value] of command.labels) argv.push('--label', `${name}=${value}`)
-  for (const tag of command.tags) argv.push('--tag', tag)
-  if (command.platform) argv.push('--platform', command.platform)
-  for (const [variable, { id }] of secretVariables(command))
-    argv.push('--secret', `id=${id},env=${variable}`)
-  argv.push(command.context)
+  argv.push(...sharedBuildArgv(command), ...secretArgv(command), command.context)
   return argv
 }
 

@@ -2,7 +2,8 @@ import { basename } from 'node:path'
 import { DOCKER_HUB, registryName } from '../registry/reference.js'
 import { parseImageReference } from '../shared/image-ref.js'
 import {
-  secretVariables,
+  secretArgv,
+  sharedBuildArgv,
   type BuildCommand,
   type BuilderVersions,
   type HistoryEntry,
@@ -49,16 +50,10 @@ export function buildArgv(command: BuildCommand, mode: BuildMode): string[] {
   const buildkit = mode.builder.kind === 'buildkit'
   // buildx's plain progress is one line per event, readable and redactable in a CI log.
   const argv = buildkit ? ['buildx', 'build', '--progress=plain'] : ['build']
-  argv.push('--file', command.dockerfile)
-  argv.push('--build-arg', `SOURCES_PATH=${command.sourcesPath}`)
-  for (const [name, value] of command.buildArgs) argv.push('--build-arg', `${name}=${value}`)
-  for (const [name, value] of command.labels) argv.push('--label', `${name}=${value}`)
-  for (const tag of command.tags) argv.push('--tag', tag)
-  if (command.platform) argv.push('--platform', command.platform)
+  argv.push(...sharedBuildArgv(command))
   if (command.pull) argv.push('--pull')
   for (const source of command.cacheFrom) argv.push('--cache-from', source)
-  for (const [variable, { id }] of secretVariables(command))
-    argv.push('--secret', `id=${id},env=${variable}`)
+  argv.push(...secretArgv(command))
   if (buildkit) {
     // A base that a mirror serves is pulled from there: engine mirrors serve Docker Hub only and
     // take no path, a named context takes any image from anywhere.
