@@ -30,10 +30,10 @@ export async function benchBundles(runs: number): Promise<BundleFigure[]> {
   const figures = await compare(runs, candidates)
   const empty = figures['empty node']?.seconds ?? 0
   // One bundle for the three: dist/index.js, and the chunks it loads lazily (@actions/core on
-  // the GitHub runner, @actions/exec for tools, Octokit, the YAML parser).
+  // the GitHub runner, @actions/exec for tools, Octokit, the YAML parser), and undici's stand-in.
   const dist = join(ROOT, 'dist')
   const scripts = (await readdir(dist))
-    .filter((name) => name.endsWith('.js'))
+    .filter((name) => /\.c?js$/.test(name))
     .map((name) => join(dist, name))
   let bytes = 0
   let gzipBytes = 0

@@ -38,7 +38,7 @@ export const MISSED_TARGET_NOTES: Record<string, MissedNote> = {
 /** Why a GitLab-job target was missed, by target id; the figures come from the run. */
 export const NPX_MISSED_NOTES: Record<string, (npx: NpxResult) => string> = {
   tarball: (npx) =>
-    `the package holds one bundle for the three actions (${npx.files} files, ${Math.round(npx.unpackedBytes / 1024)} KB unpacked), most of it @actions/http-client and the undici it brings, and the README. The cost for a job: a cold \`npx\` took ${npx.coldSeconds.toFixed(2)} s, ${(npx.coldSeconds / npx.warmSeconds).toFixed(2)}× a warm one.`,
+    `the package holds one bundle for the three actions (${npx.files} files, ${Math.round(npx.unpackedBytes / 1024)} KB unpacked), its lazily loaded chunks but the Actions cache client's, the GitLab templates and the README. The cost for a job: a cold \`npx\` took ${npx.coldSeconds.toFixed(2)} s, ${(npx.coldSeconds / npx.warmSeconds).toFixed(2)}× a warm one.`,
 }
 
 /** Why a fresh-engine target was missed, by target id; worded from the run's own figures. */

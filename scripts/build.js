@@ -1,7 +1,7 @@
 // Bundles the three actions with ncc into one file, dist/index.js (committed), plus the lazily
 // loaded chunks, and writes dist/<action>/index.js, the one-line entry each action.yml runs.
 // `--check` builds in memory and fails when the committed files differ, so a stale dist/
-// cannot land.
+// cannot land. `undici` is left out (see UNDICI below).
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { transformSync } from 'esbuild'
 import { createRequire } from 'node:module'
@@ -17,35 +17,8 @@ const ENTRIES = { snapshot: 'snapshot', 'build-images': 'buildImages', deploy: '
 /** Written by `npm run build`'s generator, not by the bundler: left alone here. */
 const NOT_OURS = new Set(['snapshot-config.schema.json'])
 
-/**
- * undici is left out of the bundle: @actions/http-client imports it only to build a `fetch`
- * dispatcher through a proxy (getAgentDispatcher), and @actions/github only for Octokit's own
- * requests (getOctokit); the actions make no such request (theirs go through http-client's
- * HttpClient, over node:http and its tunnel agent for proxies, and @actions/github gives them its
- * context alone). Bundled, it was 416 KB of dist/index.js, a third of the npm package. What the
- * two import from it resolves to this file: @actions/github makes its default dispatcher when it
- * is loaded with a proxy set, so a ProxyAgent can be made; any request through it, or through
- * `fetch`, throws.
- */
-const UNDICI_STUB = 'undici-stub.cjs'
-const UNDICI_STUB_TEXT = `// Written by scripts/build.js: undici is not bundled (see UNDICI_STUB there).
-'use strict'
-function notBundled() {
-  throw new Error('olympe-deploy-actions: undici is not bundled, and no request of the actions goes through it; please report how this was reached.')
-}
-exports.ProxyAgent = class ProxyAgent {
-  constructor(options) {
-    this.options = { ...options }
-  }
-  dispatch() {
-    notBundled()
-  }
-}
-exports.fetch = notBundled
-`
-
 async function bundle() {
-  const { code, assets } = await ncc(join(root, 'src/index.ts'), {
+  const { code, assets, stats } = await ncc(join(root, 'src/index.ts'), {
     esm: true,
     minify: true,
     license: 'licenses.txt',
@@ -54,15 +27,13 @@ async function bundle() {
     target: 'es2022',
     // Types are checked once by `npm run typecheck`; bundling only transpiles.
     transpileOnly: true,
-    externals: { undici: `./${UNDICI_STUB}` },
+    // An external mapped to another request: every `undici` import loads dist/undici-absent.cjs.
+    externals: { undici: `./${UNDICI.file}` },
   })
+  checkUndiciUsers(stats)
   // ncc minifies the entry file only, and less tightly than esbuild: esbuild minifies the entry
   // again (about 8% smaller) and the lazily loaded chunks (Octokit, the YAML parser…) once.
-  const files = {
-    'index.js': minify(code),
-    'package.json': '{"type":"module"}\n',
-    [UNDICI_STUB]: UNDICI_STUB_TEXT,
-  }
+  const files = { 'index.js': minify(code), 'package.json': '{"type":"module"}\n' }
   for (const [name, asset] of Object.entries(assets)) {
     const source = asset.source.toString()
     files[name] = name.endsWith('.js') ? minify(source) : source
@@ -70,12 +41,75 @@ async function bundle() {
   for (const [folder, exported] of Object.entries(ENTRIES))
     files[`${folder}/index.js`] = `import{${exported}}from'../index.js';await ${exported}()\n`
   files['.npmignore'] = npmIgnore(files)
+  files[UNDICI.file] = UNDICI.source
   return files
 }
 
 /**
+ * undici (415 KB minified, half of dist/index.js) is left out of the bundle. Two libraries import
+ * it for code we never run: @actions/http-client's getAgentDispatcher(), a proxy dispatcher for
+ * fetch and Octokit (our requests go through its request methods: node:http, and the `tunnel`
+ * package for a proxy), and @actions/github's fetch for getOctokit() (we read its `context` only;
+ * but behind a proxy, loading it makes a ProxyAgent for Octokit's defaults). Each import gets this
+ * stand-in: its ProxyAgent can be made, and a request through it, or through its fetch, throws an
+ * error that names what needed undici. Left out, undici also no longer replaces Node's own fetch
+ * dispatcher (it sets a global one when it loads; we do not use fetch). Nothing else may import
+ * undici: checkUndiciUsers fails the build if something does.
+ */
+const UNDICI = {
+  file: 'undici-absent.cjs',
+  /** The modules that import undici (their paths after the last node_modules/). */
+  users: ['@actions/http-client/lib/index.js', '@actions/github/lib/internal/utils.js'],
+  /** What they import from it: all the stand-in exports. */
+  exports: ['ProxyAgent', 'fetch'],
+  source: `// Written by scripts/build.js: what \`undici\` resolves to in this bundle, which leaves it out.
+'use strict'
+const absent = (what) =>
+  new Error(
+    \`undici is not bundled: olympe-deploy-actions sends its requests with node:http, and \${what} needs undici, which scripts/build.js leaves out of dist/\`,
+  )
+// Made, never used, when @actions/github loads behind a proxy: only a request through it fails.
+class ProxyAgent {
+  async close() {}
+  async destroy() {}
+}
+for (const method of ['dispatch', 'request', 'stream', 'pipeline', 'connect', 'upgrade'])
+  ProxyAgent.prototype[method] = () => {
+    throw absent("a request through @actions/http-client's getAgentDispatcher() (fetch or Octokit through a proxy)")
+  }
+exports.ProxyAgent = ProxyAgent
+exports.fetch = async () => {
+  throw absent("@actions/github's getOctokit() (its fetch)")
+}
+`,
+}
+
+/**
+ * Every module that imports undici must be one UNDICI names, taking only what the stand-in
+ * exports: a library update that starts using undici elsewhere fails here, not in a user's job.
+ */
+function checkUndiciUsers(stats) {
+  const problems = []
+  // A concatenated module (webpack's scope hoisting) holds the modules it joined.
+  for (const outer of stats.compilation.modules)
+    for (const module of outer.modules ?? [outer])
+      for (const dependency of module.dependencies) {
+        if (dependency.request !== 'undici') continue
+        const user = (module.resource ?? '').replace(/^.*node_modules\//, '')
+        const names = dependency.ids ?? []
+        if (!UNDICI.users.includes(user)) problems.push(`${user} imports undici`)
+        for (const name of names)
+          if (!UNDICI.exports.includes(name)) problems.push(`${user} imports undici's ${name}`)
+      }
+  if (problems.length > 0)
+    throw new Error(
+      `${[...new Set(problems)].join('; ')}: scripts/build.js leaves undici out of the bundle and gives its users a stand-in with ${UNDICI.exports.join(' and ')} only. Check what the new use is for: if a path of ours runs it, bundle undici again; if not, add it to UNDICI.`,
+    )
+}
+
+/**
  * The npm package leaves out the chunk of GitHub's Actions cache client (@actions/cache and the
- * Azure SDK it uploads with, two fifths of the package): only a GitHub action's own process gets
+ * Azure SDK it uploads with, the largest chunk): only a GitHub action's own process gets
  * the cache service's token (ACTIONS_RUNTIME_TOKEN), so the package's users (GitLab jobs, the
  * command line, even in a GitHub `run:` step) never load it. The actions run from the repository.
  */

@@ -29,29 +29,6 @@ describe('committed generated files', () => {
   }, 60_000)
 })
 
-/**
- * undici is left out of the bundle (scripts/build.js): what imports it gets a stub that may be
- * loaded and may make a ProxyAgent (@actions/github does when a proxy is set), and that throws on
- * any request. test/e2e/deploy-proxy.test.ts runs the actions behind a proxy with it.
- */
-describe('undici, left out of the bundle', () => {
-  test('dist/index.js imports the stub, not undici; a request through the stub throws', async () => {
-    const bundle = await readFile(join(ROOT, 'dist/index.js'), 'utf8')
-    expect(bundle).toContain('./undici-stub.cjs')
-    expect(bundle).not.toContain('EnvHttpProxyAgent')
-    const run = await script(ROOT, [
-      '-e',
-      `const u = require('./dist/undici-stub.cjs'); const agent = new u.ProxyAgent({ uri: 'http://127.0.0.1:9' }); console.log(agent.options.uri); for (const use of [() => agent.dispatch({}, {}), () => u.fetch('http://127.0.0.1:9')]) try { use() } catch (error) { console.log(error.message) }`,
-    ])
-    const refusal =
-      'olympe-deploy-actions: undici is not bundled, and no request of the actions goes through it; please report how this was reached.'
-    expect({ code: run.code, stdout: run.stdout }).toEqual({
-      code: 0,
-      stdout: `http://127.0.0.1:9\n${refusal}\n${refusal}\n`,
-    })
-  })
-})
-
 /** The GitLab templates are hand-written around generated regions; edited in a copy of the repo. */
 describe('a GitLab template edited by hand', () => {
   let copy: string
