@@ -7,7 +7,7 @@ import {
   buildSecretValues,
   secretLookingBuildArgValues,
 } from '../core/build-images/input-parsers.js'
-import { parseBuildImagesInputs, type BuildImagesInputs } from '../core/build-images/inputs.js'
+import { checkBuildImages, type CheckedBuildImages } from '../core/build-images/check.js'
 import { runBuildImages } from '../core/build-images/run.js'
 import { loginSecrets } from '../core/registry/credentials.js'
 import { runAction, type Action } from '../platform/run.js'
@@ -24,7 +24,7 @@ import { createExec } from '../tools/exec.js'
 import { createHttpClient } from '../tools/http.js'
 import { nodeFiles } from '../tools/files.js'
 
-export const buildImagesAction: Action<BuildImagesInputName, BuildImagesInputs> = {
+export const buildImagesAction: Action<BuildImagesInputName, CheckedBuildImages> = {
   definition: buildImagesDefinition,
   derivedSecrets: (raw) => [
     ...loginSecrets(raw['registry-username'], raw['registry-password']),
@@ -32,18 +32,24 @@ export const buildImagesAction: Action<BuildImagesInputName, BuildImagesInputs> 
     ...secretLookingBuildArgValues(raw['build-args']),
   ],
   // The docker command reads DOCKER_BUILDKIT itself: a false value means the legacy builder.
-  parse: (raw, context) =>
-    parseBuildImagesInputs(raw, {
-      ...context,
-      buildkitDisabled: buildkitDisabled(process.env.DOCKER_BUILDKIT),
-    }),
-  cancelNote: (inputs) =>
-    `Builds under way were stopped${inputs?.credentials ? ", and the step's own Docker config, which held the registry login, was removed" : ''}. Images pushed before the cancel stay in the registry.`,
-  async run(inputs, context, platform) {
+  check: (raw, context, platform) =>
+    checkBuildImages(
+      raw,
+      { ...context, buildkitDisabled: buildkitDisabled(process.env.DOCKER_BUILDKIT) },
+      context,
+      { ...platform, files: nodeFiles, clock: systemClock },
+    ),
+  cancelNote: (checked) =>
+    `Builds under way were stopped${checked?.inputs.credentials ? ", and the step's own Docker config, which held the registry login, was removed" : ''}. Images pushed before the cancel stay in the registry.`,
+  async run(checked, context, platform) {
     const { cancel } = platform
-    const session = inputs.credentials ? await isolatedDockerConfig(process.env, cancel) : undefined
+    // A skipped run logs in nowhere: no Docker config of its own.
+    const session =
+      checked.inputs.credentials && !('skipped' in checked)
+        ? await isolatedDockerConfig(process.env, cancel)
+        : undefined
     try {
-      await runBuildImages(inputs, context, {
+      await runBuildImages(checked, context, {
         ...platform,
         docker: createDocker(createExec(cancel), {
           env: session?.env,

@@ -1,6 +1,6 @@
 import { deployDefinition, type DeployInputName } from '../core/deploy/definition.js'
 import type { ParseTools } from '../core/definition.js'
-import { parseDeployInputs, type DeployInputs } from '../core/deploy/inputs.js'
+import { checkDeploy, type CheckedDeploy } from '../core/deploy/check.js'
 import { loginSecrets } from '../core/registry/credentials.js'
 import { runDeploy } from '../core/deploy/run.js'
 import { appUrlSecrets, webhookUrlSecrets } from '../core/deploy/secrets.js'
@@ -12,19 +12,23 @@ import { USER_AGENT } from '../platform/package-info.js'
 import { jobDockerConfigPath } from '../tools/docker.js'
 import { createHttpClient } from '../tools/http.js'
 
-export const deployAction: Action<DeployInputName, DeployInputs> = {
+export const deployAction: Action<DeployInputName, CheckedDeploy> = {
   definition: deployDefinition,
   derivedSecrets: (raw) => [
     ...webhookUrlSecrets(raw['webhook-url']),
     ...loginSecrets(raw['registry-username'], raw['registry-password']),
     ...appUrlSecrets(raw['app-url']),
   ],
-  parse: async (raw) =>
-    parseDeployInputs(raw, { parseYaml: await yamlParserFor(raw['deploy-rules']) }),
+  check: async (raw, context, platform) =>
+    checkDeploy(raw, { parseYaml: await yamlParserFor(raw['deploy-rules']) }, context, {
+      ...platform,
+      files: nodeFiles,
+      clock: systemClock,
+    }),
   cancelNote: () =>
     'If the deployment request had been sent, the platform may still carry it out: check the app before deploying again.',
-  async run(inputs, context, platform) {
-    await runDeploy(inputs, context, {
+  async run(checked, context, platform) {
+    await runDeploy(checked, context, {
       ...platform,
       http: createHttpClient(USER_AGENT),
       clock: systemClock,

@@ -1,6 +1,10 @@
 import { join } from 'node:path'
-import { credentialSource, type CredentialsFor, type LoginPorts } from '../registry/logins.js'
-import type { RegistryLogin } from '../registry/credentials.js'
+import {
+  credentialSource,
+  type CredentialsFor,
+  type InputsLogin,
+  type LoginPorts,
+} from '../registry/logins.js'
 import { readImage, tagManifest, type Manifest, type ReadOutcome } from '../registry/manifests.js'
 import { registryImage } from '../registry/reference.js'
 import { RegistrySession, type SessionPorts } from '../registry/session.js'
@@ -10,6 +14,7 @@ import { startDeadline, type Deadline } from '../shared/deadline.js'
 import { errorMessage } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
 import type { BuiltImage } from './build.js'
+import type { ImageKind } from './image-kinds.js'
 import { readBuildInputs, type BuildInputs } from './dockerfile.js'
 import {
   BUILT_AS_LABEL,
@@ -47,7 +52,9 @@ export interface ReuseOptions {
   /** The build context. */
   root: string
   /** The login given as inputs, for the images' registry. */
-  login?: RegistryLogin
+  login?: InputsLogin
+  /** Each image's Dockerfile, as the check phase read it. */
+  dockerfiles: ReadonlyMap<ImageKind, { text: string; sha256: string }>
 }
 
 export interface ReusePorts extends SessionPorts, LoginPorts {
@@ -143,7 +150,7 @@ export async function findUnchanged(
     return builtAll(
       "the Docker engine did not say its platform, which is part of what goes into an image (set 'platform')",
     )
-  const prepared = await Promise.all(plans.map((plan) => prepare(plan, ports)))
+  const prepared = plans.map((plan) => prepare(plan, options.dockerfiles.get(plan.kind)))
   const targets = unique(
     prepared.flatMap((image) => [image.plan.reference, ...(image.inputs?.images ?? [])]),
   ).flatMap((reference) => {
@@ -173,20 +180,17 @@ export async function findUnchanged(
 
 interface Prepared {
   plan: ImagePlan
-  /** SHA-256 of the Dockerfile's bytes, and its text, or why they could not be read. */
+  /** SHA-256 of the Dockerfile's bytes, and its text; or why they are not known. */
   dockerfile?: { hash: string; text: string }
   inputs?: BuildInputs
   problem?: string
 }
 
-async function prepare(plan: ImagePlan, ports: ReusePorts): Promise<Prepared> {
-  try {
-    const path = plan.command.dockerfile
-    const [hash, text] = await Promise.all([ports.files.hashFile(path), ports.files.readText(path)])
-    return { plan, dockerfile: { hash, text }, inputs: readBuildInputs(text, buildArgsOf(plan)) }
-  } catch (error) {
-    return { plan, problem: `'${plan.dockerfile}' could not be read (${errorMessage(error)})` }
-  }
+/** The Dockerfile the check phase read, and what its build reads. */
+function prepare(plan: ImagePlan, read: { text: string; sha256: string } | undefined): Prepared {
+  if (!read) return { plan, problem: `'${plan.dockerfile}' was not read` }
+  const dockerfile = { hash: read.sha256, text: read.text }
+  return { plan, dockerfile, inputs: readBuildInputs(read.text, buildArgsOf(plan)) }
 }
 
 /** SOURCES_PATH first, then the `build-args`, as the build gets them. */

@@ -2,7 +2,6 @@ import type { CiContext } from '../shared/context.js'
 import { ActionError } from '../shared/errors.js'
 import type { CommonPorts, Reporter } from '../shared/ports.js'
 import type { HttpClient } from '../shared/http.js'
-import { registryName } from '../registry/reference.js'
 import { buildAndPush, type BuiltImage } from './build.js'
 import { DockerCommandError, type DockerClient } from './ports.js'
 import {
@@ -11,10 +10,10 @@ import {
   resolveDrawVersion,
   type DrawVersion,
 } from './draw-version.js'
-import { decideGate, FALLBACK_DEFAULT_BRANCH } from './gate.js'
+import type { CheckedBuildImages } from './check.js'
+import { FALLBACK_DEFAULT_BRANCH } from './gate.js'
 import { looksSecret } from './input-parsers.js'
 import { repeatedNamespace } from './image-names.js'
-import type { BuildImagesInputs } from './inputs.js'
 import { planImages, type ImagePlan } from './plan.js'
 import { preflight } from './preflight.js'
 import { reuseUnchanged } from './reuse.js'
@@ -39,38 +38,35 @@ export interface BuildImagesPorts extends Pick<
 }
 
 /**
- * Branch gate, plan, pre-flight, the images that did not change (given the new tags), login, then
- * build and push what is left: each phase its own log group.
+ * From what the check phase found (checkBuildImages: the branch gate, the tags, the Dockerfiles):
+ * plan, pre-flight, the images that did not change (given the new tags), login, then build and
+ * push what is left: each phase its own log group.
  */
 export async function runBuildImages(
-  inputs: BuildImagesInputs,
+  checked: CheckedBuildImages,
   context: CiContext,
   ports: BuildImagesPorts,
 ): Promise<BuiltImage[]> {
   const { logger, reporter } = ports
-  const gate = await logger.group('Branch check', () => {
-    const decision = decideGate(context, inputs.branches)
-    logger.info(
-      decision.build
-        ? `Branch '${decision.branch}' is one of the branches to build (${decision.branches.join(', ')}).`
-        : `Skipped, nothing is built: ${decision.reason}.`,
-    )
-    return Promise.resolve(decision)
-  })
-  if (!gate.build) {
+  const { inputs } = checked
+  if ('skipped' in checked) {
     setOutputs(reporter, [], true)
-    await reporter.summary(skippedSummary(gate.reason))
+    await reporter.summary(skippedSummary(checked.skipped))
     return []
   }
 
   const { plans, drawVersion, version } = await logger.group('Plan', () =>
-    plan(inputs, context, ports, gate.branch),
+    plan(checked, context, ports),
   )
   const root = inputs.workingDirectory
   const bases = await logger.group('Pre-flight checks', () =>
     preflight(
       plans,
-      { root, allowUndeclaredSourcesPath: inputs.allowUndeclaredSourcesPath },
+      {
+        root,
+        allowUndeclaredSourcesPath: inputs.allowUndeclaredSourcesPath,
+        dockerfiles: checked.dockerfiles,
+      },
       ports,
     ),
   )
@@ -82,17 +78,18 @@ export async function runBuildImages(
         reuse: inputs.reuseUnchanged,
         push: inputs.push,
         platform: inputs.platform,
-        branch: gate.branch,
+        branch: checked.branch,
         defaultBranch: context.defaultBranch ?? FALLBACK_DEFAULT_BRANCH,
         root,
-        login: credentials && { registry: registryName(inputs.registry.host), ...credentials },
+        login: checked.login,
+        dockerfiles: checked.dockerfiles,
       },
       ports,
     ),
   )
   if (credentials && unchanged.build.length > 0) {
     await logger.group(`Registry login: ${inputs.registry.host}`, () =>
-      login(inputs.registry.host, credentials, ports),
+      login(inputs.registry.host, credentials, context.registryLoginHelp, ports),
     )
   }
   const built =
@@ -104,6 +101,7 @@ export async function runBuildImages(
             {
               push: inputs.push,
               loggedIn: credentials !== undefined,
+              loginHelp: context.registryLoginHelp,
               // Before each push, what COPY added against the sources: see sources-path.ts.
               check: (plan) => checkCopiedSize(plan, bases.get(plan.kind), root, ports),
             },
@@ -117,7 +115,7 @@ export async function runBuildImages(
   setOutputs(reporter, images, false, version)
   await reporter.summary(
     builtSummary(images, {
-      branch: gate.branch,
+      branch: checked.branch,
       pushed: inputs.push,
       drawVersion: drawVersion?.value,
       version,
@@ -128,12 +126,12 @@ export async function runBuildImages(
 }
 
 async function plan(
-  inputs: BuildImagesInputs,
+  checked: Extract<CheckedBuildImages, { tags: string[] }>,
   context: CiContext,
   ports: BuildImagesPorts,
-  branch: string,
 ): Promise<{ plans: ImagePlan[]; drawVersion?: DrawVersion; version?: string }> {
   const { logger } = ports
+  const { inputs } = checked
   const lookup = await resolveDrawVersion(
     inputs.drawVersion,
     {
@@ -169,10 +167,11 @@ async function plan(
   )
 
   const plans = planImages(inputs, context, {
-    branch,
+    branch: checked.branch,
+    tags: checked.tags,
     drawVersion: lookup.found?.value,
     version,
-    now: ports.clock.now(),
+    now: checked.now,
   })
   // Said once: with the default names, every image repeats it alike.
   const repeated = inputs.images
@@ -194,6 +193,7 @@ async function plan(
 async function login(
   host: string,
   credentials: { username: string; password: string },
+  help: string,
   ports: BuildImagesPorts,
 ): Promise<void> {
   try {
@@ -207,7 +207,7 @@ async function login(
       .trim()
     throw new ActionError(
       ports.redact(
-        `Logging in to the registry '${host}' as '${credentials.username}' failed: ${error.message}${said ? ` (${said})` : ''}. Check 'registry-username' and 'registry-password' (a token needs package write access), and that 'registry' names the right host. Nothing was built.`,
+        `Logging in to the registry '${host}' as '${credentials.username}' failed: ${error.message}${said ? ` (${said})` : ''}. ${help}. Nothing was built.`,
       ),
     )
   }

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path'
+import { isAbsolute, relative, resolve, sep } from 'node:path'
 import * as v from 'valibot'
 import { errorMessage, InputError, quote } from '../shared/errors.js'
 import { describeIssues } from '../shared/issues.js'
@@ -16,15 +16,17 @@ export function payloadFileError(path: string, problem: string): InputError {
 
 /**
  * Reads `payload-file`: a regular file of at most 1 MiB (a FIFO or a device would block the step
- * forever, a directory cannot be read), JSON with or without a byte order mark, validated like
- * the inputs. Messages name the file and the JSON path, never more of its text than one character.
+ * forever, a directory cannot be read) inside the workspace, symbolic links resolved (a repository
+ * file that anyone who may push can change must not make the step read another), JSON with or
+ * without a byte order mark, validated like the inputs. Messages name the file and the JSON path,
+ * never more of its text than one character.
  */
 export async function readBasePayload(
   path: string,
   workspace: string,
   files: Files,
 ): Promise<BasePayload> {
-  const text = await readPayloadText(path, resolve(workspace, path), files)
+  const text = await readPayloadText(path, workspace, files)
   const parsed = parseJsonText(text)
   if ('problem' in parsed) throw payloadFileError(path, parsed.problem)
   const document = parsed.value
@@ -39,13 +41,16 @@ export async function readBasePayload(
   return result.output
 }
 
-async function readPayloadText(path: string, fullPath: string, files: Files): Promise<string> {
+async function readPayloadText(path: string, workspace: string, files: Files): Promise<string> {
+  const fullPath = resolve(workspace, path)
   const found = await files.stat(fullPath)
   if (!found)
     throw payloadFileError(
       path,
       `there is no file at ${quote(fullPath)}; give a path relative to the workspace`,
     )
+  const outside = await outsideProblem(fullPath, workspace, files)
+  if (outside) throw payloadFileError(path, outside)
   if (found.kind === 'directory')
     throw payloadFileError(path, 'it is a directory; give the path of a JSON file')
   if (found.kind !== 'file')
@@ -63,4 +68,20 @@ async function readPayloadText(path: string, fullPath: string, files: Files): Pr
   } catch (error) {
     throw payloadFileError(path, `cannot read it (${errorMessage(error)})`)
   }
+}
+
+/** Why a path that exists resolves outside the workspace, or undefined when it stays inside. */
+async function outsideProblem(
+  fullPath: string,
+  workspace: string,
+  files: Pick<Files, 'realpath'>,
+): Promise<string | undefined> {
+  const [real, root] = await Promise.all([
+    files.realpath(fullPath).catch(() => fullPath),
+    files.realpath(workspace).catch(() => workspace),
+  ])
+  const way = relative(root, real)
+  if (way !== '..' && !way.startsWith(`..${sep}`) && !isAbsolute(way)) return undefined
+  const where = real === fullPath ? 'it is' : `it leads to ${quote(real)},`
+  return `${where} outside the workspace ${quote(root)}: the step reads no file outside the repository it deploys. Give a JSON file inside it (a symbolic link that stays inside is fine)`
 }

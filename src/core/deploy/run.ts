@@ -1,12 +1,10 @@
-import type { CiContext } from '../shared/context.js'
-import { startDeadline, type Deadline } from '../shared/deadline.js'
+import type { Deadline } from '../shared/deadline.js'
 import { ActionError } from '../shared/errors.js'
 import type { HttpClient } from '../shared/http.js'
 import type { CommonPorts, Summary, SummaryLink } from '../shared/ports.js'
-import { insecureAppWarning, type AppTarget } from './app-url.js'
+import type { AppTarget } from './app-url.js'
+import { printable, type CheckedDeploy } from './check.js'
 import type { DeployInputs } from './inputs.js'
-import { buildPayload, deployRuleWarnings } from './payload.js'
-import { readBasePayload } from './payload-file.js'
 import type { Payload } from './payload-schema.js'
 import { besideImage, verifyImages, type VerifyPorts } from './verify-images.js'
 import { callWebhook, WebhookError, type WebhookResult } from './webhook.js'
@@ -24,73 +22,54 @@ import {
 } from './rollout-step.js'
 import { watchRollout } from './watch.js'
 
-/** What a step output can hold (GitHub's limit), and so the largest payload we send. */
-export const MAX_PAYLOAD_BYTES = 1024 * 1024
-/** The payload printed in the log is cut there; the `payload` output has all of it. */
-const PRINTED_PAYLOAD_CHARS = 64 * 1024
-
 export interface DeployPorts
   extends Pick<CommonPorts, 'logger' | 'reporter' | 'redact' | 'clock' | 'files'>, VerifyPorts {
   http: HttpClient
 }
 
-/** The run's facts deploy uses: the workspace, and what names the project for links. */
-export type DeployContext = Pick<CiContext, 'workspace'> & LinkContext
+/** The run's facts deploy uses: what names the project for links. */
+export type DeployContext = LinkContext
 
 /**
- * `timeout-seconds` runs from here: reading the payload file, the bounded checks of the deploy
- * rules, the image check (at most half of the time left), reading the app's version and the
- * webhook call all count; the rollout watch then has `wait-minutes`. Outputs are written as they
- * are: `payload` is built from the inputs alone (image references, rules, modes), `url` from
- * `app-url` without its credentials, and what came from a server (`message`, `live-version`) is
- * redacted here, so the platform never has to mask an output, which could corrupt it.
+ * The run, from what the check phase found (checkDeploy): the payload and `timeout-seconds`,
+ * which runs from the check's start; the image check (at most half of the time left), reading the
+ * app's version and the webhook call all count; the rollout watch then has `wait-minutes`.
+ * Outputs are written as they are: `payload` is built from the inputs alone (image references,
+ * rules, modes), `url` from `app-url` without its credentials, and what came from a server
+ * (`message`, `live-version`) is redacted here, so the platform never has to mask an output,
+ * which could corrupt it.
  */
 export async function runDeploy(
-  inputs: DeployInputs,
+  checked: CheckedDeploy,
   context: DeployContext,
   ports: DeployPorts,
 ): Promise<void> {
   const { logger, reporter } = ports
-  const deadline = startDeadline(ports.clock, inputs.timeoutSeconds)
+  const { inputs, payload, deadline } = checked
   const plan = planWatch(inputs)
-  if (inputs.appUrl) {
-    const insecure = insecureAppWarning(inputs.appUrl)
-    if (insecure) logger.warning(insecure, { title: 'App address' })
-  }
   const notWatched = (): void => {
     reporter.setOutput('rollout', 'not-watched')
     reporter.setOutput('live-version', '')
   }
-  const payload = await logger.group('Deployment payload', async () => {
-    const base = inputs.payloadFile
-      ? await readBasePayload(inputs.payloadFile, context.workspace, ports.files)
-      : undefined
-    const built = buildPayload(inputs, base)
-    checkSize(JSON.stringify(built.payload))
-    for (const warning of deployRuleWarnings(built, inputs.payloadFile, deadline))
-      logger.warning(warning)
-    logger.info(printable(JSON.stringify(built.payload, null, 2)))
-    return built.payload
-  })
   const body = JSON.stringify(payload)
   reporter.setOutput('payload', body)
   reporter.setOutput('url', inputs.appUrl?.shown ?? '')
   // The images are checked before anything is sent, dry runs included (they say what would fail).
   const readLabels =
     inputs.appUrl !== undefined && inputs.waitMinutes > 0 && !inputs.expectedVersion
-  const checked = await verifyImages(
+  const verified = await verifyImages(
     payload,
-    { ...inputs, deadline, readFrontendLabels: readLabels },
+    {
+      verifyImages: inputs.verifyImages,
+      ...(checked.login ? { login: checked.login } : {}),
+      deadline,
+      readFrontendLabels: readLabels,
+    },
     ports,
   )
-  const expected = expectedVersion(inputs.expectedVersion, payload, checked.frontendLabels)
+  const expected = expectedVersion(inputs.expectedVersion, payload, verified.frontendLabels)
   // Watched, the app's link comes with the rollout's outcome (rolloutSummary).
-  const links = deployLinks(
-    payload,
-    'target' in plan ? undefined : inputs.appUrl,
-    checked.beside,
-    context,
-  )
+  const links = deployLinks(payload, 'target' in plan ? undefined : inputs.appUrl, context)
 
   if (inputs.dryRun) {
     logger.info(`Dry run: this request would be sent, and nothing was.\n${describeRequest(body)}`)
@@ -98,7 +77,7 @@ export async function runDeploy(
     reporter.setOutput('status', '')
     reporter.setOutput('message', '')
     notWatched()
-    await reporter.summary(deploySummary(payload, inputs, undefined, checked.beside, links))
+    await reporter.summary(deploySummary(payload, inputs, undefined, verified.beside, links))
     return
   }
 
@@ -129,7 +108,7 @@ export async function runDeploy(
   reporter.setOutput('status', String(result.status))
   reporter.setOutput('message', message)
   await reporter.summary(
-    deploySummary(payload, inputs, { ...result, message }, checked.beside, links, plan),
+    deploySummary(payload, inputs, { ...result, message }, verified.beside, links, plan),
   )
   if (!('target' in plan)) {
     notWatched()
@@ -210,7 +189,6 @@ function expectedLine(expected: ExpectedVersion): string {
 function deployLinks(
   payload: Payload,
   appUrl: AppTarget | undefined,
-  checked: ReadonlyMap<string, string>,
   context: DeployContext,
 ): SummaryLink[] {
   const app = appUrl ? [{ label: 'App', url: appUrl.shown }] : []
@@ -220,25 +198,8 @@ function deployLinks(
     ...(payload.codeAsData?.image
       ? [{ role: 'code-as-data', reference: payload.codeAsData.image }]
       : []),
-  ].map((image) => {
-    const digest = /^sha(256|512):[0-9a-f]+$/.exec(checked.get(image.reference) ?? '')?.[0]
-    return digest ? { ...image, digest } : image
-  })
+  ]
   return [...app, ...imageLinks(images, context)]
-}
-
-function checkSize(body: string): void {
-  const bytes = new TextEncoder().encode(body).length
-  if (bytes > MAX_PAYLOAD_BYTES)
-    throw new ActionError(
-      `The deployment payload would be ${bytes} bytes, more than the 1 MiB (${MAX_PAYLOAD_BYTES} bytes) that a step output holds; a payload is normally a few hundred bytes: check 'backend-images', 'deploy-rules' and 'payload-file'. Nothing was sent.`,
-    )
-}
-
-/** The payload as the log shows it: whole up to 64 KiB, then cut with a note. */
-function printable(text: string): string {
-  if (text.length <= PRINTED_PAYLOAD_CHARS) return text
-  return `${text.slice(0, PRINTED_PAYLOAD_CHARS)}\n… (cut: ${text.length} characters in all; the 'payload' output holds the whole payload)`
 }
 
 function describeRequest(body: string): string {
