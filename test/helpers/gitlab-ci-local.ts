@@ -113,6 +113,11 @@ export interface PipelineOptions {
   variablesFile?: string
   /** Run these jobs only (and not the jobs they need). */
   jobs?: string[]
+  /**
+   * Keep gitlab-ci-local's own GITLAB_CI ('false'), as someone trying the templates gets it;
+   * by default the jobs see GITLAB_CI=true, as on GitLab.
+   */
+  gitlabCiLocalDefaults?: boolean
   timeoutMs?: number
 }
 
@@ -133,7 +138,7 @@ function cliArgs(project: GitlabProject, options: PipelineOptions): string[] {
   const args = ['--force-shell-executor', '--no-color', '--max-job-name-padding', '0']
   const variables = {
     // gitlab-ci-local says GITLAB_CI=false so that scripts can tell; the bundle must see GitLab.
-    GITLAB_CI: 'true',
+    ...(options.gitlabCiLocalDefaults ? {} : { GITLAB_CI: 'true' }),
     // A job with `image:` keeps the container path (/builds/<path>) even when forced into the
     // shell; a real runner's CI_PROJECT_DIR is the folder the job runs in.
     CI_PROJECT_DIR: project.dir,
