@@ -238,11 +238,13 @@ describe('deploy.yml on the template, as the team runs it', () => {
         'build-and-deploy/deploy': 'success',
         'build-and-deploy': 'success',
       })
-      // The first job checked both actions' inputs, and only that: it ran nothing else.
+      // The first job checked out the repository, then both actions' inputs and the files they
+      // name, and only that: it ran nothing else.
       const checks = result.steps.filter((step) => step.job === 'build-and-deploy/check')
       expect(
         checks.map((step) => [step.step, step.code, step.texts.stdout?.includes(CHECKED)]),
       ).toEqual([
+        [expect.stringMatching(/^actions\/checkout@/), 0, undefined],
         ['Check the inputs of build-images', 0, true],
         ['Check the inputs of deploy', 0, true],
       ])
@@ -359,10 +361,11 @@ describe('deploy.yml on the template, as the team runs it', () => {
       })
       // Both steps ran, the second after the first had failed, and each named its problem.
       expect(result.steps.map((step) => [step.step, step.code])).toEqual([
+        [expect.stringMatching(/^actions\/checkout@/), 0],
         ['Check the inputs of build-images', 1],
         ['Check the inputs of deploy', 1],
       ])
-      const [images, deploy] = result.steps.map((step) => step.texts.stdout ?? '')
+      const [images, deploy] = result.steps.slice(1).map((step) => step.texts.stdout ?? '')
       expect(images).toContain(
         "::error title=olympe build-images%3A invalid input 'registry'::Invalid input 'registry' 'https://registry.example.com': has a scheme; expected a registry host with an optional port and namespace, such as 'ghcr.io', 'registry.example.com:5000' or 'ghcr.io/acme' (no scheme, no tag).",
       )
