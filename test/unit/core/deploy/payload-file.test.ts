@@ -131,3 +131,67 @@ describe('payload-file', () => {
     )
   })
 })
+
+describe('payload-file stays inside the workspace', () => {
+  /** Files whose real paths are given: a symbolic link, as realpath resolves it. */
+  function linked(
+    tree: Record<string, string>,
+    real: Record<string, string>,
+  ): {
+    files: Files
+    read: string[]
+  } {
+    const files = memoryFiles(tree)
+    const read: string[] = []
+    return {
+      read,
+      files: {
+        ...files,
+        realpath: (path) => Promise.resolve(real[path] ?? path),
+        readText: (path) => {
+          read.push(path)
+          return files.readText(path)
+        },
+      },
+    }
+  }
+
+  test('a link to a file outside is refused, naming where it leads, and never read', async () => {
+    const { files, read } = linked(
+      { '/ws/p.json': '{"frontend": {"image": "TOPSECRET-ab12cd"}}' },
+      { '/ws/p.json': '/home/runner/secrets/base.json' },
+    )
+    const error = await readBasePayload('p.json', WS, files).catch((reason: unknown) => reason)
+    expect((error as InputError).message).toBe(
+      "Invalid input 'payload-file' 'p.json': it leads to '/home/runner/secrets/base.json', outside the workspace '/ws': the step reads no file outside the repository it deploys. Give a JSON file inside it (a symbolic link that stays inside is fine).",
+    )
+    expect(read).toEqual([])
+  })
+
+  test('a path outside, absolute or through ..: refused the same way', async () => {
+    for (const path of ['/etc/payload.json', '../payload.json']) {
+      const { files, read } = linked({ '/etc/payload.json': '{}', '/payload.json': '{}' }, {})
+      const error = await readBasePayload(path, WS, files).catch((reason: unknown) => reason)
+      expect((error as InputError).message).toContain('it is outside the workspace')
+      expect(read).toEqual([])
+    }
+  })
+
+  test('a link that stays inside the workspace is followed', async () => {
+    const { files } = linked(
+      { '/ws/p.json': '{"codeAsData": {"updateMode": "auto"}}' },
+      { '/ws/p.json': '/ws/deploy/base.json' },
+    )
+    expect(await readBasePayload('p.json', WS, files)).toEqual({
+      codeAsData: { updateMode: 'auto' },
+    })
+  })
+
+  test('a workspace that is itself reached through a link: compared once both are resolved', async () => {
+    const { files } = linked(
+      { '/ws/p.json': '{}' },
+      { '/ws': '/mnt/builds/ws', '/ws/p.json': '/mnt/builds/ws/p.json' },
+    )
+    expect(await readBasePayload('p.json', WS, files)).toEqual({})
+  })
+})
