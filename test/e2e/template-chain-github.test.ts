@@ -317,6 +317,7 @@ describe('deploy.yml on the template, as the team runs it', () => {
         'build-and-deploy': 'success',
       })
       expect(result.steps.map((step) => step.step)).toEqual([
+        expect.stringMatching(/^actions\/checkout@[0-9a-f]{40}$/),
         'Check the inputs of build-images',
         'Check the inputs of deploy',
         // Pinned by commit SHA (workflows.test.ts checks the pins).

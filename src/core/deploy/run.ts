@@ -233,7 +233,7 @@ function deploySummary(
       ['Promotion mode', payload.noDowntime?.promotionMode ?? none],
       ['Extra arguments', payload.extraArgs?.join(' ') || none],
       ['Skip version updates', String(payload.skipUpdateVersions ?? false)],
-      ['Status', result ? `${result.status} (after ${result.attempts} attempt(s))` : none],
+      ['Status', result ? statusShown(result) : none],
       ['Message', result?.message ?? none],
       ['App', inputs.appUrl?.shown ?? none],
       [
@@ -244,6 +244,13 @@ function deploySummary(
     notes: notesFor(payload, inputs),
     links,
   }
+}
+
+/** The status; the attempts only when there were retries. */
+function statusShown(result: WebhookResult): string {
+  return result.attempts > 1
+    ? `${result.status} (after ${result.attempts} attempts)`
+    : String(result.status)
 }
 
 function notesFor(payload: Payload, inputs: DeployInputs): string[] {
