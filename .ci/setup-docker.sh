@@ -197,6 +197,13 @@ report_versions() {
   has_buildx || die 'docker buildx is missing: docker build would use the legacy builder'
 }
 
+# `--add-suite-only`: only the trixie source and its pin, for other packages from it (cosign).
+if [[ "${1:-}" == --add-suite-only ]]; then
+  need_root "adding the $ENGINE_SUITE suite"
+  add_engine_suite
+  exit 0
+fi
+
 install_engine
 install_tools
 stop_old_daemon

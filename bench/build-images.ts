@@ -29,23 +29,11 @@ import {
   ROOT,
   USER,
 } from './images-common.js'
+import { CANDIDATES, CONDITIONS, type Candidate, type Condition } from './labels.js'
 import { measureTree, median, type TreeSample } from './measure.js'
 
 const SHA = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
 const TAG = 'main-1a2b3c4'
-
-export const CANDIDATES = {
-  a: 'build-images',
-  b: 'plain docker commands (build ×3, push ×3)',
-  c: 'docker buildx bake, then docker push ×3',
-} as const
-export type Candidate = keyof typeof CANDIDATES
-export const CONDITIONS = {
-  cold: 'Cold (empty builder cache and registry)',
-  unchanged: 'Warm, nothing changed',
-  changed: 'Warm, one frontend file changed',
-} as const
-export type Condition = keyof typeof CONDITIONS
 
 export interface Upload {
   bytes: number

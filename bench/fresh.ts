@@ -32,19 +32,13 @@ import {
   ROOT,
   USER,
 } from './images-common.js'
+import {
+  FRESH_CANDIDATES,
+  FRESH_CONDITIONS,
+  type FreshCandidate,
+  type FreshCondition,
+} from './labels.js'
 import { measureTree, median, type TreeSample } from './measure.js'
-
-export const FRESH_CANDIDATES = {
-  a: 'build-images',
-  c: 'docker buildx bake with a registry cache (inline, from the previous images), then docker push',
-} as const
-export type FreshCandidate = keyof typeof FRESH_CANDIDATES
-export const FRESH_CONDITIONS = {
-  cold: 'Cold (nothing in the registry)',
-  changed: 'One frontend file changed',
-  unchanged: 'Nothing changed',
-} as const
-export type FreshCondition = keyof typeof FRESH_CONDITIONS
 
 export interface FreshFigure {
   candidate: FreshCandidate

@@ -1,21 +1,17 @@
-// The targets of the build-images and npx benches, checked against the figures, and the README
-// tables that show both. Pure: bench/run.ts writes what these return.
+// The targets of the build-images and npx benches, checked against the figures, and the tables
+// of docs/performance.md that show both. Pure: bench/report.ts renders with them.
+import type { ImagesFigure, ImagesResult } from './build-images.js'
+import type { FreshFigure, FreshResult } from './fresh.js'
 import {
   CANDIDATES,
   CONDITIONS,
-  type Candidate,
-  type Condition,
-  type ImagesFigure,
-  type ImagesResult,
-} from './build-images.js'
-import {
   FRESH_CANDIDATES,
   FRESH_CONDITIONS,
+  type Candidate,
+  type Condition,
   type FreshCandidate,
   type FreshCondition,
-  type FreshFigure,
-  type FreshResult,
-} from './fresh.js'
+} from './labels.js'
 import type { MissedNote } from './notes.js'
 import type { NpxResult } from './npx.js'
 
@@ -133,7 +129,7 @@ export function renderImages(result: ImagesResult, notes: Record<string, MissedN
   const a = figure(result, 'a', 'unchanged')
   const b = figure(result, 'b', 'unchanged')
   lines.push(
-    `(b) and (c) give the three images the project folder as their context, as one usually does. BuildKit files the copy of a context it keeps between builds under the folder's name, not under the files a build uses, so a warm build mostly finds another image's files there and sends its own again: the engine spends ${b.engineCpuSeconds.toFixed(1)} CPU-seconds on (b) with nothing changed, against ${a.engineCpuSeconds.toFixed(1)} for (a), whose images each get a context of their own (see [Build images](#docker-engine-and-builder)). (a) runs its three builds side by side, so three docker and buildx processes at once: that is its higher client memory. The base images here exist only in the engine, where no registry can resolve them, so (a) reuses no image and builds as (b) and (c) do; the fresh-engine tables below show the images it does not rebuild.`,
+    `(b) and (c) give the three images the project folder as their context, as one usually does. BuildKit files the copy of a context it keeps between builds under the folder's name, not under the files a build uses, so a warm build mostly finds another image's files there and sends its own again: the engine spends ${b.engineCpuSeconds.toFixed(1)} CPU-seconds on (b) with nothing changed, against ${a.engineCpuSeconds.toFixed(1)} for (a), whose images each get a context of their own (see [Docker engine and builder](build-images.md#docker-engine-and-builder)). (a) runs its three builds side by side, so three docker and buildx processes at once: that is its higher client memory. The base images here exist only in the engine, where no registry can resolve them, so (a) reuses no image and builds as (b) and (c) do; the fresh-engine tables below show the images it does not rebuild.`,
     '',
   )
   const explained: Record<string, string> = {}

@@ -1,10 +1,11 @@
 import type { NpxResult } from './npx.js'
-import type { Candidate, Condition, ImagesFigure, ImagesResult } from './build-images.js'
+import type { ImagesFigure, ImagesResult } from './build-images.js'
+import type { Candidate, Condition } from './labels.js'
 import type { FreshResult } from './fresh.js'
 
 /**
  * Why a target is missed, by target id (bench/images-report.ts), worded from the run's own
- * figures: shown in the README under the targets table only when that target is missed.
+ * figures: shown in docs/performance.md under the targets table only when that target is missed.
  */
 export type MissedNote = (result: ImagesResult) => string
 

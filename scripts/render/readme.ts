@@ -19,13 +19,18 @@ export function renderOutputsTable(definition: ActionDefinition): string {
   return ['| Output | Description |', '|---|---|', ...rows].join('\n')
 }
 
-/** Replaces the text between `<!-- BEGIN GENERATED: key -->` and its END marker. */
-export function replaceBetweenMarkers(document: string, key: string, content: string): string {
+/** Replaces the text between `<!-- BEGIN GENERATED: key -->` and its END marker of `path`. */
+export function replaceBetweenMarkers(
+  document: string,
+  key: string,
+  content: string,
+  path: string,
+): string {
   const begin = `<!-- BEGIN GENERATED: ${key} -->`
   const end = `<!-- END GENERATED: ${key} -->`
   const start = document.indexOf(begin)
   const stop = document.indexOf(end)
   if (start === -1 || stop === -1 || stop < start)
-    throw new Error(`README.md lacks the markers for '${key}'.`)
+    throw new Error(`${path} lacks the markers for '${key}'.`)
   return `${document.slice(0, start + begin.length)}\n${content}\n${document.slice(stop)}`
 }

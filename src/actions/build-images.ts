@@ -10,6 +10,7 @@ import {
 import { checkBuildImages, type CheckedBuildImages } from '../core/build-images/check.js'
 import { runBuildImages } from '../core/build-images/run.js'
 import { loginSecrets } from '../core/registry/credentials.js'
+import { signingKeySecrets } from '../core/signing/pem.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
@@ -30,12 +31,20 @@ export const buildImagesAction: Action<BuildImagesInputName, CheckedBuildImages>
     ...loginSecrets(raw['registry-username'], raw['registry-password']),
     ...buildSecretValues(raw['build-secrets']),
     ...secretLookingBuildArgValues(raw['build-args']),
+    ...signingKeySecrets(raw['signing-key']),
   ],
   // The docker command reads DOCKER_BUILDKIT itself: a false value means the legacy builder.
-  check: (raw, context, platform) =>
+  check: async (raw, context, platform) =>
     checkBuildImages(
       raw,
-      { ...context, buildkitDisabled: buildkitDisabled(process.env.DOCKER_BUILDKIT) },
+      {
+        ...context,
+        buildkitDisabled: buildkitDisabled(process.env.DOCKER_BUILDKIT),
+        // The key reader (scrypt, the secretbox) is loaded only when there is a key to open.
+        ...(raw['signing-key'] === ''
+          ? {}
+          : { openSigningKey: (await import('../core/signing/private-key.js')).openSigningKey }),
+      },
       context,
       { ...platform, files: nodeFiles, clock: systemClock },
     ),

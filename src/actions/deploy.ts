@@ -4,6 +4,7 @@ import { checkDeploy, type CheckedDeploy } from '../core/deploy/check.js'
 import { loginSecrets } from '../core/registry/credentials.js'
 import { runDeploy } from '../core/deploy/run.js'
 import { appUrlSecrets, webhookUrlSecrets } from '../core/deploy/secrets.js'
+import { privateKeySecrets } from '../core/signing/pem.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
@@ -18,6 +19,8 @@ export const deployAction: Action<DeployInputName, CheckedDeploy> = {
     ...webhookUrlSecrets(raw['webhook-url']),
     ...loginSecrets(raw['registry-username'], raw['registry-password']),
     ...appUrlSecrets(raw['app-url']),
+    // A private key pasted where its public key belongs must not show in the log either.
+    ...privateKeySecrets(raw['verify-signatures']),
   ],
   check: async (raw, context, platform) =>
     checkDeploy(raw, { parseYaml: await yamlParserFor(raw['deploy-rules']) }, context, {

@@ -1,7 +1,7 @@
 import type * as v from 'valibot'
 
 /**
- * The one description of an action's public contract. action.yml files, README tables, GitLab
+ * The one description of an action's public contract. action.yml files, the guides' tables, GitLab
  * `spec: inputs`, the CLI's flags and help, and the typed inputs object the core receives are
  * all derived from it: each input is named once, with its parser.
  */
@@ -30,7 +30,7 @@ export interface InputSpec<T = unknown> {
   parse: InputParser<T>
 }
 
-/** What the documents (action.yml, GitLab `spec: inputs`, READMEs) say of an input. */
+/** What the documents (action.yml, GitLab `spec: inputs`, the guides) say of an input. */
 export type InputDocs = Omit<InputSpec, 'parse'>
 
 export interface OutputSpec {

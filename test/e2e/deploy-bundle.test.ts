@@ -286,7 +286,7 @@ describe('a base payload file', () => {
         await symlink('/dev/zero', join(workspace, 'zero.json'))
         return 'zero.json'
       },
-      "Invalid input 'payload-file' 'zero.json': it leads to '/dev/zero', outside the workspace '",
+      "Invalid input 'payload-file' 'zero.json': it resolves to '/dev/zero', outside the workspace '",
     ],
     [
       'a directory',
@@ -323,8 +323,8 @@ describe('a base payload file', () => {
     const passwd = await readFile('/etc/passwd', 'utf8')
     await symlink('/etc/passwd', join(workspace, 'passwd.json'))
     for (const [given, leads] of [
-      ['/etc/passwd', 'it is'],
-      ['passwd.json', "it leads to '/etc/passwd',"],
+      ['/etc/passwd', "it resolves to '/etc/passwd',"],
+      ['passwd.json', "it resolves to '/etc/passwd',"],
     ]) {
       server.respondWith(answer(200))
       const run = await runAsGithub('deploy', {
@@ -334,7 +334,7 @@ describe('a base payload file', () => {
       expect(run.code).toBe(1)
       expect(server.requests).toHaveLength(0)
       expect(run.stdout).toContain(
-        `Invalid input 'payload-file' '${given}': ${leads} outside the workspace '${workspace}': the step reads no file outside the repository it deploys. Give a JSON file inside it (a symbolic link that stays inside is fine).`,
+        `Invalid input 'payload-file' '${given}': ${leads} outside the workspace '${workspace}'; keep the payload file in the repository (a symbolic link that stays inside it is fine).`,
       )
       // Not a character of it.
       const shown = `${run.stdout}${run.stderr}${run.summary}`

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { cp, readFile, symlink, writeFile } from 'node:fs/promises'
+import { cp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Cleanup } from '../helpers/cleanup.js'
 import { NODE24 } from '../helpers/node-binaries.js'
@@ -22,7 +22,7 @@ describe('committed generated files', () => {
     expect(run.code).toBe(0)
   }, 180_000)
 
-  test('action.yml files, README tables and the rest match their definitions', async () => {
+  test("action.yml files, the guides' tables, the actions' READMEs and the rest match their definitions", async () => {
     const run = await generate(ROOT, '--check')
     expect(run.stderr).toBe('')
     expect(run.code).toBe(0)
@@ -40,7 +40,7 @@ describe('a GitLab template edited by hand', () => {
   const cleanup = new Cleanup()
   beforeAll(async () => {
     copy = await cleanup.tempDir('olympe-generate-')
-    const sources = ['scripts', 'src', 'gitlab', 'actions', 'action.yml', 'README.md', 'bench']
+    const sources = ['scripts', 'src', 'gitlab', 'actions', 'action.yml', 'docs', 'bench']
     for (const path of [...sources, 'package.json', '.prettierrc.json', 'tsconfig.json'])
       await cp(join(ROOT, path), join(copy, path), { recursive: true })
     // The documents state measured figures from it (scripts/render/bench-figures.ts).
@@ -76,5 +76,25 @@ describe('a GitLab template edited by hand', () => {
     const check = await generate(copy, '--check')
     expect(check.stderr).toBe('')
     expect(check.code).toBe(0)
+  }, 60_000)
+
+  test("an input table of a guide edited by hand, or an action's README removed, fails the drift check; the build restores both", async () => {
+    const guide = join(copy, 'docs/deploy.md')
+    const committed = await readFile(guide, 'utf8')
+    const row = /^\| `timeout-seconds` .*$/m.exec(committed)?.[0] ?? ''
+    expect(row).not.toBe('')
+    await writeFile(guide, committed.replace(row, '| `timeout-seconds` | Edited by hand. | `5` |'))
+    await rm(join(copy, 'actions/deploy/README.md'))
+    const check = await generate(copy, '--check')
+    expect(check.stderr).toContain(
+      'Generated files are stale: actions/deploy/README.md, docs/deploy.md.',
+    )
+    expect(check.code).toBe(1)
+    const build = await generate(copy)
+    expect(build.stderr).toBe('')
+    expect(await readFile(guide, 'utf8')).toBe(committed)
+    expect(await readFile(join(copy, 'actions/deploy/README.md'), 'utf8')).toBe(
+      await readFile(join(ROOT, 'actions/deploy/README.md'), 'utf8'),
+    )
   }, 60_000)
 })

@@ -10,7 +10,7 @@ import { capture, run, type Captured } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
 
-/** What a job runs, and the templates it may include; the documents stay in the repository. */
+/** What a job runs, the templates it may include, and the README; the guides stay in the repository. */
 const SHIPPED = ['bin', 'dist', 'gitlab/*.yml', 'README.md', 'LICENSE', 'package.json']
 
 describe('npm pack', () => {
@@ -28,7 +28,9 @@ describe('npm pack', () => {
       ['pack', '--json', '--ignore-scripts', '--pack-destination', out, ROOT],
       { cwd: out, env },
     )
-    const [{ filename }] = JSON.parse(stdout) as [{ filename: string }]
+    const [{ filename, size }] = JSON.parse(stdout) as [{ filename: string; size: number }]
+    // The GitLab jobs fetch it at every run (docs/performance.md measures what that costs).
+    expect(size).toBeLessThan(350 * 1024)
     const listing = await run('tar', ['-tzf', join(out, filename)])
     const packed = listing.stdout
       .split('\n')

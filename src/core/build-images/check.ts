@@ -15,7 +15,7 @@ import { sourcesPathFromText, type DockerfileStages } from './sources-path.js'
 import { PLACEHOLDER_SOURCE, renderTag, TAG_EXPECTED, type TagFacts } from './tags.js'
 import { unique } from '../shared/collections.js'
 
-export type BuildImagesCheckPorts = Pick<CommonPorts, 'logger' | 'clock'> & {
+export type BuildImagesCheckPorts = Pick<CommonPorts, 'logger' | 'clock' | 'registerSecret'> & {
   files: Pick<Files, 'stat' | 'readText' | 'hashFile'>
 }
 
@@ -55,6 +55,8 @@ export async function checkBuildImages(
 ): Promise<CheckedBuildImages> {
   const { logger } = ports
   const inputs = parseBuildImagesInputs(raw, facts)
+  // The signing key's opened forms, masked before anything can print them.
+  for (const secret of inputs.signingKey?.secrets ?? []) ports.registerSecret(secret)
   const gate = await logger.group('Branch check', () => {
     const decision = decideGate(context, inputs.branches)
     logger.info(

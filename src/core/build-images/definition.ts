@@ -12,6 +12,7 @@ import {
   images,
   platform,
   relativeFolder,
+  signingKey,
   tagTemplate,
   workingDirectory,
 } from './input-parsers.js'
@@ -147,6 +148,19 @@ export const buildImagesDefinition = {
       description: 'Images to use as build cache (`--cache-from`), one per line.',
       multiline: true,
       parse: cacheFrom,
+    },
+    'signing-key': {
+      description:
+        "Private key that signs every image pushed or re-tagged, as `cosign sign --key` would (keep it in a secret that only the default branch's jobs get): the `cosign.key` that `cosign generate-key-pair` writes, or an unencrypted ECDSA P-256 key in PEM. Checked by `cosign verify --key cosign.pub`, by deploy's `verify-signatures`, and by a cluster's admission policy. Empty: nothing is signed.",
+      secret: true,
+      multiline: true,
+      parse: signingKey,
+    },
+    'signing-key-password': {
+      description:
+        'Password of `signing-key` when it is encrypted (the `COSIGN_PASSWORD` it was made with; keep it in a secret).',
+      secret: true,
+      ...text,
     },
     'working-directory': {
       description: 'The project root: the build context, relative to the workspace (or absolute).',

@@ -6,6 +6,7 @@ import { parseLines, parseList, refine } from '../shared/inputs.js'
 import type { BuildSecret } from './docker-args.js'
 import { imageNameProblem } from './image-names.js'
 import { IMAGE_KINDS, type ImageKind } from './image-kinds.js'
+import { signingKeyShapeProblem } from '../signing/pem.js'
 import { templateProblem } from './tags.js'
 
 /** The build-images inputs that need a rule of their own: each turns a string into a value or one sentence. */
@@ -215,3 +216,13 @@ export const workingDirectory = v.pipe(
   v.string(),
   v.check((raw) => raw !== '', "is empty; expected the project root, such as '.'"),
 )
+
+/**
+ * `signing-key`: the PEM block of a private key of a kind this step opens (see pem.ts); the
+ * password, a second input, opens it once both are read (parseBuildImagesInputs).
+ */
+export const signingKey = refine<string | undefined>((raw) => {
+  if (raw === '') return undefined
+  const problem = signingKeyShapeProblem(raw)
+  return problem ? { problem } : raw
+})

@@ -2,6 +2,7 @@ import { basename, resolve } from 'node:path'
 import type { InputValues, RawInputs } from '../definition.js'
 import { isLoginProblem, loginFromInputs, type RegistryTarget } from '../registry/credentials.js'
 import { InputProblems, parseInputs } from '../shared/inputs.js'
+import type { KeyProblem, SigningKey } from '../signing/private-key.js'
 import { buildImagesDefinition, type BuildImagesInputName } from './definition.js'
 import { IMAGE_KINDS, type ImageKind } from './image-kinds.js'
 import { defaultImageName, GITHUB_REGISTRY, imageNameProblem } from './image-names.js'
@@ -18,6 +19,8 @@ type Resolved =
   | 'images'
   | 'codeasdata'
   | 'workingDirectory'
+  | 'signingKey'
+  | 'signingKeyPassword'
 
 /** The build-images action's inputs, validated, with their context-dependent defaults filled. */
 export type BuildImagesInputs = Omit<Values, Resolved> & {
@@ -30,6 +33,8 @@ export type BuildImagesInputs = Omit<Values, Resolved> & {
   sources: Record<ImageKind, string>
   /** Absolute: the build context. */
   workingDirectory: string
+  /** `signing-key`, opened with `signing-key-password`: every image pushed or re-tagged is signed. */
+  signingKey?: SigningKey
 }
 
 /** The facts about the run that input defaults depend on. */
@@ -39,6 +44,8 @@ export interface InputFacts {
   workspace: string
   /** DOCKER_BUILDKIT is false: docker builds with the legacy builder. */
   buildkitDisabled?: boolean
+  /** Opens `signing-key` (private-key.ts): loaded only when one is given. */
+  openSigningKey?: (text: string, password: string) => SigningKey | KeyProblem
 }
 
 export function parseBuildImagesInputs(
@@ -57,6 +64,8 @@ export function parseBuildImagesInputs(
     codeasdataSources,
     images,
     codeasdata,
+    signingKey,
+    signingKeyPassword,
     ...values
   } = parseInputs(buildImagesDefinition, raw)
   const problems = new InputProblems(buildImagesDefinition, raw)
@@ -86,8 +95,29 @@ export function parseBuildImagesInputs(
     sources: { frontend: frontendSources, backend: backendSources, codeasdata: codeasdataSources },
     workingDirectory,
   }
+  const key = openKey(signingKey, signingKeyPassword, facts)
+  if (key && 'problem' in key) problems.add(key.input, key.problem)
+  else if (key) inputs.signingKey = key
   problems.throwIfAny()
   return inputs
+}
+
+/** The signing key opened, or the problem of the input it lies with; undefined without one. */
+function openKey(
+  text: string | undefined,
+  password: string | undefined,
+  facts: InputFacts,
+): SigningKey | KeyProblem | undefined {
+  if (text === undefined)
+    return password === undefined
+      ? undefined
+      : {
+          input: 'signing-key-password',
+          problem: "is set, but 'signing-key' is empty; give the key it opens, or leave both empty",
+        }
+  if (!facts.openSigningKey)
+    return { input: 'signing-key', problem: 'cannot be opened here (no key reader was loaded)' }
+  return facts.openSigningKey(text, password ?? '')
 }
 
 const GITHUB_TARGET: RegistryTarget = { host: GITHUB_REGISTRY, prefix: GITHUB_REGISTRY }

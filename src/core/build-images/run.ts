@@ -112,15 +112,25 @@ export async function runBuildImages(
   const images = plans.flatMap(
     (plan) => [...unchanged.reused, ...built].find((image) => image.kind === plan.kind) ?? [],
   )
+  const { signingKey } = inputs
+  const signed = signingKey
+    ? await logger.group('Image signatures', async () => {
+        // The signing code is loaded only when there is a key.
+        const { signImages } = await import('../signing/sign-images.js')
+        const { login } = checked
+        return signImages(images, unchanged.build, { signingKey, push: inputs.push, login }, ports)
+      })
+    : undefined
   setOutputs(reporter, images, false, version)
+  const summary = builtSummary(images, {
+    branch: checked.branch,
+    pushed: inputs.push,
+    drawVersion: drawVersion?.value,
+    version,
+    selected: inputs.images,
+  })
   await reporter.summary(
-    builtSummary(images, {
-      branch: checked.branch,
-      pushed: inputs.push,
-      drawVersion: drawVersion?.value,
-      version,
-      selected: inputs.images,
-    }),
+    signed ? { ...summary, rows: [...summary.rows, ['Signatures', signed]] } : summary,
   )
   return images
 }

@@ -10,6 +10,8 @@ import { parseDeployInputs, type DeployInputs } from './inputs.js'
 import { buildPayload, deployRuleWarnings } from './payload.js'
 import { readBasePayload } from './payload-file.js'
 import type { Payload } from './payload-schema.js'
+import { signatureVerifier } from './signature-key.js'
+import type { SignatureVerifier } from '../signing/signer.js'
 import { checkLogin } from './verify-images.js'
 
 /** What a step output can hold (GitHub's limit), and so the largest payload we send. */
@@ -28,13 +30,16 @@ export interface CheckedDeploy {
   payload: Payload
   /** The inputs' registry login and the registry it is for, when the image check uses it. */
   login?: InputsLogin
+  /** `verify-signatures`: its public key, its file read when it is one. */
+  signatures?: SignatureVerifier
 }
 
 /**
- * The deploy action's check phase: the inputs; `payload-file`, read and validated; the payload
- * they make, its size, and its deploy rules against its backend images (bounded, within
- * `timeout-seconds`, which starts here); and which registry the inputs' login is for. Nothing is
- * sent. With `check-only` and no image input, the images are taken to come from a later job.
+ * The deploy action's check phase: the inputs; `payload-file` and the public key of
+ * `verify-signatures`, read and validated; the payload they make, its size, and its deploy rules
+ * against its backend images (bounded, within `timeout-seconds`, which starts here); and which
+ * registry the inputs' login is for. Nothing is sent. With `check-only` and no image input, the
+ * images are taken to come from a later job.
  */
 export async function checkDeploy(
   raw: RawInputs<DeployInputName>,
@@ -49,6 +54,9 @@ export async function checkDeploy(
     const insecure = insecureAppWarning(inputs.appUrl)
     if (insecure) logger.warning(insecure, { title: 'App address' })
   }
+  const signatures = inputs.verifySignatures
+    ? await signatureVerifier(inputs.verifySignatures, context.workspace, ports.files)
+    : undefined
   const payload = await logger.group('Deployment payload', async () => {
     const base = inputs.payloadFile
       ? await readBasePayload(inputs.payloadFile, context.workspace, ports.files)
@@ -66,7 +74,13 @@ export async function checkDeploy(
   })
   const decided = checkLogin(payload, inputs)
   if (decided.warning) logger.warning(decided.warning, { title: 'Registry login not used' })
-  return { inputs, deadline, payload, ...(decided.login ? { login: decided.login } : {}) }
+  return {
+    inputs,
+    deadline,
+    payload,
+    ...(decided.login ? { login: decided.login } : {}),
+    ...(signatures ? { signatures } : {}),
+  }
 }
 
 function hasImage(payload: Payload): boolean {

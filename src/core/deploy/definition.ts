@@ -15,6 +15,7 @@ import {
   expectedVersion,
   imageReference,
   imageReferenceList,
+  verifySignatures,
   webhookToken,
   webhookUrl,
 } from './input-parsers.js'
@@ -59,6 +60,12 @@ export const deployDefinition = {
       description:
         'Check in their registries that every image of the payload exists before calling the webhook (registry HTTP API; no Docker needed). `auto`: an image that does not exist fails the step, one whose registry cannot be asked (no access, network, time-out) earns a warning; `true`: both fail it; `false`: no check.',
       ...choiceWithDefault(VERIFY_MODES, 'auto'),
+    },
+    'verify-signatures': {
+      description:
+        'Deploy only signed images: a public key in PEM (`cosign.pub`, its text or its path in the workspace). Every image of the payload must then carry a valid signature under it for its digest, as `cosign verify --key` checks (build-images signs with `signing-key`; `cosign sign --key` signatures count too), or the step fails before calling the webhook. Turns the image check on, with `verify-images: auto` acting as `true`.',
+      multiline: true,
+      parse: verifySignatures,
     },
     registry: {
       description:

@@ -6,6 +6,7 @@ import { parseList, refine } from '../shared/inputs.js'
 import { describeIssues } from '../shared/issues.js'
 import { parseAppUrl, type AppTarget } from './app-url.js'
 import { DeployRuleSchema, RULES_WORDING, type DeployRule } from './payload-schema.js'
+import { parseKeySource, type KeySource } from './signature-key.js'
 
 /** The deploy inputs that need a rule of their own, each from its text to its value. */
 
@@ -100,3 +101,6 @@ export function parseDeployRules(
   if (!result.success) return { problem: describeIssues(result.issues, RULES_WORDING).join('; ') }
   return result.output
 }
+
+/** The public key of `verify-signatures`: its PEM text, or the path of its file (read later). */
+export const verifySignatures = refine<KeySource | undefined>(parseKeySource)

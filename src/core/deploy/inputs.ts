@@ -29,6 +29,11 @@ export function parseDeployInputs(
   const login = isLoginProblem(given) ? undefined : given
   const insecure = insecureHttpProblem(inputs.webhookUrl, inputs.allowInsecureHttp)
   if (insecure) problems.add('webhook-url', insecure)
+  if (inputs.verifySignatures && inputs.verifyImages === 'false')
+    problems.add(
+      'verify-images',
+      "is false, but 'verify-signatures' is set, and the signatures are checked during the image check; set 'verify-images' to 'true' (or 'auto', which then acts as 'true'), or leave 'verify-signatures' empty",
+    )
   problems.throwIfAny()
   return {
     ...inputs,

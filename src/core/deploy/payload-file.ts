@@ -1,9 +1,10 @@
-import { isAbsolute, relative, resolve, sep } from 'node:path'
+import { resolve } from 'node:path'
 import * as v from 'valibot'
 import { errorMessage, InputError, quote } from '../shared/errors.js'
 import { describeIssues } from '../shared/issues.js'
 import { parseJsonText } from '../shared/json-text.js'
 import type { Files } from '../shared/ports.js'
+import { inWorkspace } from '../shared/workspace-file.js'
 import { BasePayloadSchema, PAYLOAD_WORDING, type BasePayload } from './payload-schema.js'
 
 /** A payload is a few hundred bytes; a file a thousand times larger is not one. */
@@ -49,8 +50,12 @@ async function readPayloadText(path: string, workspace: string, files: Files): P
       path,
       `there is no file at ${quote(fullPath)}; give a path relative to the workspace`,
     )
-  const outside = await outsideProblem(fullPath, workspace, files)
-  if (outside) throw payloadFileError(path, outside)
+  const inside = await inWorkspace(fullPath, workspace, files)
+  if ('problem' in inside)
+    throw payloadFileError(
+      path,
+      `${inside.problem}; keep the payload file in the repository (a symbolic link that stays inside it is fine)`,
+    )
   if (found.kind === 'directory')
     throw payloadFileError(path, 'it is a directory; give the path of a JSON file')
   if (found.kind !== 'file')
@@ -64,24 +69,8 @@ async function readPayloadText(path: string, workspace: string, files: Files): P
       `it is ${found.size} bytes, more than the 1 MiB (${MAX_PAYLOAD_FILE_BYTES} bytes) a payload file may have; check that it is the right file`,
     )
   try {
-    return await files.readText(fullPath)
+    return await files.readText(inside.real)
   } catch (error) {
     throw payloadFileError(path, `cannot read it (${errorMessage(error)})`)
   }
-}
-
-/** Why a path that exists resolves outside the workspace, or undefined when it stays inside. */
-async function outsideProblem(
-  fullPath: string,
-  workspace: string,
-  files: Pick<Files, 'realpath'>,
-): Promise<string | undefined> {
-  const [real, root] = await Promise.all([
-    files.realpath(fullPath).catch(() => fullPath),
-    files.realpath(workspace).catch(() => workspace),
-  ])
-  const way = relative(root, real)
-  if (way !== '..' && !way.startsWith(`..${sep}`) && !isAbsolute(way)) return undefined
-  const where = real === fullPath ? 'it is' : `it leads to ${quote(real)},`
-  return `${where} outside the workspace ${quote(root)}: the step reads no file outside the repository it deploys. Give a JSON file inside it (a symbolic link that stays inside is fine)`
 }

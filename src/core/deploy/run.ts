@@ -64,6 +64,7 @@ export async function runDeploy(
       ...(checked.login ? { login: checked.login } : {}),
       deadline,
       readFrontendLabels: readLabels,
+      ...(checked.signatures ? { signatures: checked.signatures } : {}),
     },
     ports,
   )

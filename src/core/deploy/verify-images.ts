@@ -8,6 +8,9 @@ import {
   type LoginPorts,
 } from '../registry/logins.js'
 import { registryImage } from '../registry/reference.js'
+import { RegistrySession } from '../registry/session.js'
+import type { SignatureVerifier } from '../signing/signer.js'
+import type { SignatureVerdict } from '../signing/signatures.js'
 import { unique } from '../shared/collections.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { ActionError } from '../shared/errors.js'
@@ -34,6 +37,11 @@ export interface VerifyInputs {
   deadline: Deadline
   /** Read the frontend image's labels too (its config blob), with the same login and time. */
   readFrontendLabels?: boolean
+  /**
+   * `verify-signatures`: every image must carry a valid signature under this verifier for its
+   * digest; an image that cannot be checked then fails the step under `auto` too.
+   */
+  signatures?: SignatureVerifier
 }
 
 /** What the check found: the summary's note beside each image, the frontend's labels if asked. */
@@ -57,6 +65,8 @@ type Verdict = CheckOutcome | { kind: 'invalid'; detail: string }
 interface Checked extends DeployedImage {
   registry?: string
   verdict: Verdict
+  /** With `verify-signatures`, for an image found: what its signatures say. */
+  signature?: SignatureVerdict | { kind: 'no-digest' }
 }
 
 /**
@@ -84,7 +94,7 @@ export async function verifyImages(
   }
   const checked = await logger.group('Image check', () => checkAll(images, inputs, ports))
   reporter.setOutput('digests', JSON.stringify(digestsOf(checked, ports.redact)))
-  judge(checked, inputs.verifyImages, logger)
+  judge(checked, inputs.signatures ? 'true' : inputs.verifyImages, logger, inputs.signatures)
   const beside = new Map(checked.map((image) => [image.reference, shownBeside(image)]))
   return { beside, ...(asked ? { frontendLabels: frontendLabels(checked) } : {}) }
 }
@@ -108,7 +118,12 @@ function digestsOf(checked: Checked[], redact: (text: string) => string): Record
 }
 
 /** Warns about what `auto` lets through, and throws one error listing every failure. */
-function judge(checked: Checked[], mode: VerifyMode, logger: Logger): void {
+function judge(
+  checked: Checked[],
+  mode: VerifyMode,
+  logger: Logger,
+  signatures: SignatureVerifier | undefined,
+): void {
   const failures: string[] = []
   for (const image of checked) {
     const cannotAsk = image.verdict.kind === 'unreachable' || image.verdict.kind === 'unauthorised'
@@ -118,10 +133,13 @@ function judge(checked: Checked[], mode: VerifyMode, logger: Logger): void {
         { title: 'Image not checked' },
       )
     } else if (image.verdict.kind !== 'found') failures.push(problemOf(image))
+    else if (signatures && image.signature?.kind !== 'signed')
+      failures.push(signatureProblem(image, signatures))
   }
   if (failures.length === 0) return
-  const advice =
-    mode === 'true'
+  const advice = signatures
+    ? " ('verify-signatures' requires every image to be checked and signed)"
+    : mode === 'true'
       ? " ('verify-images: true' requires every image to be checked; 'auto' deploys those that cannot be checked with a warning)"
       : ''
   throw new ActionError(
@@ -155,10 +173,16 @@ async function checkAll(
     if ('problem' in target)
       return { role, reference, verdict: { kind: 'invalid', detail: target.problem } }
     const readConfig = role === 'frontend' && inputs.readFrontendLabels === true
-    const verdict = await checkImage(target, credentialsFor(target), deadline, ports, {
-      readConfig,
-    })
-    return { role, reference, registry: target.registry, verdict }
+    const credentials = credentialsFor(target)
+    const verdict = await checkImage(target, credentials, deadline, ports, { readConfig })
+    const checked: Checked = { role, reference, registry: target.registry, verdict }
+    if (!inputs.signatures || verdict.kind !== 'found') return checked
+    if (!verdict.digest) return { ...checked, signature: { kind: 'no-digest' } }
+    // Loaded only when signatures are checked: the deploy step starts without it.
+    const { readSignatures } = await import('../signing/signatures.js')
+    const session = new RegistrySession(target, credentials, 'pull', deadline, ports)
+    const read = await readSignatures(session, verdict.digest, inputs.signatures)
+    return { ...checked, signature: read.verdict }
   })
   for (const image of checked) ports.logger.info(logLine(image))
   return checked
@@ -199,11 +223,11 @@ function checkDeadline(step: Deadline): Deadline {
   )
 }
 
-function logLine({ role, reference, verdict }: Checked): string {
+function logLine({ role, reference, verdict, signature }: Checked): string {
   const what = `${role} ${reference}`
   switch (verdict.kind) {
     case 'found':
-      return `${what}: found, ${verdict.digest ?? 'the registry gave no digest'}`
+      return `${what}: found, ${verdict.digest ?? 'the registry gave no digest'}${signature ? `; ${signatureLogNote(signature)}` : ''}`
     case 'missing':
       return `${what}: does not exist (${verdict.detail})`
     case 'mismatch':
@@ -228,6 +252,48 @@ function problemOf({ role, reference, registry, verdict }: Checked): string {
       return `${image} was found`
     default:
       return `${image} could not be checked in registry '${registry ?? ''}': ${verdict.detail}`
+  }
+}
+
+function signatureLogNote(signature: NonNullable<Checked['signature']>): string {
+  switch (signature.kind) {
+    case 'signed':
+      return 'signed'
+    case 'no-digest':
+      return 'signature not checked (no digest)'
+    case 'unsigned':
+      return `no signature (${signature.detail})`
+    case 'other-key':
+      return `${signature.count} signature(s), none under the key`
+    case 'other-digest':
+      return `signed for another digest (${signature.digests.join(', ')})`
+    default:
+      return `signatures not read (${signature.detail})`
+  }
+}
+
+/** What was found instead of a valid signature, for the image the payload would deploy. */
+function signatureProblem(
+  { role, reference, registry, verdict, signature }: Checked,
+  verifier: SignatureVerifier,
+): string {
+  const digest = verdict.kind === 'found' ? verdict.digest : undefined
+  const what = `${role} image '${reference}'${digest ? ` (${digest})` : ''}`
+  const image = `The ${what}`
+  if (!signature) return `${image} was not checked for signatures`
+  switch (signature.kind) {
+    case 'no-digest':
+      return `${image} was found, but registry '${registry ?? ''}' gave no digest for it, so its signature cannot be checked`
+    case 'unsigned':
+      return `${image} has no signature under ${verifier.shown} (${signature.detail}): sign it with the matching private key (build-images' 'signing-key', or \`cosign sign --key\`)`
+    case 'other-key':
+      return `${image} carries ${signature.count} signature(s), none under ${verifier.shown}: it was signed with another key; check that 'verify-signatures' holds the public key of build-images' 'signing-key'`
+    case 'other-digest':
+      return `${image} carries a signature under ${verifier.shown} made for another image (${signature.digests.join(', ')}), not for this digest: a signature moved from another image proves nothing about this one`
+    case 'signed':
+      return `${image} is signed`
+    default:
+      return `The signatures of the ${what} could not be read in registry '${registry ?? ''}': ${signature.detail}`
   }
 }
 

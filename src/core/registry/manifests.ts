@@ -148,10 +148,14 @@ export async function tagManifest(
   }
 }
 
-type Got =
+export type Got =
   Manifest | { kind: 'missing' | 'unusable' | 'unauthorised' | 'unreachable'; detail: string }
 
-async function getManifest(session: RegistrySession, reference: string): Promise<Got> {
+/**
+ * The manifest `reference` names, checked against its digest; throws Unreachable (ask.ts) when
+ * the registry does not answer.
+ */
+export async function getManifest(session: RegistrySession, reference: string): Promise<Got> {
   const response = await session.send({
     method: 'GET',
     path: `manifests/${reference}`,
@@ -263,16 +267,20 @@ async function readConfig(
   }
 }
 
-/** A blob's text, from the registry or from where it redirects, checked against its digest. */
-async function getBlob(
+/**
+ * A blob's text, from the registry or from where it redirects, checked against its digest;
+ * throws Unreachable (ask.ts) when the registry does not answer.
+ */
+export async function getBlob(
   session: RegistrySession,
   digest: string,
+  what = `the configuration blob ${digest}`,
+  maxBytes = MAX_CONFIG_BYTES,
 ): Promise<string | { kind: 'unusable' | 'unauthorised' | 'unreachable'; detail: string }> {
-  const what = `the configuration blob ${digest}`
   let response: HttpResponse | Refusal = await session.send({
     method: 'GET',
     path: `blobs/${digest}`,
-    maxBodyBytes: MAX_CONFIG_BYTES,
+    maxBodyBytes: maxBytes,
   })
   for (let hops = 0; !isRefusal(response) && isRedirect(response.status); hops++) {
     const target = redirectTarget(response, session.origin, hops)
@@ -280,7 +288,7 @@ async function getBlob(
     // The storage a registry redirects to authorises the request by its signed URL: the
     // registry's login is never sent to another host.
     response = await ask(
-      { method: 'GET', url: target, headers: {}, maxBodyBytes: MAX_CONFIG_BYTES },
+      { method: 'GET', url: target, headers: {}, maxBodyBytes: maxBytes },
       session.deadline,
       session.ports,
       session.attempts,
@@ -293,7 +301,7 @@ async function getBlob(
       : { kind: problem.kind, detail: problem.detail }
   const ok = response as HttpResponse
   if (ok.bodyTruncated)
-    return { kind: 'unusable', detail: `${what} is larger than ${MAX_CONFIG_BYTES} bytes` }
+    return { kind: 'unusable', detail: `${what} is larger than ${maxBytes} bytes` }
   const checked = verifiedDigest(ok, digest)
   if (typeof checked !== 'object') return { kind: 'unusable', detail: `${what}: ${checked}` }
   return ok.body
@@ -338,7 +346,7 @@ function answerProblem(
 }
 
 /** `, MANIFEST_UNKNOWN` from a distribution API error body; '' without one. */
-function errorCodesOf(body: string): string {
+export function errorCodesOf(body: string): string {
   try {
     const parsed = JSON.parse(body) as { errors?: Array<{ code?: unknown }> }
     const codes = (parsed.errors ?? [])

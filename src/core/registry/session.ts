@@ -2,7 +2,7 @@ import type { Deadline } from '../shared/deadline.js'
 import type { HttpRequest, HttpResponse } from '../shared/http.js'
 import { MAX_ATTEMPTS } from '../shared/retry.js'
 import { untrustedText } from '../shared/untrusted-text.js'
-import { ask, type AskPorts } from './ask.js'
+import { ask, Unreachable, type AskPorts } from './ask.js'
 import { parseChallenges, type Challenge } from './challenge.js'
 import { basicAuth, CREDENTIAL_INPUTS, type RegistryCredentials } from './credentials.js'
 import { repositoryUrl, type RegistryImage } from './reference.js'
@@ -31,6 +31,11 @@ export type Access = 'pull' | 'pull,push'
 export interface SessionRequest {
   method: HttpRequest['method']
   path: string
+  /**
+   * An address the registry gave (an upload's `Location`) instead of `path`: it must be on the
+   * registry's own origin, since the request carries its Authorization.
+   */
+  at?: URL
   headers?: Record<string, string>
   body?: string
   maxBodyBytes: number
@@ -106,7 +111,11 @@ export class RegistrySession {
   private once(request: SessionRequest): Promise<HttpResponse> {
     const headers = { ...request.headers }
     if (this.authorization) headers.Authorization = this.authorization
-    const url = repositoryUrl(this.image, request.path)
+    const url = request.at ?? repositoryUrl(this.image, request.path)
+    if (url.origin !== new URL(this.image.origin).origin)
+      throw new Unreachable(
+        `the registry sent the request to another address (${url.origin}), where its login is not sent`,
+      )
     return ask(
       {
         method: request.method,

@@ -175,13 +175,16 @@ describe('every template', () => {
   })
 })
 
-test('gitlab/README.md pins the version being built in its examples', async () => {
-  const readme = await readFile(join(ROOT, 'gitlab/README.md'), 'utf8')
-  const pins = readme.matchAll(/olympe-deploy-actions\/[a-z-]+@([^\s`]+)|ref: v(\S+)/g)
-  const versions = [...pins].map((match) => match[1] ?? match[2])
-  expect(versions.length).toBeGreaterThan(0)
-  expect([...new Set(versions)]).toEqual([version])
-})
+test.each(['gitlab/README.md', 'README.md'])(
+  '%s pins the version being built in its GitLab examples',
+  async (path) => {
+    const readme = await readFile(join(ROOT, path), 'utf8')
+    const pins = readme.matchAll(/olympe-deploy-actions\/[a-z-]+@([^\s`]+)|ref: v(\S+)/g)
+    const versions = [...pins].map((match) => match[1] ?? match[2])
+    expect(versions.length).toBeGreaterThan(0)
+    expect([...new Set(versions)]).toEqual([version])
+  },
+)
 
 // The official template ignores its lock file; teams that commit one get `npm ci`.
 const INSTALL =

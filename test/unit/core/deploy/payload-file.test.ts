@@ -163,7 +163,7 @@ describe('payload-file stays inside the workspace', () => {
     )
     const error = await readBasePayload('p.json', WS, files).catch((reason: unknown) => reason)
     expect((error as InputError).message).toBe(
-      "Invalid input 'payload-file' 'p.json': it leads to '/home/runner/secrets/base.json', outside the workspace '/ws': the step reads no file outside the repository it deploys. Give a JSON file inside it (a symbolic link that stays inside is fine).",
+      "Invalid input 'payload-file' 'p.json': it resolves to '/home/runner/secrets/base.json', outside the workspace '/ws'; keep the payload file in the repository (a symbolic link that stays inside it is fine).",
     )
     expect(read).toEqual([])
   })
@@ -172,24 +172,26 @@ describe('payload-file stays inside the workspace', () => {
     for (const path of ['/etc/payload.json', '../payload.json']) {
       const { files, read } = linked({ '/etc/payload.json': '{}', '/payload.json': '{}' }, {})
       const error = await readBasePayload(path, WS, files).catch((reason: unknown) => reason)
-      expect((error as InputError).message).toContain('it is outside the workspace')
+      expect((error as InputError).message).toContain(', outside the workspace')
       expect(read).toEqual([])
     }
   })
 
   test('a link that stays inside the workspace is followed', async () => {
-    const { files } = linked(
-      { '/ws/p.json': '{"codeAsData": {"updateMode": "auto"}}' },
+    const { files, read } = linked(
+      { '/ws/p.json': '', '/ws/deploy/base.json': '{"codeAsData": {"updateMode": "auto"}}' },
       { '/ws/p.json': '/ws/deploy/base.json' },
     )
     expect(await readBasePayload('p.json', WS, files)).toEqual({
       codeAsData: { updateMode: 'auto' },
     })
+    // By its real path, once checked: a link changed meanwhile cannot lead elsewhere.
+    expect(read).toEqual(['/ws/deploy/base.json'])
   })
 
   test('a workspace that is itself reached through a link: compared once both are resolved', async () => {
     const { files } = linked(
-      { '/ws/p.json': '{}' },
+      { '/ws/p.json': '{}', '/mnt/builds/ws/p.json': '{}' },
       { '/ws': '/mnt/builds/ws', '/ws/p.json': '/mnt/builds/ws/p.json' },
     )
     expect(await readBasePayload('p.json', WS, files)).toEqual({})

@@ -1,27 +1,30 @@
 import { describe, expect, test } from '@jest/globals'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { npxCost, type BenchFigures } from '../../../../scripts/render/bench-figures.js'
+import { renderPerformance, type BenchResults } from '../../../../bench/report.js'
+import { npxCost } from '../../../../scripts/render/bench-figures.js'
+import { DOCUMENTS } from '../../../helpers/markdown.js'
 import { ROOT } from '../../../helpers/run-action.js'
-
-/** The documents a user reads; CHANGELOG.md is history and may quote figures of its day. */
-const DOCUMENTS = ['README.md', 'gitlab/README.md', 'SECURITY.md']
 
 /** A measured figure: a size or a duration in a sentence about what was measured. */
 const MEASURED =
   /\b(packed|tarball|cold|warm|npx|start-?up|loads?|bundles?|took|takes|measured|median)\b/i
 const FIGURE = /\b\d+(?:[.,]\d+)?\s?(?:KB|kB|MB|ms|s)\b/
 
-/** The text outside `<!-- BEGIN GENERATED: … -->` regions, as sentences. */
+/** The text outside `<!-- BEGIN GENERATED: … -->` regions and code, as sentences. */
 function handWrittenSentences(text: string): string[] {
   const outside = text.replace(
     /<!-- BEGIN GENERATED: [^>]*-->[\s\S]*?<!-- END GENERATED: [^>]*-->/g,
     '',
   )
-  return outside
-    .replace(/```[\s\S]*?```/g, '')
-    .split(/(?<=[.!?:])\s+|\n\s*\n/)
-    .map((sentence) => sentence.replace(/\s+/g, ' ').trim())
+  return (
+    outside
+      .replace(/```[\s\S]*?```/g, '')
+      // Quoted messages and commands (`… took more than 250 ms …`) are program text, not measurements.
+      .replace(/`[^`\n]*`/g, '')
+      .split(/(?<=[.!?:])\s+|\n\s*\n/)
+      .map((sentence) => sentence.replace(/\s+/g, ' ').trim())
+  )
 }
 
 describe('figures in the documents', () => {
@@ -36,12 +39,16 @@ describe('figures in the documents', () => {
     },
   )
 
-  test("gitlab/README.md quotes npx's cost as bench/results.json has it", async () => {
+  test("gitlab/README.md quotes npx's cost, and docs/performance.md every figure, as bench/results.json has them", async () => {
     const figures = JSON.parse(
       await readFile(join(ROOT, 'bench/results.json'), 'utf8'),
-    ) as BenchFigures
-    const readme = await readFile(join(ROOT, 'gitlab/README.md'), 'utf8')
-    expect(readme.replace(/\s+/g, ' ')).toContain(npxCost(figures))
+    ) as BenchResults
+    const flat = async (path: string): Promise<string> =>
+      (await readFile(join(ROOT, path), 'utf8')).replace(/\s+/g, ' ')
+    expect(await flat('gitlab/README.md')).toContain(npxCost(figures))
+    // Formatting pads the tables' cells and rules: compared without spaces, bars and dashes.
+    const bare = (text: string): string => text.replace(/[\s|-]+/g, '')
+    expect(bare(await flat('docs/performance.md'))).toContain(bare(renderPerformance(figures)))
   })
 
   test('a figure written by hand is found', () => {

@@ -1,0 +1,129 @@
+// docs/performance.md's figures, rendered from bench/results.json. Pure: `npm run bench` writes the
+// file, and the generator (scripts/generated-files.ts) is the one writer of the page's region.
+import type { BundleFigure } from './bundles.js'
+import type { ImagesResult } from './build-images.js'
+import type { FreshResult } from './fresh.js'
+import { renderFresh, renderImages, renderNpx, type TargetCheck } from './images-report.js'
+import type { Figure } from './measure.js'
+import { FRESH_MISSED_NOTES, MISSED_TARGET_NOTES, NPX_MISSED_NOTES } from './notes.js'
+import type { NpxResult } from './npx.js'
+
+/** bench/results.json. */
+export interface BenchResults {
+  date: string
+  runs: number
+  node: string
+  deploy: Record<string, Figure>
+  /** Deploy against a loopback registry: no image check, the check, and `verify-signatures`. */
+  signatures?: Record<string, Figure>
+  bundles: BundleFigure[]
+  large: Figure
+  images: ImagesResult & { targets: TargetCheck[] }
+  fresh: FreshResult & { targets: TargetCheck[] }
+  snapshot: Record<string, Figure>
+  npx: NpxResult & { targets: TargetCheck[] }
+}
+
+/**
+ * The deploy bundle's time against (a) when each action had a bundle of its own (1.78×,
+ * 2026-11-24).
+ */
+const DEPLOY_RATIO_BEFORE_ONE_BUNDLE = 1.78
+
+/** The region between the `performance` markers of docs/performance.md. */
+export function renderPerformance({
+  deploy,
+  signatures,
+  bundles,
+  large,
+  images,
+  fresh,
+  snapshot,
+  npx,
+}: BenchResults): string {
+  const floor = deploy['(a) node:http script'] as Figure
+  const ratio = (value: number, base: number): string => `${(value / base).toFixed(2)}×`
+  const deployRows = Object.values(deploy).map(
+    (f) =>
+      `| ${f.name} | ${(f.seconds * 1000).toFixed(0)} ms | ${ratio(f.seconds, floor.seconds)} | ${f.maxRssMb.toFixed(1)} MB | ${ratio(f.maxRssMb, floor.maxRssMb)} |`,
+  )
+  const kb = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KB`
+  const bundleRows = bundles.map(
+    (b) =>
+      `| \`olympe-deploy ${b.action} --help\` | ${kb(b.entryBytes)} | ${kb(b.bytes)} | ${kb(b.gzipBytes)} | ${b.loadMs.toFixed(0)} ms | ${b.maxRssMb.toFixed(1)} MB |`,
+  )
+  const bundled = deploy['deploy bundle'] as Figure
+  const entry = Math.max(...bundles.map((b) => b.entryBytes))
+  const startUpLimit = DEPLOY_RATIO_BEFORE_ONE_BUNDLE * 1.1
+  const targetRows = [
+    targetRow(
+      `Deploy: time within 10% of the three-bundle build's ${DEPLOY_RATIO_BEFORE_ONE_BUNDLE}× (a), so at most ${startUpLimit.toFixed(2)}×`,
+      bundled.seconds / floor.seconds,
+      startUpLimit,
+    ),
+    targetRow('Deploy: peak RSS at most 2.0× (a)', bundled.maxRssMb / floor.maxRssMb, 2),
+    `| dist/index.js under 900 KB | ${kb(entry)} | ${entry < 900 * 1024 ? 'yes' : 'no'} |`,
+  ]
+  return [
+    `Medians of ${floor.runs} interleaved runs on this project's CI machine (2 cores), Node 24; ratios against baseline (a) measured in the same run. One bundle, \`dist/index.js\`, holds the three actions and \`@actions/http-client\`; \`@actions/core\` loads only on the GitHub runner, \`@actions/exec\` only when a tool runs, \`@actions/github\` only on GitHub.`,
+    '',
+    '| Deploy, one POST to a loopback webhook | Time | vs (a) | Peak RSS | vs (a) |',
+    '|---|---|---|---|---|',
+    ...deployRows,
+    '',
+    '| Bundle | index.js (minified) | With its lazy chunks | gzip (all) | Load (over empty `node`) | Peak RSS |',
+    '|---|---|---|---|---|---|',
+    ...bundleRows,
+    '',
+    '| Target | Measured | Met |',
+    '|---|---|---|',
+    ...targetRows,
+    '',
+    'The runner loads dist/index.js; a chunk is read only when its code runs (`@actions/core` on the GitHub runner, `@actions/exec` when a tool runs, `@actions/github` on GitHub, the YAML parser when `deploy-rules` are YAML rather than JSON).',
+    '',
+    `Deploy when the webhook answers with a 10 MB body: ${(large.seconds * 1000).toFixed(0)} ms, peak RSS ${large.maxRssMb.toFixed(1)} MB (only 64 KiB of the body is kept).`,
+    '',
+    ...renderSignatures(signatures),
+    ...renderImages(images, MISSED_TARGET_NOTES),
+    ...renderFresh(fresh, FRESH_MISSED_NOTES),
+    ...renderNpx(npx, NPX_MISSED_NOTES),
+    '| Snapshot (clone, export, compare; nothing to commit) | Time | vs 1 commit | Peak RSS |',
+    '|---|---|---|---|',
+    ...pairRows(snapshot, true),
+  ].join('\n')
+}
+
+function targetRow(target: string, ratio: number, limit: number): string {
+  return `| ${target} | ${ratio.toFixed(2)}× | ${ratio <= limit ? 'yes' : 'no'} |`
+}
+
+/** Rows for a pair measured together: the second is the baseline of the first, or the reverse. */
+function pairRows(figures: Record<string, Figure>, firstIsBaseline = false): string[] {
+  const list = Object.values(figures)
+  const base = (firstIsBaseline ? list[0] : list[list.length - 1]) as Figure
+  return list.map(
+    (f) =>
+      `| ${f.name} | ${f.seconds.toFixed(2)} s | ${(f.seconds / base.seconds).toFixed(2)}× | ${f.maxRssMb.toFixed(1)} MB |`,
+  )
+}
+
+/** Deploy against a loopback registry: no check, the image check, and the signatures too. */
+function renderSignatures(signatures: Record<string, Figure> | undefined): string[] {
+  const floor = signatures?.['(a) node:http script']
+  const checked = signatures?.['deploy bundle, image check']
+  const signed = signatures?.['deploy bundle, image check + verify-signatures']
+  if (!signatures || !floor || !checked || !signed) return []
+  const ratio = (value: number, base: number): string => `${(value / base).toFixed(2)}×`
+  const rows = Object.values(signatures).map(
+    (f) =>
+      `| ${f.name} | ${(f.seconds * 1000).toFixed(0)} ms | ${ratio(f.seconds, floor.seconds)} | ${f.maxRssMb.toFixed(1)} MB |`,
+  )
+  return [
+    '| Deploy, one image in a loopback registry (basic auth), one POST | Time | vs (a) | Peak RSS |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    `\`verify-signatures\` adds ${((signed.seconds - checked.seconds) * 1000).toFixed(0)} ms to the image check (${ratio(signed.seconds, checked.seconds)}): the signature code is a chunk loaded only when the input is set, and the \`.sig\` manifest and its payload are two more requests per image.`,
+    '',
+  ]
+}

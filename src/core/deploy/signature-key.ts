@@ -1,0 +1,81 @@
+import { resolve } from 'node:path'
+import { errorMessage, InputError, quote } from '../shared/errors.js'
+import type { Files } from '../shared/ports.js'
+import { inWorkspace } from '../shared/workspace-file.js'
+import { looksLikePem } from '../signing/pem.js'
+import { parsePublicKey, PUBLIC_KEY_EXPECTED, type PublicKeyInfo } from '../signing/public-key.js'
+import { keyVerifier, type SignatureVerifier } from '../signing/signer.js'
+
+/** `verify-signatures` as given: the key itself, or the path of its file in the workspace. */
+export type KeySource = { key: PublicKeyInfo } | { path: string }
+
+/** A public key file is a few hundred bytes; a large file is not one. */
+const MAX_KEY_FILE_BYTES = 64 * 1024
+
+/** The input's value: PEM text is read at once; a path is read with the other input files. */
+export function parseKeySource(raw: string): KeySource | undefined | { problem: string } {
+  if (raw === '') return undefined
+  if (looksLikePem(raw)) {
+    const key = parsePublicKey(raw)
+    return 'problem' in key ? key : { key }
+  }
+  if (/[\0\r\n]/.test(raw))
+    return { problem: `is neither PEM text nor a path; expected ${PUBLIC_KEY_EXPECTED}` }
+  return { path: raw }
+}
+
+/** The verifier of `verify-signatures`, its file read when it is a path (see readKeyFile). */
+export async function signatureVerifier(
+  source: KeySource,
+  workspace: string,
+  files: Files,
+): Promise<SignatureVerifier> {
+  const key = 'key' in source ? source.key : await readKeyFile(source.path, workspace, files)
+  return keyVerifier(key, 'verify-signatures')
+}
+
+function keyFileError(path: string, problem: string): InputError {
+  return new InputError(
+    'verify-signatures',
+    `Invalid input 'verify-signatures' ${quote(path)}: ${problem}.`,
+  )
+}
+
+/**
+ * The public key in a file of the workspace (see inWorkspace): a regular file of at most
+ * 64 KiB.
+ */
+async function readKeyFile(path: string, workspace: string, files: Files): Promise<PublicKeyInfo> {
+  const full = resolve(workspace, path)
+  const found = await files.stat(full)
+  if (!found)
+    throw keyFileError(
+      path,
+      `there is no file at ${quote(full)}; give the public key's PEM text, or its path relative to the workspace`,
+    )
+  const inside = await inWorkspace(full, workspace, files)
+  if ('problem' in inside)
+    throw keyFileError(
+      path,
+      `${inside.problem}; keep the public key in the repository, or give its PEM text`,
+    )
+  if (found.kind !== 'file')
+    throw keyFileError(
+      path,
+      'it is not a regular file; give the path of the public key (cosign.pub)',
+    )
+  if (found.size > MAX_KEY_FILE_BYTES)
+    throw keyFileError(
+      path,
+      `it is ${found.size} bytes, more than the ${MAX_KEY_FILE_BYTES} a public key file may have; check that it is cosign.pub`,
+    )
+  let text: string
+  try {
+    text = await files.readText(inside.real)
+  } catch (error) {
+    throw keyFileError(path, `cannot read it (${errorMessage(error)})`)
+  }
+  const key = parsePublicKey(text)
+  if ('problem' in key) throw keyFileError(path, `the file ${key.problem}`)
+  return key
+}

@@ -1,0 +1,63 @@
+import { Unreachable } from './ask.js'
+import { errorCodesOf } from './manifests.js'
+import { isRefusal, type RegistrySession } from './session.js'
+
+/** Upload answers are short: a Location, perhaps an error body. */
+const MAX_ANSWER_BYTES = 64 * 1024
+
+/**
+ * Puts a small blob (a signature's payload, its manifest's configuration) into the session's
+ * repository, as the OCI distribution spec's monolithic upload: `HEAD` it first (a blob already
+ * there is not sent again), then `POST blobs/uploads/` for a session and `PUT <Location>?digest=`
+ * with the bytes. `digest` must be the SHA-256 of `text`'s UTF-8 bytes. Undefined once the
+ * registry holds it, else why not.
+ */
+export async function pushBlob(
+  session: RegistrySession,
+  digest: string,
+  text: string,
+): Promise<string | undefined> {
+  try {
+    const head = await session.send({
+      method: 'HEAD',
+      path: `blobs/${digest}`,
+      maxBodyBytes: 0,
+    })
+    if (isRefusal(head)) return head.detail
+    if (head.status === 200) return undefined
+    const start = await session.send({
+      method: 'POST',
+      path: 'blobs/uploads/',
+      headers: { 'Content-Length': '0' },
+      maxBodyBytes: MAX_ANSWER_BYTES,
+    })
+    if (isRefusal(start)) return start.detail
+    if (start.status === 401 || start.status === 403) return session.refused(start.status).detail
+    const location = start.headers.location
+    if (start.status !== 202 || !location)
+      return `the registry answered HTTP ${start.status}${errorCodesOf(start.body)} to the start of an upload${start.status === 202 ? ', with no Location' : ''}`
+    let at: URL
+    try {
+      at = new URL(location, session.origin)
+    } catch {
+      return `the registry gave an upload address that is not a URL ('${session.shown(location, 120)}')`
+    }
+    at.searchParams.set('digest', digest)
+    const put = await session.send({
+      method: 'PUT',
+      path: '',
+      at,
+      headers: { 'Content-Type': 'application/octet-stream' },
+      body: text,
+      maxBodyBytes: MAX_ANSWER_BYTES,
+    })
+    if (isRefusal(put)) return put.detail
+    if (put.status === 401 || put.status === 403) return session.refused(put.status).detail
+    if (put.status !== 201 && put.status !== 204)
+      return `the registry answered HTTP ${put.status}${errorCodesOf(put.body)} to the upload of ${digest}`
+    return undefined
+  } catch (error) {
+    if (error instanceof Unreachable) return error.message
+    throw error
+  }
+}
