@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Installs and starts what the test suites use on a fresh Debian machine (run as root): a Docker
 # engine (and the registry, htpasswd and busybox the tests build on), git's http-backend, rsync and
+<<<<<<< HEAD
+# the tools gitlab-ci-local needs, and mmdebstrap for the job image's Debian base. Idempotent: a
+# second run only checks.
+=======
 # the tools gitlab-ci-local needs, and cosign. Idempotent: a second run only checks.
+>>>>>>> main
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 bash .ci/setup-docker.sh
 bash .ci/setup-cosign.sh
 if [ -f .ci/setup-gitlab.sh ]; then bash .ci/setup-gitlab.sh; fi
+bash .ci/setup-job-image.sh
 # The snapshot suites run the toolkit as the step does as root: in a cgroup of its own, which needs
 # a writable cgroup2 hierarchy. Most Linux machines mount one; mount it where none is.
 if ! grep -q ' - cgroup2 ' /proc/self/mountinfo; then

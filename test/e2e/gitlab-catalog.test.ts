@@ -1,11 +1,12 @@
 // The GitLab CI/CD catalog release: .ci/catalog-layout.mjs lays out the catalog project from
-// gitlab/, gitlab-ci-local runs that project's own tag pipeline (the deploy component from
-// templates/ as a dry run, then the release job), and a consumer project includes the released
-// components with `include: component: …@<version>`, fetched by tag from a real git remote.
+// gitlab/ (its components run in the job image), and a consumer project includes the released
+// components with `include: component: …@<version>`, fetched by tag from a real git remote. The
+// project's tag pipeline, which builds the job image, runs in gitlab-job-image.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { readFileSync, readdirSync } from 'node:fs'
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
+import { parseAllDocuments } from 'yaml'
 import { Cleanup } from '../helpers/cleanup.js'
 import {
   createGitlabProject,
@@ -43,7 +44,25 @@ async function ciScript(script: string, args: string[]): Promise<Outcome> {
   })
   return { code, stdout, stderr }
 }
-const layout = (folder: string): Promise<Outcome> => ciScript('catalog-layout.mjs', [folder])
+const layout = (folder: string, path = CATALOG_PATH): Promise<Outcome> =>
+  ciScript('catalog-layout.mjs', [folder, '--project-path', path])
+const PREFIX = `$CI_REGISTRY/${CATALOG_PATH}`
+const JOB_IMAGE = '$[[ inputs.job-image-prefix ]]/olympe-deploy:$[[ component.version ]]'
+
+/** What npm packs: the files the job image holds in /opt/olympe-deploy-actions. */
+async function packedFiles(): Promise<string[]> {
+  const { stdout } = await capture('npm', ['pack', '--dry-run', '--json'], { env: ENV, cwd: ROOT })
+  const [packed] = JSON.parse(stdout) as { files: { path: string }[] }[]
+  return (packed?.files ?? []).map((file) => file.path)
+}
+
+type Spec = { component?: string[]; inputs: Record<string, Record<string, unknown>> }
+type Job = Record<string, unknown> & { variables?: Record<string, string> }
+/** A template's header and jobs, parsed. */
+function parts(text: string): { spec: Spec; jobs: Record<string, Job> } {
+  const [header, body] = parseAllDocuments(text).map((document) => document.toJS() as unknown)
+  return { spec: (header as { spec: Spec }).spec, jobs: body as Record<string, Job> }
+}
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true })
@@ -64,14 +83,15 @@ beforeAll(async () => {
 afterAll(() => cleanup.run())
 
 describe('.ci/catalog-layout.mjs', () => {
-  test('lays out templates/<name>/template.yml and a README.md per component', async () => {
+  test('lays out templates/<name>/template.yml, a README.md per component, and job-image/', async () => {
     const run = await layout(catalog)
     expect(run).toEqual({
       code: 0,
       stderr: '',
       stdout:
-        `Laid out the catalog project for ${VERSION} in ${catalog}: components ` +
-        `${COMPONENTS.join(', ')}. Commit it and tag the commit '${VERSION}'.\n`,
+        `Laid out the catalog project ${CATALOG_PATH} for ${VERSION} in ${catalog}: components ` +
+        `${COMPONENTS.join(', ')}, which run in the job image ${PREFIX}/olympe-deploy:<release>. ` +
+        `Commit it and tag the commit '${VERSION}': the tag pipeline builds that image.\n`,
     })
     expect(await filesUnder(catalog)).toEqual(
       [
@@ -79,6 +99,9 @@ describe('.ci/catalog-layout.mjs', () => {
         'LICENSE.md',
         'README.md',
         'RELEASE-NOTES.md',
+        'job-image/Dockerfile',
+        'job-image/install-tools.sh',
+        ...(await packedFiles()).map((file) => `job-image/package/${file}`),
         ...COMPONENTS.flatMap((name) => [
           `templates/${name}/README.md`,
           `templates/${name}/template.yml`,
@@ -87,19 +110,137 @@ describe('.ci/catalog-layout.mjs', () => {
     )
     const read = (path: string): Promise<string> => readFile(join(catalog, path), 'utf8')
     for (const name of COMPONENTS) {
-      expect(await read(`templates/${name}/template.yml`)).toBe(
-        readFileSync(join(ROOT, 'gitlab', `${name}.yml`), 'utf8'),
-      )
       const readme = await read(`templates/${name}/README.md`)
       expect(readme.startsWith(`# Component \`${name}\`\n`)).toBe(true)
       expect(readme).toContain(
         `- component: $CI_SERVER_FQDN/<group>/olympe-deploy-actions/${name}@${VERSION}`,
       )
     }
+    for (const file of ['Dockerfile', 'install-tools.sh'])
+      expect(await read(`job-image/${file}`)).toBe(
+        readFileSync(join(ROOT, '.ci/job-image', file), 'utf8'),
+      )
+    expect(await read('job-image/package/dist/index.js')).toBe(
+      readFileSync(join(ROOT, 'dist/index.js'), 'utf8'),
+    )
     expect(await read('README.md')).toBe(readFileSync(join(ROOT, 'gitlab/README.md'), 'utf8'))
     expect(await read('LICENSE.md')).toBe(readFileSync(join(ROOT, 'LICENSE'), 'utf8'))
     const notes = await ciScript('release-notes.mjs', [VERSION])
     expect(await read('RELEASE-NOTES.md')).toBe(notes.stdout)
+    // The project's pipeline knows where its components look for the job image.
+    expect(await read('.gitlab-ci.yml')).toBe(
+      readFileSync(join(ROOT, '.ci/catalog-gitlab-ci.yml'), 'utf8').replace(
+        "  CATALOG_JOB_IMAGE_PREFIX: ''\n",
+        `  CATALOG_JOB_IMAGE_PREFIX: "${PREFIX}"\n`,
+      ),
+    )
+  })
+
+  test.each(COMPONENTS)(
+    'templates/%s/template.yml: the template of gitlab/, run in the job image of its release',
+    async (name) => {
+      const source = parts(readFileSync(join(ROOT, 'gitlab', `${name}.yml`), 'utf8'))
+      const laid = parts(await readFile(join(catalog, 'templates', name, 'template.yml'), 'utf8'))
+      // GitLab 18.6 and later give the component's version to a template that asks for it.
+      expect(laid.spec.component).toEqual(['version'])
+      expect(source.spec.component).toBeUndefined()
+      const images = ['image', 'node-image', 'docker-image'].filter(
+        (input) => input in source.spec.inputs,
+      )
+      expect(images.length).toBeGreaterThan(0)
+      const { 'job-image-prefix': prefix, ...inputs } = laid.spec.inputs
+      expect(prefix?.default).toBe(PREFIX)
+      expect(inputs).toEqual({
+        ...source.spec.inputs,
+        ...Object.fromEntries(
+          images.map((input) => [
+            input,
+            { ...source.spec.inputs[input], default: '$OLYMPE_DEPLOY_JOB_IMAGE' },
+          ]),
+        ),
+      })
+      // Every job names its release's job image, and is otherwise the same.
+      for (const [jobName, job] of Object.entries(laid.jobs)) {
+        const { OLYMPE_DEPLOY_JOB_IMAGE: image, ...variables } = job.variables ?? {}
+        expect({ jobName, image }).toEqual({ jobName, image: JOB_IMAGE })
+        expect({ ...job, variables }).toEqual(source.jobs[jobName])
+      }
+      expect(Object.keys(laid.jobs)).toEqual(Object.keys(source.jobs))
+    },
+  )
+
+  test('lowercases the project path, as GitLab names its registry path', async () => {
+    const folder = join(work, 'upper')
+    expect((await layout(folder, 'Acme/Olympe-Deploy')).code).toBe(0)
+    const template = await readFile(join(folder, 'templates/deploy/template.yml'), 'utf8')
+    expect(parts(template).spec.inputs['job-image-prefix']?.default).toBe(
+      '$CI_REGISTRY/acme/olympe-deploy',
+    )
+  })
+
+  test.each([[[]], [['--project-path', 'olympe-deploy-actions']]])(
+    'refuses to lay out without the project path (%j), and writes nothing',
+    async (args) => {
+      const folder = join(work, 'no-path')
+      const run = await ciScript('catalog-layout.mjs', [folder, ...args])
+      const given = args[1] ?? ''
+      expect(run).toEqual({
+        code: 2,
+        stdout: '',
+        stderr:
+          `--project-path '${given}' is not a GitLab project path such as ` +
+          `'acme/olympe-deploy-actions': give the path of the catalog project, whose registry ` +
+          'holds the job image.\nusage: node .ci/catalog-layout.mjs [folder] --project-path ' +
+          '<group>/<project> [--package <tarball>]\n',
+      })
+      await expect(readdir(folder)).rejects.toThrow(/ENOENT/)
+    },
+  )
+
+  test('puts the npm package given with --package in job-image/, and only of its version', async () => {
+    const packs = await cleanup.tempDir('olympe-catalog-pack-')
+    const packed = await capture('npm', ['pack', '--json', '--pack-destination', packs], {
+      env: ENV,
+      cwd: ROOT,
+    })
+    const [{ filename = '' } = {}] = JSON.parse(packed.stdout) as { filename?: string }[]
+    const folder = join(work, 'given-package')
+    const given = await ciScript('catalog-layout.mjs', [
+      folder,
+      '--project-path',
+      CATALOG_PATH,
+      '--package',
+      join(packs, filename),
+    ])
+    expect(given.code).toBe(0)
+    expect(await readFile(join(folder, 'job-image/package/package.json'), 'utf8')).toBe(
+      readFileSync(join(ROOT, 'package.json'), 'utf8'),
+    )
+    // A tarball of another version: refused before anything is written.
+    const other = join(packs, 'other')
+    await mkdir(join(other, 'package'), { recursive: true })
+    await writeFile(
+      join(other, 'package/package.json'),
+      JSON.stringify({ name: 'olympe-deploy-actions', version: '0.9.0' }),
+    )
+    const tarball = join(packs, 'olympe-deploy-actions-0.9.0.tgz')
+    await capture('tar', ['-czf', tarball, '-C', other, 'package'], { env: ENV })
+    const refusedFolder = join(work, 'other-package')
+    const refused = await ciScript('catalog-layout.mjs', [
+      refusedFolder,
+      '--project-path',
+      CATALOG_PATH,
+      '--package',
+      tarball,
+    ])
+    expect(refused).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        `'${tarball}' holds olympe-deploy-actions@0.9.0, not olympe-deploy-actions@${VERSION}: ` +
+        'give the tarball of the version being laid out.\n',
+    })
+    await expect(readdir(refusedFolder)).rejects.toThrow(/ENOENT/)
   })
 
   test('lays out again over a clone of the catalog project: .git stays, the old layout goes', async () => {
@@ -175,35 +316,6 @@ describe('the laid-out catalog project run by gitlab-ci-local', () => {
       { origin: `https://gitlab.example.com/${CATALOG_PATH}.git`, copyFrom: { '.': laidOut() } },
     )
 
-  test('its tag pipeline runs the deploy component from templates/ as a dry run, then the release job', async () => {
-    const target = await catalogProject()
-    const run = await runPipeline(target, {
-      variables: { CI_COMMIT_TAG: VERSION, CATALOG_NPM_REGISTRY: registry.url },
-      env: { npm_config_cache: npmCache },
-    })
-    runs.push(run)
-    expect(outcome(run)).toEqual({ code: 0, tail: '' })
-    const dryRun = run.jobLogs['catalog-deploy-dry-run'] ?? ''
-    expect(dryRun).toContain(`npx --yes olympe-deploy-actions@${VERSION} deploy --dotenv`)
-    expect(dryRun).toContain('"image": "registry.example.com/catalog-check/frontend:1.0.0"')
-    expect(run.jobLogs['create-release']).toContain(
-      `Releasing ${CATALOG_PATH} ${VERSION} to the CI/CD catalog`,
-    )
-  }, 180_000)
-
-  test('no release without the package: a failed dry run stops the pipeline before the release job', async () => {
-    const target = await catalogProject()
-    const run = await runPipeline(target, {
-      // A registry that answers nothing: the package the components pin cannot be fetched.
-      variables: { CI_COMMIT_TAG: VERSION, CATALOG_NPM_REGISTRY: 'http://127.0.0.1:9/' },
-      env: { npm_config_cache: npmCache, npm_config_fetch_retries: '0' },
-    })
-    runs.push(run)
-    expect(run.code).not.toBe(0)
-    expect(run.jobLogs['catalog-deploy-dry-run']).toContain('http://127.0.0.1:9/')
-    expect(run.jobLogs['create-release']).toBeUndefined()
-  }, 180_000)
-
   test('it has no job outside tag pipelines', async () => {
     expect(await listJobs(await catalogProject())).toEqual([])
   }, 120_000)
@@ -253,10 +365,12 @@ describe('the laid-out catalog project run by gitlab-ci-local', () => {
       expect(clones.length).toBeGreaterThan(0)
     }, 120_000)
 
-    test('its deploy job runs the package version the release pins', async () => {
+    test('its deploy job, in an image without the package, fetches the version the release pins with npx', async () => {
       const target = await consumer(
         'stages: [deploy]\ninclude:\n' +
           include('deploy', {
+            // The npx path: an image of the user's choice, not the job image.
+            image: 'node:24-slim',
             'frontend-image': 'registry.example.com/shop/frontend:2.0.0',
             'backend-images': 'registry.example.com/shop/backend:2.0.0',
             'dry-run': true,
@@ -275,14 +389,16 @@ describe('the laid-out catalog project run by gitlab-ci-local', () => {
       runs.push(run)
       expect(outcome(run)).toEqual({ code: 0, tail: '' })
       const log = run.jobLogs['olympe-deploy'] ?? ''
-      expect(log).toContain(`npx --yes olympe-deploy-actions@${VERSION} deploy --dotenv`)
+      expect(log).toContain(
+        `olympe-deploy ${VERSION} runs as: npx --yes olympe-deploy-actions@${VERSION}\n`,
+      )
       expect(log).toContain('"image": "registry.example.com/shop/frontend:2.0.0"')
     }, 180_000)
   })
 
   // Last on purpose: it reads what every run above printed.
   test('no job log or output holds a secret', () => {
-    expect(runs.length).toBe(3)
+    expect(runs.length).toBe(1)
     expectNoSecrets(logsOf(runs), [TOKEN, WEBHOOK_TOKEN])
   })
 })

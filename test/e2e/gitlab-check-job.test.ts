@@ -70,12 +70,12 @@ async function checkJob(
 const printed = (run: PipelineRun): string[] =>
   (run.jobLogs['olympe-check'] ?? '').split('\n').filter((line) => !line.startsWith('$ '))
 
-/** The line each step printed first, after its `$ npx … <action> --check-only` line. */
+/** The line each step printed first, after its `$ $OLYMPE_DEPLOY <action> --check-only` line. */
 function firstLines(run: PipelineRun): Record<string, string> {
   const lines = (run.jobLogs['olympe-check'] ?? '').split('\n')
   const first: Record<string, string> = {}
   lines.forEach((line, index) => {
-    const action = /^\$ npx --yes olympe-deploy-actions@\S+ (\S+) --check-only/.exec(line)?.[1]
+    const action = /^\$ \$OLYMPE_DEPLOY (\S+) --check-only/.exec(line)?.[1]
     if (action) first[action] = lines[index + 1] ?? ''
   })
   return first

