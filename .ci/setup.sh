@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
 # Installs and starts what the test suites use on a fresh Debian machine (run as root): a Docker
 # engine (and the registry, htpasswd and busybox the tests build on), git's http-backend, rsync and
-<<<<<<< HEAD
-# the tools gitlab-ci-local needs, and mmdebstrap for the job image's Debian base. Idempotent: a
-# second run only checks.
-=======
-# the tools gitlab-ci-local needs, and cosign. Idempotent: a second run only checks.
->>>>>>> main
+# the tools gitlab-ci-local needs, cosign, and mmdebstrap for the job image's Debian base.
+# Idempotent: a second run only checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive

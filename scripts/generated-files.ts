@@ -1,5 +1,6 @@
 import { renderPerformance, type BenchResults } from '../bench/report.js'
 import { ACTION_DEFINITIONS, ROOT_ACTION } from '../src/core/action-list.js'
+import { outcomesTable } from '../src/core/deploy/outcomes.js'
 import { snapshotConfigJsonSchema } from '../src/core/snapshot/json-schema.js'
 import { renderActionReadme } from './render/action-readme.js'
 import { renderActionYml } from './render/action-yml.js'
@@ -29,6 +30,13 @@ export async function generatedFiles(
     text = replaceBetweenMarkers(text, `${id} outputs`, renderOutputsTable(definition), guide)
     files[guide] = text
   }
+  // The rollout's outcomes, from their one definition, in the deploy guide.
+  files['docs/deploy.md'] = replaceBetweenMarkers(
+    files['docs/deploy.md'] ?? '',
+    'rollout outcomes',
+    outcomesTable(),
+    'docs/deploy.md',
+  )
   // The GitLab templates pin the package version they run: the one being built.
   const { version } = JSON.parse(await read('package.json')) as { version: string }
   let gitlabReadme = await read('gitlab/README.md')

@@ -1,6 +1,7 @@
 import * as buildImages from './actions/build-images.js'
 import * as deploy from './actions/deploy.js'
 import * as snapshot from './actions/snapshot.js'
+import { EXIT_CODES } from './core/shared/exit-codes.js'
 import { PACKAGE } from './platform/package-info.js'
 import type { Invocation } from './platform/start.js'
 
@@ -19,9 +20,6 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   deploy: { about: deploy.deployAction.definition.description, run: deploy.run },
 }
 
-/** A command line used wrongly (no command, an unknown one): the usual exit status for it. */
-const USAGE_ERROR = 2
-
 /**
  * `olympe-deploy <command> [--<input> <value>]...`: GitLab jobs and people run the actions
  * here, from the very bundle the GitHub runner runs.
@@ -38,7 +36,7 @@ export async function runCommandLine(argv: readonly string[]): Promise<void> {
   }
   if (command === undefined) {
     process.stderr.write(`Error: no command given.\n\n${commandsUsage()}\n`)
-    process.exitCode = USAGE_ERROR
+    process.exitCode = EXIT_CODES.usage
     return
   }
   const chosen = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined
@@ -48,7 +46,7 @@ export async function runCommandLine(argv: readonly string[]): Promise<void> {
     process.stderr.write(
       `Error: unknown command (not shown: it may be a secret). The first argument must be one of: ${Object.keys(COMMANDS).join(', ')}.\n\n${commandsUsage()}\n`,
     )
-    process.exitCode = USAGE_ERROR
+    process.exitCode = EXIT_CODES.usage
     return
   }
   await chosen.run({ argv: rest })
@@ -67,6 +65,8 @@ export function commandsUsage(): string {
     '',
     "Run 'olympe-deploy <command> --help' for a command's inputs.",
     "'olympe-deploy --version' prints the version.",
+    '',
+    `Exit codes: ${EXIT_CODES.success} done; ${EXIT_CODES.failure} failed; ${EXIT_CODES.usage} the command line used wrongly; ${EXIT_CODES.notLive} deployed, but not shown live (a rollout that awaits a promotion, or that nothing shows to serve the new build).`,
   ].join('\n')
 }
 

@@ -4,6 +4,8 @@
 //   <action> variables [with <input>=<value>…]   its INPUT_<NAME> job variables
 //   <action> exports [with <input>=<value>…]     the script line that exports its boolean inputs
 //   package.json version                         the `default:` of the `version` input
+//   not-live exit code                           `allow_failure:` with the command line's exit
+//                                                code for a deployment not shown live
 // Variables and exports may name several actions, `build-images+deploy`, for a job that runs them
 // all: one variable per input name, each `with` item set for every action that has that input,
 // and an error if two actions would need different values for the same variable (one shell, one
@@ -14,6 +16,7 @@ import { parseAllDocuments, stringify } from 'yaml'
 import { ACTION_DEFINITIONS } from '../../src/core/action-list.js'
 import { dotenvKey, inputEnvName } from '../../src/core/definition.js'
 import type { ActionDefinition, InputDocs } from '../../src/core/definition.js'
+import { EXIT_CODES } from '../../src/core/shared/exit-codes.js'
 import { tableCell } from '../../src/core/shared/markdown.js'
 
 export const GITLAB_TEMPLATES = ['snapshot', 'build-images', 'deploy', 'pipeline']
@@ -82,11 +85,13 @@ const yamlLines = (value: object): string[] =>
  */
 function regionLines(key: string, version: string, declared?: Set<string>): string[] | undefined {
   if (key === 'package.json version') return yamlLines({ default: version })
+  if (key === 'not-live exit code')
+    return yamlLines({ allow_failure: { exit_codes: [EXIT_CODES.notLive] } })
   const [ids = '', kind = '', word, ...items] = key.split(' ')
   const expected = kind === 'inputs' ? 'without' : 'with'
   if (!['inputs', 'variables', 'exports'].includes(kind) || (word ?? expected) !== expected)
     throw new Error(
-      `Unknown generated region '${key}': expected '<action> inputs [without <input>…]', '<action>[+<action>…] variables|exports [with <input>=<value>…]' or 'package.json version'.`,
+      `Unknown generated region '${key}': expected '<action> inputs [without <input>…]', '<action>[+<action>…] variables|exports [with <input>=<value>…]', 'package.json version' or 'not-live exit code'.`,
     )
   const members = ids.split('+').map((id) => {
     const { inputs } = action(id)

@@ -19,6 +19,7 @@ export const deployAction: Action<DeployInputName, CheckedDeploy> = {
     ...webhookUrlSecrets(raw['webhook-url']),
     ...loginSecrets(raw['registry-username'], raw['registry-password']),
     ...appUrlSecrets(raw['app-url']),
+    ...appUrlSecrets(raw['preview-url']),
     // A private key pasted where its public key belongs must not show in the log either.
     ...privateKeySecrets(raw['verify-signatures']),
   ],
@@ -31,13 +32,14 @@ export const deployAction: Action<DeployInputName, CheckedDeploy> = {
   cancelNote: () =>
     'If the deployment request had been sent, the platform may still carry it out: check the app before deploying again.',
   async run(checked, context, platform) {
-    await runDeploy(checked, context, {
+    const end = await runDeploy(checked, context, {
       ...platform,
       http: createHttpClient(USER_AGENT),
       clock: systemClock,
       files: nodeFiles,
       dockerConfigPath: jobDockerConfigPath(process.env),
     })
+    if (end.notLive !== undefined) platform.notLive(end.notLive)
   },
 }
 

@@ -7,6 +7,7 @@ import {
 } from '../core/definition.js'
 import type { CiContext } from '../core/shared/context.js'
 import { ActionError, CancelledError, InputError, errorMessage } from '../core/shared/errors.js'
+import { EXIT_CODES } from '../core/shared/exit-codes.js'
 import type { CommonPorts } from '../core/shared/ports.js'
 import { MIN_SECRET_LENGTH, actionSecrets, shortSecretInputs } from '../core/shared/secrets.js'
 import { StepCancellation } from '../tools/cancel.js'
@@ -20,6 +21,8 @@ export type PlatformPorts = Pick<
 > & {
   /** The step's cancellation: the tools stop their processes on it and register what to undo. */
   cancel: StepCancellation
+  /** The step is done, but not shown live (see StepEnd): it ends in the platform's warning state. */
+  notLive: (headline: string) => void
 }
 
 /** What the check phase may use of the platform; the action adds its Files port and clock. */
@@ -71,7 +74,7 @@ export async function runAction<I extends string, C extends Checked>(
     started = await startPlatform(definition, invocation, process.env, process.cwd())
   } catch (error) {
     process.stderr.write(`Error: ${errorMessage(error)}\n`)
-    process.exitCode = 1
+    process.exitCode = EXIT_CODES.failure
     return
   }
   if (!started) return
@@ -107,15 +110,18 @@ export async function runAction<I extends string, C extends Checked>(
       runtime.logger.info(CHECKED)
       return
     }
+    let notLive: string | undefined
     await action.run(checked, context, {
       logger: runtime.logger,
       reporter: runtime.reporter,
       redact,
       registerSecret,
       cancel,
+      notLive: (headline) => (notLive = headline),
     })
     // Finished as the signal came: the step still reports that it was cancelled.
     if (cancel.signal.aborted) throw cancel.signal.reason
+    if (notLive !== undefined) endNotLive(runtime, notLive)
   } catch (error) {
     const signal = cancel.cause
     if (signal === undefined) await reportFailure(runtime, definition.id, error)
@@ -139,7 +145,7 @@ function listenForCancel(
   const exitNow = (signal: string): void => {
     cancel.runAtExit()
     sayCancelled(signal)
-    process.exit(1)
+    process.exit(EXIT_CODES.failure)
   }
   const onSignal = (signal: NodeJS.Signals): void => {
     if (cancel.signal.aborted) {
@@ -172,7 +178,7 @@ async function reportCancel(
 ): Promise<void> {
   const message = cancelMessage(signal, note, error)
   runtime.logger.error(message, { title: `olympe ${actionId} cancelled` })
-  process.exitCode = 1
+  process.exitCode = EXIT_CODES.failure
   if (runtime.kind === 'github') {
     await runtime.reporter.summary({
       heading: `olympe ${actionId} cancelled`,
@@ -181,13 +187,26 @@ async function reportCancel(
   }
 }
 
+/**
+ * Done, but not shown live: GitHub has no state between green and red, so the step ends green
+ * with the warning it printed and its summary's headline; the command line ends with an exit
+ * code of its own, which the GitLab templates allow, so that the job passes with warnings.
+ */
+function endNotLive(runtime: Runtime, headline: string): void {
+  if (runtime.kind === 'github') return
+  process.exitCode = EXIT_CODES.notLive
+  runtime.logger.info(
+    `${headline}: exit code ${EXIT_CODES.notLive}, which the GitLab templates allow (allow_failure: exit_codes), so that the job passes with warnings.`,
+  )
+}
+
 const CHECKED =
   "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true."
 
 /** An error annotation with a title that names the failed input, exit code 1, and the summary. */
 async function reportFailure(runtime: Runtime, actionId: string, error: unknown): Promise<void> {
   runtime.logger.error(failureMessage(error), { title: failureTitle(actionId, error) })
-  process.exitCode = 1
+  process.exitCode = EXIT_CODES.failure
   if (!isExpected(error) && error instanceof Error && error.stack) runtime.logger.debug(error.stack)
   // The job page shows summaries first: say there too why the step failed.
   if (runtime.kind === 'github') {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import * as http from 'node:http'
 import * as https from 'node:https'
 import type { Socket } from 'node:net'
@@ -80,13 +81,14 @@ function send(client: ActionsHttpClient, request: HttpRequest): Promise<HttpResp
         settle(classify(error ?? new Error('no response'), progress, overTls))
         return
       }
-      readBody(response.message, request.maxBodyBytes, request.stopAtLimit === true).then(
-        ({ body, truncated }) =>
+      readBody(response.message, request).then(
+        ({ body, truncated, sha256 }) =>
           settle({
             status: response.message.statusCode ?? 0,
             headers: flatHeaders(response.message.headers),
             body,
             bodyTruncated: truncated,
+            ...(sha256 ? { bodySha256: sha256 } : {}),
           }),
         (failure: unknown) =>
           settle(
@@ -166,15 +168,23 @@ function watchSocket(socket: Socket, progress: Progress): void {
 
 function readBody(
   response: http.IncomingMessage,
-  maxBytes: number,
-  stopAtLimit: boolean,
-): Promise<{ body: string; truncated: boolean }> {
+  request: Pick<HttpRequest, 'maxBodyBytes' | 'stopAtLimit' | 'hashBody'>,
+): Promise<{ body: string; truncated: boolean; sha256?: string }> {
+  const { maxBodyBytes: maxBytes } = request
+  const stopAtLimit = request.stopAtLimit === true
+  const hash = request.hashBody ? createHash('sha256') : undefined
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let kept = 0
     let truncated = false
-    const done = (): void => resolve({ body: Buffer.concat(chunks).toString('utf8'), truncated })
+    const done = (): void => {
+      const body = Buffer.concat(chunks).toString('utf8')
+      // A body cut at the limit was not read whole: its digest would be of a part.
+      const whole = hash && !(truncated && stopAtLimit)
+      resolve({ body, truncated, ...(whole ? { sha256: hash.digest('hex') } : {}) })
+    }
     response.on('data', (chunk: Buffer) => {
+      hash?.update(chunk)
       const part = chunk.subarray(0, Math.max(0, maxBytes - kept))
       truncated ||= part.length < chunk.length
       if (part.length > 0) chunks.push(part)

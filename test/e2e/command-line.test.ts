@@ -36,6 +36,10 @@ describe('olympe-deploy', () => {
     const run = await olympeDeploy('--help')
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' })
     for (const line of COMMAND_LINES) expect(run.stdout).toContain(line)
+    // Every exit code, so that a GitLab job's allow_failure can name the one it allows.
+    expect(run.stdout).toContain(
+      'Exit codes: 0 done; 1 failed; 2 the command line used wrongly; 80 deployed, but not shown live (a rollout that awaits a promotion, or that nothing shows to serve the new build).',
+    )
   })
 
   test("<command> --help: that command's inputs, and nothing runs", async () => {

@@ -93,7 +93,7 @@ describe('the rollout watch, through the deploy bundle', () => {
     expect(run.summary).toContain('### Olympe rollout: live')
     expect(run.summary).toContain(`| Versions served | ${OLD}, ${NEW} |`)
     expect(run.summary).toContain(`- [App (live)](${app.url})`)
-    expect(run.summary).toMatch(/\| \+\d+ s \| first answer with 1\.4\.0 \|/)
+    expect(run.summary).toMatch(/\| \+\d+ s \| first answer with this build \(1\.4\.0\) \|/)
     // Every poll unique and uncached.
     const queries = app.requests
       .filter((request) => request.route === 'version')
@@ -119,7 +119,7 @@ describe('the rollout watch, through the deploy bundle', () => {
       ),
     ])
     expect(run.outputs).toMatchObject({ rollout: 'timed-out', 'live-version': OLD })
-    expect(run.summary).toContain('### Olympe rollout: timed-out')
+    expect(run.summary).toContain('### Not live: timed out')
     expect(run.summary).toContain('### olympe deploy failed')
   })
 

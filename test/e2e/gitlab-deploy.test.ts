@@ -14,6 +14,7 @@ import { Cleanup } from '../helpers/cleanup.js'
 import {
   component,
   createGitlabProject,
+  jobState,
   listJobs,
   logsOf,
   outcome,
@@ -239,7 +240,8 @@ describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
       variables: { WEBHOOK_URL: webhook.url.replace(HOOK_PATH, '/hooks/unknown') },
     })
 
-    expect(run.code).not.toBe(0)
+    // Exit code 1, which the job's allow_failure does not list (see jobState).
+    expect(jobState(run, 'olympe-deploy')).toBe('FAIL')
     expect(run.jobLogs['olympe-deploy']).toMatch(/404/)
   })
 
@@ -307,6 +309,74 @@ describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
     expect(app.requests.every((request) => request.headers.authorization === basic)).toBe(true)
   })
 
+  describe('not live: the job passes with warnings, the pipeline goes on', () => {
+    // A job of the next stage shows whether the pipeline went on.
+    const NEXT_JOB = 'after-deploy:\n  stage: .post\n  script: [echo the pipeline went on]\n'
+    const watched = (inputs: Record<string, string | number>): string =>
+      ciFile(
+        deployInclude({
+          'frontend-image': FRONTEND,
+          'app-url': app.url,
+          'poll-seconds': 1,
+          'wait-minutes': 0.1,
+          ...inputs,
+        }),
+      ) + NEXT_JOB
+    const deployed = (): void => {
+      webhook.respondWith((request, index, res) => {
+        if (request.path === HOOK_PATH) app.deployed()
+        void (request.path === HOOK_PATH ? answer(200) : answer(404))(request, index, res)
+      })
+    }
+
+    test.each<[string, Record<string, string>, string, string]>([
+      [
+        'awaiting-promotion',
+        { 'promotion-mode': 'manual', 'expected-version': '1.4.0' },
+        'Not live: awaiting promotion',
+        "The app at APP did not serve this build within 'wait-minutes' (6 s), and the promotion mode is manual: the new version may be waiting for someone to promote it on the platform, or the rollout may never have reached the app; without 'preview-url'",
+      ],
+      [
+        'unverified',
+        { 'promotion-mode': 'auto' },
+        'Not verified: the expected version is unknown',
+        "Not verified: the app at APP answers with a healthy status (last seen: version 1.3.0, status HTTP 200), but the version this deployment brings is unknown (the labels of '127.0.0.1:5000/acme/shop/frontend:main-1a2b3c4' could not be read: the registry was not asked ('verify-images: false'))",
+      ],
+    ])('%s: exit code 80, allowed', async (outcome, inputs, headline, message) => {
+      app.play(rollout('1.3.0', () => serving('1.3.0')))
+      deployed()
+      const target = await project({ '.gitlab-ci.yml': watched(inputs) })
+      const run = await pipeline(target)
+
+      expect(jobState(run, 'olympe-deploy')).toBe('WARN')
+      expect(jobState(run, 'after-deploy')).toBe('PASS')
+      expect(run.code).toBe(0)
+      const log = run.jobLogs['olympe-deploy'] ?? ''
+      expect(log).toContain(`Warning: ${message.replace('APP', app.url)}`)
+      expect(log).toContain(
+        `${headline}: exit code 80, which the GitLab templates allow (allow_failure: exit_codes), so that the job passes with warnings.`,
+      )
+      expect(Object.values(run.dotenvReports).join('')).toContain(
+        `OLYMPE_DEPLOY_ROLLOUT=${outcome}\n`,
+      )
+    })
+
+    test('timed out: exit code 1, which is not allowed: the job fails', async () => {
+      app.play(rollout('1.3.0', () => serving('1.3.0')))
+      deployed()
+      const target = await project({
+        '.gitlab-ci.yml': watched({ 'promotion-mode': 'auto', 'expected-version': '1.4.0' }),
+      })
+      const run = await pipeline(target)
+
+      expect(jobState(run, 'olympe-deploy')).toBe('FAIL')
+      expect(run.jobLogs['olympe-deploy']).toContain(
+        `Error: The app at ${app.url} did not serve 1.4.0 within 'wait-minutes' (6 s)`,
+      )
+      // The job's state, not gitlab-ci-local's exit code: see jobState.
+    })
+  })
+
   describe('the image check, with the GitLab registry login the template passes by default', () => {
     /** GitLab's predefined registry variables, as a job on the project's registry has them. */
     const gitlabRegistry = (): Record<string, string> => ({
@@ -341,7 +411,7 @@ describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
       })
       const run = await pipeline(target, { variables: gitlabRegistry() })
 
-      expect(run.code).not.toBe(0)
+      expect(jobState(run, 'olympe-deploy')).toBe('FAIL')
       expect(run.jobLogs['olympe-deploy']).toContain(
         `The frontend image '${missing}' does not exist in registry '${images.host}' (HTTP 404, MANIFEST_UNKNOWN)`,
       )

@@ -10,8 +10,10 @@ import {
   createGitlabProject,
   listEnvironments,
   listJobs,
+  previewPipeline,
   type GitlabProject,
 } from '../helpers/gitlab-ci-local.js'
+import { EXIT_CODES } from '../../src/core/shared/exit-codes.js'
 import { ROOT } from '../helpers/run-action.js'
 
 let project: GitlabProject
@@ -61,6 +63,26 @@ describe('the example .gitlab-ci.yml', () => {
   test('the deploy job records its deployments in the production environment', async () => {
     const push = { variables: { CI_PIPELINE_SOURCE: 'push' } }
     expect(await listEnvironments(project, push)).toEqual({ 'olympe-deploy': 'production' })
+  })
+
+  test('the deploy job watches the app at $APP_URL, with the registry login that reads the expected version', async () => {
+    const jobs = await previewPipeline(project, { variables: { CI_PIPELINE_SOURCE: 'push' } })
+    const deploy = jobs['olympe-deploy'] as {
+      variables: Record<string, string>
+      allow_failure: unknown
+      environment: unknown
+    }
+    expect(deploy.variables).toMatchObject({
+      INPUT_APP_URL: '$APP_URL',
+      INPUT_VERIFY_IMAGES: 'auto',
+      INPUT_REGISTRY: '$CI_REGISTRY',
+      INPUT_REGISTRY_USERNAME: '$CI_REGISTRY_USER',
+      INPUT_REGISTRY_PASSWORD: '$CI_REGISTRY_PASSWORD',
+      INPUT_WAIT_MINUTES: '30',
+    })
+    // Not live (awaiting a promotion, unverified): passed with warnings, not green.
+    expect(deploy.allow_failure).toEqual({ exit_codes: [EXIT_CODES.notLive] })
+    expect(deploy.environment).toEqual({ name: 'production', url: '$OLYMPE_DEPLOY_URL' })
   })
 
   test('the nightly schedule only snapshots', async () => {

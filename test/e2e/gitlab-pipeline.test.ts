@@ -244,7 +244,8 @@ describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine',
           'dist/web/index.html',
         ]),
       )
-      expect(kept.filter((file) => !file.startsWith('dist/'))).toEqual([])
+      // And the lock file npm installed from, where the images job reads Draw's version.
+      expect(kept.filter((file) => !file.startsWith('dist/'))).toEqual(['package-lock.json'])
       // The build job built the code as data: its image job does not build it again.
       expect(run.jobLogs['olympe-codeasdata-image']).not.toContain('fake toolkit')
       expect(proxy.connections()).toBeGreaterThan(0)
@@ -282,7 +283,13 @@ describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine',
         { name: 'olympe-build', stage: 'build', when: 'on_success', allowFailure: false },
         { name: 'olympe-images', stage: 'build', when: 'on_success', allowFailure: false },
         { name: 'olympe-codeasdata-image', stage: 'build', when: 'manual', allowFailure: true },
-        { name: 'olympe-deploy', stage: 'deploy', when: 'on_success', allowFailure: false },
+        // Exit code 80 (not live: awaiting a promotion, or unverified) passes with warnings.
+        {
+          name: 'olympe-deploy',
+          stage: 'deploy',
+          when: 'on_success',
+          allowFailure: { exit_codes: [80] },
+        },
       ])
       const before = await docker.registry.tags('acme/shop/codeasdata')
       const run = await pipeline(project)

@@ -56,6 +56,8 @@ let suite: DockerSuite
 let hooks: Record<'staging' | 'production', WebhookServer>
 /** The production app, whose version.json follows the production webhook's POST. */
 let app: AppServer
+/** Staging's app, whose version.json follows the staging webhook's POST. */
+let stagingApp: AppServer
 let lockFile: string
 const runs: WorkflowRun[] = []
 const homes: string[] = []
@@ -70,8 +72,10 @@ beforeAll(async () => {
     'staging webhook': startWebhookServer(undefined, PATHS.staging),
     'production webhook': startWebhookServer(undefined, PATHS.production),
     'production app': startAppServer(),
+    'staging app': startAppServer(),
   })
   app = started['production app']
+  stagingApp = started['staging app']
   registry = started['template registry']
   suite = started['docker suite']
   hooks = { staging: started['staging webhook'], production: started['production webhook'] }
@@ -137,7 +141,10 @@ function github(
 
 async function run(file: string, options: WorkflowRunOptions): Promise<WorkflowRun> {
   // Each run starts with no request received.
-  hooks.staging.respondWith(answer(200))
+  hooks.staging.respondWith((request, index, res) => {
+    stagingApp.deployed()
+    void answer(200)(request, index, res)
+  })
   hooks.production.respondWith((request, index, res) => {
     app.deployed()
     void answer(200)(request, index, res)
@@ -404,13 +411,33 @@ describe('promote.yml and rollback.yml', () => {
       const options = github(project, { name: 'push', branch: 'main', defaultBranch: 'main' })
       repository = options.repository
       tag = `main-${project.sha.slice(0, 7)}`
-      const result = await run('promote.yml', options)
+      // Each environment's app serves the new version once its webhook accepted it; each
+      // environment's APP_URL names it.
+      for (const each of [stagingApp, app]) each.play(rollout('1.3.9', () => version('1.4.0')))
+      const result = await run('promote.yml', {
+        ...options,
+        environmentVars: { staging: { APP_URL: stagingApp.url }, production: { APP_URL: app.url } },
+      })
 
       expect(results(result)).toEqual({
         images: 'success',
         staging: 'success',
         production: 'success',
       })
+      // Watched as shipped: the version to expect read from the frontend image's label with the
+      // registry login, and live in staging before production started.
+      expect(result.jobs.staging?.outputs).toEqual({ rollout: 'live' })
+      const deploys = result.steps.filter((step) => step.step === 'deploy')
+      expect(deploys.map((step) => [step.job, step.code])).toEqual([
+        ['staging', 0],
+        ['production', 0],
+      ])
+      for (const step of deploys)
+        expect(step.texts.stdout).toContain(
+          `Expected version: 1.4.0 (from the org.opencontainers.image.version label of '${suite.registry.host}/`,
+        )
+      expect(stagingApp.served.slice(-2)).toEqual(['1.4.0', '1.4.0'])
+      expect(app.served.slice(-2)).toEqual(['1.4.0', '1.4.0'])
       expect(result.jobs.images?.setupNode?.cache).toBe('npm')
       expect(await npmInstalls(join(project.home, '.npm'))).toEqual(['ci'])
       expect(await installedDraw(project)).toBe(STAND_IN_VERSIONS.draw)

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
+import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
 import { Cleanup } from '../helpers/cleanup.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { DRAW_PASSWORD, DRAW_USERNAME, IDS, PLATFORM_STATE } from '../helpers/fake-toolkit.js'
@@ -21,6 +22,7 @@ import { startGitServer, type GitServer } from '../helpers/git-server.js'
 import {
   component,
   createGitlabProject,
+  jobState,
   listEnvironments,
   listJobs,
   logsOf,
@@ -32,6 +34,7 @@ import {
   type PipelineOptions,
   type PipelineRun,
 } from '../helpers/gitlab-ci-local.js'
+import { ROOT } from '../helpers/run-action.js'
 import { run as runProcess } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { ensureTemplateBaseImages } from '../helpers/template-base-images.js'
@@ -62,6 +65,8 @@ let registry: TemplateRegistry
 let docker: DockerSuite
 let webhook: WebhookServer
 let gitServer: GitServer
+/** The production app, whose version.json follows the webhook's POST. */
+let app: AppServer
 let lockFile: string
 let scratch: string
 let templateIgnore: string
@@ -77,7 +82,9 @@ beforeAll(async () => {
     'docker suite': startDockerSuite(),
     webhook: startWebhookServer(undefined, HOOK_PATH),
     'git server': startGitServer({ token: GIT_TOKEN }),
+    app: startAppServer(),
   })
+  app = started.app
   registry = started['template registry']
   docker = started['docker suite']
   webhook = started.webhook
@@ -140,6 +147,7 @@ async function pipeline(
   options: PipelineOptions = {},
 ): Promise<PipelineRun> {
   webhook.respondWith((_request, _index, res) => {
+    app.deployed()
     res.writeHead(200, { 'Content-Type': 'application/json' })
     res.end('{"message":"success"}')
   })
@@ -302,6 +310,107 @@ describe('gitlab/pipeline.yml on the template, on master', () => {
       expectNoSecrets(logsOf([result]), registry.secrets)
     },
     JOB_MS + CHECKS_MS,
+  )
+})
+
+/** The image's labels in the registry, by kind, for the run's tag. */
+async function labelsOf(
+  project: GitlabProject,
+  kinds: string[],
+): Promise<Record<string, Record<string, string>>> {
+  const tag = `master-${(await headOf(project)).slice(0, 7)}`
+  const labels: Record<string, Record<string, string>> = {}
+  for (const kind of kinds)
+    labels[kind] =
+      (await docker.registry.manifest(`${PROJECT_PATH}/${kind}`, tag)).config.Labels ?? {}
+  return labels
+}
+
+const LOCK_ENTRY = 'packages["node_modules/@olympeio/draw"].version'
+
+describe('on a real runner: each job gets only the artifacts of the jobs it needs', () => {
+  test(
+    'examples/gitlab/.gitlab-ci.yml as shipped, no lock file: draw_version from the lock file the build handed over; the deploy watches APP_URL until live',
+    async () => {
+      const example = await readFile(join(ROOT, 'examples/gitlab/.gitlab-ci.yml'), 'utf8')
+      // The published form `<group>/olympe-deploy-actions/<name>@<version>` becomes this commit's.
+      const local = example.replace(
+        /<group>\/olympe-deploy-actions\/([a-z-]+)@[0-9.]+/g,
+        `${PROJECT_PATH}/$1@$CI_COMMIT_SHA`,
+      )
+      expect(local).not.toBe(example)
+      const project = await templateProject(local)
+      // The app served the template's previous release, then this build's version.
+      app.play(rollout('2.14.9', () => version('2.15.0')))
+      const result = await pipeline(project, {
+        isolated: true,
+        // The variables the example says to set, with GitLab's own registry ones.
+        variables: {
+          APP_URL: app.url,
+          CI_REGISTRY: docker.registry.host,
+        },
+      })
+
+      expect(outcome(result)).toEqual({ code: 0, tail: '' })
+      for (const job of ['olympe-check', 'olympe-build', 'olympe-images', 'olympe-deploy'])
+        expect({ job, state: jobState(result, job) }).toEqual({ job, state: 'PASS' })
+      // The images job had no node_modules: Draw's version came from the lock file npm install
+      // wrote in the build job, which handed it over with dist/.
+      expect(printed(result.jobLogs['olympe-images'])).toContain(
+        `draw_version ${STAND_IN_VERSIONS.draw} (from '${LOCK_ENTRY}' in package-lock.json)`,
+      )
+      const labels = await labelsOf(project, ['frontend', 'backend'])
+      for (const kind of ['frontend', 'backend'])
+        expect({ kind, draw: labels[kind]?.draw_version }).toEqual({
+          kind,
+          draw: STAND_IN_VERSIONS.draw,
+        })
+      const served = JSON.parse(
+        labels.frontend?.['io.olympe.deploy-actions.served-files'] ?? '{}',
+      ) as Record<string, string>
+      expect(Object.keys(served)).toEqual(['index.html', 'main.js', 'version.json'])
+      // The deploy job read the version to expect from the frontend image's label, with the
+      // registry login the pipeline passes, and watched the app until it served it.
+      const deploy = printed(result.jobLogs['olympe-deploy'])
+      expect(deploy).toContain(
+        `Expected version: 2.15.0 (from the org.opencontainers.image.version label of '${docker.registry.host}/${PROJECT_PATH}/frontend:master-`,
+      )
+      expect(deploy).toContain(`The app at ${app.url} serves 2.15.0: live`)
+      expect(Object.values(result.dotenvReports).join('')).toContain('OLYMPE_DEPLOY_ROLLOUT=live\n')
+      // The environment's link is the app: app-url without its credentials, from the dotenv report.
+      expect(Object.values(result.dotenvReports).join('')).toContain(
+        `OLYMPE_DEPLOY_URL=${app.url}\n`,
+      )
+    },
+    PIPELINE_MS + CHECKS_MS,
+  )
+
+  test(
+    'a committed lock file: the images job reads draw_version from it',
+    async () => {
+      const project = await templateProject(
+        pipelineCi({ registry: docker.registry.host, npmrc: '$OLYMPE_NPMRC' }),
+        { lock: true },
+      )
+      const result = await pipeline(project, {
+        isolated: true,
+        jobs: ['olympe-build', 'olympe-images'],
+        timeoutMs: PIPELINE_MS,
+      })
+
+      expect(outcome(result)).toEqual({ code: 0, tail: '' })
+      expect(await npmInstalls(lastCache())).toEqual(['ci'])
+      expect(printed(result.jobLogs['olympe-images'])).toContain(
+        `draw_version ${STAND_IN_VERSIONS.draw} (from '${LOCK_ENTRY}' in package-lock.json)`,
+      )
+      const labels = await labelsOf(project, ['frontend', 'backend'])
+      for (const kind of ['frontend', 'backend'])
+        expect({ kind, draw: labels[kind]?.draw_version }).toEqual({
+          kind,
+          draw: STAND_IN_VERSIONS.draw,
+        })
+    },
+    PIPELINE_MS + CHECKS_MS,
   )
 })
 

@@ -374,8 +374,23 @@ describe('environments, promotion and rollback', () => {
     expect(workflow.jobs.staging).toMatchObject({ needs: 'images', ...linked('staging') })
     expect(workflow.jobs.production).toMatchObject({
       needs: ['images', 'staging'],
+      // Green on GitHub is not live: only a staging that serves the new build lets it start.
+      if: "needs.staging.outputs.rollout == 'live'",
       ...linked('production'),
     })
+    // Each deploy watches APP_URL, with the registry login that reads the frontend's labels.
+    for (const stage of ['staging', 'production']) {
+      const deploy = workflow.jobs[stage]?.steps?.find((step) => step.id === 'deploy')
+      expect({ stage, with: deploy?.with }).toMatchObject({
+        stage,
+        with: {
+          'app-url': '${{ vars.APP_URL }}',
+          registry: "${{ vars.OLYMPE_REGISTRY || 'ghcr.io' }}",
+          'registry-username': '${{ secrets.REGISTRY_USERNAME || github.actor }}',
+          'registry-password': '${{ secrets.REGISTRY_PASSWORD || secrets.GITHUB_TOKEN }}',
+        },
+      })
+    }
   })
 
   // A tag is typed in the "Run workflow" form: a line break in it must not become a line of the

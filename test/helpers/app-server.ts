@@ -1,6 +1,10 @@
 // An Olympe app played on loopback for the rollout watch: `/version.json` and
 // `/OlympeServer/status` answer as a script says, and the script's clock starts when the
 // platform's webhook accepts a deployment (call `deployed()` from the webhook's responder).
+// `site()` plays a whole frontend as Olympe's nginx serves it: version.json, index.html that
+// loads `main.js?v=<version>` (the official template's, not content-hashed), and main.js, each
+// with nginx's ETag and Last-Modified, and a 304 for a conditional request that matches.
+import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 
@@ -13,6 +17,8 @@ export interface AppRequest {
   afterDeployMs?: number
   /** For a version.json request after the deployment: 1 for the first, 2 for the next… */
   poll?: number
+  /** The status it was answered with. */
+  status?: number
 }
 
 export interface Reply {
@@ -82,6 +88,7 @@ export async function startAppServer(): Promise<AppServer> {
     requests.push(request)
     const reply = script(request)
     if (reply === 'hang') return
+    request.status = reply.status
     if (route === 'version') served.push(versionOf(reply))
     res.writeHead(reply.status, reply.headers ?? {})
     res.end(reply.body ?? '')
@@ -121,4 +128,85 @@ function versionOf(reply: Reply): string {
     // not a version file
   }
   return `HTTP ${reply.status}`
+}
+
+/** A frontend build as the official template's webpack build leaves it in dist/web. */
+export interface FrontendBuild {
+  version: string
+  /** main.js: new code makes a new one, whether the version was bumped or not. */
+  code: string
+  /** When its files were written: nginx's ETag and Last-Modified come from it. */
+  mtime: Date
+}
+
+/** The files of a build, path below the web root → text. */
+export function builtFiles(build: FrontendBuild): Record<string, string> {
+  return {
+    'version.json': `${JSON.stringify({ version: build.version, 'olympe-framework': '9.15.3' }, null, 4)}\n`,
+    'index.html': `<!doctype html>\n<html lang="en">\n  <head>\n    <title>Olympe</title>\n    <script type="text/javascript" src="main.js?v=${build.version}"></script>\n  </head>\n  <body></body>\n</html>\n`,
+    'main.js': build.code,
+  }
+}
+
+/** What build-images records in the frontend image's served-files label for this build. */
+export function servedFilesLabel(build: FrontendBuild): string {
+  const files = builtFiles(build)
+  const sorted = Object.keys(files)
+    .sort()
+    .map((path) => [
+      path,
+      `sha256:${createHash('sha256')
+        .update(files[path] ?? '')
+        .digest('hex')}`,
+    ])
+  return JSON.stringify(Object.fromEntries(sorted))
+}
+
+/**
+ * One file of the build as nginx serves it: `ETag: "<mtime hex>-<size hex>"`, `Last-Modified`;
+ * 304 when If-None-Match names that ETag, or, without If-None-Match, when If-Modified-Since is
+ * not older than the file. version.json and index.html say `Cache-Control: no-cache`, as
+ * Olympe's chart configures them.
+ */
+export function nginxFile(build: FrontendBuild, path: string, request: AppRequest): Reply {
+  const body = builtFiles(build)[path]
+  if (body === undefined) return { status: 404, body: 'not found' }
+  const seconds = Math.floor(build.mtime.getTime() / 1000)
+  const etag = `"${seconds.toString(16)}-${Buffer.byteLength(body).toString(16)}"`
+  const lastModified = new Date(seconds * 1000).toUTCString()
+  const headers: Record<string, string> = {
+    ETag: etag,
+    'Last-Modified': lastModified,
+    'Content-Type': path.endsWith('.json')
+      ? 'application/json'
+      : path.endsWith('.html')
+        ? 'text/html'
+        : 'application/javascript',
+    ...(path === 'main.js' ? {} : { 'Cache-Control': 'no-cache' }),
+  }
+  const match = request.headers['if-none-match']
+  const since = request.headers['if-modified-since']
+  const unchanged =
+    match !== undefined
+      ? match === etag
+      : since !== undefined && Date.parse(since) >= seconds * 1000
+  return unchanged ? { status: 304, headers } : { status: 200, headers, body }
+}
+
+/**
+ * An app whose frontend is `before` until the deployment, then the build `after` names for each
+ * request; its status route answers 200. Any other path is a 404.
+ */
+export function site(
+  before: FrontendBuild,
+  after: (request: AppRequest) => FrontendBuild = () => before,
+): AppScript {
+  return (request) => {
+    if (request.route === 'status') return status(200)
+    const build = request.afterDeployMs === undefined ? before : after(request)
+    const path = request.path
+      .replace(/\?.*$/, '')
+      .replace(/^.*?\/(version\.json|index\.html|main\.js)$/, '$1')
+    return nginxFile(build, path, request)
+  }
 }

@@ -2,6 +2,7 @@
 // free loopback port. Docker allows plain http for 127.0.0.1, so no TLS is needed, unless a test
 // wants a registry behind a private certificate authority (`tls`).
 import { spawn, type ChildProcess } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { request as httpsRequest } from 'node:https'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -61,6 +62,11 @@ export interface Registry {
   catalog(): Promise<string[]>
   tags(name: string): Promise<string[]>
   manifest(name: string, tag: string): Promise<ImageManifest>
+  /**
+   * Stores an image with these labels and no layers under `name:tag`, through the registry's
+   * API (no Docker): a frontend image as deploy reads it. Resolves to its manifest digest.
+   */
+  putImage(name: string, tag: string, labels: Record<string, string>): Promise<string>
   /** What the registry printed so far, for assertion messages. */
   logs(): string
 }
@@ -102,6 +108,7 @@ export function startRegistry(options: RegistryOptions): Promise<Registry> {
         return stringList(await jsonOf(response, `tags of ${name}`), 'tags')
       },
       manifest: (name, tag) => readManifest(get, name, tag),
+      putImage: (name, tag, labels) => putImage(url, options, name, tag, labels),
     }
   })
 }
@@ -226,6 +233,56 @@ function authorizedGet(url: string, auth: RegistryOptions, accept?: string): Pro
   const headers: Record<string, string> = { Authorization: `Basic ${credentials}` }
   if (accept) headers.Accept = accept
   return fetch(url, { headers })
+}
+
+async function putImage(
+  url: string,
+  auth: RegistryOptions,
+  name: string,
+  tag: string,
+  labels: Record<string, string>,
+): Promise<string> {
+  const authorization = `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`
+  const config = JSON.stringify({
+    architecture: 'amd64',
+    os: 'linux',
+    config: { Labels: labels },
+    rootfs: { type: 'layers', diff_ids: [] },
+  })
+  const configDigest = `sha256:${createHash('sha256').update(config).digest('hex')}`
+  const started = await fetch(`${url}/v2/${name}/blobs/uploads/`, {
+    method: 'POST',
+    headers: { Authorization: authorization },
+  })
+  const location = started.headers.get('location')
+  if (started.status !== 202 || !location)
+    throw new Error(`Registry upload of ${name} answered ${started.status}`)
+  const upload = new URL(location, url)
+  upload.searchParams.set('digest', configDigest)
+  const put = await fetch(upload, {
+    method: 'PUT',
+    headers: { Authorization: authorization, 'Content-Type': 'application/octet-stream' },
+    body: config,
+  })
+  if (put.status !== 201) throw new Error(`Registry blob PUT answered ${put.status}`)
+  const manifest = JSON.stringify({
+    schemaVersion: 2,
+    mediaType: MANIFEST_V2,
+    config: {
+      mediaType: 'application/vnd.docker.container.image.v1+json',
+      digest: configDigest,
+      size: Buffer.byteLength(config),
+    },
+    layers: [],
+  })
+  const stored = await fetch(`${url}/v2/${name}/manifests/${tag}`, {
+    method: 'PUT',
+    headers: { Authorization: authorization, 'Content-Type': MANIFEST_V2 },
+    body: manifest,
+  })
+  if (stored.status !== 201)
+    throw new Error(`Registry manifest PUT answered ${stored.status}: ${await stored.text()}`)
+  return `sha256:${createHash('sha256').update(manifest).digest('hex')}`
 }
 
 async function readManifest(get: Get, name: string, tag: string): Promise<ImageManifest> {

@@ -32,7 +32,13 @@ export function fakeNetwork(script: RegistryScript): FakeNetwork {
       request: (request) => {
         requests.push(request)
         const answer = script(request)
-        return answer instanceof HttpFailure ? Promise.reject(answer) : Promise.resolve(answer)
+        if (answer instanceof HttpFailure) return Promise.reject(answer)
+        // As the real client does: the digest of the whole body, when asked for.
+        const hashed =
+          request.hashBody && answer.bodySha256 === undefined
+            ? { bodySha256: createHash('sha256').update(answer.body).digest('hex') }
+            : {}
+        return Promise.resolve({ ...answer, ...hashed })
       },
     },
     clock: {

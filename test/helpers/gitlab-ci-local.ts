@@ -118,6 +118,12 @@ export interface PipelineOptions {
    * by default the jobs see GITLAB_CI=true, as on GitLab.
    */
   gitlabCiLocalDefaults?: boolean
+  /**
+   * Each job in a folder of its own with the repository's files and the artifacts of the jobs
+   * it needs, and nothing else, as on a real runner (`--shell-isolation`): no node_modules left
+   * by an earlier job.
+   */
+  isolated?: boolean
   timeoutMs?: number
   /**
    * Run each job in its `image:` with gitlab-ci-local's Docker executor instead of in the host's
@@ -162,12 +168,15 @@ function executorArgs(options: PipelineOptions): string[] {
 
 function cliArgs(project: GitlabProject, options: PipelineOptions): string[] {
   const args = [...executorArgs(options), '--no-color', '--max-job-name-padding', '0']
+  if (options.isolated && !options.docker) args.push('--shell-isolation')
   const variables = {
     // gitlab-ci-local says GITLAB_CI=false so that scripts can tell; the bundle must see GitLab.
     ...(options.gitlabCiLocalDefaults ? {} : { GITLAB_CI: 'true' }),
     // A job with `image:` keeps the container path (/builds/<path>) even when forced into the
-    // shell; a real runner's CI_PROJECT_DIR is the folder the job runs in.
-    ...(options.docker ? {} : { CI_PROJECT_DIR: project.dir }),
+    // shell; a real runner's CI_PROJECT_DIR is the folder the job runs in. Isolated, that is a
+    // folder per job, which one variable cannot name: `.`, the folder the job runs in. (Not
+    // empty: gitlab-ci-local strips `${CI_PROJECT_DIR}/` from artifact paths.)
+    ...(options.docker ? {} : { CI_PROJECT_DIR: options.isolated ? '.' : project.dir }),
     ...options.variables,
   }
   for (const [key, value] of Object.entries(variables)) args.push('--variable', `${key}=${value}`)
@@ -246,7 +255,8 @@ export interface ListedJob {
   name: string
   stage: string
   when: string
-  allowFailure: boolean
+  /** `allow_failure`: true, false, or the exit codes it allows. */
+  allowFailure: boolean | { exit_codes: number | number[] }
 }
 
 /** The jobs a pipeline would have, with their `when`, without running any. */
@@ -262,7 +272,7 @@ export async function listJobs(
     name: string
     stage: string
     when: string
-    allow_failure: boolean
+    allow_failure: ListedJob['allowFailure']
   }[]
   return jobs
     .filter((job) => job.when !== 'never')
@@ -285,10 +295,11 @@ export async function listEnvironments(
   const result = await gitlabCiLocal(project, ['--list'], options, 60_000)
   if (result.code !== 0) throw new Error(`gitlab-ci-local --list failed: ${result.stderr}`)
   // Rows are `name [description] stage when allow_failure [environment] [[needs]]`, padded to
-  // widths that the header does not always share: read the environment after allow_failure.
+  // widths that the header does not always share: read the environment after allow_failure
+  // (`true`, `false`, or the exit codes it allows, `[80]`).
   const environments: Record<string, string> = {}
   for (const line of result.stdout.split('\n')) {
-    const row = /^(\S+)\s.*?\s(?:true|false)\s+(.*?)\s*(?:\[[^\]]*\])?\s*$/.exec(line)
+    const row = /^(\S+)\s.*?\s(?:true|false|\[[\d,]+\])\s+(.*?)\s*(?:\[[^\]]*\])?\s*$/.exec(line)
     if (row?.[1] && row[2] && row[1] !== 'name') environments[row[1]] = row[2]
   }
   return environments
@@ -410,6 +421,19 @@ export function sampleOlympeProject(
       },
     },
   )
+}
+
+/**
+ * What gitlab-ci-local's summary says of a job: PASS, WARN (it failed with an exit code its
+ * `allow_failure` allows: "passed with warnings") or FAIL; undefined when it did not run. Read it
+ * rather than the process's exit code for a job with `allow_failure: exit_codes`: gitlab-ci-local
+ * 4.75 exits 0, and runs the later stages, after such a job whatever its exit code, where GitLab
+ * fails the job and the pipeline on any code it does not list.
+ */
+export function jobState(run: PipelineRun, job: string): 'PASS' | 'WARN' | 'FAIL' | undefined {
+  const escaped = job.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const found = new RegExp(`^ (PASS|WARN|FAIL) .*? ${escaped}(?: |$)`, 'm').exec(run.output)
+  return found?.[1] as 'PASS' | 'WARN' | 'FAIL' | undefined
 }
 
 /** `{code, tail}` for `toEqual({code: 0, tail: ''})`: a failure shows the end of the output. */

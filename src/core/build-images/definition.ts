@@ -1,6 +1,8 @@
 import type { ActionDefinition } from '../definition.js'
 import { registryInput } from '../registry/credentials.js'
+import { DRAW_VERSION_LABEL, OCI_LABELS } from '../shared/image-labels.js'
 import { CHECK_ONLY, flag, text } from '../shared/inputs.js'
+import { LOCK_ENTRY } from './draw-version.js'
 import {
   branches,
   buildArgs,
@@ -118,8 +120,7 @@ export const buildImagesDefinition = {
       parse: relativeFolder('code-as-data build output folder'),
     },
     'draw-version': {
-      description:
-        'Value of the `draw_version` label (the version of Draw, the design tool). Default, first found: `node_modules/@olympeio/draw/package.json` (`version`), `<codeasdata-sources>/version.json` (`drawVersion`, written by `buildCodeAsData`), then `<frontend-sources>/version.json` (`version`; the official template overwrites it with the project version, hence a warning). The log names the file used.',
+      description: `Value of the \`${DRAW_VERSION_LABEL}\` label (the version of Draw, the design tool). Default, first found: \`node_modules/@olympeio/draw/package.json\` (\`version\`), the lock file npm installed from (\`npm-shrinkwrap.json\`, else \`package-lock.json\`: \`${LOCK_ENTRY}\`; committed, or handed over by the build job), \`<codeasdata-sources>/version.json\` (\`drawVersion\`, written by \`buildCodeAsData\`), then \`<frontend-sources>/version.json\` (\`version\`; the official template overwrites it with the project version, hence a warning). The log names the file used.`,
       parse: drawVersion,
     },
     'allow-undeclared-sources-path': {
@@ -190,8 +191,7 @@ export const buildImagesDefinition = {
         'JSON list of the images built: `[{kind, reference, references, digest, size}]` (size in bytes, unpacked, as `docker image ls` counts it); `[]` when skipped.',
     },
     version: {
-      description:
-        "The project's version, the images' `org.opencontainers.image.version` label: the `version` of `<frontend-sources>/version.json`, else of the project's `package.json`; empty when neither has one. Deploy's `expected-version` defaults to that label.",
+      description: `The project's version, the images' \`${OCI_LABELS.version}\` label: the \`version\` of \`<frontend-sources>/version.json\`, else of the project's \`package.json\`; empty when neither has one. Deploy's \`expected-version\` defaults to that label.`,
     },
     reused: {
       description:

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { isAbsolute, join, normalize } from 'node:path'
 import { mapLimit } from '../shared/concurrency.js'
 import type { Files, TreeEntry } from '../shared/ports.js'
-import { OCI_LABELS } from './plan.js'
+import { OCI_LABELS } from '../shared/image-labels.js'
 
 /**
  * The fingerprint of an image: a digest of everything that goes into it, decided the way

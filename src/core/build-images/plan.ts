@@ -1,5 +1,12 @@
 import { join } from 'node:path'
 import { unique } from '../shared/collections.js'
+import {
+  DRAW_VERSION_LABEL,
+  OCI_LABELS,
+  SERVED_FILES_LABEL,
+  servedFilesLabel,
+  type ServedFiles,
+} from '../shared/image-labels.js'
 import type { CiContext } from '../shared/context.js'
 import type { ImageKind } from './image-kinds.js'
 import type { BuildCommand } from './docker-args.js'
@@ -32,17 +39,10 @@ export interface PlanFacts {
   drawVersion?: string
   /** The project's own version (see resolveAppVersion). */
   version?: string
+  /** What the frontend serves as built (see servedFiles): the frontend image's label. */
+  served?: ServedFiles
   now: Date
 }
-
-/** OCI annotation keys (opencontainers/image-spec annotations.md), read by registries and UIs. */
-export const OCI_LABELS = {
-  version: 'org.opencontainers.image.version',
-  source: 'org.opencontainers.image.source',
-  revision: 'org.opencontainers.image.revision',
-  created: 'org.opencontainers.image.created',
-} as const
-export const DRAW_VERSION_LABEL = 'draw_version'
 
 /** An image's Dockerfile, relative to the project: `<docker-folder>/<kind>.Dockerfile`. */
 export function dockerfilePath(
@@ -57,8 +57,13 @@ export function planImages(
   context: CiContext,
   facts: PlanFacts,
 ): ImagePlan[] {
-  const labels = imageLabels(context, facts)
+  const common = imageLabels(context, facts)
+  const served: Array<[string, string]> =
+    facts.served && Object.keys(facts.served).length > 0
+      ? [[SERVED_FILES_LABEL, servedFilesLabel(facts.served)]]
+      : []
   return inputs.images.map((kind) => {
+    const labels = kind === 'frontend' ? [...common, ...served] : common
     const references = facts.tags.map((tag) =>
       imageReference(inputs.registry, inputs.imageNames[kind], tag),
     )

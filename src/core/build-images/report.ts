@@ -1,3 +1,4 @@
+import { DRAW_VERSION_LABEL } from '../shared/image-labels.js'
 import type { Summary } from '../shared/ports.js'
 import type { BuiltImage } from './build.js'
 import type { BuildImagesOutputName } from './definition.js'
@@ -60,7 +61,7 @@ export function builtSummary(images: readonly BuiltImage[], facts: SummaryFacts)
   ])
   rows.push(['Branch', facts.branch])
   rows.push(['Version label', facts.version ?? 'none (no version found)'])
-  rows.push(['draw_version label', facts.drawVersion ?? 'none (no version found)'])
+  rows.push([`${DRAW_VERSION_LABEL} label`, facts.drawVersion ?? 'none (no version found)'])
   const notes: string[] = []
   if (!facts.pushed)
     notes.push('push is false: the images were built but not pushed, and have no digests.')

@@ -15,6 +15,13 @@ import { FALLBACK_DEFAULT_BRANCH } from './gate.js'
 import { looksSecret } from './input-parsers.js'
 import { repeatedNamespace } from './image-names.js'
 import { planImages, type ImagePlan } from './plan.js'
+import { servedFiles } from './served-files.js'
+import {
+  DRAW_VERSION_LABEL,
+  OCI_LABELS,
+  SERVED_FILES_LABEL,
+  type ServedFiles,
+} from '../shared/image-labels.js'
 import { preflight } from './preflight.js'
 import { reuseUnchanged } from './reuse.js'
 import { checkCopiedSize } from './sources-path.js'
@@ -151,12 +158,13 @@ async function plan(
     },
     ports.files,
   )
-  for (const note of lookup.notes) logger.warning(`Not used for the draw_version label: ${note}.`)
+  for (const note of lookup.notes)
+    logger.warning(`Not used for the ${DRAW_VERSION_LABEL} label: ${note}.`)
   if (lookup.found?.doubtful) logger.warning(drawVersionMessage(lookup.found))
   else if (lookup.found) logger.info(drawVersionMessage(lookup.found))
   else
     logger.info(
-      `No draw_version label: no version found in ${lookup.looked.join(', ')}; set 'draw-version' to add one.`,
+      `No ${DRAW_VERSION_LABEL} label: no version found in ${lookup.looked.join(', ')}; set 'draw-version' to add one.`,
     )
 
   for (const [name] of inputs.buildArgs.filter(([arg]) => looksSecret(arg)))
@@ -172,15 +180,19 @@ async function plan(
   const version = app.found?.value
   logger.info(
     app.found
-      ? `org.opencontainers.image.version ${app.found.value} (from 'version' in ${app.found.source}): the version the deploy action waits for the app to serve.`
-      : `No org.opencontainers.image.version label: no 'version' in ${inputs.sources.frontend}/version.json nor in package.json; the deploy action will not know which version to wait for (set its 'expected-version').`,
+      ? `${OCI_LABELS.version} ${app.found.value} (from 'version' in ${app.found.source}): the version the deploy action waits for the app to serve.`
+      : `No ${OCI_LABELS.version} label: no 'version' in ${inputs.sources.frontend}/version.json nor in package.json; the deploy action will not know which version to wait for (set its 'expected-version').`,
   )
+  const served = inputs.images.includes('frontend')
+    ? await frontendFiles(inputs.workingDirectory, inputs.sources.frontend, ports)
+    : undefined
 
   const plans = planImages(inputs, context, {
     branch: checked.branch,
     tags: checked.tags,
     drawVersion: lookup.found?.value,
     version,
+    ...(served ? { served } : {}),
     now: checked.now,
   })
   // Said once: with the default names, every image repeats it alike.
@@ -198,6 +210,23 @@ async function plan(
   if (inputs.images.includes('codeasdata'))
     logger.warning(CODEASDATA_WARNING, { title: 'Code as data' })
   return { plans, drawVersion: lookup.found, version }
+}
+
+/** The served files' digests for the frontend's label, said in the log. */
+async function frontendFiles(
+  root: string,
+  sources: string,
+  ports: BuildImagesPorts,
+): Promise<ServedFiles | undefined> {
+  const found = await servedFiles(root, sources, ports.files)
+  for (const note of found.notes)
+    ports.logger.info(`Not in the ${SERVED_FILES_LABEL} label: ${note}.`)
+  const paths = Object.keys(found.files)
+  if (paths.length === 0) return undefined
+  ports.logger.info(
+    `${SERVED_FILES_LABEL}: the digests of ${paths.join(', ')} in ${sources}, which the deploy action compares with what the app serves when the version did not change.`,
+  )
+  return found.files
 }
 
 async function login(

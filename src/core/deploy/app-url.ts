@@ -2,9 +2,9 @@ import { basicAuth } from '../registry/credentials.js'
 import { isLoopbackHost } from '../shared/loopback.js'
 import { percentDecoded } from '../shared/secrets.js'
 
-/** The deployed app, as the rollout watch asks it. */
+/** The deployed app (or its preview), as the rollout watch asks it. */
 export interface AppTarget {
-  /** The address without its credentials: the `url` output, links and messages. */
+  /** The address without its credentials, no `/` at its end: the `url` output, links and messages. */
   shown: string
   /** The frontend's `version.json`, which holds the version it serves. */
   versionUrl: URL
@@ -16,37 +16,61 @@ export interface AppTarget {
   insecure: boolean
 }
 
-export const APP_URL_EXAMPLE = "'https://shop.example.com'"
 export const VERSION_PATH = 'version.json'
 export const STATUS_PATH = 'OlympeServer/status'
 
+/** How the messages about an address input name it. */
+export interface AddressWords {
+  /** `the app` */
+  subject: string
+  /** `the app's address` */
+  noun: string
+  /** `'https://shop.example.com'` */
+  example: string
+}
+export const APP_WORDS: AddressWords = {
+  subject: 'the app',
+  noun: "the app's address",
+  example: "'https://shop.example.com'",
+}
+export const PREVIEW_WORDS: AddressWords = {
+  subject: 'the preview',
+  noun: "the preview's address (where the platform serves a new version until it is promoted)",
+  example: "'https://preview.shop.example.com'",
+}
+
 /**
- * The `app-url` input: an http(s) address with a host, optionally with `user:password@` for a
- * protected preview (sent as Basic auth). The paths asked are below its path, so that an app
- * served under a prefix works; a query or a fragment would be lost in them, so they are refused.
+ * The `app-url` (or `preview-url`) input: an http(s) address with a host, optionally with
+ * `user:password@` for a protected app (sent as Basic auth). The paths asked are below its path,
+ * so that an app served under a prefix works; a query or a fragment would be lost in them, so
+ * they are refused.
  */
-export function parseAppUrl(raw: string): AppTarget | { problem: string } {
+export function parseAppUrl(
+  raw: string,
+  words: AddressWords = APP_WORDS,
+): AppTarget | { problem: string } {
+  const { noun, example } = words
   // eslint-disable-next-line no-control-regex -- finding them is the point: URL drops some silently
   if (/[\s\x00-\x1f\x7f]/.test(raw))
     return {
-      problem: `contains a space, a line break or a control character; give the app's address alone, such as ${APP_URL_EXAMPLE}`,
+      problem: `contains a space, a line break or a control character; give ${noun} alone, such as ${example}`,
     }
   let url: URL
   try {
     url = new URL(raw)
   } catch {
     return {
-      problem: `expected the app's address, an absolute https:// URL such as ${APP_URL_EXAMPLE}`,
+      problem: `expected ${noun}, an absolute https:// URL such as ${example}`,
     }
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     return {
-      problem: `expected an https:// (or http://) address such as ${APP_URL_EXAMPLE}, not a '${url.protocol}' one`,
+      problem: `expected an https:// (or http://) address such as ${example}, not a '${url.protocol}' one`,
     }
-  if (url.hostname === '') return { problem: `has no host; expected such as ${APP_URL_EXAMPLE}` }
+  if (url.hostname === '') return { problem: `has no host; expected such as ${example}` }
   if (url.search !== '' || url.hash !== '' || raw.includes('?') || raw.includes('#'))
     return {
-      problem: `holds a query or a fragment; give the address the app is served at, such as ${APP_URL_EXAMPLE} (${VERSION_PATH} and ${STATUS_PATH} are asked below it)`,
+      problem: `holds a query or a fragment; give the address ${words.subject} is served at, such as ${example} (${VERSION_PATH} and ${STATUS_PATH} are asked below it)`,
     }
   const base = `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`
   const credentials = url.username !== '' || url.password !== ''
@@ -63,11 +87,19 @@ export function parseAppUrl(raw: string): AppTarget | { problem: string } {
   }
 }
 
+/** The address of a file the app serves, `path` being below its root (see isServedPath). */
+export function fileUrl(target: AppTarget, path: string): URL {
+  return new URL(`${target.shown}/${path}`)
+}
+
 /** The warning for plain http to another machine: the app answers, but anyone on the way reads it. */
-export function insecureAppWarning(target: AppTarget): string | undefined {
+export function insecureAppWarning(
+  target: AppTarget,
+  input: 'app-url' | 'preview-url' = 'app-url',
+): string | undefined {
   if (!target.insecure) return undefined
   const secret = target.authorization
     ? ', and its user name and password travel in clear: use https:// for a protected app'
     : ''
-  return `'app-url' is a plain http:// address (${target.shown}): the answers of the app can be read or changed on the way${secret}.`
+  return `'${input}' is a plain http:// address (${target.shown}): the answers of the app can be read or changed on the way${secret}.`
 }

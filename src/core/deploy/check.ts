@@ -54,6 +54,10 @@ export async function checkDeploy(
     const insecure = insecureAppWarning(inputs.appUrl)
     if (insecure) logger.warning(insecure, { title: 'App address' })
   }
+  if (inputs.previewUrl) {
+    const insecure = insecureAppWarning(inputs.previewUrl, 'preview-url')
+    if (insecure) logger.warning(insecure, { title: 'Preview address' })
+  }
   const signatures = inputs.verifySignatures
     ? await signatureVerifier(inputs.verifySignatures, context.workspace, ports.files)
     : undefined

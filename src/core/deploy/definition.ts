@@ -15,10 +15,13 @@ import {
   expectedVersion,
   imageReference,
   imageReferenceList,
+  previewUrl,
   verifySignatures,
   webhookToken,
   webhookUrl,
 } from './input-parsers.js'
+import { OCI_LABELS, SERVED_FILES_LABEL } from '../shared/image-labels.js'
+import { rolloutOutputDescription } from './outcomes.js'
 import { MODES } from './payload-schema.js'
 import { VERIFY_MODES } from './verify-images.js'
 
@@ -121,17 +124,21 @@ export const deployDefinition = {
     },
     'app-url': {
       description:
-        "Address of the deployed app (its frontend), such as `https://shop.example.com`. After the webhook's success the step watches the rollout there (`<app-url>/version.json`, `<app-url>/OlympeServer/status`) until the new version serves. A protected app may be given as `https://user:password@…` (sent as Basic auth; masked, and never in an output). Without it, nothing is watched.",
+        "Address of the deployed app (its frontend), such as `https://shop.example.com`. After the webhook's success the step watches the rollout there (`<app-url>/version.json`, `<app-url>/OlympeServer/status`, and, when the version did not change, the files of the frontend image's served-files label) until it serves this deployment's build: only then is the rollout `live`. A protected app may be given as `https://user:password@…` (sent as Basic auth; masked, and never in an output). Without it, nothing is watched.",
       parse: appUrl,
     },
-    'expected-version': {
+    'preview-url': {
       description:
-        'Version the app must serve once the rollout is done (the `version` of its `version.json`). Default: the `org.opencontainers.image.version` label of `frontend-image` (build-images sets it), read in the registry during the image check. Unknown, the watch only checks that the app answers.',
+        "With `promotion-mode: manual` (the default payload's): the address where the platform serves the new version until someone promotes it (Olympe's no-downtime installs: the preview host), watched as `app-url` is. Then `awaiting-promotion` means that the preview serves this build; the app is watched too for the whole of `wait-minutes`, so that a promotion meanwhile ends `live`. May hold credentials as `app-url` may (masked, never in an output).",
+      parse: previewUrl,
+    },
+    'expected-version': {
+      description: `Version the app must serve once the rollout is done (the \`version\` of its \`version.json\`). Default: the \`${OCI_LABELS.version}\` label of \`frontend-image\` (build-images sets it), read in the registry during the image check with the frontend's \`${SERVED_FILES_LABEL}\` label. Unknown, nothing shows that the app serves the new build: the rollout ends \`unverified\` at best.`,
       parse: expectedVersion,
     },
     'wait-minutes': {
       description:
-        "How long to watch the rollout after the webhook's success, in minutes, at most 360 (decimals allowed: `0.5` is 30 seconds); `0` does not watch. Not live by then fails the step, except a new version that awaits a manual promotion (a warning).",
+        "How long to watch the rollout after the webhook's success, in minutes, at most 360 (decimals allowed: `0.5` is 30 seconds); `0` does not watch. Not live by then fails the step, except a new version that awaits a manual promotion (a warning state, as `unverified`).",
       default: '30',
       type: 'number',
       parse: decimalMinutes({ max: 360, example: 30, zero: '0 does not watch' }),
@@ -139,6 +146,11 @@ export const deployDefinition = {
     'poll-seconds': {
       description: 'Pause between two polls of the app during the rollout watch, in seconds.',
       ...wholeNumber(1, 600, '15'),
+    },
+    'require-evidence': {
+      description:
+        'Fail the step when nothing shows that the app serves the new build (`unverified`, or `awaiting-promotion` without `preview-url`), instead of ending in a warning state.',
+      ...flag('false'),
     },
     'dry-run': {
       description: 'Validate, print the payload and the redacted request, and send nothing.',
@@ -162,10 +174,7 @@ export const deployDefinition = {
       description:
         "The app's address, `app-url` without its credentials (for GitHub's `environment.url`); empty without `app-url`.",
     },
-    rollout: {
-      description:
-        'How the rollout watch ended: `live`, `awaiting-promotion` (manual promotion; the new version is not served yet), `timed-out`, `rolled-back`, or `not-watched` (no `app-url`, `wait-minutes` 0, a dry run, or a failed call).',
-    },
+    rollout: { description: rolloutOutputDescription() },
     'live-version': {
       description:
         'The version the app served at the last poll that read one; empty when none was read.',

@@ -4,7 +4,7 @@ import { errorMessage } from '../shared/errors.js'
 import { IMAGE_REFERENCE_EXPECTED, parseImageReference } from '../shared/image-ref.js'
 import { parseList, refine } from '../shared/inputs.js'
 import { describeIssues } from '../shared/issues.js'
-import { parseAppUrl, type AppTarget } from './app-url.js'
+import { parseAppUrl, PREVIEW_WORDS, type AppTarget } from './app-url.js'
 import { DeployRuleSchema, RULES_WORDING, type DeployRule } from './payload-schema.js'
 import { parseKeySource, type KeySource } from './signature-key.js'
 
@@ -49,6 +49,10 @@ export const webhookToken = v.pipe(
 
 export const appUrl = refine<AppTarget | undefined>((raw) =>
   raw === '' ? undefined : parseAppUrl(raw),
+)
+
+export const previewUrl = refine<AppTarget | undefined>((raw) =>
+  raw === '' ? undefined : parseAppUrl(raw, PREVIEW_WORDS),
 )
 
 /** What version.json holds and the log prints: visible ASCII, as the watch reads it. */

@@ -9,18 +9,23 @@ import type { Payload } from './payload-schema.js'
 import { besideImage, verifyImages, type VerifyPorts } from './verify-images.js'
 import { callWebhook, WebhookError, type WebhookResult } from './webhook.js'
 import { imageLinks, type LinkContext } from './links.js'
-import { formatElapsed, LIVE_POLLS, verdictMessage, type VersionAnswer } from './rollout.js'
+import { planEvidence, type Evidence } from './evidence.js'
+import { endingOf } from './outcomes.js'
+import { formatElapsed, headline, LIVE_POLLS, verdictMessage } from './rollout.js'
 import {
   beforeMessage,
-  expectedVersion,
+  buildFacts,
+  buildLines,
   planWatch,
   readBefore,
   rolloutSummary,
   unknownVersionWarning,
-  type ExpectedVersion,
+  type BuildFacts,
   type WatchPlan,
 } from './rollout-step.js'
-import { watchRollout } from './watch.js'
+import { listed, ServedFilesReader } from './served.js'
+import { watchRollout, type WatchedTarget } from './watch.js'
+import type { StepEnd } from '../shared/step-end.js'
 
 export interface DeployPorts
   extends Pick<CommonPorts, 'logger' | 'reporter' | 'redact' | 'clock' | 'files'>, VerifyPorts {
@@ -43,7 +48,7 @@ export async function runDeploy(
   checked: CheckedDeploy,
   context: DeployContext,
   ports: DeployPorts,
-): Promise<void> {
+): Promise<StepEnd> {
   const { logger, reporter } = ports
   const { inputs, payload, deadline } = checked
   const plan = planWatch(inputs)
@@ -55,8 +60,7 @@ export async function runDeploy(
   reporter.setOutput('payload', body)
   reporter.setOutput('url', inputs.appUrl?.shown ?? '')
   // The images are checked before anything is sent, dry runs included (they say what would fail).
-  const readLabels =
-    inputs.appUrl !== undefined && inputs.waitMinutes > 0 && !inputs.expectedVersion
+  const readLabels = inputs.appUrl !== undefined && inputs.waitMinutes > 0
   const verified = await verifyImages(
     payload,
     {
@@ -68,24 +72,32 @@ export async function runDeploy(
     },
     ports,
   )
-  const expected = expectedVersion(inputs.expectedVersion, payload, verified.frontendLabels)
+  const build = buildFacts(inputs.expectedVersion, payload, verified.frontendLabels)
   // Watched, the app's link comes with the rollout's outcome (rolloutSummary).
   const links = deployLinks(payload, 'target' in plan ? undefined : inputs.appUrl, context)
 
   if (inputs.dryRun) {
     logger.info(`Dry run: this request would be sent, and nothing was.\n${describeRequest(body)}`)
-    if (readLabels || inputs.expectedVersion) logger.info(expectedLine(expected))
+    if (readLabels || inputs.expectedVersion)
+      for (const line of expectedLines(build)) logger.info(line)
     reporter.setOutput('status', '')
     reporter.setOutput('message', '')
     notWatched()
     await reporter.summary(deploySummary(payload, inputs, undefined, verified.beside, links))
-    return
+    return {}
   }
 
-  const before =
+  const manualPromotion = (payload.noDowntime?.promotionMode ?? 'manual') === 'manual'
+  const targets =
     'target' in plan
       ? await logger.group('Live version before the call', () =>
-          readBeforeCall(plan.target, expected, deadline, ports),
+          readBeforeCall(
+            plan.target,
+            manualPromotion ? inputs.previewUrl : undefined,
+            build,
+            deadline,
+            ports,
+          ),
         )
       : undefined
 
@@ -111,38 +123,54 @@ export async function runDeploy(
   await reporter.summary(
     deploySummary(payload, inputs, { ...result, message }, verified.beside, links, plan),
   )
-  if (!('target' in plan)) {
+  if (!targets) {
     notWatched()
-    const said = `The rollout is not watched: ${plan.reason}.`
-    if (plan.warn) logger.warning(said, { title: 'Rollout not watched' })
+    const said = `The rollout is not watched: ${'reason' in plan ? plan.reason : ''}.`
+    if ('warn' in plan && plan.warn) logger.warning(said, { title: 'Rollout not watched' })
     else logger.info(said)
-    return
+    return {}
   }
-  await watch(plan.target, inputs, payload, expected, before, ports)
+  return watch(targets, inputs, manualPromotion, build, ports)
+}
+
+/** The targets to watch, as they were before the call. */
+interface Targets {
+  app: WatchedTarget
+  preview?: WatchedTarget
 }
 
 /** The watch, its outputs and its summary, then the verdict: live, a warning, or a failure. */
 async function watch(
-  target: AppTarget,
+  targets: Targets,
   inputs: DeployInputs,
-  payload: Payload,
-  expected: ExpectedVersion,
-  before: VersionAnswer | undefined,
+  manualPromotion: boolean,
+  build: BuildFacts,
   ports: DeployPorts,
-): Promise<void> {
+): Promise<StepEnd> {
   const { logger, reporter } = ports
+  const { app, preview } = targets
   const report = await logger.group('Rollout', () => {
     logger.info(
-      `Watching ${target.shown} every ${inputs.pollSeconds} s for up to ${formatElapsed(inputs.waitMinutes * 60_000)} ('wait-minutes'): ${'value' in expected ? `live once it serves ${expected.value} with a healthy status` : 'live once it answers with a healthy status'} on ${LIVE_POLLS} polls in a row.`,
+      `Watching ${app.target.shown} every ${inputs.pollSeconds} s for up to ${formatElapsed(inputs.waitMinutes * 60_000)} ('wait-minutes'): ${aim(app.evidence, build)} on ${LIVE_POLLS} polls in a row.`,
     )
+    if (manualPromotion)
+      logger.info(
+        preview
+          ? `The promotion mode is manual: the preview at ${preview.target.shown} is watched until it serves this build, and the app until it does too (a promotion) or 'wait-minutes' is spent.`
+          : "The promotion mode is manual, and no 'preview-url' is given: if the app does not switch, the step cannot tell a new version that awaits its promotion from a rollout that never reached the app. Give the address where the platform serves a new version before its promotion as 'preview-url' to have it verified.",
+      )
+    else if (inputs.previewUrl)
+      logger.info(
+        "The promotion mode is auto: the app itself is watched, and 'preview-url' is not used.",
+      )
     return watchRollout(
       {
-        target,
+        app,
+        ...(preview ? { preview } : {}),
+        build,
+        manualPromotion,
         waitMinutes: inputs.waitMinutes,
         pollSeconds: inputs.pollSeconds,
-        manualPromotion: (payload.noDowntime?.promotionMode ?? 'manual') === 'manual',
-        ...('value' in expected ? { expected: expected.value } : {}),
-        ...(before?.kind === 'version' ? { before: before.version } : {}),
       },
       ports,
     )
@@ -150,40 +178,89 @@ async function watch(
   const { verdict } = report
   reporter.setOutput('rollout', verdict.outcome)
   reporter.setOutput('live-version', ports.redact(verdict.lastVersion ?? ''))
-  await reporter.summary(rolloutSummary(report, target, expected))
+  await reporter.summary(
+    rolloutSummary(report, {
+      target: app.target,
+      build,
+      evidence: app.evidence,
+      ...(app.before !== undefined ? { before: app.before } : {}),
+      ...(preview ? { preview: preview.target } : {}),
+    }),
+  )
   const said = verdictMessage(verdict, {
-    app: target.shown,
+    app: app.target.shown,
     limit: report.limit,
     waitedMs: report.waitedMs,
+    build,
+    evidence: app.evidence,
+    ...(preview ? { preview: preview.target.shown } : {}),
+    ...(report.preview ? { previewSeen: report.preview.seen } : {}),
   })
-  if (verdict.outcome === 'live') logger.info(said)
-  else if (verdict.outcome === 'awaiting-promotion')
-    logger.warning(said, { title: 'Rollout awaiting promotion' })
-  else throw new ActionError(said)
+  const title = headline(verdict, app.evidence)
+  const ending = endingOf(verdict.outcome)
+  if (ending === 'success') {
+    logger.info(said)
+    return {}
+  }
+  const unproven = verdict.outcome === 'unverified' || verdict.preview !== 'this-build'
+  if (ending === 'warning' && !(inputs.requireEvidence && unproven)) {
+    logger.warning(said, { title })
+    return { notLive: title }
+  }
+  throw new ActionError(
+    ending === 'warning' ? `${said} 'require-evidence' is true, so the step fails.` : said,
+  )
 }
 
-/** The expected version, said; then the app's version now, and what it means for the watch. */
+/** What the watch waits for, in words. */
+function aim(evidence: Evidence, build: BuildFacts): string {
+  switch (evidence.kind) {
+    case 'version':
+      return `live once it serves ${build.version ?? ''} with a healthy status`
+    case 'files':
+      return `live once it serves this build (${build.version ?? 'its version'}, with ${listed(evidence.paths)} as built) with a healthy status`
+    case 'none':
+      return 'nothing can tell this build apart, so it ends unverified once the app answers with a healthy status'
+  }
+}
+
+/**
+ * This build's version and files, said; then, for the app and the preview, what each serves
+ * now, and what that means for the watch.
+ */
 async function readBeforeCall(
-  target: AppTarget,
-  expected: ExpectedVersion,
+  app: AppTarget,
+  preview: AppTarget | undefined,
+  build: BuildFacts,
   deadline: Deadline,
   ports: DeployPorts,
-): Promise<VersionAnswer> {
+): Promise<Targets> {
   const { logger } = ports
-  if ('value' in expected) logger.info(expectedLine(expected))
-  else
-    logger.warning(unknownVersionWarning(expected.unknown), { title: 'Expected version unknown' })
-  const before = await readBefore(target, ports.http, deadline)
-  const said = beforeMessage(before, expected)
-  if ('warning' in said) logger.warning(said.warning, { title: 'Rollout watch' })
-  else logger.info(said.info)
-  return before
+  for (const line of buildLines(build)) logger.info(line)
+  if (build.version === undefined)
+    logger.warning(unknownVersionWarning(build), { title: 'Expected version unknown' })
+  const read = async (target: AppTarget, subject: string): Promise<WatchedTarget> => {
+    const reader = new ServedFilesReader(target, ports.http)
+    const before = await readBefore(target, build, reader, ports.http, deadline)
+    const evidence = planEvidence(build, before)
+    const said = beforeMessage(subject, before, build, evidence)
+    if ('warning' in said) logger.warning(said.warning, { title: 'Rollout watch' })
+    else logger.info(said.info)
+    return {
+      target,
+      evidence,
+      reader,
+      ...(before.version.kind === 'version' ? { before: before.version.version } : {}),
+    }
+  }
+  const watched = await read(app, 'the app')
+  return preview ? { app: watched, preview: await read(preview, 'the preview') } : { app: watched }
 }
 
-function expectedLine(expected: ExpectedVersion): string {
-  return 'value' in expected
-    ? `Expected version: ${expected.value} (from ${expected.from}).`
-    : `Expected version: unknown (${expected.unknown}).`
+function expectedLines(build: BuildFacts): string[] {
+  return build.version === undefined
+    ? [`Expected version: unknown (${build.versionUnknown ?? ''}).`, ...buildLines(build)]
+    : buildLines(build)
 }
 
 /** The app, without its credentials, and each image: for the job page. */

@@ -1,17 +1,21 @@
-import { startDeadline } from '../shared/deadline.js'
+import { startDeadline, type Deadline } from '../shared/deadline.js'
 import { HttpFailure, type HttpClient, type HttpResponse } from '../shared/http.js'
 import { parseJsonText } from '../shared/json-text.js'
 import type { Clock, Logger } from '../shared/ports.js'
-import type { AppTarget } from './app-url.js'
+import { VERSION_PATH, type AppTarget } from './app-url.js'
+import { classify, type Evidence, type ThisBuild } from './evidence.js'
 import {
+  at,
   formatElapsed,
   RolloutJudge,
-  type RolloutSettings,
+  type PreviewState,
+  type Serving,
   type StatusAnswer,
   type TimelineEvent,
   type Verdict,
   type VersionAnswer,
 } from './rollout.js'
+import { FILE_REQUEST_MS, ServedFilesReader, type FileAnswer, type ReadCounts } from './served.js'
 
 /** One request of a poll may take this long at most (and never beyond `wait-minutes`). */
 export const POLL_REQUEST_MS = 10_000
@@ -22,9 +26,27 @@ const STATUS_BYTES = 16 * 1024
 const MIN_REQUEST_MS = 1000
 /** The statuses of an app, or its proxy, while pods restart. */
 const RESTARTING = new Set([429, 500, 502, 503, 504])
+/** While waiting, a line at least this often: what is served, and the time left. */
+export const PROGRESS_MS = 60_000
 
-export interface WatchSettings extends RolloutSettings {
+/** One address watched: the app, or the preview that serves a new version until it is promoted. */
+export interface WatchedTarget {
   target: AppTarget
+  /** What can show that it serves this build (decided from what it served before the call). */
+  evidence: Evidence
+  /** Its served files' reader, which keeps the ETags of the read before the call. */
+  reader: ServedFilesReader
+  /** The version it served before the call. */
+  before?: string
+}
+
+export interface WatchSettings {
+  app: WatchedTarget
+  /** Watched with a manual promotion only: until it serves this build. */
+  preview?: WatchedTarget
+  build: ThisBuild
+  /** `promotion-mode: manual`: the platform may wait for someone to promote the new version. */
+  manualPromotion: boolean
   waitMinutes: number
   pollSeconds: number
 }
@@ -38,20 +60,27 @@ export interface WatchPorts {
 export interface WatchReport {
   verdict: Verdict
   timeline: TimelineEvent[]
-  /** Every version served, in the order first seen. */
+  /** Every version the app served, in the order first seen. */
   versions: string[]
   /** From the webhook's answer to the verdict. */
   waitedMs: number
   polls: number
   /** `'wait-minutes' (30 min)`, for messages. */
   limit: string
+  /** With a preview: what it showed, and its last answer in words. */
+  preview?: { state: PreviewState; seen: string; versions: string[] }
+  /** The requests for served files, by target. */
+  files: { app: ReadCounts; preview?: ReadCounts }
 }
 
 /**
  * Polls the app every `poll-seconds` until the judge gives a verdict or `wait-minutes` is spent:
- * `<app-url>/version.json`, then, when it gave a version, `<app-url>/OlympeServer/status`. Each
- * request is bounded in time and in size; the time starts when it is called, right after the
- * webhook's success. Only GETs: nothing is ever sent to the webhook again.
+ * `<app-url>/version.json`; when it gave a version, `<app-url>/OlympeServer/status`; and when the
+ * version alone cannot tell this build (see evidence.ts), the files of the served-files label,
+ * by conditional requests. With a manual promotion and a preview, the preview is polled the same
+ * way until it serves this build, and the app until the end, so that a promotion meanwhile ends
+ * live. Each request is bounded in time and in size; the time starts when it is called, right
+ * after the webhook's success. Only GETs: nothing is ever sent to the webhook again.
  */
 export async function watchRollout(
   settings: WatchSettings,
@@ -61,35 +90,152 @@ export async function watchRollout(
   const started = clock.now().getTime()
   const limit = `'wait-minutes' (${formatElapsed(settings.waitMinutes * 60_000)})`
   const deadline = startDeadline(clock, settings.waitMinutes * 60, limit)
-  const judge = new RolloutJudge(settings)
   const elapsed = (): number => clock.now().getTime() - started
+  const judge = (target: WatchedTarget, subject: string): RolloutJudge =>
+    new RolloutJudge({
+      subject,
+      manualPromotion: settings.manualPromotion,
+      ...(settings.build.version !== undefined ? { expected: settings.build.version } : {}),
+      ...(target.before !== undefined ? { before: target.before } : {}),
+    })
+  const app = judge(settings.app, 'the app')
+  const preview = settings.preview && judge(settings.preview, 'the preview')
+  let previewState: PreviewState | undefined = settings.preview ? undefined : 'no-preview-url'
+  let lastLine = 0
+  const log = (lines: readonly string[]): void => {
+    for (const line of lines) logger.info(line)
+    if (lines.length > 0) lastLine = elapsed()
+  }
+  const progress = (): void => {
+    const atMs = elapsed()
+    const previewSaid =
+      preview && previewState === undefined ? `; the preview: ${preview.lastSeen}` : ''
+    log([
+      `${at(atMs)}: still waiting for this build, ${formatElapsed(Math.max(0, deadline.remainingMs()))} left; the app: ${app.lastSeen}${previewSaid}.`,
+    ])
+  }
   let polls = 0
   let verdict: Verdict | undefined
   while (!verdict && deadline.remainingMs() > 0) {
     polls++
-    const requestMs = (): number =>
-      Math.min(POLL_REQUEST_MS, Math.max(MIN_REQUEST_MS, deadline.remainingMs()))
     const nonce = `${started.toString(36)}-${polls}`
-    const version = await readVersion(settings.target, ports.http, requestMs(), nonce)
-    const status: StatusAnswer =
-      version.kind === 'version' && judge.asksStatus
-        ? await readStatus(settings.target, ports.http, requestMs())
-        : { kind: 'not-asked' }
-    const step = judge.observe({ atMs: elapsed(), version, status })
-    for (const line of step.log) logger.info(line)
+    const logged = lastLine
+    const seen = await poll(settings.app, settings, app.asksStatus, deadline, ports, nonce)
+    const step = app.observe({ atMs: elapsed(), ...seen })
+    log(step.log)
     verdict = step.verdict
-    const left = deadline.remainingMs()
-    if (!verdict && left > 0) await clock.sleep(Math.min(settings.pollSeconds * 1000, left))
+    if (!verdict && preview && settings.preview && previewState === undefined) {
+      const answer = await poll(
+        settings.preview,
+        settings,
+        preview.asksStatus,
+        deadline,
+        ports,
+        nonce,
+      )
+      const told = preview.observe({ atMs: elapsed(), ...answer })
+      log(told.log)
+      previewState = previewOutcome(told.verdict)
+      if (previewState === 'this-build')
+        log([
+          `${at(elapsed())}: the preview serves this build: it awaits a promotion. The app is watched until ${limit} is spent, so that a promotion meanwhile ends live.`,
+        ])
+    }
+    if (!verdict && lastLine === logged && elapsed() - lastLine >= PROGRESS_MS) progress()
+    if (!verdict && deadline.remainingMs() > 0)
+      await pause(Math.min(settings.pollSeconds * 1000, deadline.remainingMs()))
   }
-  verdict ??= judge.end(elapsed())
+  verdict ??= app.end(elapsed(), previewState ?? 'not-this-build')
   return {
     verdict,
-    timeline: judge.timeline,
-    versions: judge.versions,
+    timeline: app.timeline,
+    versions: app.versions,
     waitedMs: elapsed(),
     polls,
     limit,
+    ...(preview
+      ? {
+          preview: {
+            state: previewState ?? 'not-this-build',
+            seen: preview.lastSeen,
+            versions: preview.versions,
+          },
+        }
+      : {}),
+    files: {
+      app: settings.app.reader.counts,
+      ...(settings.preview ? { preview: settings.preview.reader.counts } : {}),
+    },
   }
+
+  /** The pause between polls, cut where a progress line is due. */
+  async function pause(ms: number): Promise<void> {
+    let left = ms
+    while (left > 0) {
+      const due = lastLine + PROGRESS_MS - elapsed()
+      if (due <= 0 || due >= left) {
+        await clock.sleep(left)
+        return
+      }
+      await clock.sleep(due)
+      left -= due
+      progress()
+    }
+  }
+}
+
+/** What the preview's judge said, as the final verdict counts it; undefined while it is open. */
+function previewOutcome(verdict: Verdict | undefined): PreviewState | undefined {
+  if (!verdict) return undefined
+  if (verdict.outcome === 'live') return 'this-build'
+  if (verdict.outcome === 'unverified') return 'no-evidence'
+  return 'not-this-build'
+}
+
+/** One poll of one target: its version, its status, and its files when they are the evidence. */
+async function poll(
+  watched: WatchedTarget,
+  settings: WatchSettings,
+  asksStatus: boolean,
+  deadline: Deadline,
+  ports: WatchPorts,
+  nonce: string,
+): Promise<{ serving: Serving; status: StatusAnswer }> {
+  const requestMs = (cap = POLL_REQUEST_MS): number =>
+    Math.min(cap, Math.max(MIN_REQUEST_MS, deadline.remainingMs()))
+  const { target, evidence } = watched
+  const version = await readVersion(target, ports.http, requestMs(), nonce)
+  const status: StatusAnswer =
+    version.kind === 'version' && asksStatus
+      ? await readStatus(target, ports.http, requestMs())
+      : { kind: 'not-asked' }
+  const expected = settings.build.version
+  const compare =
+    evidence.kind === 'files' &&
+    version.kind === 'version' &&
+    (expected === undefined || version.version === expected)
+  const files: Record<string, FileAnswer> | undefined = compare
+    ? await readServed(watched.reader, evidence.paths, version, () => requestMs(FILE_REQUEST_MS))
+    : undefined
+  return { serving: classify(settings.build, evidence, version, files), status }
+}
+
+/**
+ * The served files of `paths`: version.json from the poll that just read it whole (no second
+ * request), the others by the reader's conditional requests.
+ */
+export async function readServed(
+  reader: ServedFilesReader,
+  paths: readonly string[],
+  version: VersionAnswer,
+  timeoutMs: () => number,
+): Promise<Record<string, FileAnswer>> {
+  const fromPoll = version.kind === 'version' ? version.digest : undefined
+  const asked = fromPoll ? paths.filter((path) => path !== VERSION_PATH) : paths
+  const answers = await reader.read(asked, timeoutMs)
+  if (fromPoll && paths.includes(VERSION_PATH))
+    return { [VERSION_PATH]: { kind: 'read', digest: fromPoll }, ...answers }
+  return answers
 }
 
 function headers(target: AppTarget, accept: string): Record<string, string> {
@@ -98,6 +244,8 @@ function headers(target: AppTarget, accept: string): Record<string, string> {
     // Both, for HTTP/1.0 caches too: the answer must come from the app, not from a cache.
     'Cache-Control': 'no-cache',
     Pragma: 'no-cache',
+    // The bytes as built, whose digest the served-files label holds.
+    'Accept-Encoding': 'identity',
     ...(target.authorization ? { Authorization: target.authorization } : {}),
   }
 }
@@ -123,6 +271,7 @@ export async function readVersion(
       timeoutMs,
       maxBodyBytes: VERSION_BYTES,
       stopAtLimit: true,
+      hashBody: true,
     })
   } catch (error) {
     if (!(error instanceof HttpFailure)) throw error
@@ -157,7 +306,9 @@ export async function readVersion(
       detail: "version.json's 'version' is not a version (up to 128 visible ASCII characters)",
       transient: false,
     }
-  return { kind: 'version', version }
+  const encoded = response.headers['content-encoding']?.trim().toLowerCase()
+  const whole = response.bodySha256 && (!encoded || encoded === 'identity')
+  return { kind: 'version', version, ...(whole ? { digest: `sha256:${response.bodySha256}` } : {}) }
 }
 
 function versionStatus(response: HttpResponse): VersionAnswer {

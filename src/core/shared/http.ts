@@ -18,6 +18,11 @@ export interface HttpRequest {
    * (`bodyTruncated`), so that an endless body costs neither memory nor the rest of the time.
    */
   stopAtLimit?: boolean
+  /**
+   * Hash every byte of the body as it arrives, those past `maxBodyBytes` too (`bodySha256`): a
+   * large file is compared without being kept.
+   */
+  hashBody?: boolean
 }
 
 export interface HttpResponse {
@@ -25,6 +30,8 @@ export interface HttpResponse {
   headers: Record<string, string | undefined>
   body: string
   bodyTruncated: boolean
+  /** With `hashBody`: the SHA-256 (hex) of the whole body, when all of it was read. */
+  bodySha256?: string
 }
 
 /**

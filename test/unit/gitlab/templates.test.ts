@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
 import { ACTION_DEFINITIONS } from '../../../src/core/action-list.js'
 import { dotenvKey, type InputDocs } from '../../../src/core/definition.js'
+import { EXIT_CODES } from '../../../src/core/shared/exit-codes.js'
 import { gitlabInput } from '../../../scripts/render/gitlab.js'
 import { ROOT } from '../../helpers/run-action.js'
 
@@ -427,6 +428,7 @@ describe('pipeline.yml: the project build off the default branch', () => {
     OLYMPE_FRONTEND_OUTPUT: 'olympe-build-only.txt',
     OLYMPE_BACKEND_OUTPUT: 'olympe-build-only.txt',
     OLYMPE_CODEASDATA_OUTPUT: 'olympe-build-only.txt',
+    OLYMPE_LOCK_FILE: 'olympe-build-only.txt',
   }
 
   test('runs on the default branch, merge requests and other branches, never on a schedule', async () => {
@@ -440,15 +442,42 @@ describe('pipeline.yml: the project build off the default branch', () => {
     ])
   })
 
-  test('keeps the build output for the image jobs on the default branch, one line elsewhere', async () => {
+  test('keeps the build output and the lock file for the image jobs on the default branch, one line elsewhere', async () => {
     const { variables, artifacts, script } = await build()
     expect(artifacts.paths.map((path) => variables[path.slice(1)])).toEqual([
       '$[[ inputs.working-directory ]]/$[[ inputs.frontend-sources ]]',
       '$[[ inputs.working-directory ]]/$[[ inputs.backend-sources ]]',
       '$[[ inputs.working-directory ]]/$[[ inputs.codeasdata-sources ]]',
+      // Where the images job, which gets no node_modules, reads Draw's version.
+      '$[[ inputs.working-directory ]]/package-lock.json',
     ])
     expect(script[0]).toContain('| tee olympe-build-only.txt')
   })
+})
+
+test.each([
+  ['deploy', '$[[ inputs.job-name ]]'],
+  ['pipeline', '$[[ inputs.job-prefix ]]-deploy'],
+])(
+  "%s.yml: the deploy job allows the command line's not-live exit code, and only it",
+  async (name, job) => {
+    const { jobs, text } = await template(name)
+    expect(jobs[job]?.allow_failure).toEqual({ exit_codes: [EXIT_CODES.notLive] })
+    // No other job allows a failure by its exit code; no script exits with that code itself.
+    const others = Object.entries(jobs).filter(
+      ([other, body]) => other !== job && typeof body.allow_failure === 'object',
+    )
+    expect(others).toEqual([])
+    expect(text).not.toMatch(new RegExp(`exit ${EXIT_CODES.notLive}\\b`))
+  },
+)
+
+test('the exit codes are distinct, and clash with neither Node.js (1, 3 to 14) nor shells (126 up)', () => {
+  const codes = Object.values(EXIT_CODES)
+  expect(new Set(codes).size).toBe(codes.length)
+  const notLive: number = EXIT_CODES.notLive
+  expect(notLive).toBeGreaterThan(14)
+  expect(notLive).toBeLessThan(126)
 })
 
 test.each(['build-images', 'deploy'])(

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals'
+import { createHash } from 'node:crypto'
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { HttpFailure, type HttpRequest } from '../../../src/core/shared/http.js'
 import { USER_AGENT } from '../../../src/platform/package-info.js'
@@ -113,6 +114,41 @@ describe('the HTTP tool', () => {
       body: 'x'.repeat(100),
       bodyTruncated: true,
     })
+  })
+
+  test('hashBody: the digest of every byte, those past the limit too; none for a body cut short', async () => {
+    // Bytes that are not valid UTF-8: the digest is of the bytes, not of their text.
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe, 0x00]), Buffer.alloc(300_000, 'a')])
+    const { url } = await rawServer((socket) => {
+      // The client's reset, when it stops reading at the limit, is expected.
+      socket.on('error', () => undefined)
+      socket.once('data', () => {
+        socket.end(
+          Buffer.concat([
+            Buffer.from(
+              `HTTP/1.1 200 OK\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`,
+            ),
+            bytes,
+          ]),
+        )
+      })
+    })
+    const get = (overrides: Partial<HttpRequest>): Promise<unknown> =>
+      createHttpClient(USER_AGENT).request({
+        method: 'GET',
+        url: new URL(url),
+        headers: {},
+        timeoutMs: 5000,
+        maxBodyBytes: 0,
+        hashBody: true,
+        ...overrides,
+      })
+    expect(await get({})).toMatchObject({
+      status: 200,
+      body: '',
+      bodySha256: createHash('sha256').update(bytes).digest('hex'),
+    })
+    expect(await get({ maxBodyBytes: 10, stopAtLimit: true })).not.toHaveProperty('bodySha256')
   })
 
   test('stopAtLimit: an endless body ends at the limit, cut, with the connection closed', async () => {

@@ -66,6 +66,87 @@ describe('draw_version resolution', () => {
     expect(lookup.found?.source ?? '').toBe(source)
   })
 
+  const LOCK = '/p/package-lock.json'
+  const SHRINKWRAP = '/p/npm-shrinkwrap.json'
+  const lock = (
+    version: string | undefined,
+    format: 'packages' | 'dependencies' = 'packages',
+  ): string =>
+    JSON.stringify({
+      name: 'shop',
+      lockfileVersion: format === 'packages' ? 3 : 1,
+      [format]:
+        version === undefined
+          ? {}
+          : {
+              [format === 'packages' ? 'node_modules/@olympeio/draw' : '@olympeio/draw']: {
+                version,
+              },
+            },
+    })
+  const ENTRY = 'packages["node_modules/@olympeio/draw"].version'
+
+  test.each<[string, Record<string, string>, string | undefined, string, string[]]>([
+    [
+      'a job with the artifacts only: the lock file, not the app version in dist/web',
+      { [LOCK]: lock('2.15.3'), [WEB]: '{"version":"1.4.0"}' },
+      '2.15.3',
+      'package-lock.json',
+      [],
+    ],
+    [
+      'an old lock file (lockfileVersion 1): its dependencies entry',
+      { [LOCK]: lock('2.14.0', 'dependencies') },
+      '2.14.0',
+      'package-lock.json',
+      [],
+    ],
+    [
+      'the installed package wins over the lock file',
+      { [PKG]: '{"version":"2.15.4"}', [LOCK]: lock('2.15.3') },
+      '2.15.4',
+      'node_modules/@olympeio/draw/package.json',
+      [],
+    ],
+    [
+      'a shrinkwrap wins over package-lock.json, as in npm',
+      { [SHRINKWRAP]: lock('2.16.0'), [LOCK]: lock('2.15.3') },
+      '2.16.0',
+      'npm-shrinkwrap.json',
+      [],
+    ],
+    [
+      'a shrinkwrap without Draw: package-lock.json, which npm ignored, is not read either',
+      { [SHRINKWRAP]: lock(undefined), [LOCK]: lock('2.15.3'), [CAD]: '{"drawVersion":"2.15.1"}' },
+      '2.15.1',
+      'dist/codeAsData/version.json',
+      [`npm-shrinkwrap.json has no '${ENTRY}' string`],
+    ],
+    [
+      'a lock file without Draw: said, then the next place',
+      { [LOCK]: lock(undefined), [CAD]: '{"drawVersion":"2.15.1"}' },
+      '2.15.1',
+      'dist/codeAsData/version.json',
+      [`package-lock.json has no '${ENTRY}' string`],
+    ],
+  ])('%s', async (_name, contents, value, source, notes) => {
+    const lookup = await resolveDrawVersion(undefined, project, memoryFiles(contents))
+    expect(lookup.found?.value).toBe(value)
+    expect(lookup.found?.source).toBe(source)
+    expect(lookup.notes).toEqual(notes)
+  })
+
+  test('the log line names the lock file and its entry', async () => {
+    const lookup = await resolveDrawVersion(
+      undefined,
+      project,
+      memoryFiles({ [LOCK]: lock('2.15.3') }),
+    )
+    expect(drawVersionMessage(lookup.found ?? { value: '', source: '' })).toBe(
+      `draw_version 2.15.3 (from '${ENTRY}' in package-lock.json)`,
+    )
+  })
+
   test('the sources inputs move the version files with them', async () => {
     const files = memoryFiles({
       '/p/build/cad/version.json': '{"drawVersion":"4.1.0"}',
@@ -102,6 +183,8 @@ describe('draw_version resolution', () => {
     const lookup = await resolveDrawVersion(undefined, project, memoryFiles({}))
     expect(lookup.looked).toEqual([
       'node_modules/@olympeio/draw/package.json (version)',
+      'npm-shrinkwrap.json (packages["node_modules/@olympeio/draw"].version)',
+      'package-lock.json (packages["node_modules/@olympeio/draw"].version)',
       'dist/codeAsData/version.json (drawVersion)',
       'dist/web/version.json (version)',
     ])
@@ -132,7 +215,7 @@ describe('the draw_version log line', () => {
     expect(lookup.found?.doubtful).toBe(true)
     expect(lookup.found && drawVersionMessage(lookup.found)).toBe(
       "draw_version 1.4.0 (from 'version' in dist/web/version.json): neither " +
-        'node_modules/@olympeio/draw/package.json nor the code-as-data version.json was found, ' +
+        'node_modules/@olympeio/draw/package.json, a lock file, nor the code-as-data version.json was found, ' +
         "and the official template rewrites this file's version with the project's own; set " +
         "'draw-version' if 1.4.0 is not the Draw version",
     )

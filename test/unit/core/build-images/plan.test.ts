@@ -178,6 +178,21 @@ describe('image plan', () => {
     ])
   })
 
+  test("the served files' digests label the frontend image alone", () => {
+    const digest = `sha256:${'c'.repeat(64)}`
+    const plans = planned(inputs({ registry: 'r.io' }), context, {
+      branch: 'main',
+      served: { 'main.js': digest },
+      now,
+    })
+    const served = (kind: string): unknown =>
+      plans
+        .find((plan) => plan.kind === kind)
+        ?.command.labels.find(([name]) => name === 'io.olympe.deploy-actions.served-files')?.[1]
+    expect(served('frontend')).toBe(JSON.stringify({ 'main.js': digest }))
+    expect(served('backend')).toBeUndefined()
+  })
+
   test('labels for facts a local run lacks are left out', () => {
     const local: CiContext = { ...context, repositoryUrl: undefined, sha: undefined }
     const plans = planned(inputs({ registry: 'r.io', 'tag-template': '{date}' }), local, {

@@ -8,31 +8,47 @@ import { checkDeploy } from '../../../../src/core/deploy/check.js'
 import { runDeploy } from '../../../../src/core/deploy/run.js'
 import type { HttpRequest, HttpResponse } from '../../../../src/core/shared/http.js'
 import type { Logger, Summary } from '../../../../src/core/shared/ports.js'
+import type { StepEnd } from '../../../../src/core/shared/step-end.js'
 import { fakeNetwork, respond, type Answer } from '../../../helpers/fake-registry.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
 
 const sha = (text: string): string => `sha256:${createHash('sha256').update(text).digest('hex')}`
-const CONFIG = JSON.stringify({
-  config: { Labels: { 'org.opencontainers.image.version': '1.4.0' } },
-})
-const MANIFEST = JSON.stringify({
-  schemaVersion: 2,
-  mediaType: 'application/vnd.oci.image.manifest.v1+json',
-  config: { digest: sha(CONFIG) },
-  layers: [],
-})
+/** The template's main.js is not content-hashed: a new build with the same version changes it. */
+const NEW_JS = 'console.log("this build")\n'
+const OLD_JS = 'console.log("the build before")\n'
+const LABELS = {
+  'org.opencontainers.image.version': '1.4.0',
+  'io.olympe.deploy-actions.served-files': JSON.stringify({ 'main.js': sha(NEW_JS) }),
+}
 
-/** The registry r.io, open, holding r.io/shop/frontend:1 with its version label. */
-function registry(request: HttpRequest): Answer {
-  if (request.url.pathname === '/v2/shop/frontend/manifests/1')
-    return respond(200, { 'Docker-Content-Digest': sha(MANIFEST) }, MANIFEST)
-  if (request.url.pathname === `/v2/shop/frontend/blobs/${sha(CONFIG)}`)
-    return respond(200, {}, CONFIG)
-  return respond(404)
+/** The registry r.io, open, holding r.io/shop/frontend:1 with these labels. */
+function registry(labels: Record<string, string>): (request: HttpRequest) => Answer {
+  const config = JSON.stringify({ config: { Labels: labels } })
+  const manifest = JSON.stringify({
+    schemaVersion: 2,
+    mediaType: 'application/vnd.oci.image.manifest.v1+json',
+    config: { digest: sha(config) },
+    layers: [],
+  })
+  return (request) => {
+    if (request.url.pathname === '/v2/shop/frontend/manifests/1')
+      return respond(200, { 'Docker-Content-Digest': sha(manifest) }, manifest)
+    if (request.url.pathname === `/v2/shop/frontend/blobs/${sha(config)}`)
+      return respond(200, {}, config)
+    return respond(404)
+  }
 }
 
 const version = (value: string): HttpResponse =>
   respond(200, {}, JSON.stringify({ version: value }))
+
+/** main.js as nginx serves it: its ETag changes with the file, a matching If-None-Match is a 304. */
+function script(body: string, request: HttpRequest): HttpResponse {
+  const etag = `"${sha(body).slice(7, 15)}-${body.length.toString(16)}"`
+  return request.headers['If-None-Match'] === etag
+    ? respond(304, { ETag: etag })
+    : respond(200, { ETag: etag }, body)
+}
 
 interface Run {
   outputs: Record<string, string>
@@ -41,22 +57,31 @@ interface Run {
   info: string[]
   warnings: string[]
   summaries: Summary[]
+  end?: StepEnd
   error?: Error
 }
+
+/** What the app (or the preview) serves at `ms` since the step began. */
+type App = (ms: number, request: HttpRequest) => Answer
 
 /** The app serves `app(ms since the step began)`; its status route answers 200. */
 async function deploy(
   inputs: Partial<Record<DeployInputName, string>>,
-  app: (ms: number) => Answer = () => version('1.3.0'),
-  webhook: Answer = respond(200, {}, '{"message":"success"}'),
+  app: App = () => version('1.3.0'),
+  options: { webhook?: Answer; labels?: Record<string, string>; preview?: App } = {},
 ): Promise<Run> {
   const run: Run = { outputs: {}, requests: [], info: [], warnings: [], summaries: [] }
+  const images = registry(options.labels ?? LABELS)
   const network: ReturnType<typeof fakeNetwork> = fakeNetwork((request) => {
     run.requests.push(`${request.method} ${request.url.host} ${request.url.pathname}`)
-    if (request.url.host === 'r.io') return registry(request)
-    if (request.url.host === 'h.example') return webhook
-    if (request.url.pathname.endsWith('/version.json')) return app(network.clock.now().getTime())
-    return respond(200)
+    const now = network.clock.now().getTime()
+    if (request.url.host === 'r.io') return images(request)
+    if (request.url.host === 'h.example')
+      return options.webhook ?? respond(200, {}, '{"message":"success"}')
+    if (request.url.pathname.endsWith('/OlympeServer/status')) return respond(200)
+    if (request.url.host === 'preview.shop.example.com')
+      return (options.preview ?? app)(now, request)
+    return app(now, request)
   })
   const logger: Logger = {
     info: (message) => run.info.push(message),
@@ -93,7 +118,7 @@ async function deploy(
       http: network.http,
     }
     const checked = await checkDeploy(raw, { parseYaml: JSON.parse }, { workspace: '/ws' }, ports)
-    await runDeploy(checked, {}, ports)
+    run.end = await runDeploy(checked, {}, ports)
   } catch (error) {
     run.error = error as Error
   }
@@ -103,24 +128,31 @@ async function deploy(
 const POST = 'POST h.example /deploy/5e6f7a8b9c0d'
 const VERSION = 'GET shop.example.com /version.json'
 const STATUS = 'GET shop.example.com /OlympeServer/status'
+const SCRIPT = 'GET shop.example.com /main.js'
+const LABEL_READ = [
+  'HEAD r.io /v2/shop/frontend/manifests/1',
+  'GET r.io /v2/shop/frontend/manifests/1',
+  expect.stringMatching(/^GET r\.io \/v2\/shop\/frontend\/blobs\/sha256:/),
+]
+const FROM_LABEL = "the org.opencontainers.image.version label of 'r.io/shop/frontend:1'"
 
 describe('deploy, then watch the rollout', () => {
   test("the expected version from the frontend image's label; live once it serves it twice", async () => {
     const run = await deploy({}, (ms) => version(ms >= 10_000 ? '1.4.0' : '1.3.0'))
 
     expect(run.error).toBeUndefined()
+    expect(run.end).toEqual({})
+    // The version changed: no file is asked.
     expect(run.requests).toEqual([
-      'HEAD r.io /v2/shop/frontend/manifests/1',
-      'GET r.io /v2/shop/frontend/manifests/1',
-      `GET r.io /v2/shop/frontend/blobs/${sha(CONFIG)}`,
+      ...LABEL_READ,
       VERSION,
       POST,
       ...[VERSION, STATUS, VERSION, STATUS, VERSION, STATUS, VERSION, STATUS],
     ])
+    expect(run.info).toContain(`Expected version: 1.4.0 (from ${FROM_LABEL}).`)
     expect(run.info).toContain(
-      "Expected version: 1.4.0 (from the org.opencontainers.image.version label of 'r.io/shop/frontend:1').",
+      'Before the call, the app serves 1.3.0: the version tells this build (1.4.0) apart.',
     )
-    expect(run.info).toContain('Before the call, the app serves 1.3.0.')
     expect(run.info).toContain(
       "The app at https://shop.example.com serves 1.4.0: live +15 s after the webhook's answer.",
     )
@@ -139,14 +171,12 @@ describe('deploy, then watch the rollout', () => {
     expect(run.summaries[1]?.rows).toEqual([
       ['App', 'https://shop.example.com'],
       ['Outcome', 'live'],
-      [
-        'Expected version',
-        "1.4.0 (from the org.opencontainers.image.version label of 'r.io/shop/frontend:1')",
-      ],
+      ['Expected version', `1.4.0 (from ${FROM_LABEL})`],
+      ['Evidence', 'the version (1.3.0 before the call)'],
       ['Versions served', '1.3.0, 1.4.0'],
       ['Polls', '4 in 15 s'],
       ['+0 s', 'accepted by the webhook'],
-      ['+10 s', 'first answer with 1.4.0'],
+      ['+10 s', 'first answer with this build (1.4.0)'],
       ['+15 s', 'live: 1.4.0'],
     ])
     expect(run.summaries[1]?.links).toEqual([
@@ -157,40 +187,166 @@ describe('deploy, then watch the rollout', () => {
   test('never live: fails at wait-minutes naming both versions, after writing the summary', async () => {
     const run = await deploy({ 'wait-minutes': '0.5', 'expected-version': '1.4.0' })
     expect(run.error?.message).toBe(
-      "The app at https://shop.example.com did not serve 1.4.0 within 'wait-minutes' (30 s) (waited 30 s; last seen: version 1.3.0, status HTTP 200). The webhook accepted the deployment, so the platform may still be rolling it out or may have failed to: check the deployment's status on the platform. Check too that 'app-url' is the address of this environment, and that the project's version was bumped before the images were built (the version must change for the new rollout to be told from the old one).",
+      "The app at https://shop.example.com did not serve 1.4.0 within 'wait-minutes' (30 s) (waited 30 s; last seen: version 1.3.0, status HTTP 200). The webhook accepted the deployment, so the platform may still be rolling it out or may have failed to: check the deployment's status on the platform, and that 'app-url' is the address of this environment. Check too that the project's version was bumped before the images were built (the version must change for the new rollout to be told from the old one).",
     )
     expect(run.requests.filter((request) => request === POST)).toHaveLength(1)
     expect(run.outputs).toMatchObject({ rollout: 'timed-out', 'live-version': '1.3.0' })
     expect(run.summaries.map((summary) => summary.heading)).toEqual([
       'Olympe deployment requested',
-      'Olympe rollout: timed-out',
+      'Not live: timed out',
     ])
   })
 
-  test('manual promotion, never served: a warning and awaiting-promotion, not a failure', async () => {
+  test('the version unchanged, main.js of a new build: one download when it changes, then live', async () => {
+    const run = await deploy({}, (ms, request) =>
+      request.url.pathname.endsWith('/main.js')
+        ? script(ms >= 10_000 ? NEW_JS : OLD_JS, request)
+        : version('1.4.0'),
+    )
+    expect(run.error).toBeUndefined()
+    expect(run.end).toEqual({})
+    expect(run.requests).toEqual([
+      ...LABEL_READ,
+      VERSION,
+      SCRIPT,
+      POST,
+      ...[VERSION, STATUS, SCRIPT, VERSION, STATUS, SCRIPT, VERSION, STATUS, SCRIPT],
+      ...[VERSION, STATUS, SCRIPT],
+    ])
+    expect(run.info).toContain(
+      "Before the call, the app serves 1.4.0, this build's version, with another build's main.js: those files tell this build apart, so the watch compares what the app serves with them (conditional requests: a file is downloaded again only when it changed).",
+    )
+    expect(run.info).toContain(
+      "The app at https://shop.example.com serves this build: 1.4.0, the version it served before, but with main.js changed to this build's. Live +15 s after the webhook's answer.",
+    )
+    expect(run.outputs).toMatchObject({ rollout: 'live', 'live-version': '1.4.0' })
+    expect(run.summaries[1]?.rows).toContainEqual([
+      'Evidence',
+      'the served files, the version unchanged: main.js differed before the call',
+    ])
+    // Before the call: a download; then 304, 304, the new file downloaded, 304.
+    expect(run.summaries[1]?.rows).toContainEqual([
+      'Served-file requests',
+      '5 (4 conditional, 3 answered 304 not modified), 2 download(s)',
+    ])
+  })
+
+  test('the app already served these very files (a backend alone): unverified, a warning state', async () => {
+    const run = await deploy({}, (_ms, request) =>
+      request.url.pathname.endsWith('/main.js') ? script(NEW_JS, request) : version('1.4.0'),
+    )
+    expect(run.error).toBeUndefined()
+    expect(run.end).toEqual({ notLive: 'Not verified: the app already served this build' })
+    expect(run.outputs).toMatchObject({ rollout: 'unverified', 'live-version': '1.4.0' })
+    const advice =
+      "To make every deployment verifiable, bump the project's version before the images are built (the project template has no script for it: `npm version patch`, or a version set by the pipeline), so that each deployment serves a version of its own."
+    expect(run.warnings).toEqual([
+      `The app already serves 1.4.0, the version this deployment brings, with the same main.js as this build: this deployment changes nothing the frontend serves (a backend alone, or the same build again), so the watch cannot tell the new rollout from the old one: it ends unverified at best. ${advice}`,
+      `Not verified: the app at https://shop.example.com answers with a healthy status (last seen: version 1.4.0, status HTTP 200), but it already served 1.4.0 with the same main.js as this build before the call: this deployment changed nothing the frontend serves (a backend alone, or the same build again), so nothing tells it from the one before. The deployment was accepted; whether the new build serves is for you to check. ${advice}`,
+    ])
+    // Two healthy polls, then it ends: there is nothing to wait for.
+    expect(run.requests.filter((request) => request === VERSION)).toHaveLength(3)
+    expect(run.summaries[1]?.heading).toBe('Not verified: the app already served this build')
+  })
+
+  test("with 'require-evidence', an unverified rollout fails", async () => {
+    const run = await deploy({ 'require-evidence': 'true', 'verify-images': 'false' })
+    expect(run.error?.message).toMatch(
+      /^Not verified: the app at https:\/\/shop\.example\.com answers .* 'require-evidence' is true, so the step fails\.$/,
+    )
+    expect(run.outputs.rollout).toBe('unverified')
+  })
+
+  test('the expected version unknown: a warning, then unverified, never live', async () => {
+    const run = await deploy({ 'verify-images': 'false' })
+    const reason =
+      "the labels of 'r.io/shop/frontend:1' could not be read: the registry was not asked ('verify-images: false')"
+    expect(run.warnings[0]).toBe(
+      `The version the app must serve is unknown (${reason}): nothing can show that the app serves the new build, so the rollout ends unverified at best. To get evidence, bump the project's version before the images are built (the project template has no script for it: \`npm version patch\`, or a version set by the pipeline), so that each deployment serves a version of its own; or let the step read the frontend image's labels, where build-images records the version and the digests of the files the frontend serves: give the deploy step a registry login ('registry-username' and 'registry-password', read access is enough) and leave 'verify-images' on.`,
+    )
+    expect(run.warnings).toHaveLength(2)
+    expect(run.end).toEqual({ notLive: 'Not verified: the expected version is unknown' })
+    expect(run.outputs).toMatchObject({ rollout: 'unverified', 'live-version': '1.3.0' })
+    expect(run.requests.some((request) => request.includes('r.io'))).toBe(false)
+  })
+
+  test('an image without the served-files label, the version unchanged: unverified', async () => {
+    const run = await deploy({}, () => version('1.4.0'), {
+      labels: { 'org.opencontainers.image.version': '1.4.0' },
+    })
+    expect(run.outputs.rollout).toBe('unverified')
+    expect(run.end).toEqual({ notLive: 'Not verified: the version did not change' })
+    expect(run.warnings[0]).toContain(
+      "and the files the frontend serves are unknown ('r.io/shop/frontend:1' has no io.olympe.deploy-actions.served-files label (build-images adds it to the frontend image))",
+    )
+    expect(run.warnings[0]).toContain('or build the frontend image with build-images')
+  })
+
+  test("manual promotion without 'preview-url': awaiting-promotion, saying what it cannot tell", async () => {
     const run = await deploy({ 'wait-minutes': '0.25', 'promotion-mode': 'manual' })
     expect(run.error).toBeUndefined()
     expect(run.outputs.rollout).toBe('awaiting-promotion')
+    expect(run.end).toEqual({ notLive: 'Not live: awaiting promotion' })
+    expect(run.info).toContain(
+      "The promotion mode is manual, and no 'preview-url' is given: if the app does not switch, the step cannot tell a new version that awaits its promotion from a rollout that never reached the app. Give the address where the platform serves a new version before its promotion as 'preview-url' to have it verified.",
+    )
     expect(run.warnings).toEqual([
-      expect.stringContaining('and the promotion mode is manual: the new version may be waiting'),
+      expect.stringContaining(
+        "the new version may be waiting for someone to promote it on the platform, or the rollout may never have reached the app; without 'preview-url'",
+      ),
     ])
+    const strict = await deploy({
+      'wait-minutes': '0.25',
+      'promotion-mode': 'manual',
+      'require-evidence': 'true',
+    })
+    expect(strict.error?.message).toMatch(/'require-evidence' is true, so the step fails\.$/)
   })
 
-  test('the app already serves the expected version: a warning before the call', async () => {
-    const run = await deploy({}, () => version('1.4.0'))
-    expect(run.warnings).toEqual([
-      "The app already serves 1.4.0, the version this deployment brings, so the watch cannot tell the new rollout from the old one and will report it live at once. Bump the project's version before building the images (the project template's version-bump script), so that each deployment serves a version of its own.",
+  test('manual promotion with a preview that serves this build: verified, awaiting promotion', async () => {
+    const run = await deploy(
+      {
+        'wait-minutes': '0.25',
+        'promotion-mode': 'manual',
+        'preview-url': 'https://preview.shop.example.com',
+      },
+      () => version('1.3.0'),
+      { preview: (ms) => version(ms >= 5000 ? '1.4.0' : '1.3.0') },
+    )
+    expect(run.error).toBeUndefined()
+    expect(run.end).toEqual({
+      notLive: 'Not live: awaiting promotion (the preview serves this build)',
+    })
+    const preview = run.requests.filter((request) => request.startsWith('GET preview.'))
+    // Before the call, then until it served this build twice.
+    expect(preview.filter((request) => request.endsWith('/version.json'))).toHaveLength(4)
+    expect(run.summaries[1]?.rows).toContainEqual([
+      'Preview',
+      'https://preview.shop.example.com: serves this build (last seen: version 1.4.0, status HTTP 200)',
     ])
+    const strict = await deploy(
+      {
+        'wait-minutes': '0.25',
+        'promotion-mode': 'manual',
+        'preview-url': 'https://preview.shop.example.com',
+        'require-evidence': 'true',
+      },
+      () => version('1.3.0'),
+      { preview: (ms) => version(ms >= 5000 ? '1.4.0' : '1.3.0') },
+    )
+    // Verified on the preview: not for 'require-evidence' to fail.
+    expect(strict.error).toBeUndefined()
+  })
+
+  test("automatic promotion: 'preview-url' is not asked", async () => {
+    const run = await deploy({ 'preview-url': 'https://preview.shop.example.com' }, (ms) =>
+      version(ms >= 5000 ? '1.4.0' : '1.3.0'),
+    )
     expect(run.outputs.rollout).toBe('live')
-  })
-
-  test('the expected version unknown: a warning, then only that the app answers', async () => {
-    const run = await deploy({ 'verify-images': 'false' })
-    expect(run.warnings).toEqual([
-      "The version the app must serve is unknown (the labels of 'r.io/shop/frontend:1' could not be read: the registry was not asked ('verify-images: false')): the rollout watch only checks that the app answers with a healthy status, not that it serves the new version. Set 'expected-version', or build the images with build-images, which labels them with the project's version.",
-    ])
-    expect(run.outputs).toMatchObject({ rollout: 'live', 'live-version': '1.3.0' })
-    expect(run.requests.some((request) => request.includes('r.io'))).toBe(false)
+    expect(run.requests.some((request) => request.includes('preview.'))).toBe(false)
+    expect(run.info).toContain(
+      "The promotion mode is auto: the app itself is watched, and 'preview-url' is not used.",
+    )
   })
 
   test.each<[string, Partial<Record<DeployInputName, string>>, Answer | undefined, string[]]>([
@@ -199,7 +355,7 @@ describe('deploy, then watch the rollout', () => {
     // The version before the call is read; nothing after it.
     ['a failed call', {}, respond(500, {}, 'oops'), [VERSION, POST]],
   ])('%s: no poll after the POST, rollout not-watched', async (_name, inputs, webhook, sent) => {
-    const run = await deploy(inputs, undefined, webhook)
+    const run = await deploy(inputs, undefined, webhook ? { webhook } : {})
     expect(run.requests.filter((request) => !request.includes(' r.io '))).toEqual(sent)
     expect(run.outputs).toMatchObject({
       url: 'https://shop.example.com',
@@ -214,6 +370,7 @@ describe('deploy, then watch the rollout', () => {
       "The rollout is not watched: no 'app-url': the step ends when the webhook accepts the deployment, before the new version serves. Set 'app-url' to the app's address to watch the rollout, or 'wait-minutes: 0' to say that it is not to be watched.",
     ])
     expect(run.outputs).toMatchObject({ url: '', rollout: 'not-watched' })
+    expect(run.end).toEqual({})
     const quiet = await deploy({ 'app-url': '', 'wait-minutes': '0' })
     expect(quiet.warnings).toEqual([])
   })

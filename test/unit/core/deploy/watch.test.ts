@@ -1,11 +1,15 @@
 import { describe, expect, test } from '@jest/globals'
+import { createHash } from 'node:crypto'
 import { parseAppUrl, type AppTarget } from '../../../../src/core/deploy/app-url.js'
+import type { Evidence } from '../../../../src/core/deploy/evidence.js'
+import { ServedFilesReader } from '../../../../src/core/deploy/served.js'
 import {
   POLL_REQUEST_MS,
   readStatus,
   readVersion,
   VERSION_BYTES,
   watchRollout,
+  type WatchedTarget,
   type WatchSettings,
 } from '../../../../src/core/deploy/watch.js'
 import type { HttpRequest, HttpResponse } from '../../../../src/core/shared/http.js'
@@ -31,24 +35,46 @@ function app(
   return network
 }
 
+interface Watch extends Partial<Omit<WatchSettings, 'app' | 'preview'>> {
+  target?: AppTarget
+  expected?: string
+  evidence?: Evidence
+  preview?: AppTarget
+}
+
 async function watch(
   network: ReturnType<typeof fakeNetwork>,
-  settings: Partial<WatchSettings> = {},
+  settings: Watch = {},
 ): Promise<{ report: Awaited<ReturnType<typeof watchRollout>>; log: string[] }> {
   const log: string[] = []
+  const {
+    target: app = target(),
+    expected = '1.4.0',
+    evidence = VERSION,
+    preview,
+    ...rest
+  } = settings
+  const watched = (address: AppTarget): WatchedTarget => ({
+    target: address,
+    evidence,
+    reader: new ServedFilesReader(address, network.http),
+  })
   const report = await watchRollout(
     {
-      target: target(),
-      expected: '1.4.0',
+      app: watched(app),
+      ...(preview ? { preview: watched(preview) } : {}),
+      build: { version: expected },
       manualPromotion: false,
       waitMinutes: 1,
       pollSeconds: 15,
-      ...settings,
+      ...rest,
     },
     { http: network.http, clock: network.clock, logger: { info: (line) => log.push(line) } },
   )
   return { report, log }
 }
+
+const VERSION: Evidence = { kind: 'version' }
 
 const line = (request: HttpRequest): string => `${request.method} ${request.url.href}`
 
@@ -133,6 +159,172 @@ describe('the poller', () => {
   })
 })
 
+describe('progress while waiting', () => {
+  test('a line at least once a minute with nothing new: what is served, the time left', async () => {
+    const network = app(() => json({ version: '1.3.0' }))
+    const { log } = await watch(network, { waitMinutes: 2.5 })
+    expect(network.waits.every((ms) => ms === 15_000)).toBe(true)
+    expect(log).toEqual([
+      '+0 s: the app serves 1.3.0; waiting for 1.4.0.',
+      '+1 min: still waiting for this build, 1 min 30 s left; the app: version 1.3.0, status HTTP 200.',
+      '+2 min: still waiting for this build, 30 s left; the app: version 1.3.0, status HTTP 200.',
+    ])
+  })
+
+  test('polls 4 minutes apart: the pause is cut to say so every minute', async () => {
+    const network = app(() => json({ version: '1.3.0' }))
+    const { log, report } = await watch(network, { waitMinutes: 5, pollSeconds: 240 })
+    expect(report.polls).toBe(2)
+    expect(network.waits).toEqual([60_000, 60_000, 60_000, 60_000, 60_000])
+    expect(log.map((line) => line.replace(/;.*/, ''))).toEqual([
+      '+0 s: the app serves 1.3.0',
+      '+1 min: still waiting for this build, 4 min left',
+      '+2 min: still waiting for this build, 3 min left',
+      '+3 min: still waiting for this build, 2 min left',
+      '+4 min: still waiting for this build, 1 min left',
+    ])
+  })
+})
+
+describe("this build's files, when the version does not tell", () => {
+  const BUILT = 'console.log("new build")\n'
+  const OLD = 'console.log("old build")\n'
+  const sha = (text: string): string => `sha256:${createHash('sha256').update(text).digest('hex')}`
+  const FILES: Evidence = { kind: 'files', paths: ['main.js'], differ: ['main.js'] }
+
+  /** version.json at 1.4.0 all along; main.js as nginx serves it, the new one from `switchMs`. */
+  function nginx(switchMs: number): ReturnType<typeof fakeNetwork> {
+    const network: ReturnType<typeof fakeNetwork> = fakeNetwork((request) => {
+      const now = network.clock.now().getTime()
+      if (request.url.pathname.endsWith('/version.json')) return json({ version: '1.4.0' })
+      if (!request.url.pathname.endsWith('/main.js')) return respond(200)
+      const body = now >= switchMs ? BUILT : OLD
+      const etag = `"${now >= switchMs ? '65a1' : '64f0'}-${body.length.toString(16)}"`
+      if (request.headers['If-None-Match'] === etag) return respond(304, { ETag: etag })
+      return respond(200, { ETag: etag, 'Last-Modified': 'Mon, 01 Jan 2024 00:00:00 GMT' }, body)
+    })
+    return network
+  }
+
+  test('conditional requests: a download when main.js changes, a 304 otherwise; live on the new one', async () => {
+    const network = nginx(30_000)
+    const reader = new ServedFilesReader(target(), network.http)
+    const log: string[] = []
+    const report = await watchRollout(
+      {
+        app: { target: target(), evidence: FILES, reader, before: '1.4.0' },
+        build: { version: '1.4.0', files: { 'main.js': sha(BUILT) } },
+        manualPromotion: false,
+        waitMinutes: 1,
+        pollSeconds: 15,
+      },
+      { http: network.http, clock: network.clock, logger: { info: (line) => log.push(line) } },
+    )
+    expect(report.verdict.outcome).toBe('live')
+    expect(report.polls).toBe(4)
+    const scripts = network.requests.filter((request) => request.url.pathname === '/main.js')
+    expect(scripts.map((request) => request.headers['If-None-Match'] ?? 'none')).toEqual([
+      'none',
+      '"64f0-19"',
+      '"64f0-19"',
+      '"65a1-19"',
+    ])
+    expect(scripts[0]?.headers).toMatchObject({ 'Accept-Encoding': 'identity' })
+    expect(
+      scripts.every((request) => request.hashBody === true && request.maxBodyBytes === 0),
+    ).toBe(true)
+    expect(report.files.app).toEqual({ requests: 4, conditional: 3, notModified: 2, downloads: 2 })
+    expect(log).toEqual([
+      "+0 s: the app serves 1.4.0 with another build's main.js; waiting for this build.",
+      '+30 s: the app serves this build: 1.4.0, with main.js as built, status HTTP 200.',
+      '+45 s: live: this build (1.4.0) served with a healthy status on 2 polls in a row.',
+    ])
+  })
+
+  test('another version: its files are not asked', async () => {
+    const network = nginx(0)
+    const { report } = await watch(network, {
+      evidence: FILES,
+      expected: '1.5.0',
+      waitMinutes: 0.5,
+    })
+    expect(report.verdict.outcome).toBe('timed-out')
+    expect(network.requests.some((request) => request.url.pathname === '/main.js')).toBe(false)
+  })
+})
+
+describe('a manual promotion with a preview', () => {
+  const PREVIEW = 'https://preview.shop.example.com'
+  /** The app switches at `promotedMs`, the preview at `previewMs`. */
+  function platform(previewMs: number, promotedMs: number): ReturnType<typeof fakeNetwork> {
+    const network: ReturnType<typeof fakeNetwork> = fakeNetwork((request) => {
+      const now = network.clock.now().getTime()
+      if (!request.url.pathname.endsWith('/version.json')) return respond(200)
+      const switched = request.url.host === 'preview.shop.example.com' ? previewMs : promotedMs
+      return json({ version: now >= switched ? '1.4.0' : '1.3.0' })
+    })
+    return network
+  }
+  const hosts = (network: ReturnType<typeof fakeNetwork>): string[] =>
+    network.requests
+      .filter((request) => request.url.pathname.endsWith('/version.json'))
+      .map((request) => request.url.host.split('.')[0] ?? '')
+
+  test('the preview serves it, then a promotion during the wait: live', async () => {
+    const network = platform(15_000, 60_000)
+    const { report, log } = await watch(network, {
+      preview: target(PREVIEW),
+      manualPromotion: true,
+      waitMinutes: 2,
+    })
+    expect(report.verdict.outcome).toBe('live')
+    expect(report.preview?.state).toBe('this-build')
+    // The preview until it served this build twice; the app until it did too.
+    expect(hosts(network)).toEqual([
+      'shop',
+      'preview',
+      'shop',
+      'preview',
+      'shop',
+      'preview',
+      'shop',
+      'shop',
+      'shop',
+    ])
+    expect(log).toEqual([
+      '+0 s: the app serves 1.3.0; waiting for 1.4.0.',
+      '+0 s: the preview serves 1.3.0; waiting for 1.4.0.',
+      '+15 s: the preview serves 1.4.0, the expected version, status HTTP 200.',
+      '+30 s: live: this build (1.4.0) served with a healthy status on 2 polls in a row.',
+      "+30 s: the preview serves this build: it awaits a promotion. The app is watched until 'wait-minutes' (2 min) is spent, so that a promotion meanwhile ends live.",
+      '+1 min: the app serves 1.4.0, the expected version, status HTTP 200.',
+      '+1 min 15 s: live: this build (1.4.0) served with a healthy status on 2 polls in a row.',
+    ])
+  })
+
+  test('the preview serves it, never promoted: awaiting promotion at the end of the wait', async () => {
+    const network = platform(0, Infinity)
+    const { report } = await watch(network, {
+      preview: target(PREVIEW),
+      manualPromotion: true,
+      waitMinutes: 1,
+    })
+    expect(report.verdict).toMatchObject({ outcome: 'awaiting-promotion', preview: 'this-build' })
+    expect(report.waitedMs).toBe(60_000)
+    expect(hosts(network).filter((host) => host === 'preview')).toHaveLength(2)
+  })
+
+  test('the preview never serves it: timed out', async () => {
+    const network = platform(Infinity, Infinity)
+    const { report } = await watch(network, {
+      preview: target(PREVIEW),
+      manualPromotion: true,
+      waitMinutes: 0.5,
+    })
+    expect(report.verdict).toMatchObject({ outcome: 'timed-out', preview: 'not-this-build' })
+  })
+})
+
 describe('version.json, read', () => {
   const read = async (answer: Answer): Promise<unknown> =>
     readVersion(target(), fakeNetwork(() => answer).http, 1000, 'n')
@@ -141,12 +333,24 @@ describe('version.json, read', () => {
     [
       'a version',
       json({ version: ' 1.4.0 ', name: 'shop' }),
-      { kind: 'version', version: '1.4.0' },
+      // With the digest of the file as served, for when it is one of this build's files.
+      {
+        kind: 'version',
+        version: '1.4.0',
+        digest: `sha256:${createHash('sha256')
+          .update(JSON.stringify({ version: ' 1.4.0 ', name: 'shop' }))
+          .digest('hex')}`,
+      },
     ],
     [
       'with a byte order mark',
       respond(200, {}, '\uFEFF{"version":"2.0.0-rc.1"}'),
-      { kind: 'version', version: '2.0.0-rc.1' },
+      { kind: 'version', version: '2.0.0-rc.1', digest: expect.stringMatching(/^sha256:/) },
+    ],
+    [
+      'compressed: no digest, which would not be of the file as built',
+      respond(200, { 'Content-Encoding': 'gzip' }, '{"version":"1.4.0"}'),
+      { kind: 'version', version: '1.4.0' },
     ],
     [
       'an HTML page',

@@ -62,7 +62,7 @@ describe('renderTemplate', () => {
     [
       'an unknown kind of region',
       region('', 'deploy settings').join('\n'),
-      "gitlab/test.yml: Unknown generated region 'deploy settings': expected '<action> inputs [without <input>…]', '<action>[+<action>…] variables|exports [with <input>=<value>…]' or 'package.json version'.",
+      "gitlab/test.yml: Unknown generated region 'deploy settings': expected '<action> inputs [without <input>…]', '<action>[+<action>…] variables|exports [with <input>=<value>…]', 'package.json version' or 'not-live exit code'.",
     ],
     [
       'an unknown action',

@@ -1,0 +1,71 @@
+/**
+ * The image labels build-images writes and deploy reads: each name once, and the one format of
+ * the served-files label, which both sides share.
+ */
+
+/** OCI annotation keys (opencontainers/image-spec annotations.md), read by registries and UIs. */
+export const OCI_LABELS = {
+  /** The project's version: what the app's `version.json` serves once this image is live. */
+  version: 'org.opencontainers.image.version',
+  source: 'org.opencontainers.image.source',
+  revision: 'org.opencontainers.image.revision',
+  created: 'org.opencontainers.image.created',
+} as const
+
+/** The design tool's version (Olympe's own label name, from its documented CI). */
+export const DRAW_VERSION_LABEL = 'draw_version'
+
+/**
+ * On the frontend image: the SHA-256 of each file the app serves as it was built (`version.json`,
+ * `index.html`, the scripts `index.html` loads), as a JSON object `{"<path>": "sha256:<hex>"}`.
+ * The rollout watch compares what the app serves with it when the version did not change.
+ */
+export const SERVED_FILES_LABEL = 'io.olympe.deploy-actions.served-files'
+
+/** Path below the frontend's root → `sha256:<hex>` of the file's bytes. */
+export type ServedFiles = Record<string, string>
+
+/** At most this many files: `version.json`, `index.html` and the scripts it loads. */
+export const MAX_SERVED_FILES = 16
+const DIGEST = /^sha256:[0-9a-f]{64}$/
+/** A path a URL can hold as it is: no `..`, no leading `/`, no query or fragment. */
+const SERVED_PATH =
+  /^(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9._~!$&'()*+,;=:@-]+(?:\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)*$/
+
+export function isServedPath(path: string): boolean {
+  return path.length <= 256 && SERVED_PATH.test(path)
+}
+
+/** The label's value, its keys sorted so that the same files always give the same text. */
+export function servedFilesLabel(files: ServedFiles): string {
+  const sorted = Object.keys(files)
+    .sort()
+    .map((path) => [path, files[path]])
+  return JSON.stringify(Object.fromEntries(sorted))
+}
+
+/** The label read back, or why it cannot be used (it comes from a registry: anything goes). */
+export function parseServedFilesLabel(value: string): ServedFiles | { problem: string } {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(value)
+  } catch {
+    return { problem: `the ${SERVED_FILES_LABEL} label is not JSON` }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return { problem: `the ${SERVED_FILES_LABEL} label is not a JSON object` }
+  const entries = Object.entries(parsed as Record<string, unknown>)
+  if (entries.length === 0 || entries.length > MAX_SERVED_FILES)
+    return {
+      problem: `the ${SERVED_FILES_LABEL} label names ${entries.length} files (1 to ${MAX_SERVED_FILES} expected)`,
+    }
+  const files: ServedFiles = {}
+  for (const [path, digest] of entries) {
+    if (!isServedPath(path) || typeof digest !== 'string' || !DIGEST.test(digest))
+      return {
+        problem: `the ${SERVED_FILES_LABEL} label holds an entry that is not a relative path and a sha256: digest`,
+      }
+    files[path] = digest
+  }
+  return files
+}
