@@ -37,7 +37,23 @@ async function bundle() {
   }
   for (const [folder, exported] of Object.entries(ENTRIES))
     files[`${folder}/index.js`] = `import{${exported}}from'../index.js';await ${exported}()\n`
+  files['.npmignore'] = npmIgnore(files)
   return files
+}
+
+/**
+ * The npm package leaves out the chunk of GitHub's Actions cache client (@actions/cache and the
+ * Azure SDK it uploads with, two fifths of the package): only a GitHub action's own process gets
+ * the cache service's token (ACTIONS_RUNTIME_TOKEN), so the package's users (GitLab jobs, the
+ * command line, even in a GitHub `run:` step) never load it. The actions run from the repository.
+ */
+function npmIgnore(files) {
+  const cache = Object.keys(files).filter(
+    (name) =>
+      name.endsWith('.js') && files[name].includes('github.actions.results.api.v1.CacheService'),
+  )
+  if (cache.length !== 1) throw new Error(`expected one Actions cache chunk, found ${cache.length}`)
+  return `# Written by scripts/build.js: the Actions cache client, which only the GitHub actions load.\n${cache[0]}\n`
 }
 
 function minify(code) {

@@ -24,6 +24,7 @@ import {
 import { createExec } from '../tools/exec.js'
 import { createHttpClient } from '../tools/http.js'
 import { nodeFiles } from '../tools/files.js'
+import { reuseRecordsFor } from '../platform/reuse-records.js'
 
 export const buildImagesAction: Action<BuildImagesInputName, CheckedBuildImages> = {
   definition: buildImagesDefinition,
@@ -70,6 +71,7 @@ export const buildImagesAction: Action<BuildImagesInputName, CheckedBuildImages>
         http: createHttpClient(USER_AGENT),
         // The job's own, as the deploy step's image check reads it: not the step's copy.
         dockerConfigPath: jobDockerConfigPath(process.env),
+        records: reuseRecordsFor(context.platform, process.env, nodeFiles, context.workspace),
       })
     } finally {
       await session?.dispose()

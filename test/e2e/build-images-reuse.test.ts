@@ -2,11 +2,17 @@
 // basic auth that also holds the base images, as a runner pulls them. Before every run the
 // project's files get new times (a fresh checkout) and the engine forgets every image of the
 // registry (a fresh engine): only the registry remembers the last run. The bundle runs as the
-// GitHub runner runs it. The runs build on one another, in order.
+// GitHub runner runs it, with GitHub's Actions cache service emulated on loopback (nothing
+// configured: the cache keeps the record of what the default branch built, which reuse needs).
+// The runs build on one another, in order.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { readdir, readFile, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import {
+  startActionsCacheServer,
+  type ActionsCacheServer,
+} from '../helpers/actions-cache-server.js'
 import { Cleanup } from '../helpers/cleanup.js'
 import { startCuttingProxy } from '../helpers/cutting-proxy.js'
 import {
@@ -25,6 +31,7 @@ type Kind = (typeof KINDS)[number]
 const FINGERPRINT = 'io.olympe.deploy-actions.fingerprint'
 
 let suite: DockerSuite
+let cache: ActionsCacheServer
 let project: string
 let repository: string
 const cleanup = new Cleanup()
@@ -36,6 +43,7 @@ const kept: Record<string, string> = {}
 
 beforeAll(async () => {
   suite = cleanup.track('docker suite', await startDockerSuite())
+  cache = cleanup.track('actions cache', await startActionsCacheServer())
   const { registry } = suite
   // The job logged in as docker/login-action does: the registry holds the base images too.
   await dockerLogin(registry, { env: { ...process.env, DOCKER_CONFIG: suite.dockerConfig } })
@@ -93,7 +101,13 @@ async function buildImages(
       ...kept,
       ...options.inputs,
     },
-    env: { ...suite.env, GITHUB_SHA: sha, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: '7' },
+    env: {
+      ...suite.env,
+      ...cache.env,
+      GITHUB_SHA: sha,
+      GITHUB_REPOSITORY: repository,
+      GITHUB_RUN_ID: '7',
+    },
     event: { name: 'push', payload: { repository: { default_branch: 'main' } } },
   })
   const commands = await suite.spy.commands()
@@ -160,6 +174,14 @@ describe('build-images on fresh runners: only what changed is built', () => {
       KINDS.map(() => expect.stringContaining(' --pull ')),
     )
     expect(run.result.stdout).toContain("frontend: built: no image 'main' in the registry yet.")
+    // The default branch's record of each image, in the Actions cache.
+    expect(cache.entries().map((entry) => entry.scope)).toEqual(KINDS.map(() => 'refs/heads/main'))
+    for (const kind of KINDS)
+      expect(run.result.stdout).toMatch(
+        new RegExp(
+          `Recorded in the GitHub Actions cache: the default branch built \\S+/${kind}:${run.tag} as sha256:[0-9a-f]{64}`,
+        ),
+      )
     for (const kind of KINDS) {
       expect((await suite.registry.tags(name(kind))).sort()).toEqual(['main', run.tag].sort())
       const { config } = await suite.registry.manifest(name(kind), run.tag)
@@ -250,9 +272,31 @@ describe('build-images on fresh runners: only what changed is built', () => {
     const run = await buildImages({ inputs: { 'reuse-unchanged': 'false' } })
     expect(built(run)).toEqual(KINDS)
     expect(reused(run)).toEqual([])
-    expect(run.result.stdout).toContain("Every image is built: 'reuse-unchanged' is false.")
+    expect(run.result.stdout).toContain(
+      "Every image is built: 'reuse-unchanged' is false. Each is labelled with its fingerprint, and recorded, so that later runs can reuse it.",
+    )
     const digests = await registryAfter(run)
     for (const kind of KINDS) expect(digests[kind]).not.toBe(before[kind])
+    for (const kind of KINDS) {
+      const { config } = await suite.registry.manifest(name(kind), run.tag)
+      expect(config.Labels?.[FINGERPRINT]).toMatch(/^sha256:[0-9a-f]{64}$/)
+    }
+  }, 180_000)
+
+  test("then reuse on, nothing changed: every image that the 'reuse-unchanged: false' run pushed is reused", async () => {
+    const before = last.digests
+    const run = await buildImages()
+    expect(built(run)).toEqual([])
+    expectReused(run, KINDS, before, await registryAfter(run))
+  }, 180_000)
+
+  test('a record evicted from the cache: the image is built, said in one line', async () => {
+    cache.evictAll()
+    const run = await buildImages({ inputs: { images: 'frontend', codeasdata: 'false' } })
+    expect(built(run)).toEqual(['frontend'])
+    expect(run.result.stdout).toMatch(
+      /frontend: built: 'main' \(built as main-[0-9a-f]{7}\) has the same fingerprint, but no record in the GitHub Actions cache that the default branch built sha256:[0-9a-f]{64} \(never recorded, or evicted\), so it is not trusted\./,
+    )
   }, 180_000)
 
   test('the registry unreachable for the look-up: every image is built as usual', async () => {

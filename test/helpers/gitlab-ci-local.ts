@@ -119,9 +119,10 @@ export interface PipelineOptions {
    */
   gitlabCiLocalDefaults?: boolean
   /**
-   * Each job in a folder of its own with the repository's files and the artifacts of the jobs
-   * it needs, and nothing else, as on a real runner (`--shell-isolation`): no node_modules left
-   * by an earlier job.
+   * Each job in a folder of its own (`.gitlab-ci-local/builds/<job>`) with the repository's files
+   * and the artifacts of the jobs it needs, and nothing else, as on a real runner
+   * (`--shell-isolation`): no node_modules left by an earlier job, and the jobs' `cache:` kept
+   * between pipelines as a runner keeps it.
    */
   isolated?: boolean
   timeoutMs?: number

@@ -86,7 +86,7 @@ export const buildImagesDefinition = {
     },
     'reuse-unchanged': {
       description:
-        "Do not build an image whose inputs did not change: when the image that the branch's moving tag (then the default branch's) names in the registry has this run's fingerprint (the Dockerfile, the files its `COPY` lines read, its base images' digests, the build arguments, the labels but `created` and `revision`, the platform), that manifest gets this run's tags instead. `false` builds every image.",
+        "Do not build an image whose inputs did not change: when the image that the branch's moving tag (then the default branch's) names in the registry has this run's fingerprint (the Dockerfile, read as BuildKit reads it, the files its `COPY` lines read, its base images' digests, the build arguments, the labels but `created` and `revision`, the platform) and the CI's own record (the Actions cache, the GitLab template's `cache:`) says that the default branch built it, that manifest gets this run's tags instead. `false` builds every image (still labelled and recorded for later runs).",
       ...flag('true'),
     },
     branches: {

@@ -1,8 +1,20 @@
+import { posix } from 'node:path'
+import {
+  DockerfileProblem,
+  parseDockerfile,
+  parseHeredoc,
+  type DockerfileSyntax,
+  type Escape,
+  type Instruction,
+} from './dockerfile-syntax.js'
+import { processWord, ShellNotUnderstood, ShellSyntaxError, type Env } from './shell-words.js'
+
 /**
- * What build-images needs to know of a Dockerfile, read from its text: its stages, what each
- * builds FROM, and whether each declares and uses `SOURCES_PATH`. Not a full parser: enough to
- * follow `FROM` lines (with `--platform`, `AS name`, and build arguments in the image name) and
- * `ARG` lines, across line continuations and comments.
+ * What build-images needs to know of a Dockerfile, read as BuildKit reads it
+ * (dockerfile-syntax.ts): its stages and what each builds FROM (the SOURCES_PATH pre-flight),
+ * and everything a build reads besides the Dockerfile (the reuse fingerprint): the images it
+ * pulls and the context paths it copies, each with its variables expanded as BuildKit expands
+ * them. Whatever cannot be known that way is said (`unknowable`), and the image is then built.
  */
 
 export interface Stage {
@@ -19,292 +31,482 @@ export interface Stage {
 }
 
 const SOURCES_PATH_USE = /\$(?:SOURCES_PATH\b|\{SOURCES_PATH[}:])/
+/** BuildKit's system.DefaultPathEnv for Linux: what PATH is when a base image sets none. */
+const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+/** A build argument that makes BuildKit run another frontend, as a `syntax` directive does. */
+const SYNTAX_ARG = 'BUILDKIT_SYNTAX'
+/** Build arguments BuildKit keeps out of the stage's environment. */
+const NON_ENV_ARGS = new Set(['BUILDKIT_SBOM_SCAN_CONTEXT', 'BUILDKIT_SBOM_SCAN_STAGE'])
+/** The flags each instruction that reads may have in every BuildKit version this reader follows. */
+const KNOWN_FLAGS: Record<string, ReadonlySet<string>> = {
+  COPY: new Set(['from', 'chown', 'chmod', 'link']),
+  ADD: new Set(['chown', 'chmod', 'link', 'keep-git-dir', 'checksum']),
+  RUN: new Set(['mount', 'network', 'security']),
+}
+
+type BuildArgs = ReadonlyArray<readonly [string, string]>
 
 /**
  * The stages, in order. `buildArgs` are the `--build-arg` values the build will get: they
- * override the defaults of the ARG lines before the first FROM, which FROM lines may use.
+ * override the defaults of the ARG lines before the first FROM, which FROM lines may use. A
+ * Dockerfile BuildKit cannot read has no stages here: its build fails and says why.
  */
-export function readStages(
-  dockerfile: string,
-  buildArgs: ReadonlyArray<readonly [string, string]>,
-): Stage[] {
-  const given = new Map(buildArgs.map(([name, value]) => [name, value]))
-  const globals = new Map<string, string | undefined>()
+export function readStages(dockerfile: string, buildArgs: BuildArgs): Stage[] {
+  try {
+    return stagesOf(parseDockerfile(dockerfile), buildArgs)
+  } catch (error) {
+    if (error instanceof DockerfileProblem) return []
+    throw error
+  }
+}
+
+function stagesOf(syntax: DockerfileSyntax, buildArgs: BuildArgs): Stage[] {
+  const meta = new MetaArgs(new Map(buildArgs.map(([name, value]) => [name, value])))
   const stages: Stage[] = []
   const names = new Map<string, number>()
-  for (const instruction of instructions(dockerfile)) {
-    const [keyword = '', ...words] = instruction.split(/\s+/)
-    const upper = keyword.toUpperCase()
+  for (const instruction of syntax.instructions) {
     const current = stages[stages.length - 1]
-    if (upper === 'FROM') {
-      const [image = '', as, name] = words.filter((word) => !word.startsWith('--'))
-      const expanded = expand(image, (arg) => given.get(arg) ?? globals.get(arg))
-      const parent = expanded === undefined ? undefined : names.get(expanded.toLowerCase())
+    if (instruction.keyword === 'FROM') {
+      const from = readFrom(instruction, meta, syntax.escape, names)
       stages.push({
-        from: instruction,
-        base: parent === undefined ? expanded : undefined,
-        parentStage: parent,
+        from: instruction.original.trim(),
+        base: from.stage === undefined ? from.image : undefined,
+        parentStage: from.stage,
         declaresSourcesPath: false,
         usesSourcesPath: false,
       })
-      if (as?.toUpperCase() === 'AS' && name) names.set(name.toLowerCase(), stages.length - 1)
-    } else if (upper === 'ARG') {
-      for (const word of words) {
-        const [name = '', ...value] = word.split('=')
-        if (current) current.declaresSourcesPath ||= name === 'SOURCES_PATH'
-        else globals.set(name, value.length > 0 ? value.join('=') : undefined)
-      }
-    } else if (current && SOURCES_PATH_USE.test(instruction)) {
+      if (from.name) names.set(from.name, stages.length - 1)
+    } else if (!current) {
+      if (instruction.keyword === 'ARG') meta.declare(instruction, syntax.escape)
+    } else if (instruction.keyword === 'ARG') {
+      current.declaresSourcesPath ||= argNames(instruction).includes('SOURCES_PATH')
+    } else if (usesSourcesPath(instruction)) {
       current.usesSourcesPath = true
     }
   }
   return stages
 }
 
+function usesSourcesPath(instruction: Instruction): boolean {
+  return [instruction.original, ...instruction.heredocs.map((doc) => doc.content)].some((text) =>
+    SOURCES_PATH_USE.test(text),
+  )
+}
+
+const argNames = (instruction: Instruction): string[] =>
+  instruction.args.map((word) => word.split('=')[0] ?? '')
+
+/** Whether ONBUILD triggers declare, or use, `SOURCES_PATH`. */
+export function triggersOf(triggers: readonly string[]): { declares: boolean; uses: boolean } {
+  let declares = false
+  let uses = false
+  for (const trigger of triggers) {
+    const instruction = parseTrigger(trigger)
+    if (!instruction) continue
+    if (instruction.keyword === 'ARG') declares ||= argNames(instruction).includes('SOURCES_PATH')
+    else uses ||= usesSourcesPath(instruction)
+  }
+  return { declares, uses }
+}
+
+/** A base image's ONBUILD trigger, parsed alone as BuildKit parses it; undefined when it cannot be. */
+function parseTrigger(trigger: string): Instruction | undefined {
+  try {
+    const [only, ...more] = parseDockerfile(trigger).instructions
+    return more.length === 0 ? only : undefined
+  } catch (error) {
+    if (error instanceof DockerfileProblem) return undefined
+    throw error
+  }
+}
+
+/** The ARG lines before the first FROM: what FROM lines and stage ARGs without a value see. */
+class MetaArgs {
+  /** Name to value; '' for an ARG without one (set, but empty, as BuildKit's map has it). */
+  readonly values = new Map<string, string>()
+  /** The ARGs declared without a value and given none: FROM lines that use them are unknown. */
+  readonly empty = new Set<string>()
+
+  constructor(readonly given: ReadonlyMap<string, string>) {}
+
+  declare(instruction: Instruction, escape: Escape): void {
+    for (const { name, value } of argPairs(instruction)) {
+      const given = this.given.get(name)
+      if (given !== undefined) this.values.set(name, given)
+      else if (value !== undefined) this.values.set(name, expandPlain(value, this.values, escape))
+      else {
+        this.values.set(name, '')
+        this.empty.add(name)
+      }
+    }
+  }
+}
+
+/** A word expanded with known values; a DockerfileProblem when BuildKit or this step cannot. */
+function expandPlain(word: string, env: Env, escape: Escape): string {
+  try {
+    return processWord(word, env, escape)
+  } catch (error) {
+    if (error instanceof ShellSyntaxError) throw new DockerfileProblem(error.message, true)
+    if (error instanceof ShellNotUnderstood)
+      throw new DockerfileProblem(
+        `'${word}' uses ${error.message}, which this step does not expand`,
+        false,
+      )
+    throw error
+  }
+}
+
+interface ArgPair {
+  name: string
+  value?: string
+}
+
+function argPairs(instruction: Instruction): ArgPair[] {
+  return instruction.args.map((word) => {
+    const at = word.indexOf('=')
+    const name = at < 0 ? word : word.slice(0, at)
+    if (name === '' || /[$"'`\\]/.test(name))
+      throw new DockerfileProblem(`its ARG name '${name}' is not a plain name`, name === '')
+    return at < 0 ? { name } : { name, value: word.slice(at + 1) }
+  })
+}
+
+interface From {
+  /** The image, expanded; undefined when it uses a meta ARG without a value. */
+  image?: string
+  stage?: number
+  name?: string
+}
+
+function readFrom(
+  instruction: Instruction,
+  meta: MetaArgs,
+  escape: Escape,
+  names: ReadonlyMap<string, number>,
+): From {
+  const [image = '', as, name] = instruction.args
+  const stageName = as?.toLowerCase() === 'as' && name ? name.toLowerCase() : undefined
+  const seen = { blank: false }
+  const env: Env = {
+    get: (key) => {
+      const value = meta.values.get(key)
+      if (value === undefined || value === '') seen.blank = true
+      return value
+    },
+  }
+  let expanded: string
+  try {
+    expanded = processWord(image, env, escape)
+  } catch (error) {
+    if (error instanceof ShellSyntaxError || error instanceof ShellNotUnderstood)
+      return { name: stageName }
+    throw error
+  }
+  if (seen.blank || expanded === '') return { name: stageName }
+  const stage = names.get(expanded.toLowerCase())
+  return stage === undefined ? { image: expanded, name: stageName } : { stage, name: stageName }
+}
+
+/** What a base image brings to the stages built FROM it. */
+export interface BaseFacts {
+  /** Its ONBUILD triggers, which run first in those stages. */
+  onBuild: readonly string[]
+  /** Its environment (`NAME=value`), which their variables expand with. */
+  env: readonly string[]
+}
+
 /** What a build reads besides the Dockerfile, found in its text without building anything. */
 export interface BuildInputs {
   /**
-   * The images the build pulls: each stage's base (not `scratch`, not an earlier stage), the
-   * images of `COPY --from` and `RUN --mount=…,from=`, and the `# syntax=` frontend.
+   * The images the build pulls: each stage's base (not `scratch`, not an earlier stage), and
+   * the images of `COPY --from` and `RUN --mount=…,from=`.
    */
   images: string[]
   /**
-   * The build context's paths that `COPY`, `ADD` and `RUN --mount=type=bind` read, build
-   * arguments expanded, as written (`.` is the whole context). A wildcard stays in the path.
+   * The build context's paths that `COPY`, `ADD` and `RUN --mount=type=bind` read, variables
+   * expanded, relative to the context root as BuildKit resolves them (`.` is the whole
+   * context). A wildcard stays in the path.
    */
   sources: string[]
-  /** Why what the build reads cannot be known from the text: `ADD <url>`, an unknown variable. */
+  /** `ADD --checksum=<digest> <url>`: the URL and the digest that pins its content. */
+  pinned: string[]
+  /** Why what the build reads cannot be known from the text: `ADD <url>`, a frontend… */
   unknowable?: string
 }
 
 /**
  * The images and context paths a Dockerfile's build reads. `buildArgs` are the `--build-arg`
- * values (SOURCES_PATH included); `triggers` gives a base image's ONBUILD instructions, which
- * run first in the stages built FROM it. A path is expanded only with the build arguments its
- * stage declares (`ARG`, or its base's `ONBUILD ARG`): anything else, `ENV` values included, is
- * unknowable rather than guessed.
+ * values (SOURCES_PATH included). `base` gives what a base image brings (its ONBUILD triggers
+ * and environment): until it is known, the paths of a stage built FROM it may be unknowable.
  */
 export function readBuildInputs(
   dockerfile: string,
-  buildArgs: ReadonlyArray<readonly [string, string]>,
-  triggers: (base: string) => readonly string[] = () => [],
+  buildArgs: BuildArgs,
+  base: (image: string) => BaseFacts | undefined = () => undefined,
 ): BuildInputs {
-  const given = new Map(buildArgs.map(([name, value]) => [name, value]))
-  const stages = readStages(dockerfile, buildArgs)
-  const inputs: BuildInputs = { images: [], sources: [] }
-  const syntax = /^#\s*syntax\s*=\s*(\S+)\s*$/im.exec(directives(dockerfile))?.[1]
-  if (syntax) inputs.images.push(syntax)
-  const globals = new Map<string, string | undefined>()
-  const names = new Map<string, number>()
-  let stage = -1
-  let declared = new Map<string, string | undefined>()
-  const unknowable = (why: string): void => {
-    inputs.unknowable ??= why
-  }
-  const value = (name: string): string | undefined =>
-    declared.has(name) ? (given.get(name) ?? declared.get(name)) : undefined
-  const expanded = (text: string, what: string): string | undefined => {
-    const result = expand(text, value)
-    if (result === undefined || result.includes('$'))
-      unknowable(`${what} '${text}' uses a variable whose value is not known before the build`)
-    return result
-  }
-  /** An image, or an earlier stage named by its name or number. */
-  const external = (reference: string): string | undefined => {
-    const image = expand(reference, (name) => given.get(name) ?? globals.get(name))
-    if (image === undefined) {
-      unknowable(`'${reference}' names an image through a build argument without a value`)
-      return undefined
-    }
-    if (names.has(image.toLowerCase()) || /^\d+$/.test(image)) return undefined
-    return image
-  }
-  const read = (keyword: string, rest: string): void => {
-    if (keyword === 'ARG') {
-      for (const word of rest.split(/\s+/)) {
-        const [name = '', ...parts] = word.split('=')
-        if (name === '') continue
-        if (stage < 0) globals.set(name, parts.length > 0 ? parts.join('=') : undefined)
-        else declared.set(name, parts.length > 0 ? parts.join('=') : globals.get(name))
-      }
-    } else if (keyword === 'ONBUILD') {
-      // A trigger of ours runs in a later stage built FROM this one: counted here already.
-      const [inner = '', ...more] = rest.split(/\s+/)
-      read(inner.toUpperCase(), more.join(' '))
-    } else if (keyword === 'COPY' || keyword === 'ADD') {
-      readCopy(keyword, rest)
-    } else if (keyword === 'RUN') {
-      for (const mount of flagValues(rest, 'mount')) readMount(mount)
-    }
-  }
-  const readCopy = (keyword: string, rest: string): void => {
-    const from = flagValues(rest, 'from')[0]
-    if (from !== undefined) {
-      const image = external(from)
-      if (image) inputs.images.push(image)
-      return
-    }
-    const paths = copyPaths(rest)
-    for (const path of paths.slice(0, -1)) {
-      if (path.startsWith('<<')) continue
-      if (keyword === 'ADD' && /^([a-z][a-z0-9+.-]*:\/\/|git@)/i.test(path)) {
-        unknowable(`'ADD ${path}' downloads what only the build knows`)
-        continue
-      }
-      const source = expanded(path, `${keyword} source`)
-      if (source !== undefined) inputs.sources.push(source)
-    }
-  }
-  const readMount = (mount: string): void => {
-    const options = new Map(
-      mount.split(',').map((option) => {
-        const [key = '', ...parts] = option.split('=')
-        return [key.toLowerCase(), parts.join('=')] as const
-      }),
-    )
-    const type = options.get('type') ?? 'bind'
-    const from = options.get('from')
-    if (from !== undefined && from !== '') {
-      const image = external(from)
-      if (image) inputs.images.push(image)
-    } else if (type === 'bind') {
-      const source = expanded(
-        options.get('source') ?? options.get('src') ?? '.',
-        'RUN --mount source',
-      )
-      if (source !== undefined) inputs.sources.push(source)
-    }
-  }
-  for (const { line } of parseInstructions(dockerfile)) {
-    const [word = '', ...words] = line.split(/\s+/)
-    const keyword = word.toUpperCase()
-    const rest = words.join(' ')
-    if (keyword === 'FROM') {
-      stage++
-      declared = new Map()
-      const current = stages[stage]
-      const [, as, name] = words.filter((part) => !part.startsWith('--'))
-      if (current?.base === undefined && current?.parentStage === undefined)
-        unknowable(
-          `its line '${line}' names the base image through a build argument without a value`,
-        )
-      const base = current?.base
-      if (base !== undefined && base.toLowerCase() !== 'scratch') {
-        inputs.images.push(base)
-        for (const trigger of triggers(base)) {
-          const [inner = '', ...more] = trigger.trim().split(/\s+/)
-          read(inner.toUpperCase(), more.join(' '))
-        }
-      }
-      if (as?.toUpperCase() === 'AS' && name) names.set(name.toLowerCase(), stage)
-    } else if (stage >= 0 || keyword === 'ARG') {
-      read(keyword, rest)
-    }
+  const inputs: BuildInputs = { images: [], sources: [], pinned: [] }
+  try {
+    new Reader(dockerfile, buildArgs, base, inputs).read()
+  } catch (error) {
+    if (!(error instanceof DockerfileProblem)) throw error
+    inputs.unknowable ??= error.invalid
+      ? `BuildKit cannot read it (${error.message})`
+      : `this step cannot read it as BuildKit does: ${error.message}`
   }
   inputs.images = [...new Set(inputs.images)]
   inputs.sources = [...new Set(inputs.sources)]
+  inputs.pinned = [...new Set(inputs.pinned)]
   return inputs
 }
 
-/** The parser directives: the comment lines at the very top (`# syntax=`, `# escape=`). */
-function directives(dockerfile: string): string {
-  const lines: string[] = []
-  for (const line of dockerfile.split(/\r?\n/)) {
-    if (!/^\s*#\s*[a-z]+\s*=/i.test(line)) break
-    lines.push(line)
-  }
-  return lines.join('\n')
+interface StageState {
+  env: Map<string, string>
+  /** The base image's environment is not known yet: a variable not set here may be there. */
+  envUnknown: boolean
+  /** Our own ONBUILD triggers: they run in the stages built FROM this one. */
+  onBuild: Instruction[]
 }
 
-/** The values of `--name=value` flags at the start of an instruction's arguments. */
-function flagValues(rest: string, name: string): string[] {
-  const values: string[] = []
-  for (const word of rest.split(/\s+/)) {
-    if (!word.startsWith('--')) break
-    const match = new RegExp(`^--${name}=(.*)$`, 'i').exec(word)
-    if (match) values.push(match[1] ?? '')
-  }
-  return values
-}
+class Reader {
+  private readonly given: ReadonlyMap<string, string>
+  private readonly meta: MetaArgs
+  private escape: Escape = '\\'
+  private readonly stages: StageState[] = []
+  private readonly names = new Map<string, number>()
 
-/** COPY and ADD paths, sources then destination: the JSON form, or words after the flags. */
-function copyPaths(rest: string): string[] {
-  const words = rest.split(/\s+/)
-  const first = words.findIndex((word) => !word.startsWith('--'))
-  const args = first < 0 ? '' : words.slice(first).join(' ')
-  if (args.startsWith('[')) {
-    try {
-      const parsed: unknown = JSON.parse(args)
-      if (Array.isArray(parsed) && parsed.every((item) => typeof item === 'string')) return parsed
-    } catch {
-      // Not JSON: read as words, as Docker does.
+  constructor(
+    private readonly dockerfile: string,
+    buildArgs: BuildArgs,
+    private readonly base: (image: string) => BaseFacts | undefined,
+    private readonly inputs: BuildInputs,
+  ) {
+    this.given = new Map(buildArgs.map(([name, value]) => [name, value]))
+    this.meta = new MetaArgs(this.given)
+  }
+
+  read(): void {
+    if (this.given.has(SYNTAX_ARG))
+      throw new DockerfileProblem(
+        `the build argument ${SYNTAX_ARG} runs another frontend instead of BuildKit's own, which may read the file differently`,
+        false,
+      )
+    const syntax = parseDockerfile(this.dockerfile)
+    if (syntax.syntax !== undefined)
+      throw new DockerfileProblem(
+        `its '# syntax=${syntax.syntax}' directive runs that frontend instead of BuildKit's own, which may read the file differently`,
+        false,
+      )
+    this.escape = syntax.escape
+    for (const instruction of syntax.instructions) {
+      if (instruction.keyword === 'FROM') this.from(instruction)
+      else if (this.stages.length === 0) {
+        if (instruction.keyword !== 'ARG')
+          throw new DockerfileProblem(`'${instruction.keyword}' comes before any FROM`, true)
+        this.meta.declare(instruction, this.escape)
+      } else this.dispatch(instruction, this.stages[this.stages.length - 1] as StageState)
     }
   }
-  return args.split(/\s+/).filter((word) => word !== '')
+
+  private from(instruction: Instruction): void {
+    const from = readFrom(instruction, this.meta, this.escape, this.names)
+    if (from.image === undefined && from.stage === undefined)
+      throw new DockerfileProblem(
+        `its line '${instruction.original.trim()}' names the base image through a build argument without a value`,
+        false,
+      )
+    let state: StageState
+    let triggers: Instruction[] = []
+    if (from.stage !== undefined) {
+      const parent = this.stages[from.stage] as StageState
+      state = { env: new Map(parent.env), envUnknown: parent.envUnknown, onBuild: [] }
+      triggers = parent.onBuild
+    } else if (from.image?.toLowerCase() === 'scratch') {
+      state = { env: new Map(), envUnknown: false, onBuild: [] }
+    } else {
+      const image = from.image as string
+      this.inputs.images.push(image)
+      const facts = this.base(image)
+      state = { env: new Map(), envUnknown: facts === undefined, onBuild: [] }
+      for (const entry of facts?.env ?? []) {
+        const at = entry.indexOf('=')
+        state.env.set(at < 0 ? entry : entry.slice(0, at), at < 0 ? '' : entry.slice(at + 1))
+      }
+      for (const trigger of facts?.onBuild ?? []) {
+        const parsed = parseDockerfile(trigger).instructions
+        if (parsed.length !== 1)
+          throw new DockerfileProblem('onbuild trigger should be a single expression', true)
+        triggers.push(...parsed)
+      }
+    }
+    if (!state.envUnknown && !state.env.has('PATH')) state.env.set('PATH', DEFAULT_PATH)
+    this.stages.push(state)
+    if (from.name) this.names.set(from.name, this.stages.length - 1)
+    // A base's triggers run with the default escape token, as BuildKit parses each alone.
+    for (const trigger of triggers) this.dispatch(trigger, state)
+  }
+
+  private dispatch(instruction: Instruction, state: StageState): void {
+    switch (instruction.keyword) {
+      case 'ARG':
+        this.arg(instruction, state)
+        return
+      case 'ENV':
+        for (const [name, value] of instruction.pairs ?? []) {
+          if (name === '' || /[$"'`\\]/.test(name))
+            throw new DockerfileProblem(`its ENV name '${name}' is not a plain name`, name === '')
+          state.env.set(name, this.expand(value, state, 'ENV value'))
+        }
+        return
+      case 'ONBUILD':
+        if (instruction.trigger) state.onBuild.push(instruction.trigger)
+        return
+      case 'COPY':
+      case 'ADD':
+        this.copy(instruction, state)
+        return
+      case 'RUN':
+        for (const mount of this.flags(instruction).get('mount') ?? []) this.mount(mount)
+        return
+    }
+  }
+
+  private arg(instruction: Instruction, state: StageState): void {
+    for (const { name, value } of argPairs(instruction)) {
+      const given = this.given.get(name)
+      const own = value === undefined ? undefined : this.expand(value, state, 'ARG value')
+      // An ARG before FROM that got no value gives none to the stage's ARG of its name.
+      const meta = this.meta.empty.has(name) ? undefined : this.meta.values.get(name)
+      const resolved = given ?? own ?? meta
+      if (resolved !== undefined && !NON_ENV_ARGS.has(name)) state.env.set(name, resolved)
+    }
+  }
+
+  /** A word with the stage's variables expanded, as BuildKit expands it. */
+  private expand(word: string, state: StageState, what: string): string {
+    let unknown: string | undefined
+    const env: Env = {
+      get: (name) => {
+        const value = state.env.get(name)
+        if (value === undefined && state.envUnknown) unknown ??= name
+        return value
+      },
+    }
+    let expanded: string
+    try {
+      expanded = processWord(word, env, this.escape)
+    } catch (error) {
+      if (error instanceof ShellSyntaxError)
+        throw new DockerfileProblem(`${what} '${word}': ${error.message}`, true)
+      if (error instanceof ShellNotUnderstood)
+        throw new DockerfileProblem(
+          `${what} '${word}' uses ${error.message}, which this step does not expand`,
+          false,
+        )
+      throw error
+    }
+    // Said, and read on: the later FROM lines still name the images to look up.
+    if (unknown !== undefined)
+      this.unknowable(
+        `this step cannot read it as BuildKit does: ${what} '${word}' uses $${unknown}, which its base image's environment may set`,
+      )
+    return expanded
+  }
+
+  /** BuildKit's BFlags: `--name=value` words, each name one this reader knows. */
+  private flags(instruction: Instruction): Map<string, string[]> {
+    const known = KNOWN_FLAGS[instruction.keyword] ?? new Set<string>()
+    const flags = new Map<string, string[]>()
+    for (const flag of instruction.flags) {
+      const [name = '', ...value] = flag.replace(/^--/, '').split('=')
+      if (!flag.startsWith('--') || !known.has(name))
+        throw new DockerfileProblem(
+          `its flag '${flag}' on ${instruction.keyword} is not one this step reads`,
+          false,
+        )
+      flags.set(name, [...(flags.get(name) ?? []), value.join('=')])
+    }
+    return flags
+  }
+
+  private copy(instruction: Instruction, state: StageState): void {
+    const { keyword } = instruction
+    const flags = this.flags(instruction)
+    if (instruction.args.length < 2)
+      throw new DockerfileProblem(`${keyword} requires at least two arguments`, true)
+    const from = flags.get('from')?.[0]
+    if (from !== undefined) {
+      this.copyFrom(from)
+      return
+    }
+    const checksum = flags.get('checksum')?.[0]
+    for (const source of instruction.args.slice(0, -1)) {
+      if (parseHeredoc(source)) continue
+      const expanded = this.expand(source, state, `${keyword} source`)
+      if (keyword === 'ADD' && isRemote(expanded)) {
+        if (checksum !== undefined && checksum !== '' && isPinnable(expanded))
+          this.inputs.pinned.push(`${expanded} ${checksum}`)
+        else
+          this.unknowable(
+            `'ADD ${expanded}' downloads what only the build knows (pin it with ADD --checksum=sha256:…)`,
+          )
+        continue
+      }
+      this.inputs.sources.push(contextPath(expanded))
+    }
+  }
+
+  /** COPY --from: an earlier stage (by name or number), or an image. */
+  private copyFrom(from: string): void {
+    if (/[$"'`\\]/.test(from))
+      throw new DockerfileProblem(`'--from=${from}' is not a plain name`, false)
+    if (/^\d+$/.test(from) || this.names.has(from.toLowerCase())) return
+    this.inputs.images.push(from)
+  }
+
+  /** RUN --mount: a bind mount of the context reads it; `from=` reads an image or a stage. */
+  private mount(mount: string): void {
+    if (/[$"'`\\]/.test(mount))
+      throw new DockerfileProblem(`'--mount=${mount}' is not plain text this step reads`, false)
+    const options = new Map<string, string>()
+    for (const field of mount.split(',')) {
+      const at = field.indexOf('=')
+      options.set(
+        (at < 0 ? field : field.slice(0, at)).toLowerCase(),
+        at < 0 ? '' : field.slice(at + 1),
+      )
+    }
+    const from = options.get('from')
+    if (from !== undefined && from !== '') this.copyFrom(from)
+    else if ((options.get('type') ?? 'bind') === 'bind')
+      this.inputs.sources.push(contextPath(options.get('source') ?? options.get('src') ?? ''))
+  }
+
+  private unknowable(why: string): void {
+    this.inputs.unknowable ??= why
+  }
 }
 
-/** Whether ONBUILD triggers declare, or use, `SOURCES_PATH`. */
-export function triggersOf(triggers: readonly string[]): { declares: boolean; uses: boolean } {
-  const stage = readStages(['FROM scratch', ...triggers].join('\n'), [])[0]
-  return { declares: stage?.declaresSourcesPath ?? false, uses: stage?.usesSourcesPath ?? false }
-}
-
-/** One instruction: its line, continuations joined, and the bodies of its here-documents. */
-interface Instruction {
-  line: string
-  heredocs: string
-}
-
-/** Instructions one per entry: continuations joined, comments and blank lines left out. */
-function instructions(dockerfile: string): string[] {
-  return parseInstructions(dockerfile).map(({ line, heredocs }) =>
-    heredocs === '' ? line : `${line} ${heredocs}`,
+/**
+ * Where BuildKit fetches instead of reading the context: an URL, or anything its git reference
+ * parser takes for a repository (`git@host:…`, `….git`, `….git#ref`). Broader than BuildKit, never
+ * narrower: a local path taken for remote only means a build.
+ */
+function isRemote(source: string): boolean {
+  return (
+    /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ||
+    /^[^/]+@[^/:]+:/.test(source) ||
+    /\.git(?:#.*)?$/.test(source)
   )
 }
 
-/** `<<EOF`, `<<-EOF`, `<<"EOF"`: a here-document whose lines run to the line `EOF`. */
-const HEREDOC = /<<-?(["']?)([A-Za-z_][A-Za-z0-9_]*)\1/g
-
-function parseInstructions(dockerfile: string): Instruction[] {
-  const result: Instruction[] = []
-  const lines = dockerfile.split(/\r?\n/)
-  let pending = ''
-  const finish = (index: number): number => {
-    const line = pending.trim()
-    pending = ''
-    if (line === '') return index
-    // The here-documents' lines belong to the instruction, not to the instructions after it.
-    const bodies: string[] = []
-    let next = index
-    for (const [, , word] of line.matchAll(HEREDOC)) {
-      while (next + 1 < lines.length) {
-        const body = lines[++next] ?? ''
-        if (body.replace(/^\t+/, '') === word) break
-        bodies.push(body)
-      }
-    }
-    result.push({ line, heredocs: bodies.join('\n') })
-    return next
-  }
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index] ?? ''
-    if (/^\s*#/.test(line)) continue
-    const continued = /\\\s*$/.test(line)
-    pending += `${continued ? line.replace(/\\\s*$/, '') : line} `
-    if (!continued) index = finish(index)
-  }
-  finish(lines.length)
-  return result
+/** An http(s) URL that is no git reference: what `ADD --checksum` pins. */
+function isPinnable(source: string): boolean {
+  return /^https?:\/\//.test(source) && !/\.git(?:#.*)?$/.test(source)
 }
 
-/** `$NAME` and `${NAME}` replaced; undefined when one has no value. */
-function expand(text: string, value: (name: string) => string | undefined): string | undefined {
-  const missing: string[] = []
-  const expanded = text.replace(/\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))/g, (_, braced, bare) => {
-    const name = String(braced ?? bare)
-    const found = value(name)
-    if (found === undefined || found === '') missing.push(name)
-    return found ?? ''
-  })
-  return missing.length > 0 ? undefined : expanded
+/** The context path a source names: BuildKit joins it to `/`, so `..` stops at the root. */
+function contextPath(source: string): string {
+  const joined = posix.join('/', source)
+  return joined === '/' ? '.' : joined.slice(1).replace(/\/+$/, '')
 }

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto'
-import { isAbsolute, join, normalize } from 'node:path'
+import { join } from 'node:path'
 import { mapLimit } from '../shared/concurrency.js'
 import type { Files, TreeEntry } from '../shared/ports.js'
 import { OCI_LABELS } from '../shared/image-labels.js'
+import type { IgnoreMatcher, MatchInfo } from './dockerignore.js'
 
 /**
  * The fingerprint of an image: a digest of everything that goes into it, decided the way
@@ -19,7 +20,7 @@ export const BUILT_AS_LABEL = 'io.olympe.deploy-actions.built-as'
  * Changed whenever what the fingerprint covers, or how it is computed, changes: an image
  * labelled by an older version of this step then never matches, and is built again.
  */
-export const FINGERPRINT_FORMAT = 'olympe-deploy-actions/fingerprint/1'
+export const FINGERPRINT_FORMAT = 'olympe-deploy-actions/fingerprint/2'
 /** Labels that change with every run whatever the image holds: not part of the fingerprint. */
 const UNCOUNTED_LABELS = new Set<string>([
   OCI_LABELS.created,
@@ -39,6 +40,8 @@ export interface FingerprintParts {
   ignoreFiles: Array<[string, string | null]>
   /** Each context path the build reads, as written, and the digest of its tree (null: absent). */
   sources: Array<[string, string | null]>
+  /** `ADD --checksum=<digest> <url>`: each URL with the digest that pins what it downloads. */
+  pinned: readonly string[]
   /** Each image the build pulls and the digest the registry gives for it. */
   images: Array<[string, string]>
   /** `--build-arg` values in the order given, SOURCES_PATH first. */
@@ -59,6 +62,7 @@ export function fingerprintOf(parts: FingerprintParts): string {
     dockerfile: parts.dockerfile,
     ignoreFiles: parts.ignoreFiles,
     sources: parts.sources,
+    pinned: [...parts.pinned].sort(),
     images: [...parts.images].sort(byFirst),
     buildArgs: parts.buildArgs,
     labels,
@@ -75,7 +79,8 @@ function byFirst(a: readonly string[], b: readonly string[]): number {
 
 /**
  * The digest of a tree as BuildKit copies it: each entry's path, kind, mode, owner, and its
- * content (a file's SHA-256, a link's target). File times are left out, as BuildKit leaves them.
+ * content (a file's SHA-256; a link's target, and the digest of what the target holds). File
+ * times are left out, as the fingerprint's promise is the files' content.
  */
 export function treeDigest(
   entries: readonly TreeEntry[],
@@ -83,7 +88,10 @@ export function treeDigest(
 ): string {
   const hash = createHash('sha256')
   for (const entry of entries) {
-    const content = entry.kind === 'file' ? (contents.get(entry.path) ?? '') : (entry.target ?? '')
+    const content =
+      entry.kind === 'file'
+        ? (contents.get(entry.path) ?? '')
+        : `${entry.target ?? ''}${entry.kind === 'link' ? `\0${contents.get(entry.path) ?? ''}` : ''}`
     hash.update(
       `${entry.path}\0${entry.kind}\0${entry.mode.toString(8)}\0${entry.uid}:${entry.gid}\0${content}\n`,
     )
@@ -91,40 +99,126 @@ export function treeDigest(
   return `sha256:${hash.digest('hex')}`
 }
 
-export type SourceFiles = Pick<Files, 'tree' | 'hashFile' | 'realpath' | 'stat'>
+export type SourceFiles = Pick<Files, 'tree' | 'hashFile' | 'linkTarget' | 'stat'>
 
 /** A context path's digest, or null when nothing is there; a string problem when it cannot be told. */
 export type SourceDigest = { digest: string | null; files: number } | { problem: string }
 
+/** What the build context holds, as BuildKit's copy of it does. */
+export interface ContextView {
+  root: string
+  /** The `.dockerignore` in force, if any: what it leaves out never reaches a build. */
+  ignore?: IgnoreMatcher
+  files: SourceFiles
+}
+
+/** Links followed at most, for one source, before saying so (BuildKit stops at 255 per path). */
+const MAX_LINKS = 255
+
 /**
- * The digest of what a COPY source names in the context: a file or a folder, whole. A source
- * with a wildcard counts the whole folder before its first wildcard: more than the build takes,
- * so a change there may rebuild the image for nothing, but never reuses one that changed.
+ * The digest of what a COPY source names in the context: a file or a folder, whole, less what
+ * the `.dockerignore` leaves out. A source with a wildcard counts the whole folder before its
+ * first wildcard: more than the build takes, so a change there may rebuild the image for
+ * nothing, but never reuses one that changed. Links are followed as BuildKit follows them: the
+ * source's own path, and each link below it (BuildKit follows a link a wildcard matched), within
+ * the context, an absolute target or a `..` stopping at its root.
  */
-export async function sourceDigest(
-  context: string,
-  source: string,
-  files: SourceFiles,
-): Promise<SourceDigest> {
-  const parts = normalize(source.replace(/^\/+/, '') || '.')
-    .split('/')
-    .filter((part) => part !== '')
+export async function sourceDigest(source: string, view: ContextView): Promise<SourceDigest> {
+  const parts = source.split('/').filter((part) => part !== '' && part !== '.')
   const wildcard = parts.findIndex((part) => WILDCARD.test(part))
-  const fixed = wildcard < 0 ? parts : parts.slice(0, wildcard)
-  const relative = fixed.join('/') || '.'
-  if (relative === '..' || relative.startsWith('../') || isAbsolute(relative))
-    return { problem: `'${source}' is outside the build context` }
-  const path = join(context, relative)
-  if (!(await files.stat(path))) return { digest: null, files: 0 }
-  // Never read outside the project: a link that leaves it is the build's problem, not ours.
-  const [real, root] = await Promise.all([files.realpath(path), files.realpath(context)])
-  if (real !== root && !real.startsWith(`${root}/`))
-    return { problem: `'${source}' leads outside the build context through a symbolic link` }
-  const entries = (await files.tree(path)) ?? []
+  const fixed = (wildcard < 0 ? parts : parts.slice(0, wildcard)).join('/') || '.'
+  const state: WalkState = { links: 0, visited: new Set(), files: 0 }
+  try {
+    const digest = await contextTreeDigest(fixed, view, state)
+    return { digest, files: state.files }
+  } catch (error) {
+    if (error instanceof TooManyLinks)
+      return { problem: `'${source}' leads through more than ${MAX_LINKS} symbolic links` }
+    throw error
+  }
+}
+
+class TooManyLinks extends Error {}
+
+interface WalkState {
+  links: number
+  /** Resolved paths already hashed for this source: a link cycle ends there. */
+  visited: Set<string>
+  files: number
+}
+
+/** The digest of what `path` (context-relative) holds once its links are resolved; null: nothing. */
+async function contextTreeDigest(
+  path: string,
+  view: ContextView,
+  state: WalkState,
+): Promise<string | null> {
+  const resolved = await rootPath(path, view, state)
+  if (state.visited.has(resolved)) return `cycle:${resolved}`
+  state.visited.add(resolved)
+  if (view.ignore && resolved !== '.' && view.ignore.ignores(resolved)) return null
+  const absolute = resolved === '.' ? view.root : join(view.root, resolved)
+  const below = await view.files.tree(absolute)
+  if (!below) return null
+  const entries = view.ignore ? keep(below, resolved, view.ignore) : below
+  const contents = new Map<string, string>()
   const regular = entries.filter((entry) => entry.kind === 'file')
   const hashes = await mapLimit(regular, HASH_CALLS, (entry) =>
-    files.hashFile(entry.path === '' ? path : join(path, entry.path)),
+    view.files.hashFile(entry.path === '' ? absolute : join(absolute, entry.path)),
   )
-  const contents = new Map(regular.map((entry, index) => [entry.path, hashes[index] ?? '']))
-  return { digest: treeDigest(entries, contents), files: regular.length }
+  regular.forEach((entry, index) => contents.set(entry.path, hashes[index] ?? ''))
+  state.files += regular.length
+  for (const entry of entries.filter((found) => found.kind === 'link')) {
+    const inContext = resolved === '.' ? entry.path : `${resolved}/${entry.path}`
+    contents.set(entry.path, (await contextTreeDigest(inContext, view, state)) ?? 'absent')
+  }
+  return treeDigest(entries, contents)
+}
+
+/** The entries a `.dockerignore` lets through, each matched with its folder's result. */
+function keep(entries: readonly TreeEntry[], base: string, ignore: IgnoreMatcher): TreeEntry[] {
+  const infos = new Map<string, MatchInfo>()
+  const prefix = (path: string): string => (base === '.' ? path : `${base}/${path}`)
+  const baseInfo = base === '.' ? [] : infoOf(base, ignore)
+  return entries.filter((entry) => {
+    if (entry.path === '') return true
+    const at = entry.path.lastIndexOf('/')
+    const parent = at < 0 ? baseInfo : (infos.get(entry.path.slice(0, at)) ?? baseInfo)
+    const { ignored, info } = ignore.matches(prefix(entry.path), parent)
+    infos.set(entry.path, info)
+    return !ignored
+  })
+}
+
+function infoOf(path: string, ignore: IgnoreMatcher): MatchInfo {
+  let info: MatchInfo = []
+  const parts = path.split('/')
+  for (let end = 1; end <= parts.length; end++)
+    info = ignore.matches(parts.slice(0, end).join('/'), info).info
+  return info
+}
+
+/**
+ * continuity's fs.RootPath: `path` with every link on it resolved inside the context, an
+ * absolute target starting again at the context's root and `..` never leaving it.
+ */
+async function rootPath(path: string, view: ContextView, state: WalkState): Promise<string> {
+  const queue = path.split('/').filter((part) => part !== '' && part !== '.')
+  const done: string[] = []
+  while (queue.length > 0) {
+    const part = queue.shift() as string
+    if (part === '..') {
+      done.pop()
+      continue
+    }
+    const target = await view.files.linkTarget(join(view.root, ...done, part))
+    if (target === undefined) {
+      done.push(part)
+      continue
+    }
+    if (++state.links > MAX_LINKS) throw new TooManyLinks()
+    if (target.startsWith('/')) done.length = 0
+    queue.unshift(...target.split('/').filter((piece) => piece !== '' && piece !== '.'))
+  }
+  return done.join('/') || '.'
 }

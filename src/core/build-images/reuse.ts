@@ -15,7 +15,9 @@ import { errorMessage } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
 import type { BuiltImage } from './build.js'
 import type { ImageKind } from './image-kinds.js'
-import { readBuildInputs, type BuildInputs } from './dockerfile.js'
+import { isRecordProof, recordProof, type ReuseRecords } from './ci-record.js'
+import { readBuildInputs, type BaseFacts, type BuildInputs } from './dockerfile.js'
+import { readIgnoreFile, type IgnoreMatcher } from './dockerignore.js'
 import {
   BUILT_AS_LABEL,
   FINGERPRINT_LABEL,
@@ -23,16 +25,19 @@ import {
   sourceDigest,
   type SourceDigest,
 } from './fingerprint.js'
+import type { ReuseProof } from './reuse-proof.js'
+import type { SigningKey } from '../signing/private-key.js'
 import { movingTag, type ImagePlan } from './plan.js'
 import type { DockerClient } from './ports.js'
 
 /**
  * Fresh runners start every job with an empty engine: only the registry remembers the last run.
  * So before building, each image's fingerprint (fingerprint.ts) is compared with the label of
- * the image that the branch's moving tag names, then the default branch's: when they are equal,
- * nothing that goes into the image changed, and that manifest is given this run's tags instead
- * of building and pushing the same image again. Whatever goes wrong on the way only means that
- * the image is built, as it would have been without this.
+ * the image that the branch's moving tag names, then the default branch's. A label anyone who
+ * can push can write, so an equal label only makes a candidate: it is reused (that manifest
+ * given this run's tags instead of building and pushing the same image again) only when a
+ * proof (reuse-proof.ts) says that this project's default branch built it. Whatever goes wrong
+ * on the way, or cannot be known, only means that the image is built, as without this.
  */
 
 /** The time the registry requests of the look-up may take, then those of the tagging. */
@@ -55,12 +60,16 @@ export interface ReuseOptions {
   login?: InputsLogin
   /** Each image's Dockerfile, as the check phase read it. */
   dockerfiles: ReadonlyMap<ImageKind, { text: string; sha256: string }>
+  /** `signing-key`: reuse then asks for a signature under it (proof (a)). */
+  signingKey?: SigningKey
 }
 
 export interface ReusePorts extends SessionPorts, LoginPorts {
   logger: Logger
   docker: Pick<DockerClient, 'versions'>
   redact: (text: string) => string
+  /** Where the CI keeps its records of what the default branch built; undefined: nowhere here. */
+  records?: ReuseRecords
 }
 
 /** What the registry holds for an image whose fingerprint equals this run's. */
@@ -70,6 +79,8 @@ export interface Unchanged {
   /** The tag the image was built as (its label), or the moving tag it was found under. */
   builtAs: string
   session: RegistrySession
+  /** What proved that the default branch built it. */
+  proof: ReuseProof
 }
 
 /**
@@ -79,12 +90,18 @@ export interface Unchanged {
 export interface ReuseVerdict {
   plan: ImagePlan
   unchanged?: Unchanged
+  /** The image's fingerprint, when it could be known: its label, and its record once pushed. */
+  fingerprint?: string
 }
 
 export interface ReuseOutcome {
   reused: BuiltImage[]
   /** The plans to build, in the plans' order. */
   build: ImagePlan[]
+  /** Each image's fingerprint, when known: what the records of a later run need. */
+  fingerprints: Map<ImagePlan['kind'], string>
+  /** The images reused on a proof that is the CI's own record: recorded already. */
+  recorded: Set<ImagePlan['kind']>
 }
 
 /** Finds the unchanged images, gives them this run's tags, and returns what is left to build. */
@@ -102,7 +119,7 @@ export async function reuseUnchanged(
         `Every image is built: looking for unchanged images failed (${errorMessage(error)}).`,
       ),
     )
-    return { reused: [], build: [...plans] }
+    return { reused: [], build: [...plans], fingerprints: new Map(), recorded: new Set() }
   }
 }
 
@@ -110,6 +127,10 @@ export async function reuseUnchanged(
 async function tagAll(verdicts: readonly ReuseVerdict[], ports: ReusePorts): Promise<ReuseOutcome> {
   const reused: BuiltImage[] = []
   const build: ImagePlan[] = []
+  const fingerprints = new Map<ImagePlan['kind'], string>()
+  const recorded = new Set<ImagePlan['kind']>()
+  for (const verdict of verdicts)
+    if (verdict.fingerprint) fingerprints.set(verdict.plan.kind, verdict.fingerprint)
   const deadline = startDeadline(
     ports.clock,
     LOOKUP_SECONDS,
@@ -123,12 +144,38 @@ async function tagAll(verdicts: readonly ReuseVerdict[], ports: ReusePorts): Pro
   verdicts.forEach((verdict, index) => {
     const outcome = tagged[index]
     if (outcome) ports.logger.info(ports.redact(outcome.said))
-    if (outcome?.image) reused.push(outcome.image)
-    else build.push(verdict.plan)
+    if (outcome?.image) {
+      reused.push(outcome.image)
+      if (verdict.unchanged && isRecordProof(verdict.unchanged.proof))
+        recorded.add(verdict.plan.kind)
+    } else build.push(verdict.plan)
   })
   if (verdicts.length > 0 && build.length === 0)
     ports.logger.info('Nothing to build: no image changed since it was last pushed.')
-  return { reused, build }
+  return { reused, build, fingerprints, recorded }
+}
+
+/**
+ * The proof reuse asks of a candidate, or why there is none (every image is then built): (a) with
+ * 'signing-key', a signature under that key whose payload carries the fingerprint (the signing
+ * code loads only then); (b) with nothing configured, the CI's own record of what the default
+ * branch built.
+ */
+export async function proofFor(
+  options: Pick<ReuseOptions, 'signingKey'>,
+  ports: Pick<ReusePorts, 'records'>,
+): Promise<ReuseProof | { none: string }> {
+  if (options.signingKey) {
+    const [{ signatureProof }, { keyVerifier }] = await Promise.all([
+      import('../signing/reuse-proof.js'),
+      import('../signing/signer.js'),
+    ])
+    return signatureProof(keyVerifier(options.signingKey.publicKey, 'signing-key'))
+  }
+  if (ports.records) return recordProof(ports.records)
+  return {
+    none: 'no proof that the default branch built an image can be had here: the GitHub Actions cache, or the cache the GitLab template declares, keeps the records of what it built',
+  }
 }
 
 /** The verdict of each plan, in order; says in the log why each image is built or reused. */
@@ -144,13 +191,21 @@ export async function findUnchanged(
   }
   if (!options.push)
     return builtAll('push is false, and only an image in the registry can be reused')
-  if (!options.reuse) return builtAll("'reuse-unchanged' is false")
+  const proof = options.reuse ? await proofFor(options, ports) : undefined
+  // Said once; the fingerprints are still computed, for the labels and records later runs need.
+  if (!options.reuse)
+    logger.info(
+      "Every image is built: 'reuse-unchanged' is false. Each is labelled with its fingerprint, and recorded, so that later runs can reuse it.",
+    )
+  else if (proof && 'none' in proof) logger.info(`Every image is built: ${proof.none}.`)
   const platform = options.platform ?? (await ports.docker.versions()).platform
   if (!platform)
     return builtAll(
       "the Docker engine did not say its platform, which is part of what goes into an image (set 'platform')",
     )
-  const prepared = plans.map((plan) => prepare(plan, options.dockerfiles.get(plan.kind)))
+  const prepared = await Promise.all(
+    plans.map((plan) => prepare(plan, options.dockerfiles.get(plan.kind), ports)),
+  )
   const targets = unique(
     prepared.flatMap((image) => [image.plan.reference, ...(image.inputs?.images ?? [])]),
   ).flatMap((reference) => {
@@ -169,13 +224,14 @@ export async function findUnchanged(
     ports,
     credentialsFor,
     deadline,
+    proof: proof && !('none' in proof) ? proof : undefined,
     images: new Map(),
     sources: new Map(),
   }
   const verdicts = await Promise.all(prepared.map((image) => judge(image, context)))
   // Said in the plans' order, whatever order the answers came in.
   for (const verdict of verdicts) for (const line of verdict.said) logger.info(ports.redact(line))
-  return verdicts.map(({ plan, unchanged }) => (unchanged ? { plan, unchanged } : { plan }))
+  return verdicts.map(({ plan, unchanged, fingerprint }) => ({ plan, unchanged, fingerprint }))
 }
 
 interface Prepared {
@@ -183,14 +239,55 @@ interface Prepared {
   /** SHA-256 of the Dockerfile's bytes, and its text; or why they are not known. */
   dockerfile?: { hash: string; text: string }
   inputs?: BuildInputs
+  /** The `.dockerignore` BuildKit applies for it, and its SHA-256 (none: null). */
+  ignore?: { path: string; hash: string | null; matcher?: IgnoreMatcher }
   problem?: string
 }
 
-/** The Dockerfile the check phase read, and what its build reads. */
-function prepare(plan: ImagePlan, read: { text: string; sha256: string } | undefined): Prepared {
+/** The Dockerfile the check phase read, what its build reads, and its ignore file. */
+async function prepare(
+  plan: ImagePlan,
+  read: { text: string; sha256: string } | undefined,
+  ports: ReusePorts,
+): Promise<Prepared> {
   if (!read) return { plan, problem: `'${plan.dockerfile}' was not read` }
-  const dockerfile = { hash: read.sha256, text: read.text }
-  return { plan, dockerfile, inputs: readBuildInputs(read.text, buildArgsOf(plan)) }
+  try {
+    const ignore = await ignoreFileOf(plan, ports)
+    if ('problem' in ignore) return { plan, problem: ignore.problem }
+    return {
+      plan,
+      dockerfile: { hash: read.sha256, text: read.text },
+      inputs: readBuildInputs(read.text, buildArgsOf(plan)),
+      ignore,
+    }
+  } catch (error) {
+    return { plan, problem: `its .dockerignore could not be read (${errorMessage(error)})` }
+  }
+}
+
+/**
+ * The ignore file BuildKit applies to this image's context: `<Dockerfile>.dockerignore` when it
+ * exists, else the context's `.dockerignore`.
+ */
+async function ignoreFileOf(
+  plan: ImagePlan,
+  ports: ReusePorts,
+): Promise<NonNullable<Prepared['ignore']> | { problem: string }> {
+  const root = plan.command.context
+  for (const path of [`${plan.command.dockerfile}.dockerignore`, join(root, '.dockerignore')]) {
+    const shown = path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path
+    if ((await ports.files.linkTarget(path)) !== undefined)
+      return { problem: `'${shown}' is a symbolic link, which this step does not follow` }
+    const found = await ports.files.stat(path)
+    if (!found) continue
+    if (found.kind !== 'file') return { problem: `'${shown}' is not a file` }
+    const [hash, text] = await Promise.all([ports.files.hashFile(path), ports.files.readText(path)])
+    const rules = readIgnoreFile(text)
+    if ('invalid' in rules) return { problem: `BuildKit cannot read '${shown}' (${rules.invalid})` }
+    // Not applied: every file of the context counts, more than the build reads.
+    return { path: shown, hash, matcher: 'matcher' in rules ? rules.matcher : undefined }
+  }
+  return { path: '.dockerignore', hash: null }
 }
 
 /** SOURCES_PATH first, then the `build-args`, as the build gets them. */
@@ -207,13 +304,15 @@ interface Context {
   ports: ReusePorts
   credentialsFor: CredentialsFor
   deadline: Deadline
+  /** The proof a candidate needs; undefined: nothing is looked up, the fingerprint only labels. */
+  proof?: ReuseProof
   /** Each image read once, whichever Dockerfiles name it. */
   images: Map<string, Promise<Resolved>>
   /** Each context path hashed once. */
   sources: Map<string, Promise<SourceDigest>>
 }
 
-type Resolved = { digest: string; onBuild: string[] } | { problem: string }
+type Resolved = ({ digest: string } & BaseFacts) | { problem: string }
 
 async function judge(
   image: Prepared,
@@ -231,7 +330,7 @@ async function judge(
   if ('problem' in first) return built(first.problem)
   const inputs = readBuildInputs(image.dockerfile.text, buildArgsOf(plan), (base) => {
     const found = first.resolved.get(base)
-    return found && 'digest' in found ? found.onBuild : []
+    return found && 'digest' in found ? found : undefined
   })
   if (inputs.unknowable) return built(inputs.unknowable)
   const all = await resolveAll(inputs.images, context)
@@ -248,8 +347,9 @@ async function judge(
     1,
   )
   const tags = unique([movingTag(context.options.branch), movingTag(context.options.defaultBranch)])
-  const earlier = Promise.all(tags.map((tag) => readImage(session, tag)))
-  const hashed = await hashSources(plan, image.dockerfile.hash, inputs, context)
+  const { proof } = context
+  const earlier = proof ? Promise.all(tags.map((tag) => readImage(session, tag))) : undefined
+  const hashed = await hashSources(image, inputs, context)
   const found = await earlier
   if ('problem' in hashed) return built(hashed.problem)
   const fingerprint = fingerprintOf({
@@ -272,20 +372,37 @@ async function judge(
     },
   }
   const what = `${plan.kind}: fingerprint ${fingerprint} (${hashed.summary})`
+  if (!proof || !found) return { plan: labelled, fingerprint, said: [what] }
   const looked: string[] = []
   for (const [index, outcome] of found.entries()) {
     const tag = tags[index] ?? ''
     if (outcome.kind === 'read' && outcome.image.labels[FINGERPRINT_LABEL] === fingerprint) {
       const builtAs = outcome.image.labels[BUILT_AS_LABEL] ?? tag
-      return {
-        plan: labelled,
-        unchanged: { manifest: outcome.image.manifest, fingerprint, builtAs, session },
-        said: [what, `${plan.kind}: '${tag}' (built as ${builtAs}) has the same fingerprint.`],
-      }
+      const { manifest } = outcome.image
+      const verdict = await proof.verify({
+        kind: plan.kind,
+        digest: manifest.digest,
+        fingerprint,
+        session,
+      })
+      if (verdict.proven)
+        return {
+          plan: labelled,
+          fingerprint,
+          unchanged: { manifest, fingerprint, builtAs, session, proof },
+          said: [
+            what,
+            `${plan.kind}: '${tag}' (built as ${builtAs}) has the same fingerprint, and ${verdict.said}.`,
+          ],
+        }
+      looked.push(
+        `'${tag}' (built as ${builtAs}) has the same fingerprint, but ${verdict.said}, so it is not trusted`,
+      )
+      continue
     }
     looked.push(describeEarlier(tag, outcome))
   }
-  return { plan: labelled, said: [what, `${plan.kind}: built: ${looked.join('; ')}.`] }
+  return { plan: labelled, fingerprint, said: [what, `${plan.kind}: built: ${looked.join('; ')}.`] }
 }
 
 /** Why the image under `tag` is not reused, for the log. */
@@ -335,10 +452,10 @@ async function resolve(reference: string, context: Context): Promise<Resolved> {
   const outcome = await readImage(session, target.lookup, { platform: context.platform })
   if (outcome.kind !== 'read')
     return { problem: `could not be resolved in its registry (${outcome.detail})` }
-  const { manifest, imageDigest, onBuild } = outcome.image
+  const { manifest, imageDigest, onBuild, env } = outcome.image
   if (target.pinned && manifest.digest !== target.pinned)
     return { problem: `is pinned to ${target.pinned}, but its registry holds ${manifest.digest}` }
-  return { digest: imageDigest, onBuild }
+  return { digest: imageDigest, onBuild, env }
 }
 
 interface Hashed {
@@ -347,19 +464,21 @@ interface Hashed {
 }
 
 async function hashSources(
-  plan: ImagePlan,
-  dockerfile: string,
+  image: Prepared,
   inputs: BuildInputs,
   context: Context,
 ): Promise<Hashed | { problem: string }> {
-  const { root } = context.options
-  const { files } = context.ports
+  const { plan } = image
+  const root = plan.command.context
+  const ignore = image.ignore ?? { path: '.dockerignore', hash: null }
+  const view = { root, ignore: ignore.matcher, files: context.ports.files }
   const digests = await Promise.all(
     inputs.sources.map((source) => {
-      const key = join(root, source)
+      // Each image may have an ignore file of its own: a source is hashed once per ignore file.
+      const key = `${ignore.path}\0${source}`
       let pending = context.sources.get(key)
       if (!pending) {
-        pending = sourceDigest(root, source, files).catch((error: unknown) => ({
+        pending = sourceDigest(source, view).catch((error: unknown) => ({
           problem: `'${source}' could not be read (${errorMessage(error)})`,
         }))
         context.sources.set(key, pending)
@@ -375,22 +494,12 @@ async function hashSources(
     sources.push([source, digest.digest])
     count += digest.files
   }
-  const ignoreFiles = await Promise.all(
-    [join(root, '.dockerignore'), `${plan.command.dockerfile}.dockerignore`].map(
-      async (path): Promise<[string, string | null]> => {
-        const found = await files.stat(path)
-        return [
-          path.slice(root.length + 1),
-          found?.kind === 'file' ? await files.hashFile(path) : null,
-        ]
-      },
-    ),
-  )
   return {
     parts: {
-      dockerfile,
-      ignoreFiles,
+      dockerfile: image.dockerfile?.hash ?? '',
+      ignoreFiles: [[ignore.path, ignore.hash]],
       sources,
+      pinned: inputs.pinned,
       buildArgs: buildArgsOf(plan),
       labels: plan.command.labels,
       platform: plan.command.platform ?? context.platform,

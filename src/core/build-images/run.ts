@@ -23,6 +23,7 @@ import {
   type ServedFiles,
 } from '../shared/image-labels.js'
 import { preflight } from './preflight.js'
+import { recordImages, type ReuseRecords } from './ci-record.js'
 import { reuseUnchanged } from './reuse.js'
 import { checkCopiedSize } from './sources-path.js'
 import {
@@ -42,6 +43,8 @@ export interface BuildImagesPorts extends Pick<
   http: HttpClient
   /** The job's Docker config, whose logins the registry requests may use. */
   dockerConfigPath: string
+  /** Where the CI keeps its records of what the default branch built (reuse-proof.ts). */
+  records?: ReuseRecords
 }
 
 /**
@@ -78,6 +81,7 @@ export async function runBuildImages(
     ),
   )
   const { credentials } = inputs
+  const defaultBranch = context.defaultBranch ?? FALLBACK_DEFAULT_BRANCH
   const unchanged = await logger.group('Unchanged images', () =>
     reuseUnchanged(
       plans,
@@ -86,10 +90,11 @@ export async function runBuildImages(
         push: inputs.push,
         platform: inputs.platform,
         branch: checked.branch,
-        defaultBranch: context.defaultBranch ?? FALLBACK_DEFAULT_BRANCH,
+        defaultBranch,
         root,
         login: checked.login,
         dockerfiles: checked.dockerfiles,
+        signingKey: inputs.signingKey,
       },
       ports,
     ),
@@ -118,6 +123,12 @@ export async function runBuildImages(
   // In the plans' order, reused or built.
   const images = plans.flatMap(
     (plan) => [...unchanged.reused, ...built].find((image) => image.kind === plan.kind) ?? [],
+  )
+  await recordImages(
+    images,
+    unchanged,
+    { push: inputs.push, branch: checked.branch, defaultBranch },
+    ports,
   )
   const { signingKey } = inputs
   const signed = signingKey

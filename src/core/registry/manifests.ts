@@ -61,6 +61,8 @@ export interface ImageRead {
   labels: Record<string, string>
   /** ONBUILD triggers, as `docker image inspect` shows them. */
   onBuild: string[]
+  /** The environment (`NAME=value`), which a build FROM it expands its variables with. */
+  env: string[]
 }
 
 export type ReadOutcome =
@@ -232,7 +234,7 @@ function chooseEntry(index: Manifest, platform: string | undefined): IndexEntry 
     : `it is a manifest list of ${images.length} platforms`
 }
 
-type Config = { labels: Record<string, string>; onBuild: string[] }
+type Config = { labels: Record<string, string>; onBuild: string[]; env: string[] }
 
 async function readConfig(
   session: RegistrySession,
@@ -257,6 +259,7 @@ async function readConfig(
   const section = isObject(document.value) ? document.value.config : undefined
   const labels = isObject(section) && isObject(section.Labels) ? section.Labels : {}
   const onBuild = isObject(section) && Array.isArray(section.OnBuild) ? section.OnBuild : []
+  const env = isObject(section) && Array.isArray(section.Env) ? section.Env : []
   return {
     labels: Object.fromEntries(
       Object.entries(labels).filter(
@@ -264,6 +267,7 @@ async function readConfig(
       ),
     ),
     onBuild: onBuild.filter((line): line is string => typeof line === 'string'),
+    env: env.filter((entry): entry is string => typeof entry === 'string'),
   }
 }
 

@@ -56,28 +56,39 @@ describe('nodeFiles.tree and hashFile', () => {
     await withCleanup(async (cleanup) => {
       const root = await cleanup.tempDir('olympe-files-')
       await project(root)
-      const before = await sourceDigest(root, 'dist/web', nodeFiles)
+      const before = await sourceDigest('dist/web', { root, files: nodeFiles })
       const later = new Date('2030-01-01T00:00:00Z')
       for (const path of ['dist/web', 'dist/web/index.html', 'dist/web/js', 'dist/web/js/app.js'])
         await utimes(join(root, path), later, later)
-      expect(await sourceDigest(root, 'dist/web', nodeFiles)).toEqual(before)
+      expect(await sourceDigest('dist/web', { root, files: nodeFiles })).toEqual(before)
       await chmod(join(root, 'dist/web/js/app.js'), 0o644)
-      const chmodded = await sourceDigest(root, 'dist/web', nodeFiles)
+      const chmodded = await sourceDigest('dist/web', { root, files: nodeFiles })
       expect(chmodded).not.toEqual(before)
       await writeFile(join(root, 'dist/web/js/app.js'), 'app(2)')
-      expect(await sourceDigest(root, 'dist/web', nodeFiles)).not.toEqual(chmodded)
+      expect(await sourceDigest('dist/web', { root, files: nodeFiles })).not.toEqual(chmodded)
     })
   })
 
-  test('a source that leads out of the project through a link is not read', async () => {
+  test('a link is followed inside the context, as BuildKit follows it: never outside', async () => {
     await withCleanup(async (cleanup) => {
       const outside = await cleanup.tempDir('olympe-outside-')
+      await writeFile(join(outside, 'secret'), 'outside')
       const root = await cleanup.tempDir('olympe-files-')
       await mkdir(join(root, 'dist'))
+      // An absolute target starts again at the context's root, where nothing of that name is.
       await symlink(outside, join(root, 'dist/web'))
-      expect(await sourceDigest(root, 'dist/web', nodeFiles)).toEqual({
-        problem: "'dist/web' leads outside the build context through a symbolic link",
+      expect(await sourceDigest('dist/web', { root, files: nodeFiles })).toEqual({
+        digest: null,
+        files: 0,
       })
+      // A link below a source is hashed with what its target holds.
+      await mkdir(join(root, 'shared'))
+      await writeFile(join(root, 'shared/app.js'), 'v1')
+      await mkdir(join(root, 'dist/node'))
+      await symlink('../../shared/app.js', join(root, 'dist/node/app.js'))
+      const before = await sourceDigest('dist/node', { root, files: nodeFiles })
+      await writeFile(join(root, 'shared/app.js'), 'v2')
+      expect(await sourceDigest('dist/node', { root, files: nodeFiles })).not.toEqual(before)
     })
   })
 })

@@ -8,6 +8,7 @@ import {
   type FingerprintParts,
 } from '../../../../src/core/build-images/fingerprint.js'
 import type { TreeEntry } from '../../../../src/core/shared/ports.js'
+import { readIgnoreFile } from '../../../../src/core/build-images/dockerignore.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
 
 const PARTS: FingerprintParts = {
@@ -18,6 +19,7 @@ const PARTS: FingerprintParts = {
     ['olympeio/frontend-base:stable', `sha256:${'c'.repeat(64)}`],
     ['docker/dockerfile:1', `sha256:${'d'.repeat(64)}`],
   ],
+  pinned: [],
   buildArgs: [['SOURCES_PATH', 'dist/web']],
   labels: [
     ['draw_version', '2.11.3'],
@@ -132,31 +134,41 @@ describe('sourceDigest', () => {
     '/p/dist/node/main.js': 'main',
     '/p/package.json': '{}',
   })
+  const view = { root: '/p', files }
 
   test('a folder: every file below it; a file: itself', async () => {
-    expect(await sourceDigest('/p', 'dist/web', files)).toEqual({
+    expect(await sourceDigest('dist/web', view)).toEqual({
       digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       files: 2,
     })
-    expect(await sourceDigest('/p', './package.json', files)).toMatchObject({ files: 1 })
-    // Sources are relative to the context, whether written with a leading slash or not.
-    expect(await sourceDigest('/p', '/dist/web/', files)).toEqual(
-      await sourceDigest('/p', 'dist/web', files),
-    )
+    expect(await sourceDigest('./package.json', view)).toMatchObject({ files: 1 })
+    expect(await sourceDigest('dist/web/', view)).toEqual(await sourceDigest('dist/web', view))
   })
 
   test('a wildcard counts the whole folder before it', async () => {
-    expect(await sourceDigest('/p', 'dist/*/index.html', files)).toMatchObject({ files: 3 })
-    expect(await sourceDigest('/p', '*.json', files)).toMatchObject({ files: 4 })
+    expect(await sourceDigest('dist/*/index.html', view)).toMatchObject({ files: 3 })
+    expect(await sourceDigest('*.json', view)).toMatchObject({ files: 4 })
   })
 
   test('nothing there: null, the build will say so', async () => {
-    expect(await sourceDigest('/p', 'dist/none', files)).toEqual({ digest: null, files: 0 })
+    expect(await sourceDigest('dist/none', view)).toEqual({ digest: null, files: 0 })
   })
 
-  test('outside the context: not read', async () => {
-    expect(await sourceDigest('/p', '../secrets', files)).toEqual({
-      problem: "'../secrets' is outside the build context",
+  test('`..` stops at the context root, as BuildKit resolves it', async () => {
+    expect(await sourceDigest('../../dist/web', view)).toEqual(await sourceDigest('dist/web', view))
+  })
+
+  test('what the .dockerignore leaves out does not count', async () => {
+    const rules = readIgnoreFile('dist/web/js\n')
+    if (!('matcher' in rules)) throw new Error('no matcher')
+    const ignoring = { ...view, ignore: rules.matcher }
+    expect(await sourceDigest('dist/web', ignoring)).toMatchObject({ files: 1 })
+    const changed = memoryFiles({
+      '/p/dist/web/index.html': '<html>',
+      '/p/dist/web/js/app.js': 'app, changed',
     })
+    expect(await sourceDigest('dist/web', { ...ignoring, files: changed })).toEqual(
+      await sourceDigest('dist/web', ignoring),
+    )
   })
 })

@@ -1,4 +1,5 @@
-import { describe, expect, test } from '@jest/globals'
+import { beforeEach, describe, expect, test } from '@jest/globals'
+import type { ReuseRecord, ReuseRecords } from '../../../../src/core/build-images/ci-record.js'
 import {
   buildImagesDefinition,
   type BuildImagesInputName,
@@ -49,6 +50,37 @@ const context: CiContext = {
   repository: 'acme/shop',
   registryLoginHelp: 'Check the login.',
 }
+
+/** The CI's records (ci-record.ts) in memory: what the default branch's runs added. */
+interface MemoryRecords extends ReuseRecords {
+  kept: ReuseRecord[]
+  asked: string[]
+}
+
+function memoryRecords(): MemoryRecords {
+  const kept: ReuseRecord[] = []
+  const asked: string[] = []
+  return {
+    where: 'the memory cache',
+    kept,
+    asked,
+    has: (record) => {
+      asked.push(record.digest)
+      return Promise.resolve(
+        kept.some((k) => k.fingerprint === record.fingerprint && k.digest === record.digest),
+      )
+    },
+    add: (records) => {
+      kept.push(...records)
+      return Promise.resolve(undefined)
+    },
+  }
+}
+
+let records: MemoryRecords | undefined
+beforeEach(() => {
+  records = memoryRecords()
+})
 
 interface Ran {
   docker: FakeDocker
@@ -102,6 +134,7 @@ async function run(
       clock: frozenClock('2026-11-22T10:00:00Z'),
       http: network.http,
       dockerConfigPath: '/home/runner/.docker/config.json',
+      records,
     }
     await runBuildImages(await checkBuildImages(raw, ctx, ctx, ports), ctx, ports)
     return ran()
@@ -120,6 +153,9 @@ function pushBuilt(registry: MemoryRegistry, docker: FakeDocker): Record<string,
       const [repository = '', tag = ''] = reference.slice('r.io/'.length).split(':')
       digest = registry.put(repository, tag, { labels })
     }
+    // What the run recorded, with the digest the registry gives (the fake push gives another).
+    const fingerprint = labels[FINGERPRINT_LABEL]
+    if (fingerprint) records?.kept.push({ fingerprint, digest, image: command.tags[0] ?? '' })
     digests[/([a-z]+)\.Dockerfile$/.exec(command.dockerfile)?.[1] ?? ''] = digest
   }
   return digests
@@ -267,7 +303,7 @@ describe('reuse of unchanged images', () => {
     expect(registry.digestOf('acme/shop/backend', 'feature-x')).toBe(digests.backend)
     expect(ran.lines).toContainEqual(
       expect.stringMatching(
-        /^backend: 'main' \(built as main-1a2b3c4\) has the same fingerprint\.$/,
+        /^backend: 'main' \(built as main-1a2b3c4\) has the same fingerprint, and the memory cache records that the default branch built it\.$/,
       ),
     )
   })
@@ -282,6 +318,7 @@ describe('reuse of unchanged images', () => {
     const index = registry.putIndex('acme/shop/frontend', 'main', {
       'linux/amd64': { labels: { [FINGERPRINT_LABEL]: fingerprint('frontend') } },
     })
+    records?.kept.push({ fingerprint: fingerprint('frontend'), digest: index, image: 'frontend' })
     const ran = await run(registry, { sha: SHA2, given: FRONTEND_ONLY })
     expect(ran.docker.calls).toEqual([])
     expect(ran.outputs['frontend-digest']).toBe(index)
@@ -310,7 +347,7 @@ describe('reuse of unchanged images', () => {
     [
       'ADD of a URL',
       'FROM r.io/frontend-base:stable\nADD https://example.com/app.tgz /app\n',
-      "frontend: built, not looked up: 'ADD https://example.com/app.tgz' downloads what only the build knows.",
+      "frontend: built, not looked up: 'ADD https://example.com/app.tgz' downloads what only the build knows (pin it with ADD --checksum=sha256:…).",
     ],
     [
       'a base that is not in its registry',
@@ -323,9 +360,9 @@ describe('reuse of unchanged images', () => {
       "frontend: built, not looked up: the image 'elsewhere.example/base:1' it builds from could not be resolved in its registry (the host name could not be resolved (ENOTFOUND)).",
     ],
     [
-      'a COPY of an ENV value',
-      'FROM r.io/frontend-base:stable\nENV WHERE=dist/web\nCOPY $WHERE /app\n',
-      "frontend: built, not looked up: COPY source '$WHERE' uses a variable whose value is not known before the build.",
+      'an external frontend',
+      '# syntax=docker/dockerfile:1\nFROM r.io/frontend-base:stable\n',
+      "frontend: built, not looked up: this step cannot read it as BuildKit does: its '# syntax=docker/dockerfile:1' directive runs that frontend instead of BuildKit's own, which may read the file differently.",
     ],
   ])('%s: built, and the log says why', async (_name, text, said) => {
     const registry = registryWithBases()
@@ -382,11 +419,6 @@ describe('reuse of unchanged images', () => {
 
   test.each<[string, Partial<Record<BuildImagesInputName, string>>, string]>([
     [
-      'reuse-unchanged false',
-      { 'reuse-unchanged': 'false' },
-      "Every image is built: 'reuse-unchanged' is false.",
-    ],
-    [
       'push false',
       { push: 'false' },
       'Every image is built: push is false, and only an image in the registry can be reused.',
@@ -403,5 +435,70 @@ describe('reuse of unchanged images', () => {
     expect(built(ran)).toEqual(['frontend', 'backend', 'codeasdata'])
     expect(requests).toEqual([])
     expect(ran.lines).toContain(said)
+  })
+
+  test("'reuse-unchanged: false' builds every image, still labelled and recorded for later runs", async () => {
+    const registry = registryWithBases()
+    await firstRun(registry)
+    const ran = await run(registry, { sha: SHA2, given: { 'reuse-unchanged': 'false' } })
+    expect(built(ran)).toEqual(['frontend', 'backend', 'codeasdata'])
+    expect(ran.lines).toContain(
+      "Every image is built: 'reuse-unchanged' is false. Each is labelled with its fingerprint, and recorded, so that later runs can reuse it.",
+    )
+    // No earlier image is looked at: only the bases are read, for the fingerprints.
+    expect(registry.puts).not.toContain('PUT acme/shop/frontend:main-5d6e7f8')
+    for (const command of ran.docker.builds)
+      expect(Object.fromEntries(command.labels)[FINGERPRINT_LABEL]).toMatch(/^sha256:/)
+    expect(records?.asked).toEqual([])
+    expect(ran.lines).toContainEqual(
+      expect.stringMatching(
+        /^Recorded in the memory cache: the default branch built r\.io\/acme\/shop\/backend:main-5d6e7f8 as sha256:[0-9a-f]{64} \(fingerprint sha256:[0-9a-f]{64}\)\.$/,
+      ),
+    )
+    // The next run, with reuse on and nothing changed, reuses what that run pushed.
+    pushBuilt(registry, ran.docker)
+    const next = await run(registry, { sha: '9'.repeat(40) })
+    expect(built(next)).toEqual([])
+    expect(JSON.parse(next.outputs.reused ?? '')).toEqual(['frontend', 'backend', 'codeasdata'])
+  })
+
+  test('an image someone else pushed with the fingerprint label this run computes is not reused', async () => {
+    const registry = registryWithBases()
+    const first = await run(registry)
+    const label = Object.fromEntries(first.docker.builds[0]?.labels ?? [])
+    // Another branch's workflow, or a laptop, pushes its own image with the very same labels.
+    registry.put('acme/shop/frontend', 'main', { labels: { ...label, foreign: 'yes' } })
+    const ran = await run(registry, { sha: SHA2, given: FRONTEND_ONLY })
+    expect(built(ran)).toEqual(['frontend'])
+    expect(ran.lines).toContainEqual(
+      expect.stringMatching(
+        /^frontend: built: 'main' \(built as main-1a2b3c4\) has the same fingerprint, but no record in the memory cache that the default branch built sha256:[0-9a-f]{64} \(never recorded, or evicted\), so it is not trusted\.$/,
+      ),
+    )
+  })
+
+  test('without a place for records, every image is built, said in one line', async () => {
+    const registry = registryWithBases()
+    await firstRun(registry)
+    records = undefined
+    const ran = await run(registry, { sha: SHA2 })
+    expect(built(ran)).toEqual(['frontend', 'backend', 'codeasdata'])
+    expect(ran.lines.filter((line) => line.startsWith('Every image is built'))).toEqual([
+      'Every image is built: no proof that the default branch built an image can be had here: the GitHub Actions cache, or the cache the GitLab template declares, keeps the records of what it built.',
+    ])
+  })
+
+  test('a feature branch is not recorded: later runs trust only what the default branch built', async () => {
+    const registry = registryWithBases()
+    const ran = await run(registry, {
+      branch: 'feature/X',
+      given: { branches: '*', ...FRONTEND_ONLY },
+      files: { ...PROJECT, '/p/dist/web/index.html': '<html>feature' },
+    })
+    expect(built(ran)).toEqual(['frontend'])
+    expect(records?.kept).toEqual([])
+    expect(ran.lines).toContain(
+      "Not recorded in the memory cache: later runs trust only what the default branch 'main' built, and this run builds 'feature/X'.",
+    )
   })
 })

@@ -75,6 +75,7 @@ describe('readImage and tagManifest', () => {
         imageDigest: sha(MANIFEST),
         labels: { team: 'web' },
         onBuild: ['ARG SOURCES_PATH'],
+        env: [],
       },
     })
     if (read.kind !== 'read') return

@@ -1,0 +1,145 @@
+import { isAbsolute, join, relative } from 'node:path'
+import { recordKey, type ReuseRecord, type ReuseRecords } from '../core/build-images/ci-record.js'
+import type { Platform } from '../core/shared/context.js'
+import type { Env } from '../core/shared/env.js'
+import { errorMessage } from '../core/shared/errors.js'
+import type { Files } from '../core/shared/ports.js'
+
+/**
+ * Where the CI keeps build-images' records of what the default branch built (ci-record.ts):
+ * GitHub's Actions cache when the runner gives the step its service, the folder the GitLab
+ * template keeps with `cache:` (named by OLYMPE_REUSE_RECORDS), and nowhere otherwise (a run by
+ * hand, a GitLab job of one's own without that folder): reuse then builds, and says why.
+ */
+export function reuseRecordsFor(
+  platform: Platform,
+  env: Env,
+  files: Files,
+  workspace: string,
+): ReuseRecords | undefined {
+  if (platform === 'github') return actionsCacheRecords(env, files)
+  if (platform === 'gitlab') return cacheFolderRecords(env, files, workspace)
+  return undefined
+}
+
+/**
+ * The folder each record's file is saved from, relative to RUNNER_TEMP: the cache entry's
+ * version is a hash of the paths as given, so a path that holds the runner's folder would miss
+ * on a runner whose folder is elsewhere.
+ */
+const RECORD_FOLDER = 'olympe-deploy-actions-reuse-record'
+
+/**
+ * Records as Actions cache entries, one per image, keyed by its fingerprint and digest: a key
+ * is written once and never changed, and a lookup downloads nothing. @actions/cache (and the
+ * Azure SDK it uploads with) is loaded only when the step gets here.
+ */
+export function actionsCacheRecords(env: Env, files: Files): ReuseRecords | undefined {
+  const service = env.ACTIONS_RESULTS_URL || env.ACTIONS_CACHE_URL
+  if (!service || !env.ACTIONS_RUNTIME_TOKEN || !env.RUNNER_TEMP) return undefined
+  const temp = env.RUNNER_TEMP
+  const folder = join(temp, RECORD_FOLDER)
+  return {
+    where: 'the GitHub Actions cache',
+    async has(record) {
+      const cache = await import('@actions/cache')
+      const key = recordKey(record)
+      const found = await cache.restoreCache([RECORD_FOLDER], key, [], { lookupOnly: true })
+      return found === key
+    },
+    async add(records) {
+      const cache = await import('@actions/cache')
+      for (const record of records) {
+        await files.writeText(join(folder, 'record.json'), recordText(record))
+        // @actions/cache finds the relative path from the working folder: RUNNER_TEMP, for
+        // this call only (nothing else of the step runs by then).
+        const cwd = process.cwd()
+        try {
+          process.chdir(temp)
+          // Resolves -1 without throwing when the entry could not be saved (it says why).
+          if ((await cache.saveCache([RECORD_FOLDER], recordKey(record))) === -1)
+            return `the cache entry for ${record.image} was not saved`
+        } catch (error) {
+          return errorMessage(error)
+        } finally {
+          process.chdir(cwd)
+          await files.remove(folder)
+        }
+      }
+      return undefined
+    },
+  }
+}
+
+const recordText = (record: ReuseRecord): string => `${JSON.stringify(record, null, 2)}\n`
+
+/** The records file's format: an object whose `records` is a list of ReuseRecord. */
+const RECORDS_FILE = 'records.json'
+/** Records kept in the GitLab cache folder: the newest, enough for every image of many runs. */
+const MAX_RECORDS = 300
+
+/**
+ * Records in one JSON file in the folder the GitLab template keeps with `cache:`: inside the
+ * project folder, as GitLab caches only paths there, and never through a link.
+ */
+export function cacheFolderRecords(
+  env: Env,
+  files: Files,
+  projectDir: string,
+): ReuseRecords | undefined {
+  const named = env.OLYMPE_REUSE_RECORDS
+  if (!named) return undefined
+  const folder = isAbsolute(named) ? named : join(projectDir, named)
+  const inside = relative(projectDir, folder)
+  const where = `the GitLab job cache ('${named}')`
+  const file = join(folder, RECORDS_FILE)
+  const refuse = async (): Promise<string | undefined> => {
+    if (inside === '' || inside.startsWith('..') || isAbsolute(inside))
+      return `OLYMPE_REUSE_RECORDS '${named}' is not a folder inside the project folder`
+    for (const path of [folder, file])
+      if ((await files.linkTarget(path)) !== undefined)
+        return `'${named}' leads through a symbolic link, which is never followed`
+    return undefined
+  }
+  const read = async (): Promise<ReuseRecord[]> => {
+    const problem = await refuse()
+    if (problem) throw new Error(problem)
+    if ((await files.stat(file))?.kind !== 'file') return []
+    const parsed: unknown = JSON.parse(await files.readText(file))
+    const list = (parsed as { records?: unknown } | null)?.records
+    return Array.isArray(list) ? list.filter(isRecord) : []
+  }
+  return {
+    where,
+    async has(record) {
+      return (await read()).some(
+        (kept) => kept.fingerprint === record.fingerprint && kept.digest === record.digest,
+      )
+    },
+    async add(records) {
+      try {
+        const kept = await read().catch((error: unknown) => {
+          if (error instanceof SyntaxError) return []
+          throw error
+        })
+        const all = [...kept.filter((old) => !records.some((r) => sameRecord(r, old))), ...records]
+        await files.writeText(
+          file,
+          `${JSON.stringify({ records: all.slice(-MAX_RECORDS) }, null, 2)}\n`,
+        )
+        return undefined
+      } catch (error) {
+        return errorMessage(error)
+      }
+    },
+  }
+}
+
+const sameRecord = (a: ReuseRecord, b: ReuseRecord): boolean =>
+  a.fingerprint === b.fingerprint && a.digest === b.digest
+
+function isRecord(value: unknown): value is ReuseRecord {
+  if (!value || typeof value !== 'object') return false
+  const { fingerprint, digest, image } = value as Record<string, unknown>
+  return typeof fingerprint === 'string' && typeof digest === 'string' && typeof image === 'string'
+}
