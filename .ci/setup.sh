@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs and starts what the test suites use on a fresh Debian machine (run as root): a Docker
-# engine (and the registry, htpasswd and busybox the tests build on), git's http-backend, rsync and
-# the tools gitlab-ci-local needs, cosign, and mmdebstrap for the job image's Debian base.
-# Idempotent: a second run only checks.
+# engine (and the registry, htpasswd and busybox the tests build on), Buildah with the unprivileged
+# user it runs as, cosign, git's http-backend, rsync, the tools gitlab-ci-local needs, and
+# mmdebstrap for the job image's Debian base. Idempotent: a second run only checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 bash .ci/setup-docker.sh
+bash .ci/setup-buildah.sh
 bash .ci/setup-cosign.sh
 if [ -f .ci/setup-gitlab.sh ]; then bash .ci/setup-gitlab.sh; fi
 bash .ci/setup-job-image.sh

@@ -3,6 +3,15 @@
 import type { ImagesFigure, ImagesResult } from './build-images.js'
 import type { FreshFigure, FreshResult } from './fresh.js'
 import {
+  BUILDAH_CONDITIONS,
+  PHASES,
+  type BenchBuilder,
+  type BuildahCondition,
+  type BuildahFigure,
+  type BuildahResult,
+  type Phase,
+} from './buildah-figures.js'
+import {
   CANDIDATES,
   CONDITIONS,
   FRESH_CANDIDATES,
@@ -250,4 +259,43 @@ export function renderFresh(
   for (const [id, note] of Object.entries(notes)) explained[id] = note(result)
   lines.push(...renderTargets(freshTargets(result), explained))
   return lines
+}
+
+/** The Buildah part: the two builders on fresh runners, and where each spends its time. */
+export function renderBuildah(result: BuildahResult): string[] {
+  const { fixture, versions, load, figures, ratios } = result
+  const files = fixture.files.toLocaleString('en-US')
+  const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`
+  const figure = (builder: BenchBuilder, condition: BuildahCondition): BuildahFigure | undefined =>
+    figures.find((f) => f.builder === builder && f.condition === condition)
+  const rows = (Object.keys(BUILDAH_CONDITIONS) as BuildahCondition[]).map((condition) => {
+    const docker = figure('docker', condition)
+    const buildah = figure('buildah', condition)
+    const cell = (f: BuildahFigure | undefined): string =>
+      f
+        ? `${f.seconds.toFixed(1)} s (${Math.min(...f.allSeconds).toFixed(1)}), CPU ${f.cpuSeconds.toFixed(1)} s`
+        : '—'
+    return `| ${BUILDAH_CONDITIONS[condition]} | ${cell(docker)} | ${cell(buildah)} | ${ratios[condition].toFixed(2)}× |`
+  })
+  const phaseRows = (Object.keys(PHASES) as Phase[]).flatMap((phase) => {
+    const docker = figure('docker', 'cold')?.phases[phase]
+    const buildah = figure('buildah', 'cold')?.phases[phase]
+    if (docker === undefined && buildah === undefined) return []
+    const s = (value: number | undefined): string =>
+      value === undefined ? '—' : `${value.toFixed(1)} s`
+    const times = docker && buildah ? `${(buildah / docker).toFixed(1)}×` : '—'
+    return [`| ${PHASES[phase]} | ${s(docker)} | ${s(buildah)} | ${times} |`]
+  })
+  return [
+    `Builders on fresh runners: build-images on the same real-sized project (${files} files: ${mb(fixture.bytes.frontend)} of frontend, ${mb(fixture.bytes.backend)} of backend, ${mb(fixture.bytes.codeasdata)} of patches), its Dockerfiles' Docker Hub bases served by a loopback mirror (\`registry-mirrors\`), pushed to a registry of their own. Docker: Engine ${versions.docker}, started empty for each run. Buildah ${versions.buildah}: \`vfs\` and \`chroot\`, as an unprivileged user, with an empty store each run. Medians of ${figures[0]?.runs ?? 0} interleaved rounds (best in brackets); CPU: the step's whole process tree, and for Docker the engine's (dockerd, containerd) too; load average ${load.min.toFixed(1)} to ${load.max.toFixed(1)} on 2 cores.`,
+    '',
+    '| Builders, fresh runner | Docker | Buildah | Buildah vs Docker |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    '| Where a cold run spends its time (phases overlap: the three images build side by side) | Docker | Buildah | Buildah vs Docker |',
+    '|---|---|---|---|',
+    ...phaseRows,
+    '',
+  ]
 }

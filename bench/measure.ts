@@ -188,7 +188,8 @@ async function rssKb(pids: readonly number[]): Promise<number> {
   return total
 }
 
-async function cpuTicks(pids: readonly number[]): Promise<number> {
+/** The CPU ticks (1/100 s) the processes used so far. */
+export async function cpuTicks(pids: readonly number[]): Promise<number> {
   let total = 0
   for (const pid of pids) {
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')

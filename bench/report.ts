@@ -1,9 +1,16 @@
 // docs/performance.md's figures, rendered from bench/results.json. Pure: `npm run bench` writes the
 // file, and the generator (scripts/generated-files.ts) is the one writer of the page's region.
+import type { BuildahResult } from './buildah-figures.js'
 import type { BundleFigure } from './bundles.js'
 import type { ImagesResult } from './build-images.js'
 import type { FreshResult } from './fresh.js'
-import { renderFresh, renderImages, renderNpx, type TargetCheck } from './images-report.js'
+import {
+  renderBuildah,
+  renderFresh,
+  renderImages,
+  renderNpx,
+  type TargetCheck,
+} from './images-report.js'
 import type { Figure } from './measure.js'
 import { FRESH_MISSED_NOTES, MISSED_TARGET_NOTES, NPX_MISSED_NOTES } from './notes.js'
 import type { NpxResult } from './npx.js'
@@ -20,6 +27,8 @@ export interface BenchResults {
   large: Figure
   images: ImagesResult & { targets: TargetCheck[] }
   fresh: FreshResult & { targets: TargetCheck[] }
+  /** build-images with Buildah against Docker, each on a fresh runner. */
+  buildah?: BuildahResult
   snapshot: Record<string, Figure>
   npx: NpxResult & { targets: TargetCheck[] }
 }
@@ -38,6 +47,7 @@ export function renderPerformance({
   large,
   images,
   fresh,
+  buildah,
   snapshot,
   npx,
 }: BenchResults): string {
@@ -86,6 +96,7 @@ export function renderPerformance({
     ...renderSignatures(signatures),
     ...renderImages(images, MISSED_TARGET_NOTES),
     ...renderFresh(fresh, FRESH_MISSED_NOTES),
+    ...(buildah ? renderBuildah(buildah) : []),
     ...renderNpx(npx, NPX_MISSED_NOTES),
     '| Snapshot (clone, export, compare; nothing to commit) | Time | vs 1 commit | Peak RSS |',
     '|---|---|---|---|',

@@ -6,6 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { format, resolveConfig } from 'prettier'
 import { join } from 'node:path'
+import { benchBuildah } from './buildah.js'
 import { benchBuildImages } from './build-images.js'
 import { benchBundles } from './bundles.js'
 import { benchDeploy, benchLargeResponse } from './deploy.js'
@@ -37,6 +38,7 @@ const PARTS = [
   'large',
   'images',
   'fresh',
+  'buildah',
   'snapshot',
   'npx',
 ] as const
@@ -52,6 +54,7 @@ if (unknown && unknown.length > 0) {
 const wanted = (part: Part): boolean => !only || only.includes(part)
 const IMAGE_ROUNDS = Number(process.env.BENCH_IMAGE_ROUNDS ?? 3)
 const FRESH_ROUNDS = Number(process.env.BENCH_FRESH_ROUNDS ?? 3)
+const BUILDAH_ROUNDS = Number(process.env.BENCH_BUILDAH_ROUNDS ?? 3)
 
 const resultsPath = join(ROOT, 'bench/results.json')
 const previous = (
@@ -95,6 +98,11 @@ try {
       return { ...result, targets: freshTargets(result) }
     },
   )
+  const buildah = await take(
+    'buildah',
+    'build-images with Buildah against Docker, fresh runners, real-sized',
+    () => benchBuildah(BUILDAH_ROUNDS, join(tmp, 'buildah')),
+  )
   const snapshot = await take('snapshot', 'snapshot cost against history', () =>
     benchSnapshot(Math.max(3, Math.floor(RUNS / 2)), tmp),
   )
@@ -112,6 +120,7 @@ try {
     large,
     images,
     fresh,
+    buildah,
     snapshot,
     npx,
   }

@@ -4,7 +4,7 @@ import { outcomesTable } from '../src/core/deploy/outcomes.js'
 import { snapshotConfigJsonSchema } from '../src/core/snapshot/json-schema.js'
 import { renderActionReadme } from './render/action-readme.js'
 import { renderActionYml } from './render/action-yml.js'
-import { npxCost } from './render/bench-figures.js'
+import { buildahCost, npxCost } from './render/bench-figures.js'
 import { GITLAB_TEMPLATES, renderTemplate, templateTables } from './render/gitlab.js'
 import { renderInputsTable, renderOutputsTable, replaceBetweenMarkers } from './render/readme.js'
 
@@ -57,6 +57,12 @@ export async function generatedFiles(
     'npx cost',
     npxCost(figures),
     'gitlab/README.md',
+  )
+  files['docs/build-images.md'] = replaceBetweenMarkers(
+    files['docs/build-images.md'] ?? (await read('docs/build-images.md')),
+    'buildah cost',
+    buildahCost(figures),
+    'docs/build-images.md',
   )
   files['docs/performance.md'] = replaceBetweenMarkers(
     await read('docs/performance.md'),

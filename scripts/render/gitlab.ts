@@ -14,7 +14,7 @@
 // jobs take them from CI/CD variables.
 import { parseAllDocuments, stringify } from 'yaml'
 import { ACTION_DEFINITIONS } from '../../src/core/action-list.js'
-import { dotenvKey, inputEnvName } from '../../src/core/definition.js'
+import { dotenvKey, inputEnvName, isWholeSecret } from '../../src/core/definition.js'
 import type { ActionDefinition, InputDocs } from '../../src/core/definition.js'
 import { EXIT_CODES } from '../../src/core/shared/exit-codes.js'
 import { tableCell } from '../../src/core/shared/markdown.js'
@@ -96,7 +96,7 @@ function regionLines(key: string, version: string, declared?: Set<string>): stri
   const members = ids.split('+').map((id) => {
     const { inputs } = action(id)
     const ofRegion = (spec: InputDocs): boolean =>
-      kind === 'inputs' ? !spec.secret : (spec.type === 'boolean') === (kind === 'exports')
+      kind === 'inputs' ? !isWholeSecret(spec) : (spec.type === 'boolean') === (kind === 'exports')
     return { id, own: Object.entries(inputs).filter(([, spec]) => ofRegion(spec)) }
   })
   if (kind === 'inputs' && members.length > 1)
@@ -120,7 +120,8 @@ function regionLines(key: string, version: string, declared?: Set<string>): stri
   if (!declared) return undefined
   const passed = (id: string, name: string, spec: InputDocs): string => {
     const fromTemplate = declared.has(name) ? `$[[ inputs.${name} ]]` : GITLAB_DEFAULTS[id]?.[name]
-    const value = given.get(name) ?? (spec.secret ? `$${secretVariable(name)}` : fromTemplate)
+    const value =
+      given.get(name) ?? (isWholeSecret(spec) ? `$${secretVariable(name)}` : fromTemplate)
     if (value !== undefined) return value
     throw new Error(
       `Region '${key}' has no value for '${name}': declare that input in spec: inputs, or add '${name}=<value>' to the region.`,
@@ -213,7 +214,7 @@ export function templateTables(template: string): string {
   const uses = new Map<string, Array<{ id: string; description: string }>>()
   for (const id of ids) {
     for (const [name, spec] of Object.entries(action(id).inputs)) {
-      if (!spec.secret) continue
+      if (!isWholeSecret(spec)) continue
       const variable = secretVariable(name)
       uses.set(variable, [...(uses.get(variable) ?? []), { id, description: spec.description }])
     }

@@ -1,9 +1,9 @@
-import type { ActionDefinition } from '../../src/core/definition.js'
+import { isWholeSecret, type ActionDefinition } from '../../src/core/definition.js'
 import { tableCell } from '../../src/core/shared/markdown.js'
 
 export function renderInputsTable(definition: ActionDefinition): string {
   const rows = Object.entries(definition.inputs).map(([name, spec]) => {
-    const notes = [spec.required ? '**required**' : '', spec.secret ? 'secret' : '']
+    const notes = [spec.required ? '**required**' : '', isWholeSecret(spec) ? 'secret' : '']
       .filter(Boolean)
       .join(', ')
     const fallback = spec.default ? `\`${spec.default}\`` : ''

@@ -1,10 +1,8 @@
 import { deployDefinition, type DeployInputName } from '../core/deploy/definition.js'
 import type { ParseTools } from '../core/definition.js'
 import { checkDeploy, type CheckedDeploy } from '../core/deploy/check.js'
-import { loginSecrets } from '../core/registry/credentials.js'
+import { cancelReport } from '../core/deploy/progress.js'
 import { runDeploy } from '../core/deploy/run.js'
-import { appUrlSecrets, webhookUrlSecrets } from '../core/deploy/secrets.js'
-import { privateKeySecrets } from '../core/signing/pem.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
@@ -15,25 +13,18 @@ import { createHttpClient } from '../tools/http.js'
 
 export const deployAction: Action<DeployInputName, CheckedDeploy> = {
   definition: deployDefinition,
-  derivedSecrets: (raw) => [
-    ...webhookUrlSecrets(raw['webhook-url']),
-    ...loginSecrets(raw['registry-username'], raw['registry-password']),
-    ...appUrlSecrets(raw['app-url']),
-    ...appUrlSecrets(raw['preview-url']),
-    // A private key pasted where its public key belongs must not show in the log either.
-    ...privateKeySecrets(raw['verify-signatures']),
-  ],
   check: async (raw, context, platform) =>
     checkDeploy(raw, { parseYaml: await yamlParserFor(raw['deploy-rules']) }, context, {
       ...platform,
       files: nodeFiles,
       clock: systemClock,
     }),
-  cancelNote: () =>
-    'If the deployment request had been sent, the platform may still carry it out: check the app before deploying again.',
+  // Until it runs, nothing is sent; from then on, it says how far it got (see cancelReport).
+  cancelNote: () => cancelReport({ kind: 'not-sent' }).note,
   async run(checked, context, platform) {
     const end = await runDeploy(checked, context, {
       ...platform,
+      progress: (phase) => platform.cancel.reportWith(() => cancelReport(phase)),
       http: createHttpClient(USER_AGENT),
       clock: systemClock,
       files: nodeFiles,

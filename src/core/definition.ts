@@ -17,12 +17,41 @@ export type InputSchema<T> = v.GenericSchema<string, T>
 /** A schema, or one made with the tools (see ParseTools). */
 export type InputParser<T> = InputSchema<T> | ((tools: ParseTools) => InputSchema<T>)
 
+/**
+ * What of an input is secret, read from the same parse as its value. The platform masks all of
+ * it, in every form (see leakForms), before the first line of the log; messages and the Inputs
+ * group show the text through `shown`.
+ */
+export interface SecretParts<T = unknown> {
+  /** Said in the warning for a command-line flag that holds one: "holds <said>". */
+  said: string
+  /** The secret parts of the value the parser returned; `inputs` are the action's other texts. */
+  parts(value: T, raw: string, inputs: Readonly<Record<string, string>>): readonly string[]
+  /** What looks secret in a text the parser refused: never less than `parts` would find. */
+  unparsed(raw: string, inputs: Readonly<Record<string, string>>): readonly string[]
+  /** The text as messages and the Inputs group show it, its secret parts replaced by `***`. */
+  shown(raw: string): string
+  /** The whole text is secret too: never shown, and on GitLab a CI/CD variable, not an input. */
+  whole?: boolean
+}
+
 export interface InputSpec<T = unknown> {
   description: string
   /** As in action.yml: a string; '' or absent means "no default". */
   default?: string
   required?: boolean
-  secret?: boolean
+  /**
+   * What of the input is secret, beside `parse`, so that both come from one reading of the text:
+   * - `secret: true`: the whole text (a token, a password).
+   * - `secret: urlCredentials` (src/core/shared/url-credentials.ts): for any input that may carry
+   *   `user:password@` in a URL (one address, or a list): its credentials, found by the rule
+   *   `parseCredentialUrl` parses with, which the input's parser calls. Nothing else to write:
+   *   the credentials are masked even when the parse fails, never quoted, and a command-line
+   *   flag that holds them is warned about.
+   * - `secret: secretParts({...})`: the parts of the parsed value that are secret (a value of
+   *   `build-secrets`, the Basic form of a login), and what to mask when the parse fails.
+   */
+  secret?: true | SecretParts<T>
   type?: InputType
   options?: readonly string[]
   /** Multi-line inputs (lists, YAML) read better as a block in examples. */
@@ -121,6 +150,17 @@ export function dotenvKey(actionId: string, output: string): string {
   return `OLYMPE_${actionId}_${output}`.toUpperCase().replace(/[^A-Z0-9_]/g, '_')
 }
 
+/** Whether the whole text of an input is secret (see InputSpec.secret). */
+export function isWholeSecret(spec: Pick<InputSpec, 'secret'>): boolean {
+  return spec.secret === true || spec.secret?.whole === true
+}
+
+/** An input's text as the log and messages show it: undefined when it is secret whole. */
+export function shownText(spec: Pick<InputSpec, 'secret'>, raw: string): string | undefined {
+  if (isWholeSecret(spec)) return undefined
+  return typeof spec.secret === 'object' ? spec.secret.shown(raw) : raw
+}
+
 /** The inputs as the step received them, for its log: secrets masked, empty ones left out. */
 export function describeInputs<I extends string>(
   definition: ActionDefinition<I>,
@@ -129,13 +169,8 @@ export function describeInputs<I extends string>(
   const lines = inputNames(definition)
     .filter((name) => raw[name] !== '')
     .map((name) => {
-      const value = raw[name]
-      const shown = definition.inputs[name].secret
-        ? '***'
-        : value.includes('\n')
-          ? JSON.stringify(value)
-          : value
-      return `${name}: ${shown}`
+      const value = shownText(definition.inputs[name], raw[name]) ?? '***'
+      return `${name}: ${value.includes('\n') ? JSON.stringify(value) : value}`
     })
   return lines.length > 0 ? lines.join('\n') : '(no inputs given)'
 }

@@ -1,4 +1,4 @@
-import type { ActionDefinition } from '../core/definition.js'
+import { isWholeSecret, type ActionDefinition } from '../core/definition.js'
 import { InputError } from '../core/shared/errors.js'
 
 export interface CliOptions {
@@ -13,8 +13,8 @@ export interface CliOptions {
 export interface CliArgs<I extends string> {
   given: Partial<Record<I, string>>
   options: CliOptions
-  /** Secret inputs given as flags: visible in process lists and job logs, worth a warning. */
-  secretFlags: I[]
+  /** The inputs given as flags: visible in process lists and job logs (see secretFlagWarnings). */
+  flags: I[]
 }
 
 const OPTION_FLAGS = ['dotenv', 'annotations', 'help', 'debug'] as const
@@ -28,7 +28,7 @@ export function parseCliArgs<I extends string>(
 ): CliArgs<I> {
   const given: Partial<Record<I, string>> = {}
   const options: CliOptions = { help: false, debug: false }
-  const secretFlags: I[] = []
+  const flags: I[] = []
   // Where a boolean flag took no value: a stray argument right after it is most likely its value.
   let bareFlag = -1
   for (let index = 0; index < argv.length; index++) {
@@ -65,10 +65,10 @@ export function parseCliArgs<I extends string>(
     else if (name === 'debug') options.debug = value.toLowerCase() === 'true'
     else if (isInput(definition, name)) {
       given[name] = value
-      if (definition.inputs[name].secret) secretFlags.push(name)
+      flags.push(name)
     }
   }
-  return { given, options, secretFlags }
+  return { given, options, flags }
 }
 
 function isInput<I extends string>(definition: ActionDefinition<I>, name: string): name is I {
@@ -171,7 +171,11 @@ export function usage(definition: ActionDefinition): string {
     const flag = spec.type === 'boolean' ? `--${name}` : `--${name} <value>`
     const notes = [
       spec.required ? 'required' : '',
-      spec.secret ? 'secret: prefer the environment variable' : '',
+      isWholeSecret(spec)
+        ? 'secret: prefer the environment variable'
+        : typeof spec.secret === 'object'
+          ? `when it holds ${spec.secret.said}, prefer the environment variable`
+          : '',
       spec.default ? `default ${spec.default}` : '',
     ]
       .filter(Boolean)

@@ -137,13 +137,14 @@ function checkReportPath(flag: keyof typeof REPORT_EXAMPLES, path: string): void
 
 /**
  * GitLab's annotations report (`artifacts:reports:annotations`): one section, named after the
- * action, of external links that the job page shows. Rewritten whole at each summary.
+ * action, of external links that the job page shows. Rewritten whole at each summary, as the
+ * dotenv report is (see replaceFile).
  */
 function writeAnnotations(path: string, section: string, links: readonly SummaryLink[]): void {
   const report = {
     [section]: links.map(({ label, url }) => ({ external_link: { label, url } })),
   }
-  writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`)
+  replaceFile(path, `${JSON.stringify(report, null, 2)}\n`)
 }
 
 /** KEY=value lines for GitLab's dotenv report: single-line values only. */
@@ -167,10 +168,11 @@ function writeDotenv(
 }
 
 /**
- * Writes a new file beside `path` and renames it over `path`: a symbolic link there (committed as
- * `olympe-deploy.env`, the name the GitLab templates use) is replaced, and what it points to is
- * left untouched, where writing through it would overwrite any file the job may write. Mode 0600:
- * the outputs are the job's.
+ * Every file the command line writes (the dotenv and annotations reports) is a new file beside
+ * `path`, renamed over `path`: a symbolic link there (committed as `olympe-deploy.env` or
+ * `olympe-deploy-annotations.json`, the names the GitLab templates use) is replaced, and what it
+ * points to is left untouched, where writing through it would overwrite any file the job may
+ * write. Mode 0600: the reports are the job's.
  */
 function replaceFile(path: string, text: string): void {
   const temporary = join(

@@ -63,17 +63,19 @@ export function createGithubRuntime(env: Env): Runtime {
 }
 
 /**
- * The summary as Markdown, each cell redacted before it is escaped: an escape inside a secret
- * (`pa\_ss`) would hide it from the redactor, and the rendered page would show it whole.
+ * The summary as Markdown. Its heading, cells, notes and link labels may hold what a server sent
+ * (a version an app serves, a response's message): each goes through one escaping, tableCell, so
+ * that it shows as text wherever it lands, and each is redacted before it is escaped: an escape
+ * inside a secret (`pa\_ss`) would hide it from the redactor, and the rendered page would show it.
  */
 export function summaryMarkdown(summary: Summary, redact: (text: string) => string): string {
-  const cell = (text: string): string => tableCell(redact(text))
-  const rows = summary.rows.map(([name, value]) => `| ${cell(name)} | ${cell(value)} |`)
-  const notes = (summary.notes ?? []).map((note) => `> ${note}`)
-  const links = (summary.links ?? []).map(markdownLink)
+  const text = (value: string): string => tableCell(redact(value))
+  const rows = summary.rows.map(([name, value]) => `| ${text(name)} | ${text(value)} |`)
+  const notes = (summary.notes ?? []).map((note) => `> ${text(note)}`)
+  const links = (summary.links ?? []).map((link) => markdownLink(link, text))
   const linkList = links.length > 0 ? [...links, ''] : []
   return [
-    `### ${summary.heading}`,
+    `### ${text(summary.heading)}`,
     '',
     '| | |',
     '|---|---|',
@@ -85,12 +87,11 @@ export function summaryMarkdown(summary: Summary, redact: (text: string) => stri
   ].join('\n')
 }
 
-/** `- [label](url)`: brackets in the label escaped, and what would end the address encoded. */
-function markdownLink({ label, url }: SummaryLink): string {
-  const text = label.replace(/[[\]\\`*_<>]/g, '\\$&').replace(/\r?\n/g, ' ')
+/** `- [label](url)`: the label as any text is, and what would end the address encoded. */
+function markdownLink({ label, url }: SummaryLink, text: (value: string) => string): string {
   const address = url.replace(
     /[()<>\s]/g,
     (char) => `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
   )
-  return `- [${text}](${address})`
+  return `- [${text(label)}](${address})`
 }

@@ -1,6 +1,7 @@
 import {
   describeInputs,
   inputEnvName,
+  isWholeSecret,
   withDefaults,
   type ActionDefinition,
   type RawInputs,
@@ -8,8 +9,9 @@ import {
 import type { CiContext } from '../core/shared/context.js'
 import { ActionError, CancelledError, InputError, errorMessage } from '../core/shared/errors.js'
 import { EXIT_CODES } from '../core/shared/exit-codes.js'
+import { inputSecrets, secretsIn } from '../core/shared/input-secrets.js'
 import type { CommonPorts } from '../core/shared/ports.js'
-import { MIN_SECRET_LENGTH, actionSecrets, shortSecretInputs } from '../core/shared/secrets.js'
+import { MIN_SECRET_LENGTH, shortSecretInputs } from '../core/shared/secrets.js'
 import { StepCancellation } from '../tools/cancel.js'
 import type { Runtime } from './runtime.js'
 import { startPlatform, type Invocation, type Started } from './start.js'
@@ -34,9 +36,8 @@ export interface Checked {
 }
 
 export interface Action<I extends string, C extends Checked> {
+  /** Its inputs, each with what of it is secret (see InputSpec.secret). */
   definition: ActionDefinition<I>
-  /** Values derived from the inputs that can leak on their own (see actionSecrets). */
-  derivedSecrets?: (raw: RawInputs<I>) => string[]
   /**
    * The check phase, the one place where a run's inputs are read: each input parsed, and each
    * file they name that exists before the run (the payload file, the snapshot configuration, the
@@ -46,8 +47,34 @@ export interface Action<I extends string, C extends Checked> {
    */
   check: (raw: RawInputs<I>, context: CiContext, platform: CheckPorts) => Promise<C>
   run: (checked: C, context: CiContext, platform: PlatformPorts) => Promise<void>
-  /** What a cancelled step says besides that it stopped: what stays done, what was removed. */
+  /**
+   * What a cancelled step says besides that it stopped (what stays done, what was removed), unless
+   * its code said how far it got (see StepCancellation.reportWith).
+   */
   cancelNote?: (checked: C | undefined) => string | undefined
+}
+
+/**
+ * A flag shows in process lists and job logs: one warning for each flag that holds what its
+ * input's specification says is secret (the whole of a secret input, a URL's credentials…).
+ */
+function secretFlagWarnings<I extends string>(
+  definition: ActionDefinition<I>,
+  raw: RawInputs<I>,
+  flags: readonly string[],
+): string[] {
+  const inputs = flags.filter((name): name is I => Object.hasOwn(definition.inputs, name))
+  return inputs.flatMap((name) => {
+    const spec = definition.inputs[name]
+    if (spec.secret === undefined || secretsIn(spec, raw[name], raw).length === 0) return []
+    const what =
+      spec.secret === true || isWholeSecret(spec)
+        ? `The secret '${name}' was given as a flag`
+        : `'${name}' was given as a flag that holds ${spec.secret.said}`
+    return [
+      `${what}, which process lists and job logs can show: prefer the ${inputEnvName(name)} environment variable.`,
+    ]
+  })
 }
 
 /** SIGINT is what the GitHub runner sends on cancel (SIGTERM 7.5 s later); GitLab sends SIGTERM. */
@@ -81,23 +108,25 @@ export async function runAction<I extends string, C extends Checked>(
   const { runtime, context } = started
   const cancel = new StepCancellation()
   let checked: C | undefined
+  const cancelled = (): string | undefined => {
+    const report = cancel.report()
+    if (!report) return action.cancelNote?.(checked)
+    writeOutputs(runtime, report.outputs)
+    return report.note
+  }
   const stopListening = listenForCancel(cancel, (signal) => {
     // The step's code did not unwind in time, or a second signal came: say it here, then exit.
-    runtime.logger.error(cancelMessage(signal, action.cancelNote?.(checked)), {
+    runtime.logger.error(cancelMessage(signal, cancelled()), {
       title: `olympe ${definition.id} cancelled`,
     })
   })
   const raw = withDefaults(definition, runtime.readInputs(definition))
-  for (const secret of actionSecrets(definition, raw, action.derivedSecrets?.(raw)))
-    runtime.registerSecret(secret)
+  for (const secret of inputSecrets(definition, raw)) runtime.registerSecret(secret)
   runtime.logger.info(started.platformLine)
   for (const name of shortSecretInputs(definition, raw))
     runtime.logger.warning(shortSecretWarning(name, runtime.kind))
-  for (const name of runtime.cliArgs?.secretFlags ?? []) {
-    runtime.logger.warning(
-      `The secret '${name}' was given as a flag, which process lists and job logs can show: prefer the ${inputEnvName(name)} environment variable.`,
-    )
-  }
+  for (const warning of secretFlagWarnings(definition, raw, runtime.cliArgs?.flags ?? []))
+    runtime.logger.warning(warning)
   await runtime.logger.group('Inputs', () => {
     runtime.logger.info(describeInputs(definition, raw))
     return Promise.resolve()
@@ -125,7 +154,7 @@ export async function runAction<I extends string, C extends Checked>(
   } catch (error) {
     const signal = cancel.cause
     if (signal === undefined) await reportFailure(runtime, definition.id, error)
-    else await reportCancel(runtime, definition.id, signal, error, action.cancelNote?.(checked))
+    else await reportCancel(runtime, definition.id, signal, error, cancelled())
   } finally {
     stopListening()
   }
@@ -160,6 +189,20 @@ function listenForCancel(
   return () => {
     clearTimeout(timer)
     for (const signal of CANCEL_SIGNALS) process.off(signal, onSignal)
+  }
+}
+
+/**
+ * The outputs a cancelled step writes, as any step's are: on GitHub the runner reads them when
+ * the step ends; GitLab keeps no artifact of a cancelled job, so there its log line is what counts.
+ */
+function writeOutputs(runtime: Runtime, outputs: Record<string, string> = {}): void {
+  for (const [name, value] of Object.entries(outputs)) {
+    try {
+      runtime.reporter.setOutput(name, value)
+    } catch {
+      // The step is ending: its message matters more than an output that cannot be written.
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 import { CancelledError } from '../core/shared/errors.js'
+import type { CancelReport } from '../core/shared/ports.js'
 
 /**
  * One step's cancellation. The platform cancels it when SIGINT (the GitHub runner) or SIGTERM
@@ -11,6 +12,7 @@ import { CancelledError } from '../core/shared/errors.js'
 export class StepCancellation {
   readonly #controller = new AbortController()
   readonly #undo = new Set<() => void>()
+  #report: (() => CancelReport) | undefined
 
   /** Aborted, with a CancelledError as its reason, when the step is cancelled. */
   get signal(): AbortSignal {
@@ -33,6 +35,19 @@ export class StepCancellation {
     return () => {
       this.#undo.delete(undo)
     }
+  }
+
+  /**
+   * What the step would say if it were cancelled now (how far it got), and the outputs it would
+   * write: set by the code that knows, again each time that changes.
+   */
+  reportWith(report: () => CancelReport): void {
+    this.#report = report
+  }
+
+  /** The last report set with reportWith, if any. */
+  report(): CancelReport | undefined {
+    return this.#report?.()
   }
 
   /** Whether something registered is still running or still on disk. */

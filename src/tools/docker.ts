@@ -1,9 +1,10 @@
 // The Docker adapter: the DockerClient port over the docker command line (whose argv the core's
 // docker-args.ts builds, and whose output it parses), and the Docker config folders it runs with.
 import { rmSync } from 'node:fs'
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink } from 'node:fs/promises'
+import { copyFile, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { secretEnvironment, type HistoryEntry } from '../core/build-images/build-command.js'
 import {
   builderInspectArgv,
   buildArgv,
@@ -26,14 +27,15 @@ import {
   parseVersions,
   pushArgv,
   saysBuildxMissing,
-  secretEnvironment,
   versionArgv,
+  type DockerBuilder,
 } from '../core/build-images/docker-args.js'
-import { DockerCommandError, type DockerClient } from '../core/build-images/ports.js'
+import { BuilderCommandError, type ImageBuilder } from '../core/build-images/ports.js'
 import type { Env } from '../core/shared/env.js'
 import { CancelledError, errorMessage } from '../core/shared/errors.js'
 import { commandLine, type Exec, type ExecResult } from '../core/shared/exec.js'
 import type { StepCancellation } from './cancel.js'
+import { stepFolder } from './step-folder.js'
 
 export interface DockerOptions {
   /** Added to every docker command's environment, e.g. an isolated DOCKER_CONFIG. */
@@ -42,6 +44,8 @@ export interface DockerOptions {
   tempRoot?: string
   /** A cancelled step removes the scratch folder of a build it stopped. */
   cancel?: StepCancellation
+  /** What the engine already said (to the `builder: auto` choice): kept when it answered. */
+  known?: Awaited<ReturnType<ImageBuilder['versions']>>
 }
 
 /** Lines of output kept for an error message: enough for a failing RUN step and its cause. */
@@ -57,7 +61,7 @@ interface RunExtra {
 }
 
 /** The Docker engine through its command line, over the exec port. */
-export function createDocker(exec: Exec, options: DockerOptions = {}): DockerClient {
+export function createDocker(exec: Exec, options: DockerOptions = {}): ImageBuilder {
   const run = async (argv: string[], extra: RunExtra = {}): Promise<ExecResult> => {
     const command = dockerCommandName(argv)
     if (extra.echo) extra.onLine?.(`$ ${commandLine('docker', argv)}`)
@@ -75,14 +79,17 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): DockerCli
       })
     } catch (error) {
       if (error instanceof CancelledError) throw error
-      throw new DockerCommandError(command, `could not start (${errorMessage(error)})`, [])
+      throw new BuilderCommandError(command, `could not start (${errorMessage(error)})`, [])
     }
-    if (result.code !== 0) throw new DockerCommandError(command, `exited with ${result.code}`, tail)
+    if (result.code !== 0)
+      throw new BuilderCommandError(command, `exited with ${result.code}`, tail)
     return result
   }
 
-  let versions: ReturnType<DockerClient['versions']> | undefined
-  const askVersions: DockerClient['versions'] = async () => {
+  let versions: ReturnType<ImageBuilder['versions']> | undefined = options.known?.server
+    ? Promise.resolve(options.known)
+    : undefined
+  const askVersions: ImageBuilder['versions'] = async () => {
     let result: ExecResult
     try {
       result = await exec('docker', versionArgv(), { env: options.env })
@@ -94,32 +101,43 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): DockerCli
     return result.code === 0 || found.server ? found : { ...found, problem: said }
   }
 
+  const askBuilder = async (): Promise<DockerBuilder> => {
+    // The docker command itself reads this variable; the exec port adds options.env to ours.
+    const setting = options.env?.DOCKER_BUILDKIT ?? process.env.DOCKER_BUILDKIT
+    if (buildkitDisabled(setting)) return { kind: 'legacy', reason: 'disabled' }
+    let result: ExecResult
+    try {
+      result = await run(builderInspectArgv())
+    } catch (error) {
+      if (error instanceof BuilderCommandError && saysBuildxMissing(error.tail.join('\n')))
+        return { kind: 'legacy', reason: 'no-buildx' }
+      throw error
+    }
+    const found = parseBuilderInspect(result.stdout)
+    if (!found) {
+      const said = result.stdout.split('\n').slice(0, 5)
+      throw new BuilderCommandError('docker buildx inspect', 'printed no builder driver', said)
+    }
+    return { kind: 'buildkit', ...found }
+  }
+  let builder: Promise<DockerBuilder> | undefined
+
   return {
-    // Asked once a step: the pre-flight check and the platform of the fingerprints both need it.
-    versions: () => (versions ??= askVersions()),
-    async builder() {
-      // The docker command itself reads this variable; the exec port adds options.env to ours.
-      const setting = options.env?.DOCKER_BUILDKIT ?? process.env.DOCKER_BUILDKIT
-      if (buildkitDisabled(setting)) return { kind: 'legacy', reason: 'disabled' }
-      let result: ExecResult
-      try {
-        result = await run(builderInspectArgv())
-      } catch (error) {
-        if (error instanceof DockerCommandError && saysBuildxMissing(error.tail.join('\n')))
-          return { kind: 'legacy', reason: 'no-buildx' }
-        throw error
-      }
-      const found = parseBuilderInspect(result.stdout)
-      if (!found) {
-        const said = result.stdout.split('\n').slice(0, 5)
-        throw new DockerCommandError('docker buildx inspect', 'printed no builder driver', said)
-      }
-      return { kind: 'buildkit', ...found }
+    name: 'docker',
+    // An answer is kept for the step (the pre-flight check and the platform of the fingerprints
+    // both need it); no answer is asked again, as a Docker-in-Docker service may be starting.
+    versions: async () => {
+      versions ??= askVersions()
+      const answer = await versions
+      if (!answer.server) versions = undefined
+      return answer
     },
+    setup: () => (builder ??= askBuilder()),
     async login(server, username, password) {
       await run(loginArgv(server, username), { input: password })
     },
-    async build(command, mode, onLine) {
+    async build(command, { push }, onLine) {
+      const mode = { builder: await (builder ??= askBuilder()), push }
       const dir = await mkdtemp(join(options.tempRoot ?? tmpdir(), 'olympe-build-'))
       const forget = options.cancel?.atExit(() => rmSync(dir, { recursive: true, force: true }))
       try {
@@ -139,7 +157,7 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): DockerCli
         const digest = parseBuildMetadata(text)
         if (!digest) {
           const tail = [`--metadata-file held: ${text.slice(0, 500) || '(nothing)'}`]
-          throw new DockerCommandError('docker buildx build', 'reported no pushed digest', tail)
+          throw new BuilderCommandError('docker buildx build', 'reported no pushed digest', tail)
         }
         return { digest }
       } finally {
@@ -152,7 +170,7 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): DockerCli
       const { stdout } = await run(pushArgv(reference), { onLine, echo: true })
       const digest = parsePushDigest(stdout, reference)
       if (!digest)
-        throw new DockerCommandError(
+        throw new BuilderCommandError(
           'docker push',
           'printed no manifest digest',
           stdout.split('\n'),
@@ -164,20 +182,29 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): DockerCli
         const { stdout } = await run(onBuildArgv(reference))
         const triggers = parseOnBuild(stdout)
         if (triggers) return triggers
-        throw new DockerCommandError('docker image inspect', 'printed no ONBUILD list', [stdout])
+        throw new BuilderCommandError('docker image inspect', 'printed no ONBUILD list', [stdout])
       }
       try {
         return await inspect()
       } catch (error) {
-        if (!(error instanceof DockerCommandError && saysNoSuchImage(error.tail.join('\n'))))
+        if (!(error instanceof BuilderCommandError && saysNoSuchImage(error.tail.join('\n'))))
           throw error
       }
       await run(pullArgv(reference))
       return inspect()
     },
+    // A base that a mirror served as a named context is in BuildKit's store, not the engine's.
     async history(reference) {
-      const { stdout } = await run(historyArgv(reference))
-      return parseHistory(stdout)
+      const read = async (): Promise<HistoryEntry[]> =>
+        parseHistory((await run(historyArgv(reference))).stdout)
+      try {
+        return await read()
+      } catch (error) {
+        if (!(error instanceof BuilderCommandError && saysNoSuchImage(error.tail.join('\n'))))
+          throw error
+      }
+      await run(pullArgv(reference))
+      return read()
     },
     async imageSize(reference) {
       try {
@@ -218,25 +245,6 @@ export interface DockerConfigSession {
  */
 const SHARED_FOLDERS = ['cli-plugins', 'contexts']
 
-/**
- * Where the step keeps what it writes for itself, such as its Docker config with the registry
- * login: the job's own temporary folder, never the machine's shared one, where another job or
- * user of a self-hosted runner could come across it.
- * - GitHub: RUNNER_TEMP, which the runner empties at the start and the end of every job.
- * - GitLab: RUNNER_TEMP_PROJECT_DIR, the runner's temporary folder for the job (where it writes
- *   file-type CI/CD variables): `<project folder>.tmp`, beside the clone. Not CI_BUILDS_DIR nor
- *   the clone's parent, which the runner shares between the projects it builds; not the clone,
- *   where `artifacts: untracked`, a cache, or a later `git add` of the job could take it along.
- *   GitLab removes only its own files there, so the step removes its folder itself (a cancel
- *   included), and a run killed before it could is swept up by the next (see sweepStale).
- * - Elsewhere (a person's terminal, an older GitLab runner): the machine's temporary folder.
- */
-export function stepTempRoot(env: Env): string {
-  if (env.GITHUB_ACTIONS === 'true' && env.RUNNER_TEMP) return env.RUNNER_TEMP
-  if (env.GITLAB_CI === 'true' && env.RUNNER_TEMP_PROJECT_DIR) return env.RUNNER_TEMP_PROJECT_DIR
-  return tmpdir()
-}
-
 const CONFIG_PREFIX = 'olympe-docker-config-'
 
 /**
@@ -244,7 +252,7 @@ const CONFIG_PREFIX = 'olympe-docker-config-'
  * step (a self-hosted runner keeps ~/.docker between jobs) and never overwrite a login made by
  * an earlier step. It starts as a copy of the current config, so logins to other registries
  * (private base images) keep working. The copy is deleted when the step ends, failed or
- * cancelled; it lives in the job's temporary folder (see stepTempRoot).
+ * cancelled; it lives in the job's temporary folder (see stepFolder).
  *
  * buildx keeps its state (the current builder, and the node identity that BuildKit's build
  * context cache is keyed on) in BUILDX_CONFIG, by default DOCKER_CONFIG/buildx. A new folder each
@@ -255,12 +263,7 @@ export async function isolatedDockerConfig(
   env: Env,
   cancel?: StepCancellation,
 ): Promise<DockerConfigSession> {
-  const root = stepTempRoot(env)
-  await mkdir(root, { recursive: true })
-  await sweepStale(root)
-  // The pid in the name tells a later run whether the run that made it still runs.
-  const dir = await mkdtemp(join(root, `${CONFIG_PREFIX}${process.pid}-`))
-  const forget = cancel?.atExit(() => rmSync(dir, { recursive: true, force: true }))
+  const { dir, dispose } = await stepFolder(env, CONFIG_PREFIX, cancel)
   const current = dockerConfigDir(env)
   await copyFile(join(current, 'config.json'), join(dir, 'config.json')).catch(() => undefined)
   for (const folder of SHARED_FOLDERS) {
@@ -274,33 +277,6 @@ export async function isolatedDockerConfig(
     dir,
     env: { DOCKER_CONFIG: dir, BUILDX_CONFIG: env.BUILDX_CONFIG || join(current, 'buildx') },
     // fs.rm removes the links themselves, never what they point to.
-    dispose: async () => {
-      await rm(dir, { recursive: true, force: true })
-      forget?.()
-    },
-  }
-}
-
-/**
- * Removes the Docker configs that earlier runs of the step left in `root` because they were
- * killed (SIGKILL leaves no time to clean up): those whose run is gone. One whose pid answers is
- * left alone, whoever answers.
- */
-async function sweepStale(root: string): Promise<void> {
-  const names = await readdir(root).catch(() => [])
-  for (const name of names) {
-    const pid = Number(new RegExp(`^${CONFIG_PREFIX}(\\d+)-`).exec(name)?.[1])
-    if (!pid || pid === process.pid || processExists(pid)) continue
-    await rm(join(root, name), { recursive: true, force: true })
-  }
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    dispose,
   }
 }

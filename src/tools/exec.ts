@@ -2,10 +2,7 @@ import { CancelledError } from '../core/shared/errors.js'
 import type { Exec, ExecOptions } from '../core/shared/exec.js'
 import { cancelSignalName, type StepCancellation } from './cancel.js'
 import { lineSplitter } from './lines.js'
-import { descendantsOf, isRunning, signalProcess } from './process-tree.js'
-
-/** How long the tools get to stop after SIGTERM, before SIGKILL (as for the toolkit). */
-const GRACE_MS = 3000
+import { descendantsOf, endDescendants, signalProcess } from './process-tree.js'
 
 /**
  * Runs a tool from an argv array (never a shell string) through @actions/exec, silenced so that
@@ -31,7 +28,7 @@ export function createExec(cancel?: StepCancellation): Exec {
     })
     // Loaded on first use: deploy on GitLab never runs a tool, and should not load it.
     const { exec: runTool } = await import('@actions/exec')
-    const stop = (): void => void endDescendants(GRACE_MS)
+    const stop = (): void => void endDescendants()
     cancel?.signal.addEventListener('abort', stop, { once: true })
     const forget = cancel?.atExit(() => {
       for (const entry of descendantsOf(process.pid)) signalProcess(entry.pid, 'SIGKILL')
@@ -59,14 +56,3 @@ export function createExec(cancel?: StepCancellation): Exec {
 
 /** For tools run outside a step's cancellation (the run's git facts, before the step starts). */
 export const exec: Exec = createExec()
-
-/** SIGTERM to every process this one started, SIGKILL to those left after the grace period. */
-async function endDescendants(graceMs: number): Promise<void> {
-  for (const entry of descendantsOf(process.pid)) signalProcess(entry.pid, 'SIGTERM')
-  const deadline = Date.now() + graceMs
-  while (Date.now() < deadline) {
-    if (descendantsOf(process.pid).filter(isRunning).length === 0) return
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  for (const entry of descendantsOf(process.pid)) signalProcess(entry.pid, 'SIGKILL')
-}

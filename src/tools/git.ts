@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { simpleGit, type SimpleGit } from 'simple-git'
+import { endDescendants } from './process-tree.js'
 import { parseNameStatus } from '../core/snapshot/changes.js'
 import { classifyGitMessage, cleanGitMessage } from '../core/snapshot/git-errors.js'
 import {
@@ -16,7 +17,7 @@ export interface GitToolOptions {
   redact: (text: string) => string
   /** A git command silent for this long is killed (a hung server must not hang the job). */
   blockTimeoutMs?: number
-  /** A cancelled step: the running git command is killed, and no other starts. */
+  /** A cancelled step: git and every process it started are ended, and no other starts. */
   signal?: AbortSignal
 }
 
@@ -34,6 +35,10 @@ const DROPPED_VARIABLES = new Set(['editor', 'pager', 'prefix', 'ssh_askpass', '
  * `GitError.task`). Every error becomes a GitFailure carrying only a cleaned, redacted message.
  */
 export function createGitPort(options: GitToolOptions): GitPort {
+  // Before simple-git's own listener, which kills git alone: git's remote helpers (git
+  // remote-http, send-pack), which carry the token and hold the step's output, would be handed
+  // to init and go on pushing after the step ended. They are found first, then ended together.
+  options.signal?.addEventListener('abort', () => void endDescendants(), { once: true })
   const git = (repo: RemoteRepo, identity: GitIdentity, baseDir: string): SimpleGit =>
     client(repo, identity, baseDir, options)
   return {

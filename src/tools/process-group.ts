@@ -28,12 +28,11 @@ import {
   makeCgroup,
   readProcess,
   signalProcess,
+  GRACE_MS,
   type Cgroup,
   type ProcessEntry,
 } from './process-tree.js'
 
-/** Between SIGTERM and SIGKILL. Below the GitHub runner's 7.5 s between SIGINT and SIGTERM. */
-const GRACE_MS = 3000
 /** SIGKILL is acted on when the process next runs: how long to look for it to be gone. */
 const KILL_WAIT_MS = 2000
 /** Once the program and what it left are gone, how long its output may take to close. */

@@ -162,6 +162,32 @@ function ownCgroupDir(): string | undefined {
   }
 }
 
+/**
+ * Between SIGTERM and SIGKILL, for every tool the actions start: below the GitHub runner's 7.5 s
+ * between SIGINT and SIGTERM.
+ */
+export const GRACE_MS = 3000
+
+/**
+ * SIGTERM to each process given, then SIGKILL to those still running after `graceMs`. The
+ * processes are found before any is signalled: the children of a process that dies first are
+ * handed to init, and would no longer be found among anyone's descendants.
+ */
+export async function endProcesses(entries: ProcessEntry[], graceMs = GRACE_MS): Promise<void> {
+  for (const entry of entries) signalProcess(entry.pid, 'SIGTERM')
+  const deadline = Date.now() + graceMs
+  while (Date.now() < deadline) {
+    if (entries.filter(isRunning).length === 0) return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  for (const entry of entries.filter(isRunning)) signalProcess(entry.pid, 'SIGKILL')
+}
+
+/** Every process this one started, and what they started, ended (see endProcesses). */
+export function endDescendants(graceMs = GRACE_MS): Promise<void> {
+  return endProcesses(descendantsOf(process.pid), graceMs)
+}
+
 /** kill(2), where a process that is gone (or not ours to signal) is no error. */
 export function signalProcess(pid: number, signal: NodeJS.Signals): void {
   try {

@@ -4,6 +4,7 @@ import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { parse } from 'yaml'
 import { ACTION_DEFINITIONS } from '../../src/core/action-list.js'
+import { isWholeSecret, type InputSpec } from '../../src/core/definition.js'
 import { Cleanup } from '../helpers/cleanup.js'
 import { NODE24 } from '../helpers/node-binaries.js'
 import { fixture, ROOT, runAsGithub, type ActionId, type RunResult } from '../helpers/run-action.js'
@@ -144,9 +145,9 @@ function secretsOf(
   named: string[] = [],
 ): string[] {
   const definition = ACTION_DEFINITIONS.find((candidate) => candidate.id === action)
-  const specs: Record<string, { secret?: boolean }> = definition?.inputs ?? {}
+  const specs: Record<string, InputSpec> = definition?.inputs ?? {}
   const secretInputs = Object.entries(inputs)
-    .filter(([name]) => specs[name]?.secret === true)
+    .filter(([name]) => specs[name] !== undefined && isWholeSecret(specs[name]))
     .map(([, value]) => value)
   return [...secretInputs, ...named].filter((value) => value.trim() !== '')
 }

@@ -109,7 +109,7 @@ describe('build-images cancelled during a build', () => {
         if (second) step?.kill(second)
         const result: RunResult = await running
         expect(result.code).toBe(1)
-        const message = `The step was cancelled (${signal}): it stopped the processes it had started and removed the files it had made for itself, then exited without finishing. Builds under way were stopped, and the step's own Docker config, which held the registry login, was removed. Images pushed before the cancel stay in the registry.`
+        const message = `The step was cancelled (${signal}): it stopped the processes it had started and removed the files it had made for itself, then exited without finishing. Builds under way were stopped, and the step's own registry login (its Docker config, or Buildah's auth file) was removed. Images pushed before the cancel stay in the registry.`
         if (platform === 'github')
           expect(result.stdout).toContain(`::error title=olympe build-images cancelled::${message}`)
         else expect(result.stderr).toContain(`Error: ${message}`)

@@ -254,7 +254,7 @@ describe('the rollout watch, through the deploy bundle', () => {
     expect(run.outputs).toMatchObject({ url: app.url, rollout: 'live' })
     expect(app.requests.length).toBeGreaterThan(2)
     for (const request of app.requests) expect(request.headers.authorization).toBe(basic)
-    expect(run.stdout).toContain(`app-url: http://***:***@127.0.0.1:`)
+    expect(run.stdout).toContain(`app-url: http://***@127.0.0.1:`)
     expectNoSecrets({ stdout: run.stdout, stderr: run.stderr, ...run.files }, [
       ...secrets,
       password,

@@ -264,7 +264,7 @@ describe.each(['buildkit', 'legacy'] as const)(
       const result = await buildImagesOn(dir, repository, { images: 'frontend' }, builder)
       expect(result.code).toBe(1)
       expect(result.stdout).toContain(
-        "'docker/frontend.Dockerfile' uses $SOURCES_PATH but nothing declares it: it has no 'ARG SOURCES_PATH' line, and its base image 'olympeio/frontend-base:latest-plain' has no 'ONBUILD ARG SOURCES_PATH'. Docker would expand $SOURCES_PATH to nothing and copy the whole build context (.git, node_modules, .env files…) into the image, where it expects 'dist/web'. Fix it either way: add the line 'ARG SOURCES_PATH' after the FROM line, or build FROM a base image that declares it",
+        "'docker/frontend.Dockerfile' uses $SOURCES_PATH but nothing declares it: it has no 'ARG SOURCES_PATH' line, and its base image 'olympeio/frontend-base:latest-plain' has no 'ONBUILD ARG SOURCES_PATH'. The build would expand $SOURCES_PATH to nothing and copy the whole build context (.git, node_modules, .env files…) into the image, where it expects 'dist/web'. Fix it either way: add the line 'ARG SOURCES_PATH' after the FROM line, or build FROM a base image that declares it",
       )
       expect(result.stdout).not.toContain('$ docker')
       expect(await suite.registry.catalog()).not.toContain(`${repository}/frontend`)

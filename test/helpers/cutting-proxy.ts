@@ -3,11 +3,13 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 /**
  * A TCP proxy on loopback that plays "the network went away": it forwards traffic to a real
  * server until a client request matches `cutWhen`, then forwards only the first bytes of that
- * request and drops both connections, as a dying link or a restarted server would.
+ * request and drops both connections, as a dying link or a restarted server would. With
+ * `hold`, it keeps that connection open instead and forwards nothing of it, as a server that
+ * stops answering does.
  */
 export interface CuttingProxy {
   host: string
-  /** How many connections were cut. */
+  /** How many connections were cut (or held). */
   cuts: () => number
   stop: () => Promise<void>
 }
@@ -15,6 +17,7 @@ export interface CuttingProxy {
 export async function startCuttingProxy(
   target: { host: string; port: number },
   cutWhen: RegExp,
+  options: { hold?: boolean } = {},
 ): Promise<CuttingProxy> {
   const sockets = new Set<Socket>()
   let cuts = 0
@@ -25,9 +28,15 @@ export async function startCuttingProxy(
       socket.on('close', () => sockets.delete(socket))
       socket.on('error', () => socket.destroy())
     }
+    let held = false
     client.on('data', (chunk: Buffer) => {
+      if (held) return
       if (cutWhen.test(chunk.toString('latin1'))) {
         cuts++
+        if (options.hold) {
+          held = true
+          return
+        }
         upstream.write(chunk.subarray(0, Math.min(chunk.length, 512)))
         client.destroy()
         upstream.destroy()

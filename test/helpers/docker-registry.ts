@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto'
 import { request as httpsRequest } from 'node:https'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
 import { startOwning } from './cleanup.js'
 import { chunksToText, errorMessage, freePort, run } from './run-process.js'
 
@@ -15,6 +16,11 @@ const STARTUP_TIMEOUT_MS = 15_000
 export interface RegistryOptions {
   user: string
   password: string
+  /**
+   * No auth at all: anyone may pull and push, as an instance's open mirror of Docker Hub. `user`
+   * and `password` are then sent and ignored.
+   */
+  anonymous?: boolean
   /**
    * Bearer auth (`auth: token`) through this token service instead of htpasswd: the registry
    * trusts the tokens it signs. `user` and `password` are then the token service's login, and
@@ -48,6 +54,9 @@ export interface ImageManifest {
   config: ImageConfig
   /** Top-level keys of the configuration blob (`moby.buildkit.cache.v0` holds inline cache). */
   configKeys: string[]
+  /** The steps of its history, as the configuration blob tells them. */
+  history: Array<{ created_by?: string; empty_layer?: boolean }>
+  layers: Array<{ digest: string; mediaType: string; size: number }>
 }
 
 export interface Registry {
@@ -67,6 +76,8 @@ export interface Registry {
    * API (no Docker): a frontend image as deploy reads it. Resolves to its manifest digest.
    */
   putImage(name: string, tag: string, labels: Record<string, string>): Promise<string>
+  /** Each layer of the image, unpacked (a tar), as whoever pulls it gets it. */
+  layerFiles(name: string, tag: string): Promise<Buffer[]>
   /** What the registry printed so far, for assertion messages. */
   logs(): string
 }
@@ -89,7 +100,7 @@ export function startRegistry(options: RegistryOptions): Promise<Registry> {
     child.stderr.on('data', (chunk: Buffer) => output.push(chunk))
     const logs = (): string => chunksToText(output)
     const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`
-    await waitUntilAuthRequired(url, child, logs, options.tls?.caFile)
+    await waitUntilReady(url, child, logs, options.anonymous ? 200 : 401, options.tls?.caFile)
     const get = (path: string, accept?: string): Promise<Response> =>
       authorizedGet(url + path, options, accept)
     return {
@@ -109,6 +120,17 @@ export function startRegistry(options: RegistryOptions): Promise<Registry> {
       },
       manifest: (name, tag) => readManifest(get, name, tag),
       putImage: (name, tag, labels) => putImage(url, options, name, tag, labels),
+      layerFiles: async (name, tag) => {
+        const { layers } = await readManifest(get, name, tag)
+        const files: Buffer[] = []
+        for (const layer of layers) {
+          const response = await get(`/v2/${name}/blobs/${layer.digest}`)
+          if (!response.ok) throw new Error(`Layer ${layer.digest} answered ${response.status}`)
+          const bytes = Buffer.from(await response.arrayBuffer())
+          files.push(layer.mediaType.includes('gzip') ? gunzipSync(bytes) : bytes)
+        }
+        return files
+      },
     }
   })
 }
@@ -133,8 +155,9 @@ async function writeRegistryConfig(
     'http:',
     `  addr: ${auth.tls ? '0.0.0.0' : '127.0.0.1'}:${port}`,
     ...(auth.tls ? await tlsSection(dir, auth.tls) : []),
-    'auth:',
-    ...(auth.token ? tokenAuth(auth.token) : await htpasswdAuth(dir, auth)),
+    ...(auth.anonymous
+      ? []
+      : ['auth:', ...(auth.token ? tokenAuth(auth.token) : await htpasswdAuth(dir, auth))]),
   ]
   const configPath = join(dir, 'config.yml')
   await writeFile(configPath, config.join('\n') + '\n')
@@ -170,10 +193,12 @@ function tokenAuth(token: NonNullable<RegistryOptions['token']>): string[] {
   ]
 }
 
-async function waitUntilAuthRequired(
+/** Until GET /v2/ answers `expected`: 401 when a login is wanted, 200 when not. */
+async function waitUntilReady(
   url: string,
   child: ChildProcess,
   logs: () => string,
+  expected: number,
   caFile?: string,
 ): Promise<void> {
   const deadline = Date.now() + STARTUP_TIMEOUT_MS
@@ -193,8 +218,8 @@ async function waitUntilAuthRequired(
       const status = caFile
         ? await httpsStatus(`${url}/v2/`, caFile)
         : (await fetch(`${url}/v2/`)).status
-      if (status === 401) return
-      lastProblem = `GET /v2/ answered ${status}, expected 401`
+      if (status === expected) return
+      lastProblem = `GET /v2/ answered ${status}, expected ${expected}`
     } catch (error) {
       lastProblem = errorMessage(error)
     }
@@ -296,12 +321,16 @@ async function readManifest(get: Get, name: string, tag: string): Promise<ImageM
   }
   // Docker writes `"Labels": null` for an image without labels.
   if (config.Labels === null) delete config.Labels
+  const history = field(blob, 'history')
+  const layers = field(manifest, 'layers')
   return {
     digest: response.headers.get('docker-content-digest') ?? '',
     mediaType: stringField(manifest, 'mediaType') ?? response.headers.get('content-type') ?? '',
     configDigest,
     config: config as ImageConfig,
     configKeys: typeof blob === 'object' && blob !== null ? Object.keys(blob) : [],
+    history: Array.isArray(history) ? (history as ImageManifest['history']) : [],
+    layers: Array.isArray(layers) ? (layers as ImageManifest['layers']) : [],
   }
 }
 

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process'
-import { readFile, writeFile } from 'node:fs/promises'
+import { chown, readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { parse } from 'yaml'
 import { withCleanup } from './cleanup.js'
@@ -20,6 +20,18 @@ export interface RunOptions {
   timeoutMs?: number
   /** The step's process, as soon as it runs: how a test cancels it (SIGINT, as the runner does). */
   onSpawn?: (child: ChildProcess) => void
+  /**
+   * Run the step as this user, not root (rootless.ts): its temporary folder is given to it, and
+   * HOME and PATH are its own.
+   */
+  user?: RunAs
+}
+
+/** A user the steps can run as: its ids, and its home. */
+export interface RunAs {
+  uid: number
+  gid: number
+  home: string
 }
 
 export interface RunResult {
@@ -47,6 +59,7 @@ export async function runAsGithub(action: ActionId, options: RunOptions): Promis
   const metadata = parse(await readFile(join(actionDir, 'action.yml'), 'utf8')) as ActionYml
   return withCleanup(async (cleanup) => {
     const temp = await cleanup.tempDir('olympe-gh-')
+    if (options.user) await chown(temp, options.user.uid, options.user.gid)
     const files = {
       output: join(temp, 'output'),
       summary: join(temp, 'summary.md'),
@@ -55,8 +68,10 @@ export async function runAsGithub(action: ActionId, options: RunOptions): Promis
     await writeFile(files.output, '')
     await writeFile(files.summary, '')
     await writeFile(files.event, JSON.stringify(options.event?.payload ?? {}))
+    if (options.user)
+      for (const file of Object.values(files)) await chown(file, options.user.uid, options.user.gid)
     const env: Record<string, string> = {
-      ...baseEnv(),
+      ...baseEnv(options.user),
       GITHUB_ACTIONS: 'true',
       CI: 'true',
       GITHUB_OUTPUT: files.output,
@@ -92,8 +107,9 @@ export async function runCli(
 ): Promise<RunResult> {
   return withCleanup(async (cleanup) => {
     const temp = await cleanup.tempDir('olympe-cli-')
+    if (options.user) await chown(temp, options.user.uid, options.user.gid)
     const dotenv = join(temp, 'outputs.env')
-    const env: Record<string, string> = { ...baseEnv(), ...options.env }
+    const env: Record<string, string> = { ...baseEnv(options.user), ...options.env }
     for (const [name, value] of Object.entries(options.inputs))
       env[`INPUT_${name.toUpperCase().replace(/-/g, '_')}`] = value
     const args = [action, '--dotenv', dotenv, ...(options.args ?? [])]
@@ -115,21 +131,25 @@ async function runNode(
   args: string[],
   env: Record<string, string>,
   cwd: string,
-  options: Pick<RunOptions, 'node' | 'timeoutMs' | 'onSpawn'>,
+  options: Pick<RunOptions, 'node' | 'timeoutMs' | 'onSpawn' | 'user'>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { code, stdout, stderr } = await capture(options.node ?? NODE24, [script, ...args], {
     env,
     cwd,
     timeoutMs: options.timeoutMs ?? 120_000,
     onSpawn: options.onSpawn,
+    ...(options.user ? { uid: options.user.uid, gid: options.user.gid } : {}),
   })
   return { code, stdout, stderr }
 }
 
-function baseEnv(): Record<string, string> {
+/** The system's own folders: another user cannot look into root's (~/.cargo/bin…). */
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+
+function baseEnv(user?: RunAs): Record<string, string> {
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '/root',
+    PATH: user ? SYSTEM_PATH : (process.env.PATH ?? ''),
+    HOME: user ? user.home : (process.env.HOME ?? '/root'),
     LANG: 'C.UTF-8',
   }
   if (process.env.DOCKER_HOST) env.DOCKER_HOST = process.env.DOCKER_HOST

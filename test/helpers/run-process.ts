@@ -19,6 +19,9 @@ export interface RunOptions {
   onSpawn?: (child: ChildProcess) => void
   /** The leader of a process group of its own, which a test can signal whole. */
   detached?: boolean
+  /** Run as this user and group (the tests run as root): see rootless.ts. */
+  uid?: number
+  gid?: number
 }
 
 /** How a program ended (`code` is null when a signal ended it) and what it printed. */
@@ -45,6 +48,7 @@ export function captureBytes(
       cwd: options.cwd,
       env: options.env ?? process.env,
       detached: options.detached,
+      ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.gid }),
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     })
     options.onSpawn?.(child)

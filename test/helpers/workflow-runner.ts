@@ -7,7 +7,7 @@
 // `registry-url` (src/authutil.ts) and fails a `cache: npm` without a lock file.
 import { existsSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { parse } from 'yaml'
 import { withCleanup } from './cleanup.js'
 import { ROOT, runAsGithub, type ActionId } from './run-action.js'
@@ -124,8 +124,9 @@ export async function runWorkflow(file: string, options: WorkflowRunOptions): Pr
   return run
 }
 
+/** A file of examples/github/, or any workflow file by its absolute path. */
 export async function loadWorkflow(file: string): Promise<Workflow> {
-  return parse(await readFile(join(EXAMPLES_DIR, file), 'utf8')) as Workflow
+  return parse(await readFile(resolve(EXAMPLES_DIR, file), 'utf8')) as Workflow
 }
 
 interface CallFrame {

@@ -6,12 +6,9 @@ import { randomBytes } from 'node:crypto'
 import { lstat, mkdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { buildAndPush, CONTEXT_NOTE } from '../../src/core/build-images/build.js'
-import { DockerCommandError } from '../../src/core/build-images/ports.js'
-import {
-  majorVersion,
-  type BuildCommand,
-  type Builder,
-} from '../../src/core/build-images/docker-args.js'
+import { BuilderCommandError } from '../../src/core/build-images/ports.js'
+import { majorVersion, type BuildCommand } from '../../src/core/build-images/build-command.js'
+import type { DockerBuilder } from '../../src/core/build-images/docker-args.js'
 import { MIN_DOCKER_MAJOR } from '../../src/core/build-images/preflight.js'
 import type { ImagePlan } from '../../src/core/build-images/plan.js'
 import { createDocker, isolatedDockerConfig } from '../../src/tools/docker.js'
@@ -35,8 +32,8 @@ afterAll(() => cleanup.run())
 const docker = (env: Record<string, string> = {}): ReturnType<typeof createDocker> =>
   createDocker(exec, { env: { DOCKER_CONFIG: suite.dockerConfig, ...env } })
 
-const ENGINE_BUILDER: Builder = { kind: 'buildkit', name: 'default', driver: 'docker' }
-const PUSH = { builder: ENGINE_BUILDER, push: true }
+const ENGINE_BUILDER: DockerBuilder = { kind: 'buildkit', name: 'default', driver: 'docker' }
+const PUSH = { push: true }
 
 function command(
   kind: string,
@@ -54,14 +51,14 @@ function command(
   }
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<DockerCommandError> {
+async function failureOf(promise: Promise<unknown>): Promise<BuilderCommandError> {
   try {
     await promise
   } catch (error) {
-    if (error instanceof DockerCommandError) return error
+    if (error instanceof BuilderCommandError) return error
     throw error
   }
-  throw new Error('expected a DockerCommandError')
+  throw new Error('expected a BuilderCommandError')
 }
 
 describe('docker adapter', () => {
@@ -90,7 +87,7 @@ describe('docker adapter', () => {
   })
 
   test('the engine’s own builder: BuildKit through buildx, docker driver', async () => {
-    expect(await docker().builder()).toEqual(ENGINE_BUILDER)
+    expect(await docker().setup()).toEqual(ENGINE_BUILDER)
   })
 
   test('build and push: plain progress, inline cache, and the digest the registry serves', async () => {
@@ -119,14 +116,14 @@ describe('docker adapter', () => {
 
   test('DOCKER_BUILDKIT=0: the legacy builder builds and pushes, for engines without BuildKit', async () => {
     const legacy = docker({ DOCKER_BUILDKIT: '0' })
-    const builder = await legacy.builder()
+    const builder = await legacy.setup()
     expect(builder).toEqual({ kind: 'legacy', reason: 'disabled' })
     const { logger, lines } = recordingTools()
     const plan = planOf(command('frontend', 'legacy'))
     const [image] = await buildAndPush(
       [plan],
       { push: true, loggedIn: true, loginHelp: REGISTRY_LOGIN_HELP.local },
-      { docker: legacy, logger, redact: (text) => text },
+      { builder: legacy, logger, redact: (text) => text },
     )
     expect(lines).toContain('Builder: the legacy builder, because DOCKER_BUILDKIT is false.')
     expect(lines.find((line) => line.startsWith('[frontend] $ docker '))).toMatch(
@@ -165,7 +162,7 @@ describe('docker adapter', () => {
       const error = await buildAndPush(
         [{ ...planOf(command('backend', 'ignored')), kind: 'backend', sources: 'dist/node' }],
         { push: true, loggedIn: true, loginHelp: REGISTRY_LOGIN_HELP.local },
-        { docker: docker(), logger, redact: (text) => text },
+        { builder: docker(), logger, redact: (text) => text },
       ).catch((caught: unknown) => caught)
       const message = (error as Error).message
       expect(message).toContain(
@@ -189,7 +186,7 @@ describe('docker adapter', () => {
         [plan],
         { push: true, loggedIn: false, loginHelp: REGISTRY_LOGIN_HELP.local },
         {
-          docker: noLogin,
+          builder: noLogin,
           logger,
           redact: (text) => text,
         },
@@ -277,7 +274,7 @@ describe('BuildKit state across runs', () => {
       const lines: string[] = []
       await createDocker(exec, { env: session.env }).build(
         { ...command(kind, `ctx-${kind}`), sourcesPath: sources },
-        { builder: ENGINE_BUILDER, push: false },
+        { push: false },
         (line) => lines.push(line),
       )
       return contextBytes(lines)
@@ -357,13 +354,13 @@ describe('a docker-container builder', () => {
 
   test('is detected as the current builder, and its builds push by themselves', async () => {
     const client = createDocker(exec, { env: env() })
-    const builder = await client.builder()
+    const builder = await client.setup()
     expect(builder).toEqual({ kind: 'buildkit', name, driver: 'docker-container' })
     const { logger, lines } = recordingTools()
     const error = await buildAndPush(
       [planOf(command('frontend', 'container'))],
       { push: true, loggedIn: true, loginHelp: REGISTRY_LOGIN_HELP.local },
-      { docker: client, logger, redact: (text) => text },
+      { builder: client, logger, redact: (text) => text },
     ).catch((caught: unknown) => caught)
     expect(lines).toContain(
       `Builder: BuildKit, builder '${name}' (docker-container driver): this driver keeps images in the builder, so each build pushes its image itself ('--push'), or loads it into the engine when push is false ('--load').`,

@@ -1,8 +1,9 @@
 import { ActionError, CancelledError, errorMessage } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
 import type { ImageKind } from './image-kinds.js'
-import { loadsIntoEngine, type Builder } from './docker-args.js'
-import { DockerCommandError, type DockerClient } from './ports.js'
+import { describeBuildah } from './buildah-args.js'
+import { loadsIntoEngine } from './docker-args.js'
+import { BuilderCommandError, type BuilderSetup, type ImageBuilder } from './ports.js'
 import type { ImagePlan } from './plan.js'
 
 /** The three images are independent; the engine builds them side by side. */
@@ -25,17 +26,17 @@ export interface BuiltImage {
 
 export interface BuildOptions {
   push: boolean
-  /** Whether `docker login` ran: it changes the advice when a push is refused. */
+  /** Whether the step's registry login ran: it changes the advice when a push is refused. */
   loggedIn: boolean
   /** Where the login comes from on this platform, for that advice (CiContext.registryLoginHelp). */
   loginHelp: string
   parallel?: number
-  /** Run on each image the engine holds, after its build and before its push: a problem, or undefined. */
+  /** Run on each image the builder holds, after its build and before its push: a problem, or undefined. */
   check?: (plan: ImagePlan) => Promise<string | undefined>
 }
 
 export interface BuildTools {
-  docker: DockerClient
+  builder: ImageBuilder
   logger: Logger
   redact: (text: string) => string
 }
@@ -50,11 +51,25 @@ export async function buildAndPush(
   options: BuildOptions,
   tools: BuildTools,
 ): Promise<BuiltImage[]> {
-  const builder = await detectBuilder(tools)
-  if (builder.kind === 'legacy' && plans.some((plan) => (plan.command.secrets ?? []).length > 0))
-    throw new ActionError(
-      `'build-secrets' needs BuildKit, but ${builder.reason === 'disabled' ? 'DOCKER_BUILDKIT is false' : 'the buildx plugin is not installed'}, so docker would build with the legacy builder, which cannot mount secrets (RUN --mount=type=secret). ${builder.reason === 'disabled' ? 'Unset DOCKER_BUILDKIT' : 'Install buildx (package docker-buildx-plugin, or docker-buildx on Debian)'}, or leave 'build-secrets' empty. Nothing was built.`,
-    )
+  const builder = await detectBuilder(tools, plans)
+  if (builder.kind === 'legacy') {
+    const why =
+      builder.reason === 'disabled'
+        ? 'DOCKER_BUILDKIT is false'
+        : 'the buildx plugin is not installed'
+    const fix =
+      builder.reason === 'disabled'
+        ? 'Unset DOCKER_BUILDKIT'
+        : 'Install buildx (package docker-buildx-plugin, or docker-buildx on Debian)'
+    if (plans.some((plan) => (plan.command.secrets ?? []).length > 0))
+      throw new ActionError(
+        `'build-secrets' needs BuildKit, but ${why}, so docker would build with the legacy builder, which cannot mount secrets (RUN --mount=type=secret). ${fix}, or leave 'build-secrets' empty. Nothing was built.`,
+      )
+    if (plans.some((plan) => plan.command.bases?.some((base) => base.mirrored)))
+      throw new ActionError(
+        `'registry-mirrors' serves base images of these Dockerfiles, which Docker takes from a mirror as named build contexts, a BuildKit feature; but ${why}, so docker would build with the legacy builder, which would pull them from their own registries. ${fix}, or set 'builder: buildah'. Nothing was built.`,
+      )
+  }
   const queue = [...plans]
   const built = new Map<ImageKind, BuiltImage>()
   let failure: ActionError | CancelledError | undefined
@@ -79,14 +94,13 @@ export async function buildAndPush(
 
 async function buildOne(
   plan: ImagePlan,
-  options: BuildOptions & { builder: Builder },
+  options: BuildOptions & { builder: BuilderSetup },
   tools: BuildTools,
   stopped: () => boolean,
 ): Promise<BuiltImage | undefined> {
-  const { docker, logger } = tools
+  const { builder, logger } = tools
   const say = (line: string): void => logger.info(`[${plan.kind}] ${line}`)
-  const mode = { builder: options.builder, push: options.push }
-  const built = await docker.build(plan.command, mode, say)
+  const built = await builder.build(plan.command, { push: options.push }, say)
   say(`built ${plan.references.join(', ')}`)
   // A builder other than the engine's, with push on, sends the image to the registry itself
   // (every tag) and reports its digest: nothing is left in the engine to check or to push.
@@ -108,23 +122,26 @@ async function buildOne(
         say('not pushed: another image failed')
         return undefined
       }
-      const digest = await docker.push(reference, say)
+      const digest = await builder.push(reference, say)
       image.digest ??= digest
     }
   }
   if (options.push) say(`pushed, digest ${image.digest ?? '(none)'}`)
-  // Only the engine's image store knows the size.
-  if (!pushedByBuilder) image.size = await docker.imageSize(plan.reference)
+  // Only the builder's image store knows the size.
+  if (!pushedByBuilder) image.size = await builder.imageSize(plan.reference)
   return image
 }
 
-/** Which builder the builds go to, said in the log: it decides where the images end up. */
-async function detectBuilder(tools: BuildTools): Promise<Builder> {
-  let builder: Builder
+/** How the builds will run, said in the log: it decides where the images end up. */
+async function detectBuilder(
+  tools: BuildTools,
+  plans: readonly ImagePlan[],
+): Promise<BuilderSetup> {
+  let builder: BuilderSetup
   try {
-    builder = await tools.docker.builder()
+    builder = await tools.builder.setup()
   } catch (error) {
-    const said = error instanceof DockerCommandError ? ` (${error.tail.join(' ').trim()})` : ''
+    const said = error instanceof BuilderCommandError ? ` (${error.tail.join(' ').trim()})` : ''
     throw new ActionError(
       tools.redact(
         `Finding the current buildx builder failed: ${errorMessage(error)}${said}. Select a working builder with 'docker buildx use default' (or set BUILDX_BUILDER to one that 'docker buildx ls' lists), then run again. Nothing was built.`,
@@ -135,13 +152,19 @@ async function detectBuilder(tools: BuildTools): Promise<Builder> {
   if (builder.kind === 'legacy' && builder.reason === 'no-buildx') tools.logger.warning(said)
   else tools.logger.info(said)
   if (builder.kind === 'buildkit') tools.logger.info(CONTEXT_NOTE)
+  if (builder.kind === 'buildah' && plans.some((plan) => plan.command.cacheFrom.length > 0))
+    tools.logger.warning(
+      "'cache-from' is not used: Buildah takes a repository of its own layer cache there, not the images it names.",
+      { title: 'Build cache' },
+    )
   return builder
 }
 
 export const CONTEXT_NOTE =
   "Each image's build context is the project folder through a link named after the image ('<folder>.<image>'), so that BuildKit keeps one copy of the context per image and later runs send only the files that changed."
 
-function describeBuilder(builder: Builder): string {
+function describeBuilder(builder: BuilderSetup): string {
+  if (builder.kind === 'buildah') return describeBuildah(builder)
   if (builder.kind === 'legacy') {
     return builder.reason === 'disabled'
       ? 'Builder: the legacy builder, because DOCKER_BUILDKIT is false.'
@@ -161,12 +184,12 @@ function explain(
 ): ActionError | CancelledError {
   // Cancelled: the platform says so, and what the step undid.
   if (error instanceof ActionError || error instanceof CancelledError) return error
-  if (!(error instanceof DockerCommandError)) {
+  if (!(error instanceof BuilderCommandError)) {
     return new ActionError(redact(`The ${plan.kind} image failed: ${errorMessage(error)}`))
   }
   const tail = failureLines(error.tail).map((line) => `  ${line}`)
   const output = tail.length > 0 ? ` Last lines of its output:\n${tail.join('\n')}\n` : ' '
-  const pushing = error.command === 'docker push'
+  const pushing = / push$/.test(error.command)
   const what = pushing
     ? `Pushing the ${plan.kind} image '${plan.reference}' failed`
     : `Building the ${plan.kind} image failed`
@@ -200,7 +223,8 @@ function buildAdvice(output: string, plan: ImagePlan, login: LoginFacts): string
   ) {
     return pushAdvice(output, login)
   }
-  const missing = /"\/?([^"]+)": not found/.exec(output)?.[1]
+  // BuildKit: `"/dist/web": not found`; Buildah: `copier: stat: "/dist/web": no such file or directory`.
+  const missing = /"\/?([^"]+)": (?:not found|no such file or directory)/.exec(output)?.[1]
   if (missing) {
     return `'${missing}' is not in the build context. BuildKit sends only the files the Dockerfile uses, minus those .dockerignore (or '${plan.dockerfile}.dockerignore') leaves out: check the path and those files; ${rest}`
   }

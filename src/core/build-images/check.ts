@@ -1,7 +1,6 @@
 import { join } from 'node:path'
 import type { RawInputs } from '../definition.js'
 import { inputsLogin, type InputsLogin } from '../registry/logins.js'
-import { registryName } from '../registry/reference.js'
 import type { CiContext } from '../shared/context.js'
 import { ActionError, InputError, quote } from '../shared/errors.js'
 import type { CommonPorts, Files } from '../shared/ports.js'
@@ -75,10 +74,8 @@ export async function checkBuildImages(
     date: now,
   })
   const dockerfiles = await checkDockerfiles(inputs, ports)
-  const { credentials } = inputs
-  const login = credentials
-    ? inputsLogin({ registry: registryName(inputs.registry.host), ...credentials }, [])
-    : undefined
+  // The images' one registry: the login is for it (inputs.ts names it), and for no other.
+  const login = inputs.registryLogin && inputsLogin(inputs.registryLogin, [])
   return { inputs, branch: gate.branch, tags, now, dockerfiles, ...(login ? { login } : {}) }
 }
 

@@ -1,11 +1,15 @@
 import type { ActionDefinition } from '../definition.js'
-import { registryInput } from '../registry/credentials.js'
+import { registryInputs } from '../registry/inputs.js'
+import { mirrorCredentials, registryMirrors } from '../registry/mirrors.js'
 import { DRAW_VERSION_LABEL, OCI_LABELS } from '../shared/image-labels.js'
-import { CHECK_ONLY, flag, text } from '../shared/inputs.js'
+import { CHECK_ONLY, choiceWithDefault, flag, text } from '../shared/inputs.js'
+import { signingKeyParts } from '../signing/pem.js'
+import { BUILDER_SETTINGS } from './builder-choice.js'
 import { LOCK_ENTRY } from './draw-version.js'
 import {
   branches,
   buildArgs,
+  buildSecretParts,
   buildSecrets,
   cacheFrom,
   drawVersion,
@@ -14,6 +18,7 @@ import {
   images,
   platform,
   relativeFolder,
+  secretLookingArguments,
   signingKey,
   tagTemplate,
   workingDirectory,
@@ -25,20 +30,19 @@ export const buildImagesDefinition = {
   description:
     'Builds the frontend, backend and code-as-data images an Olympe project asks for (`images`, `codeasdata`) from its docker/ folder, pushes them and outputs their references for the deploy action.',
   inputs: {
-    registry: {
+    ...registryInputs({
+      registry:
+        'Every image is pushed as `<registry>/<image name>:<tag>`, so `ghcr.io/acme` with the default image names gives `ghcr.io/acme/<owner>/<repository>/frontend`. Default `ghcr.io` on GitHub; required elsewhere (on GitLab, `$CI_REGISTRY`).',
+      username:
+        "Without them, the runner's existing login is used (`docker login`, or `buildah login`).",
+      password: 'Given to `docker login` or `buildah login` on stdin; it needs push access.',
+    }),
+    'registry-mirrors': {
       description:
-        'Registry host, optionally with a namespace: each image is `<registry>/<image name>:<tag>`, so `ghcr.io/acme` with the default image names gives `ghcr.io/acme/<owner>/<repository>/frontend`. Default `ghcr.io` on GitHub; required elsewhere (on GitLab, `$CI_REGISTRY`).',
-      parse: registryInput,
-    },
-    'registry-username': {
-      description: 'User name for `docker login`; give it with `registry-password`, or neither.',
-      ...text,
-    },
-    'registry-password': {
-      description:
-        'Password or token for `docker login`, passed on stdin (keep it in a secret). Without credentials the existing Docker login is used.',
-      secret: true,
-      ...text,
+        "Registries whose images are read from another registry, one `registry=mirror` per line, such as `docker.io=registry.internal/dockerhub` (a path after the mirror's host allowed): for runners that cannot reach them, the base images of the Dockerfiles (`FROM olympeio/...`) are pulled from the mirror and looked up there for `reuse-unchanged`. A mirror on the host of `registry` is read with its login, any other anonymously or with the runner's own (`docker login`, `buildah login`). No credentials in the value.",
+      secret: mirrorCredentials,
+      multiline: true,
+      parse: registryMirrors,
     },
     'frontend-image-name': {
       description:
@@ -86,7 +90,7 @@ export const buildImagesDefinition = {
     },
     'reuse-unchanged': {
       description:
-        "Do not build an image whose inputs did not change: when the image that the branch's moving tag (then the default branch's) names in the registry has this run's fingerprint (the Dockerfile, read as BuildKit reads it, the files its `COPY` lines read, its base images' digests, the build arguments, the labels but `created` and `revision`, the platform) and the CI's own record (the Actions cache, the GitLab template's `cache:`) says that the default branch built it, that manifest gets this run's tags instead. `false` builds every image (still labelled and recorded for later runs).",
+        "Do not build an image whose inputs did not change: when the image that the branch's moving tag (then the default branch's) names in the registry has this run's fingerprint (the Dockerfile, read as BuildKit reads it, the files its `COPY` lines read, its base images' digests, the build arguments, the labels but `created` and `revision`, the platform, and the builder where it reads the Dockerfile otherwise than BuildKit) and the CI's own record (the Actions cache, the GitLab template's `cache:`) or a signature under `signing-key` says that the default branch built it, that manifest gets this run's tags instead. `false` builds every image (still labelled and recorded for later runs).",
       ...flag('true'),
     },
     branches: {
@@ -132,28 +136,35 @@ export const buildImagesDefinition = {
       description:
         'Extra build arguments for every image, one `NAME=value` per line (`SOURCES_PATH` is set per image). A build argument stays in the image: `docker history` shows it to anyone who can pull the image. Pass tokens and passwords with `build-secrets` instead; a name that looks secret (`NPM_TOKEN`, `API_KEY`, `PASSWORD`) is warned about.',
       multiline: true,
+      secret: secretLookingArguments,
       parse: buildArgs,
     },
     'build-secrets': {
       description:
-        'Secrets for the builds, one `ID=value` per line (keep them in a secret; on GitLab, the `BUILD_SECRETS` CI/CD variable). Each is given to BuildKit as `--secret id=ID` and read in a Dockerfile with `RUN --mount=type=secret,id=ID` (the file `/run/secrets/ID`, during that step only): it stays out of the image, its history and the command line. Needs BuildKit (not `DOCKER_BUILDKIT=0`).',
-      secret: true,
+        'Secrets for the builds, one `ID=value` per line (keep them in a secret; on GitLab, the `BUILD_SECRETS` CI/CD variable). Each is given to the builder as `--secret id=ID` and read in a Dockerfile with `RUN --mount=type=secret,id=ID` (the file `/run/secrets/ID`, during that step only): it stays out of the image, its history and the command line. Needs BuildKit (not `DOCKER_BUILDKIT=0`) or Buildah.',
+      secret: buildSecretParts,
       multiline: true,
       parse: buildSecrets,
+    },
+    builder: {
+      description:
+        'What builds the images: `docker` (an engine with BuildKit), `buildah` (no daemon, no privileges: for runners without Docker; `--storage-driver vfs` and `--isolation chroot` unless `STORAGE_DRIVER` and `BUILDAH_ISOLATION` say otherwise), or `auto`: Docker when an engine answers, else Buildah when it is on `PATH`. When `DOCKER_HOST` is set, `auto` means Docker: its engine is waited for (60 s, a Docker-in-Docker service may still be starting), and the step fails if it does not answer.',
+      ...choiceWithDefault(BUILDER_SETTINGS, 'auto'),
     },
     platform: {
       description: 'Target platform of the images, such as `linux/amd64` (one only).',
       parse: platform,
     },
     'cache-from': {
-      description: 'Images to use as build cache (`--cache-from`), one per line.',
+      description:
+        'Images to use as build cache (`--cache-from`), one per line. Docker only: Buildah takes a repository of its own there, and these are not given to it.',
       multiline: true,
       parse: cacheFrom,
     },
     'signing-key': {
       description:
         "Private key that signs every image pushed or re-tagged, as `cosign sign --key` would (keep it in a secret that only the default branch's jobs get): the `cosign.key` that `cosign generate-key-pair` writes, or an unencrypted ECDSA P-256 key in PEM. Checked by `cosign verify --key cosign.pub`, by deploy's `verify-signatures`, and by a cluster's admission policy. Empty: nothing is signed.",
-      secret: true,
+      secret: signingKeyParts,
       multiline: true,
       parse: signingKey,
     },

@@ -1,36 +1,17 @@
 import { basename } from 'node:path'
+import { DOCKER_HUB, registryName } from '../registry/reference.js'
+import { parseImageReference } from '../shared/image-ref.js'
+import {
+  secretVariables,
+  type BuildCommand,
+  type BuilderVersions,
+  type HistoryEntry,
+} from './build-command.js'
 
 /**
  * Every docker command line the action runs, as argv arrays (never a shell string), and the
  * parsers of what those commands print. Pure, so that each is table-tested.
  */
-
-/** One `docker build`: the context is the project root, SOURCES_PATH is relative to it. */
-export interface BuildCommand {
-  dockerfile: string
-  context: string
-  sourcesPath: string
-  tags: readonly string[]
-  buildArgs: ReadonlyArray<readonly [string, string]>
-  labels: ReadonlyArray<readonly [string, string]>
-  platform?: string
-  cacheFrom: readonly string[]
-  /** Check the registry for a newer base image even when the engine holds one (`--pull`). */
-  pull?: boolean
-  /**
-   * Where a builder that pushes its images itself keeps its cache, every step of it, in the
-   * registry (`<image>:buildcache`): its own cache does not outlive a fresh runner.
-   */
-  registryCache?: string
-  /** `build-secrets`: each value reaches the build through the docker command's environment only. */
-  secrets?: ReadonlyArray<BuildSecret>
-}
-
-export interface BuildSecret {
-  /** What `RUN --mount=type=secret,id=<id>` names. */
-  id: string
-  value: string
-}
 
 /** What ran, without its arguments, for messages: `docker push`, `docker buildx build`. */
 export function dockerCommandName(argv: readonly string[]): string {
@@ -52,13 +33,13 @@ export function loginArgv(server: string, username: string): string[] {
  * others (`docker-container`, `kubernetes`, `remote`) keep it in the builder unless told to load
  * or push it. The legacy builder is what `DOCKER_BUILDKIT=0`, or an engine without buildx, gives.
  */
-export type Builder =
+export type DockerBuilder =
   | { kind: 'buildkit'; name: string; driver: string }
   | { kind: 'legacy'; reason: 'disabled' | 'no-buildx' }
 
 /** How one build is run: by which builder, and whether its image is to be pushed. */
 export interface BuildMode {
-  builder: Builder
+  builder: DockerBuilder
   push: boolean
   /** BuildKit writes the pushed manifest digest there (`--metadata-file`). */
   metadataFile?: string
@@ -79,6 +60,14 @@ export function buildArgv(command: BuildCommand, mode: BuildMode): string[] {
   for (const [variable, { id }] of secretVariables(command))
     argv.push('--secret', `id=${id},env=${variable}`)
   if (buildkit) {
+    // A base that a mirror serves is pulled from there: engine mirrors serve Docker Hub only and
+    // take no path, a named context takes any image from anywhere.
+    for (const base of command.bases ?? [])
+      if (base.mirrored)
+        argv.push(
+          '--build-context',
+          `${namedContextKey(base.reference)}=docker-image://${base.mirrored}`,
+        )
     const output = buildOutput(mode)
     if (output === 'push' && command.registryCache) {
       // BuildKit reads only the steps that changed from this cache, without unpacking any layer.
@@ -97,28 +86,6 @@ export function buildArgv(command: BuildCommand, mode: BuildMode): string[] {
 }
 
 /**
- * The variable each build secret is read from, by BuildKit's client: a name of ours, never the
- * id, so that a secret named PATH or DOCKER_CONFIG cannot change how docker itself runs. The
- * values go into the docker command's environment only: never into argv, which any process
- * list shows, nor into a file.
- */
-export function secretVariables(
-  command: Pick<BuildCommand, 'secrets'>,
-): Array<[string, BuildSecret]> {
-  return (command.secrets ?? []).map((secret, index) => [
-    `OLYMPE_BUILD_SECRET_${index + 1}`,
-    secret,
-  ])
-}
-
-/** The environment that holds the build's secrets, for the docker command that builds it. */
-export function secretEnvironment(command: Pick<BuildCommand, 'secrets'>): Record<string, string> {
-  return Object.fromEntries(
-    secretVariables(command).map(([variable, secret]) => [variable, secret.value]),
-  )
-}
-
-/**
  * What BuildKit is told to do with the image beyond the builder's default: nothing for the
  * `docker` driver (the image is in the engine, `docker push` sends it), `push` or `load` for a
  * builder that keeps images to itself, where a later `docker push` would find nothing.
@@ -128,7 +95,7 @@ export function buildOutput(mode: BuildMode): 'push' | 'load' | undefined {
   return mode.push ? 'push' : 'load'
 }
 
-export function loadsIntoEngine(builder: Builder): boolean {
+export function loadsIntoEngine(builder: DockerBuilder): boolean {
   return builder.kind === 'legacy' || builder.driver === 'docker'
 }
 
@@ -231,12 +198,6 @@ export function historyArgv(reference: string): string[] {
   return ['image', 'history', '--no-trunc', '--human=false', '--format', '{{json .}}', reference]
 }
 
-export interface HistoryEntry {
-  /** The step that made the layer: `COPY dist/web /usr/share/nginx/html # buildkit`. */
-  createdBy: string
-  bytes: number
-}
-
 export function parseHistory(output: string): HistoryEntry[] {
   const entries: HistoryEntry[] = []
   for (const line of output.split('\n')) {
@@ -264,16 +225,8 @@ export function parsePushDigest(output: string, reference: string): string | und
   return undefined
 }
 
-export interface DockerVersions {
-  client?: string
-  /** Undefined when the daemon did not answer. */
-  server?: string
-  /** The daemon's `os/arch`: the platform of an image built without `--platform`. */
-  platform?: string
-}
-
 /** `docker version --format '{{json .}}'` prints the client part even when no daemon answers. */
-export function parseVersions(output: string): DockerVersions {
+export function parseVersions(output: string): BuilderVersions {
   let document: unknown
   try {
     document = JSON.parse(output.trim())
@@ -298,8 +251,21 @@ function stringAt(document: unknown, ...path: string[]): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined
 }
 
-/** `28.2.2`, `24.0.7-ce`, `20.10.24+dfsg1` → their major version. */
-export function majorVersion(version: string): number | undefined {
-  const match = /^v?(\d+)\./.exec(version.trim())
-  return match ? Number(match[1]) : undefined
+/**
+ * The name BuildKit looks a FROM image up by among the named contexts: the image as Docker
+ * shows it (`node:20`, `olympeio/frontend-base`, `ghcr.io/acme/base:1`), Docker Hub's `docker.io/`
+ * and `library/` left out, and a `:latest` tag too (dockerui's NamedContext).
+ */
+export function namedContextKey(reference: string): string {
+  const parsed =
+    typeof parseImageReference(reference) === 'string'
+      ? parseImageReference(`${reference}:latest`)
+      : parseImageReference(reference)
+  if (typeof parsed === 'string') return reference
+  const hub = parsed.domain === undefined || registryName(parsed.domain) === DOCKER_HUB
+  const path = hub ? parsed.path.replace(/^library\/(?=[^/]+$)/, '') : parsed.path
+  const name = hub ? path : `${parsed.domain ?? ''}/${path}`
+  const tagged = parsed.tag ? `${name}:${parsed.tag}` : name
+  const familiar = parsed.digest ? `${tagged}@${parsed.digest}` : tagged
+  return familiar.replace(/:latest$/, '')
 }

@@ -208,6 +208,12 @@ function readFrom(
   return stage === undefined ? { image: expanded, name: stageName } : { stage, name: stageName }
 }
 
+/** The `--platform=` of a FROM line, as written (`$BUILDPLATFORM`); undefined without one. */
+function platformOf(instruction: Instruction): string | undefined {
+  const flag = instruction.flags.find((each) => /^--platform=/i.test(each))
+  return flag?.slice('--platform='.length)
+}
+
 /** What a base image brings to the stages built FROM it. */
 export interface BaseFacts {
   /** Its ONBUILD triggers, which run first in those stages. */
@@ -231,6 +237,11 @@ export interface BuildInputs {
   sources: string[]
   /** `ADD --checksum=<digest> <url>`: the URL and the digest that pins its content. */
   pinned: string[]
+  /**
+   * The bases of stages that name their own platform (`FROM --platform=$BUILDPLATFORM`), with
+   * that platform as written: the build pulls them for it, not for the target platform.
+   */
+  platformImages: Array<{ image: string; platform: string }>
   /** Why what the build reads cannot be known from the text: `ADD <url>`, a frontend… */
   unknowable?: string
 }
@@ -245,7 +256,7 @@ export function readBuildInputs(
   buildArgs: BuildArgs,
   base: (image: string) => BaseFacts | undefined = () => undefined,
 ): BuildInputs {
-  const inputs: BuildInputs = { images: [], sources: [], pinned: [] }
+  const inputs: BuildInputs = { images: [], sources: [], pinned: [], platformImages: [] }
   try {
     new Reader(dockerfile, buildArgs, base, inputs).read()
   } catch (error) {
@@ -326,6 +337,8 @@ class Reader {
     } else {
       const image = from.image as string
       this.inputs.images.push(image)
+      const platform = platformOf(instruction)
+      if (platform !== undefined) this.inputs.platformImages.push({ image, platform })
       const facts = this.base(image)
       state = { env: new Map(), envUnknown: facts === undefined, onBuild: [] }
       for (const entry of facts?.env ?? []) {

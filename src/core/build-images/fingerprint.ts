@@ -47,8 +47,13 @@ export interface FingerprintParts {
   /** `--build-arg` values in the order given, SOURCES_PATH first. */
   buildArgs: Array<[string, string]>
   labels: ReadonlyArray<readonly [string, string]>
-  /** `os/arch[/variant]`: the `platform` input, else the engine's. */
+  /** `os/arch[/variant]`: the `platform` input, else the builder's. */
   platform: string
+  /**
+   * How the builder reads this Dockerfile when not as BuildKit does (see builder-reading.ts);
+   * absent otherwise, so that BuildKit and Buildah share the fingerprint where they read alike.
+   */
+  builder?: string
 }
 
 /** `sha256:<hex>` of the parts, serialised with its format version. */
@@ -67,6 +72,7 @@ export function fingerprintOf(parts: FingerprintParts): string {
     buildArgs: parts.buildArgs,
     labels,
     platform: parts.platform,
+    ...(parts.builder === undefined ? {} : { builder: parts.builder }),
   })
   return `sha256:${createHash('sha256').update(document).digest('hex')}`
 }

@@ -2,8 +2,9 @@ import { isAbsolute, normalize } from 'node:path'
 import * as v from 'valibot'
 import { unique } from '../shared/collections.js'
 import { quote } from '../shared/errors.js'
+import type { SecretParts } from '../definition.js'
 import { parseLines, parseList, refine } from '../shared/inputs.js'
-import type { BuildSecret } from './docker-args.js'
+import type { BuildSecret } from './build-command.js'
 import { imageNameProblem } from './image-names.js'
 import { IMAGE_KINDS, type ImageKind } from './image-kinds.js'
 import { signingKeyShapeProblem } from '../signing/pem.js'
@@ -104,10 +105,9 @@ export const drawVersion = refine<string | undefined>((raw) => {
 const RESERVED_BUILD_ARG = 'SOURCES_PATH'
 export const buildArgs = refine<Array<[string, string]>>((raw) => {
   const parsed: Array<[string, string]> = []
-  for (const line of parseLines(raw)) {
-    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line)
-    if (!match) return { problem: `line '${line}' is not NAME=value` }
-    const [, name = '', value = ''] = match
+  for (const { line, name, value } of argumentLines(raw)) {
+    if (value === undefined || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      return { problem: `line '${line}' is not NAME=value` }
     if (name === RESERVED_BUILD_ARG)
       return {
         problem: `sets ${RESERVED_BUILD_ARG}, which is set per image from 'frontend-sources', 'backend-sources' and 'codeasdata-sources'; set those instead`,
@@ -116,6 +116,16 @@ export const buildArgs = refine<Array<[string, string]>>((raw) => {
   }
   return parsed
 })
+
+/** Each line of `build-args` and `build-secrets`, cut at its first '=': the one reading of both. */
+function argumentLines(raw: string): Array<{ line: string; name: string; value?: string }> {
+  return parseLines(raw).map((line) => {
+    const eq = line.indexOf('=')
+    return eq < 0
+      ? { line, name: line }
+      : { line, name: line.slice(0, eq), value: line.slice(eq + 1) }
+  })
+}
 
 /**
  * Whether a build argument's name says it holds a secret: the words of BuildKit's own check
@@ -128,12 +138,18 @@ export function looksSecret(name: string): boolean {
   return secret.test(name) && !/(?:_|^)(?:public|file|version)(?:_|$)/i.test(name)
 }
 
-/** The values of `build-args` whose names look secret: masked in the log, as a token would be. */
-export function secretLookingBuildArgValues(raw: string): string[] {
-  return parseLines(raw).flatMap((line) => {
-    const eq = line.indexOf('=')
-    return eq > 0 && looksSecret(line.slice(0, eq)) ? [line.slice(eq + 1)] : []
-  })
+/**
+ * The values of `build-args` whose names look secret: masked, as a token would be (the step
+ * warns about them too). A text that does not parse is read line by line the same way.
+ */
+export const secretLookingArguments: SecretParts<Array<[string, string]>> = {
+  said: 'a value whose name looks secret',
+  parts: (args) => args.filter(([name]) => looksSecret(name)).map(([, value]) => value),
+  unparsed: (raw) =>
+    argumentLines(raw).flatMap(({ name, value }) =>
+      value !== undefined && looksSecret(name.trim()) ? [value] : [],
+    ),
+  shown: (raw) => raw,
 }
 
 /**
@@ -154,18 +170,11 @@ const MAX_SECRET_BYTES = 64 * 1024
 export const buildSecrets = refine<BuildSecret[]>((raw) => {
   const secrets: BuildSecret[] = []
   const lineOf = new Map<string, number>()
-  const lines = raw.split(/\r?\n/)
-  for (const [index, text] of lines.entries()) {
-    const line = text.trim()
-    const number = index + 1
-    if (line === '') continue
-    const eq = line.indexOf('=')
-    if (eq < 0)
+  for (const { number, id, value } of secretLines(raw)) {
+    if (value === undefined)
       return {
         problem: `line ${number} is not ID=value (the line is not shown: it may be a secret); expected one secret per line, such as NPM_TOKEN=<value>`,
       }
-    const id = line.slice(0, eq).trim()
-    const value = line.slice(eq + 1).trim()
     if (!SECRET_ID.test(id))
       return {
         problem: `line ${number} names the id ${quote(id)}; expected ${SECRET_ID_EXPECTED}`,
@@ -189,12 +198,27 @@ export const buildSecrets = refine<BuildSecret[]>((raw) => {
   return secrets
 })
 
-/** Each value of `build-secrets`, and any line that is no `ID=value`: masked before any log. */
-export function buildSecretValues(raw: string): string[] {
-  return parseLines(raw).map((line) => {
+/** The lines of `build-secrets` that hold something, numbered as written, cut at their first '='. */
+function secretLines(raw: string): Array<{ number: number; id: string; value?: string }> {
+  return raw.split(/\r?\n/).flatMap((text, index) => {
+    const line = text.trim()
+    if (line === '') return []
     const eq = line.indexOf('=')
-    return eq < 0 ? line : line.slice(eq + 1).trim()
+    if (eq < 0) return [{ number: index + 1, id: line }]
+    return [{ number: index + 1, id: line.slice(0, eq).trim(), value: line.slice(eq + 1).trim() }]
   })
+}
+
+/**
+ * `build-secrets` is secret whole, and so is each value alone; a line that is no `ID=value` may
+ * be a value pasted alone, so a text that does not parse has each such line masked whole.
+ */
+export const buildSecretParts: SecretParts<BuildSecret[]> = {
+  whole: true,
+  said: 'secrets',
+  parts: (secrets) => secrets.map((secret) => secret.value),
+  unparsed: (raw) => secretLines(raw).map(({ id, value }) => value ?? id),
+  shown: () => '***',
 }
 
 export const platform = refine<string | undefined>((raw) => {

@@ -1,6 +1,7 @@
 import { basename, resolve } from 'node:path'
 import type { InputValues, RawInputs } from '../definition.js'
-import { isLoginProblem, loginFromInputs, type RegistryTarget } from '../registry/credentials.js'
+import type { RegistryLogin, RegistryTarget } from '../registry/credentials.js'
+import { registryLogin } from '../registry/inputs.js'
 import { InputProblems, parseInputs } from '../shared/inputs.js'
 import type { KeyProblem, SigningKey } from '../signing/private-key.js'
 import { buildImagesDefinition, type BuildImagesInputName } from './definition.js'
@@ -25,7 +26,8 @@ type Resolved =
 /** The build-images action's inputs, validated, with their context-dependent defaults filled. */
 export type BuildImagesInputs = Omit<Values, Resolved> & {
   registry: RegistryTarget
-  credentials?: { username: string; password: string }
+  /** The login to `registry` (see registryLogin); without it, the job's Docker login. */
+  registryLogin?: RegistryLogin
   imageNames: Record<ImageKind, string>
   /** What to build, in IMAGE_KINDS order: `images`, plus code as data when `codeasdata` is true. */
   images: ImageKind[]
@@ -42,7 +44,7 @@ export interface InputFacts {
   platform: 'github' | 'gitlab' | 'local'
   repository?: string
   workspace: string
-  /** DOCKER_BUILDKIT is false: docker builds with the legacy builder. */
+  /** DOCKER_BUILDKIT is false: docker (not Buildah) builds with the legacy builder. */
   buildkitDisabled?: boolean
   /** Opens `signing-key` (private-key.ts): loaded only when one is given. */
   openSigningKey?: (text: string, password: string) => SigningKey | KeyProblem
@@ -69,9 +71,7 @@ export function parseBuildImagesInputs(
     ...values
   } = parseInputs(buildImagesDefinition, raw)
   const problems = new InputProblems(buildImagesDefinition, raw)
-  const login = loginFromInputs(registryUsername, registryPassword)
-  if (isLoginProblem(login)) problems.add(login.input, login.problem)
-  if (values.buildSecrets.length > 0 && facts.buildkitDisabled)
+  if (values.buildSecrets.length > 0 && facts.buildkitDisabled && values.builder !== 'buildah')
     problems.add(
       'build-secrets',
       "is set, but DOCKER_BUILDKIT is false, which makes docker build with the legacy builder: it cannot mount secrets (RUN --mount=type=secret). Unset DOCKER_BUILDKIT (BuildKit is Docker's builder since version 23), or leave 'build-secrets' empty",
@@ -80,10 +80,13 @@ export function parseBuildImagesInputs(
   const repository = facts.repository ?? basename(workingDirectory)
   const nameOf = (kind: ImageKind, given: string | undefined): string =>
     problems.take(`${kind}-image-name`, given ?? defaultName(kind, repository), '')
+  const target = registry ?? defaultRegistry(facts)
+  const known = 'problem' in target ? undefined : target
+  const login = registryLogin(known, registryUsername, registryPassword, problems)
   const inputs: BuildImagesInputs = {
     ...values,
-    registry: problems.take('registry', registry ?? defaultRegistry(facts), GITHUB_TARGET),
-    credentials: isLoginProblem(login) ? undefined : login,
+    registry: problems.take('registry', target, GITHUB_TARGET),
+    registryLogin: login,
     imageNames: {
       frontend: nameOf('frontend', frontendImageName),
       backend: nameOf('backend', backendImageName),

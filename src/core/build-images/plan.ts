@@ -9,7 +9,7 @@ import {
 } from '../shared/image-labels.js'
 import type { CiContext } from '../shared/context.js'
 import type { ImageKind } from './image-kinds.js'
-import type { BuildCommand } from './docker-args.js'
+import type { BuildCommand } from './build-command.js'
 import { imageReference } from './image-names.js'
 import type { BuildImagesInputs } from './inputs.js'
 import { sanitiseBranch } from './tags.js'

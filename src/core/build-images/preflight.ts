@@ -1,9 +1,11 @@
 import { join } from 'node:path'
+import type { RegistryMirrors } from '../registry/mirrors.js'
 import { ActionError } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
 import type { ImageKind } from './image-kinds.js'
-import { majorVersion } from './docker-args.js'
-import type { DockerClient } from './ports.js'
+import { majorVersion, releaseNumber } from './build-command.js'
+import { MIN_BUILDAH } from './buildah-args.js'
+import type { ImageBuilder } from './ports.js'
 import type { Files } from '../shared/ports.js'
 import {
   checkSourcesPathDeclared,
@@ -37,32 +39,39 @@ const BUILT_BY: Record<ImageKind, string> = {
 
 /**
  * Every check that can fail a build and that the check phase could not make (it read the
- * Dockerfiles): the build outputs, the engine, the base images. Run before the first build: a
+ * Dockerfiles): the build outputs, the builder, the base images. Run before the first build: a
  * build that dies at its COPY step after another image was pushed leaves the registry half
- * updated.
+ * updated. Resolves to each image's base image as the builder holds it, for the size check after
+ * its build.
  */
 export async function preflight(
   plans: readonly ImagePlan[],
   options: {
     root: string
     allowUndeclaredSourcesPath: boolean
+    mirrors: RegistryMirrors
     dockerfiles: ReadonlyMap<ImageKind, DockerfileStages>
   },
   tools: SourcesPathPorts & { files: ProjectFiles },
 ): Promise<Map<ImageKind, string | undefined>> {
   const { dockerfiles } = options
   const project = await checkProject(plans, options.root, tools.files)
-  const engine = await checkDocker(tools.docker, tools.logger)
+  const engine = await checkBuilder(tools.builder, tools.logger)
   const findings = [project, engine]
-  // Reading base images needs an engine that answers; after another problem, no pull is worth it.
+  // Reading base images needs a builder that runs; after another problem, no pull is worth it.
   const ready = project.problems.length === 0 && engine.problems.length === 0
   const sourcesPath = ready
-    ? await checkSourcesPathDeclared(plans, dockerfiles, options.allowUndeclaredSourcesPath, tools)
+    ? await checkSourcesPathDeclared(
+        plans,
+        dockerfiles,
+        { allowUnreadable: options.allowUndeclaredSourcesPath, mirrors: options.mirrors },
+        tools,
+      )
     : undefined
   if (sourcesPath) findings.push(sourcesPath)
   for (const warning of findings.flatMap((f) => f.warnings)) tools.logger.warning(warning)
   const problems = findings.flatMap((f) => f.problems)
-  if (problems.length === 0) return sourcesPath?.bases ?? new Map()
+  if (problems.length === 0) return sourcesPath?.bases ?? new Map<ImageKind, string | undefined>()
   throw new ActionError(
     `The pre-flight checks failed, so no image was built:\n${problems.map((p) => `- ${p}`).join('\n')}`,
   )
@@ -103,7 +112,41 @@ async function checkSources(
   }
 }
 
-export async function checkDocker(docker: DockerClient, logger: Logger): Promise<Findings> {
+/** The builder's own checks: the one the run builds with. */
+export function checkBuilder(builder: ImageBuilder, logger: Logger): Promise<Findings> {
+  return builder.name === 'buildah' ? checkBuildah(builder, logger) : checkDocker(builder, logger)
+}
+
+export async function checkBuildah(buildah: ImageBuilder, logger: Logger): Promise<Findings> {
+  const findings: Findings = { problems: [], warnings: [] }
+  const versions = await buildah.versions()
+  const minimum = `${MIN_BUILDAH.major}.${MIN_BUILDAH.minor}`
+  if (!versions.client) {
+    findings.problems.push(
+      `Buildah could not be run: ${versions.problem ?? 'no version answer'}. Install Buildah ${minimum} or newer on the runner (Debian: apt-get install buildah uidmap) and put 'buildah' on PATH.`,
+    )
+    return findings
+  }
+  logger.info(
+    `Buildah ${versions.client}, building for ${versions.platform ?? 'an unknown platform'}`,
+  )
+  const release = releaseNumber(versions.client)
+  const old =
+    release &&
+    (release.major < MIN_BUILDAH.major ||
+      (release.major === MIN_BUILDAH.major && release.minor < MIN_BUILDAH.minor))
+  if (!release)
+    findings.warnings.push(
+      `Buildah version '${versions.client}' is not a release number; Buildah ${minimum} or newer is required, so builds may fail.`,
+    )
+  else if (old)
+    findings.problems.push(
+      `Buildah '${versions.client}' is too old: build-images needs Buildah ${minimum} or newer (build secrets from the environment, a layer per step). Upgrade Buildah on the runner.`,
+    )
+  return findings
+}
+
+export async function checkDocker(docker: ImageBuilder, logger: Logger): Promise<Findings> {
   const findings: Findings = { problems: [], warnings: [] }
   const versions = await docker.versions()
   if (!versions.client) {

@@ -6,6 +6,12 @@ import {
   type LoginPorts,
 } from '../registry/logins.js'
 import { readImage, tagManifest, type Manifest, type ReadOutcome } from '../registry/manifests.js'
+import {
+  MIRRORS_EXAMPLE,
+  registryShown,
+  resolvedImage,
+  type RegistryMirrors,
+} from '../registry/mirrors.js'
 import { registryImage } from '../registry/reference.js'
 import { RegistrySession, type SessionPorts } from '../registry/session.js'
 import { unique } from '../shared/collections.js'
@@ -15,6 +21,7 @@ import { errorMessage } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
 import type { BuiltImage } from './build.js'
 import type { ImageKind } from './image-kinds.js'
+import { builderReading } from './builder-reading.js'
 import { isRecordProof, recordProof, type ReuseRecords } from './ci-record.js'
 import { readBuildInputs, type BaseFacts, type BuildInputs } from './dockerfile.js'
 import { readIgnoreFile, type IgnoreMatcher } from './dockerignore.js'
@@ -28,7 +35,7 @@ import {
 import type { ReuseProof } from './reuse-proof.js'
 import type { SigningKey } from '../signing/private-key.js'
 import { movingTag, type ImagePlan } from './plan.js'
-import type { DockerClient } from './ports.js'
+import type { ImageBuilder } from './ports.js'
 
 /**
  * Fresh runners start every job with an empty engine: only the registry remembers the last run.
@@ -62,11 +69,13 @@ export interface ReuseOptions {
   dockerfiles: ReadonlyMap<ImageKind, { text: string; sha256: string }>
   /** `signing-key`: reuse then asks for a signature under it (proof (a)). */
   signingKey?: SigningKey
+  /** `registry-mirrors`: base images are looked up where the build pulls them. */
+  mirrors: RegistryMirrors
 }
 
 export interface ReusePorts extends SessionPorts, LoginPorts {
   logger: Logger
-  docker: Pick<DockerClient, 'versions'>
+  builder: Pick<ImageBuilder, 'name' | 'versions'>
   redact: (text: string) => string
   /** Where the CI keeps its records of what the default branch built; undefined: nowhere here. */
   records?: ReuseRecords
@@ -198,20 +207,24 @@ export async function findUnchanged(
       "Every image is built: 'reuse-unchanged' is false. Each is labelled with its fingerprint, and recorded, so that later runs can reuse it.",
     )
   else if (proof && 'none' in proof) logger.info(`Every image is built: ${proof.none}.`)
-  const platform = options.platform ?? (await ports.docker.versions()).platform
+  // The builder's platform is the build machine's (`$BUILDPLATFORM`), whatever the target.
+  const versions = await ports.builder.versions()
+  const buildPlatform = versions.platform
+  const platform = options.platform ?? buildPlatform
   if (!platform)
     return builtAll(
-      "the Docker engine did not say its platform, which is part of what goes into an image (set 'platform')",
+      "the builder did not say its platform, which is part of what goes into an image (set 'platform')",
     )
   const prepared = await Promise.all(
     plans.map((plan) => prepare(plan, options.dockerfiles.get(plan.kind), ports)),
   )
-  const targets = unique(
-    prepared.flatMap((image) => [image.plan.reference, ...(image.inputs?.images ?? [])]),
-  ).flatMap((reference) => {
-    const target = registryImage(reference)
-    return 'problem' in target ? [] : [target]
-  })
+  // The bases where they are read: at their mirror when one serves them.
+  const targets = [
+    ...unique(prepared.map((image) => image.plan.reference)).map((ref) => registryImage(ref)),
+    ...unique(prepared.flatMap((image) => image.inputs?.images ?? [])).map((base) =>
+      resolvedImage(base, options.mirrors),
+    ),
+  ].flatMap((target) => ('problem' in target ? [] : [target]))
   const credentialsFor = await credentialSource(targets, options.login, ports)
   const deadline = startDeadline(
     ports.clock,
@@ -221,6 +234,8 @@ export async function findUnchanged(
   const context: Context = {
     options,
     platform,
+    builder: { name: ports.builder.name, version: versions.client },
+    buildPlatform,
     ports,
     credentialsFor,
     deadline,
@@ -301,6 +316,10 @@ function buildArgsOf(plan: ImagePlan): Array<[string, string]> {
 interface Context {
   options: ReuseOptions
   platform: string
+  /** The builder, whose reading of a Dockerfile may differ from BuildKit's (builder-reading.ts). */
+  builder: { name: ImageBuilder['name']; version?: string }
+  /** The builder's: what `$BUILDPLATFORM` names. */
+  buildPlatform?: string
   ports: ReusePorts
   credentialsFor: CredentialsFor
   deadline: Deadline
@@ -335,6 +354,8 @@ async function judge(
   if (inputs.unknowable) return built(inputs.unknowable)
   const all = await resolveAll(inputs.images, context)
   if ('problem' in all) return built(all.problem)
+  const staged = await resolveAtPlatforms(inputs.platformImages, context)
+  if ('problem' in staged) return built(staged.problem)
   // The earlier images are looked up while the sources are hashed.
   const target = registryImage(plan.reference)
   if ('problem' in target) return built(target.problem)
@@ -354,10 +375,13 @@ async function judge(
   if ('problem' in hashed) return built(hashed.problem)
   const fingerprint = fingerprintOf({
     ...hashed.parts,
-    images: inputs.images.map((reference): [string, string] => {
-      const resolved = all.resolved.get(reference)
-      return [reference, resolved && 'digest' in resolved ? resolved.digest : '']
-    }),
+    images: [
+      ...inputs.images.map((reference): [string, string] => {
+        const resolved = all.resolved.get(reference)
+        return [reference, resolved && 'digest' in resolved ? resolved.digest : '']
+      }),
+      ...staged.images,
+    ],
   })
   const labelled: ImagePlan = {
     ...plan,
@@ -438,8 +462,44 @@ async function resolveAll(
   return { resolved }
 }
 
-async function resolve(reference: string, context: Context): Promise<Resolved> {
-  const target = registryImage(reference)
+/**
+ * The bases of stages built for a platform of their own (`FROM --platform=$BUILDPLATFORM`), each
+ * read for that platform: a builder stage runs on the build machine, whose variant of a
+ * multi-platform image may change while the target's does not. Named `<image> --platform=<it>`.
+ */
+async function resolveAtPlatforms(
+  staged: BuildInputs['platformImages'],
+  context: Context,
+): Promise<{ images: Array<[string, string]> } | { problem: string }> {
+  const images: Array<[string, string]> = []
+  for (const { image, platform: written } of staged) {
+    const platform = written
+      .replace(/\$\{?BUILDPLATFORM\}?/g, context.buildPlatform ?? '$BUILDPLATFORM')
+      .replace(/\$\{?TARGETPLATFORM\}?/g, context.platform)
+    if (platform.includes('$'))
+      return {
+        problem: `the stage FROM --platform=${written} ${image} names a platform whose value is not known before the build`,
+      }
+    const key = `${image} --platform=${platform}`
+    let pending = context.images.get(key)
+    if (!pending) {
+      pending = resolve(image, context, platform)
+      context.images.set(key, pending)
+    }
+    const answer = await pending
+    if ('problem' in answer)
+      return { problem: `the image '${image}' it builds from for ${platform} ${answer.problem}` }
+    images.push([key, answer.digest])
+  }
+  return { images }
+}
+
+async function resolve(
+  reference: string,
+  context: Context,
+  platform = context.platform,
+): Promise<Resolved> {
+  const target = resolvedImage(reference, context.options.mirrors)
   if ('problem' in target) return { problem: `is not a registry image (${target.problem})` }
   const session = new RegistrySession(
     target,
@@ -449,18 +509,37 @@ async function resolve(reference: string, context: Context): Promise<Resolved> {
     context.ports,
     1,
   )
-  const outcome = await readImage(session, target.lookup, { platform: context.platform })
-  if (outcome.kind !== 'read')
-    return { problem: `could not be resolved in its registry (${outcome.detail})` }
+  const outcome = await readImage(session, target.lookup, { platform })
+  if (outcome.kind !== 'read') {
+    const where = target.mirrorOf ? `in ${registryShown(target)}` : 'in its registry'
+    const advice =
+      outcome.kind === 'missing' || outcome.kind === 'unusable' ? '' : reuseAdvice(target)
+    return { problem: `could not be resolved ${where} (${outcome.detail})${advice}` }
+  }
   const { manifest, imageDigest, onBuild, env } = outcome.image
   if (target.pinned && manifest.digest !== target.pinned)
     return { problem: `is pinned to ${target.pinned}, but its registry holds ${manifest.digest}` }
   return { digest: imageDigest, onBuild, env }
 }
 
+/**
+ * How to get reuse back when a base's registry cannot be asked: the runner may not reach it (an
+ * on-premise runner and Docker Hub), which `registry-mirrors` answers.
+ */
+function reuseAdvice(target: { registry: string; mirrorOf?: string }): string {
+  if (target.mirrorOf)
+    return `; check that the mirror holds it, or correct the line of '${target.mirrorOf}' in 'registry-mirrors'`
+  return `; if the runner cannot reach '${target.registry}', give a registry it can reach that serves its images in 'registry-mirrors' (such as ${MIRRORS_EXAMPLE}) to have unchanged images reused`
+}
+
 interface Hashed {
   parts: Omit<Parameters<typeof fingerprintOf>[0], 'images'>
   summary: string
+}
+
+/** SHA-256 of the file at `path`; undefined when no file is there. */
+async function hashIfFile(path: string, files: ReusePorts['files']): Promise<string | undefined> {
+  return (await files.stat(path))?.kind === 'file' ? files.hashFile(path) : undefined
 }
 
 async function hashSources(
@@ -470,8 +549,9 @@ async function hashSources(
 ): Promise<Hashed | { problem: string }> {
   const { plan } = image
   const root = plan.command.context
+  const { files } = context.ports
   const ignore = image.ignore ?? { path: '.dockerignore', hash: null }
-  const view = { root, ignore: ignore.matcher, files: context.ports.files }
+  const view = { root, ignore: ignore.matcher, files }
   const digests = await Promise.all(
     inputs.sources.map((source) => {
       // Each image may have an ignore file of its own: a source is hashed once per ignore file.
@@ -494,6 +574,16 @@ async function hashSources(
     sources.push([source, digest.digest])
     count += digest.files
   }
+  const reading =
+    context.builder.name === 'docker'
+      ? undefined
+      : builderReading(context.builder, {
+          dockerfile: image.dockerfile?.text ?? '',
+          images: inputs.images,
+          containerignore: await hashIfFile(join(root, '.containerignore'), files),
+          // `<Dockerfile>.dockerignore` wins over the context's files, for Buildah too.
+          ownIgnoreFile: ignore.hash !== null && ignore.path !== '.dockerignore',
+        })
   return {
     parts: {
       dockerfile: image.dockerfile?.hash ?? '',
@@ -503,6 +593,7 @@ async function hashSources(
       buildArgs: buildArgsOf(plan),
       labels: plan.command.labels,
       platform: plan.command.platform ?? context.platform,
+      ...(reading === undefined ? {} : { builder: reading }),
     },
     summary: `${count.toLocaleString('en-US')} file${count === 1 ? '' : 's'} in ${inputs.sources.join(', ') || 'no context path'}; ${inputs.images.length} image(s) built from: ${inputs.images.join(', ') || 'none'}`,
   }

@@ -2,8 +2,14 @@ import type { CiContext } from '../shared/context.js'
 import { ActionError } from '../shared/errors.js'
 import type { CommonPorts, Reporter } from '../shared/ports.js'
 import type { HttpClient } from '../shared/http.js'
+import type { RegistryLogin } from '../registry/credentials.js'
+import { mirroredReference, type RegistryMirrors } from '../registry/mirrors.js'
+import { registryName } from '../registry/reference.js'
 import { buildAndPush, type BuiltImage } from './build.js'
-import { DockerCommandError, type DockerClient } from './ports.js'
+import { chooseBuilder, type BuilderCandidates } from './builder-choice.js'
+import { readBuildInputs } from './dockerfile.js'
+import type { ImageKind } from './image-kinds.js'
+import { BuilderCommandError, type BuilderName, type ImageBuilder } from './ports.js'
 import {
   drawVersionMessage,
   resolveAppVersion,
@@ -38,14 +44,40 @@ export interface BuildImagesPorts extends Pick<
   CommonPorts,
   'logger' | 'reporter' | 'redact' | 'files' | 'clock' | 'registerSecret'
 > {
-  docker: DockerClient
+  builders: BuilderPorts
   /** The registry API, for the images that did not change. */
   http: HttpClient
-  /** The job's Docker config, whose logins the registry requests may use. */
-  dockerConfigPath: string
   /** Where the CI keeps its records of what the default branch built (reuse-proof.ts). */
   records?: ReuseRecords
 }
+
+/** The builders of the runner: asked which answers, then the one chosen opened for the run. */
+export interface BuilderPorts {
+  candidates: BuilderCandidates
+  open(
+    name: BuilderName,
+    options: { login: boolean; mirrors: RegistryMirrors },
+  ): Promise<OpenBuilder>
+}
+
+export interface OpenBuilder {
+  builder: ImageBuilder
+  /**
+   * The runner's own registry logins (a Docker config, or the auth file Buildah reads), which
+   * the look-ups of the registry API may use; never the step's own.
+   */
+  authFile: string
+  /** Removes what the builder was given for this step: its config folder, its login. */
+  dispose(): Promise<void>
+}
+
+type RunPorts = Omit<BuildImagesPorts, 'builders'> & {
+  builder: ImageBuilder
+  dockerConfigPath: string
+}
+
+/** What the check phase found when there is something to build. */
+type CheckedBuild = Extract<CheckedBuildImages, { tags: string[] }>
 
 /**
  * From what the check phase found (checkBuildImages: the branch gate, the tags, the Dockerfiles):
@@ -65,22 +97,93 @@ export async function runBuildImages(
     return []
   }
 
-  const { plans, drawVersion, version } = await logger.group('Plan', () =>
-    plan(checked, context, ports),
-  )
+  const planned = await logger.group('Plan', () => plan(checked, context, ports))
+  const chosen = await logger.group('Builder', async () => {
+    const choice = await chooseBuilder(inputs.builder, ports.builders.candidates, ports)
+    logger.info(`Building with ${choice.name === 'docker' ? 'Docker' : 'Buildah'}: ${choice.why}.`)
+    return choice
+  })
+  const { registryMirrors: mirrors } = inputs
+  const opened = await ports.builders.open(chosen.name, {
+    login: inputs.registryLogin !== undefined,
+    mirrors,
+  })
+  try {
+    const runPorts = { ...ports, builder: opened.builder, dockerConfigPath: opened.authFile }
+    const { images, built } = await buildWith(checked, context, planned, runPorts)
+    const signed = await sign(checked, images, built, runPorts)
+    setOutputs(reporter, images, false, planned.version)
+    const summary = builtSummary(images, {
+      branch: checked.branch,
+      pushed: inputs.push,
+      drawVersion: planned.drawVersion?.value,
+      version: planned.version,
+      selected: inputs.images,
+    })
+    await reporter.summary(
+      signed ? { ...summary, rows: [...summary.rows, ['Signatures', signed]] } : summary,
+    )
+    return images
+  } finally {
+    await opened.dispose()
+  }
+}
+
+/** With a `signing-key`, every image pushed or given this run's tags is signed; what to say. */
+async function sign(
+  checked: CheckedBuild,
+  images: BuiltImage[],
+  built: ImagePlan[],
+  ports: RunPorts,
+): Promise<string | undefined> {
+  const { inputs, login } = checked
+  const { signingKey } = inputs
+  if (!signingKey) return undefined
+  return ports.logger.group('Image signatures', async () => {
+    // The signing code is loaded only when there is a key.
+    const { signImages } = await import('../signing/sign-images.js')
+    return signImages(images, built, { signingKey, push: inputs.push, login }, ports)
+  })
+}
+
+/**
+ * Pre-flight, the images that did not change, login, then build and push what is left: every
+ * image in the plans' order, and the plans that were built (their fingerprint labels).
+ */
+async function buildWith(
+  checked: CheckedBuild,
+  context: CiContext,
+  planned: { plans: ImagePlan[] },
+  ports: RunPorts,
+): Promise<{ images: BuiltImage[]; built: ImagePlan[] }> {
+  const { logger } = ports
+  const { inputs, branch, dockerfiles } = checked
+  const { registryMirrors: mirrors, registryLogin: login } = inputs
   const root = inputs.workingDirectory
+  const host = inputs.registry.host
+  // A mirror on the push registry's host is read with its login: the builder needs it first.
+  let loggedIn = false
+  const logIn = async (): Promise<void> => {
+    if (!login || loggedIn) return
+    await logger.group(`Registry login: ${host}`, () =>
+      logInTo(host, login, context.registryLoginHelp, ports),
+    )
+    loggedIn = true
+  }
+  if (mirrors.some((mirror) => registryName(mirror.host) === registryName(host))) await logIn()
   const bases = await logger.group('Pre-flight checks', () =>
     preflight(
-      plans,
+      planned.plans,
       {
         root,
         allowUndeclaredSourcesPath: inputs.allowUndeclaredSourcesPath,
-        dockerfiles: checked.dockerfiles,
+        mirrors,
+        dockerfiles,
       },
       ports,
     ),
   )
-  const { credentials } = inputs
+  const plans = withBases(planned.plans, dockerfiles, mirrors)
   const defaultBranch = context.defaultBranch ?? FALLBACK_DEFAULT_BRANCH
   const unchanged = await logger.group('Unchanged images', () =>
     reuseUnchanged(
@@ -89,21 +192,18 @@ export async function runBuildImages(
         reuse: inputs.reuseUnchanged,
         push: inputs.push,
         platform: inputs.platform,
-        branch: checked.branch,
+        branch,
         defaultBranch,
         root,
         login: checked.login,
-        dockerfiles: checked.dockerfiles,
+        dockerfiles,
         signingKey: inputs.signingKey,
+        mirrors,
       },
       ports,
     ),
   )
-  if (credentials && unchanged.build.length > 0) {
-    await logger.group(`Registry login: ${inputs.registry.host}`, () =>
-      login(inputs.registry.host, credentials, context.registryLoginHelp, ports),
-    )
-  }
+  if (unchanged.build.length > 0) await logIn()
   const built =
     unchanged.build.length === 0
       ? []
@@ -112,7 +212,7 @@ export async function runBuildImages(
             unchanged.build,
             {
               push: inputs.push,
-              loggedIn: credentials !== undefined,
+              loggedIn: login !== undefined,
               loginHelp: context.registryLoginHelp,
               // Before each push, what COPY added against the sources: see sources-path.ts.
               check: (plan) => checkCopiedSize(plan, bases.get(plan.kind), root, ports),
@@ -124,37 +224,39 @@ export async function runBuildImages(
   const images = plans.flatMap(
     (plan) => [...unchanged.reused, ...built].find((image) => image.kind === plan.kind) ?? [],
   )
-  await recordImages(
-    images,
-    unchanged,
-    { push: inputs.push, branch: checked.branch, defaultBranch },
-    ports,
-  )
-  const { signingKey } = inputs
-  const signed = signingKey
-    ? await logger.group('Image signatures', async () => {
-        // The signing code is loaded only when there is a key.
-        const { signImages } = await import('../signing/sign-images.js')
-        const { login } = checked
-        return signImages(images, unchanged.build, { signingKey, push: inputs.push, login }, ports)
+  await recordImages(images, unchanged, { push: inputs.push, branch, defaultBranch }, ports)
+  return { images, built: unchanged.build }
+}
+
+/**
+ * Each plan with the images its Dockerfile builds FROM or copies from, and where a mirror
+ * serves them: Docker takes those as named contexts, Buildah from its registries configuration.
+ * The `# syntax=` frontend is none of them: BuildKit pulls it as it is named.
+ */
+function withBases(
+  plans: readonly ImagePlan[],
+  dockerfiles: ReadonlyMap<ImageKind, { text: string }>,
+  mirrors: RegistryMirrors,
+): ImagePlan[] {
+  return plans.map((plan) => {
+    const text = dockerfiles.get(plan.kind)?.text ?? ''
+    const args: Array<[string, string]> = [
+      ['SOURCES_PATH', plan.command.sourcesPath],
+      ...plan.command.buildArgs.map(([name, value]): [string, string] => [name, value]),
+    ]
+    const syntax = /^#\s*syntax\s*=\s*(\S+)/im.exec(text)?.[1]
+    const bases = readBuildInputs(text, args)
+      .images.filter((image) => image !== syntax)
+      .map((reference) => {
+        const mirrored = mirroredReference(reference, mirrors)
+        return mirrored ? { reference, mirrored } : { reference }
       })
-    : undefined
-  setOutputs(reporter, images, false, version)
-  const summary = builtSummary(images, {
-    branch: checked.branch,
-    pushed: inputs.push,
-    drawVersion: drawVersion?.value,
-    version,
-    selected: inputs.images,
+    return { ...plan, command: { ...plan.command, bases } }
   })
-  await reporter.summary(
-    signed ? { ...summary, rows: [...summary.rows, ['Signatures', signed]] } : summary,
-  )
-  return images
 }
 
 async function plan(
-  checked: Extract<CheckedBuildImages, { tags: string[] }>,
+  checked: CheckedBuild,
   context: CiContext,
   ports: BuildImagesPorts,
 ): Promise<{ plans: ImagePlan[]; drawVersion?: DrawVersion; version?: string }> {
@@ -240,16 +342,16 @@ async function frontendFiles(
   return found.files
 }
 
-async function login(
+async function logInTo(
   host: string,
-  credentials: { username: string; password: string },
+  credentials: RegistryLogin,
   help: string,
-  ports: BuildImagesPorts,
+  ports: RunPorts,
 ): Promise<void> {
   try {
-    await ports.docker.login(host, credentials.username, credentials.password)
+    await ports.builder.login(host, credentials.username, credentials.password)
   } catch (error) {
-    if (!(error instanceof DockerCommandError)) throw error
+    if (!(error instanceof BuilderCommandError)) throw error
     const said = error.tail
       .filter((line) => !/^WARNING!/.test(line))
       .slice(-5)

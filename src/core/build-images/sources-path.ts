@@ -1,9 +1,10 @@
 import { join } from 'node:path'
+import { mirroredReference, type RegistryMirrors } from '../registry/mirrors.js'
 import type { Files, Logger } from '../shared/ports.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { errorMessage } from '../shared/errors.js'
 import type { ImageKind } from './image-kinds.js'
-import { DockerCommandError, type DockerClient } from './ports.js'
+import { BuilderCommandError, type ImageBuilder } from './ports.js'
 import { triggersOf, type Stage } from './dockerfile.js'
 import type { ImagePlan } from './plan.js'
 
@@ -19,7 +20,7 @@ import type { ImagePlan } from './plan.js'
 const ALLOW_INPUT = 'allow-undeclared-sources-path'
 
 export interface SourcesPathPorts {
-  docker: DockerClient
+  builder: ImageBuilder
   files: Pick<Files, 'stat' | 'listFilesDeep'>
   logger: Logger
   redact: (text: string) => string
@@ -28,7 +29,10 @@ export interface SourcesPathPorts {
 export interface SourcesPathFindings {
   problems: string[]
   warnings: string[]
-  /** Each image's base image, for the size check after its build (undefined: not known). */
+  /**
+   * Each image's base image, by the name the builder holds it under (its mirror's when
+   * `registry-mirrors` serves it), for the size check after its build (undefined: not known).
+   */
   bases: Map<ImageKind, string | undefined>
 }
 
@@ -39,7 +43,7 @@ export interface DockerfileStages {
   /** Its images' sources folder, for messages. */
   sources: string
   stages: Stage[]
-  /** The stages whose verdict needs their base image's ONBUILD triggers, read from the engine. */
+  /** The stages whose verdict needs their base image's ONBUILD triggers, read by the builder. */
   askEngine: Stage[]
 }
 
@@ -47,7 +51,7 @@ export interface DockerfileStages {
  * What a Dockerfile's text alone says of SOURCES_PATH, in the check phase: a stage that declares
  * it is fine, a stage built FROM an earlier stage that uses it without declaring it is refused,
  * and a base image named through a build argument without a value cannot be read. The other
- * stages' bases are read from the engine when the step runs (checkSourcesPathDeclared).
+ * stages' bases are read by the builder when the step runs (checkSourcesPathDeclared).
  */
 export function sourcesPathFromText(
   dockerfile: Omit<DockerfileStages, 'askEngine'>,
@@ -64,22 +68,26 @@ export function sourcesPathFromText(
 }
 
 /**
- * Before any build, once the engine answers: each stage that its text left open (see
- * sourcesPathFromText) is judged by its base image's ONBUILD triggers.
+ * Before any build, once the builder runs: each stage that its text left open (see
+ * sourcesPathFromText) is judged by its base image's ONBUILD triggers. A base that a mirror
+ * serves is read there, as the build pulls it.
  */
 export async function checkSourcesPathDeclared(
   plans: readonly ImagePlan[],
   dockerfiles: ReadonlyMap<ImageKind, DockerfileStages>,
-  allowUnreadable: boolean,
+  options: { allowUnreadable: boolean; mirrors: RegistryMirrors },
   ports: SourcesPathPorts,
 ): Promise<SourcesPathFindings> {
+  const { allowUnreadable, mirrors } = options
+  const pulled = (base: string | undefined): string | undefined =>
+    base === undefined ? undefined : (mirroredReference(base, mirrors) ?? base)
   const findings: SourcesPathFindings = { problems: [], warnings: [], bases: new Map() }
   for (const plan of plans) {
     const dockerfile = dockerfiles.get(plan.kind)
     if (!dockerfile) continue
-    findings.bases.set(plan.kind, rootBase(dockerfile.stages))
+    findings.bases.set(plan.kind, pulled(rootBase(dockerfile.stages)))
     for (const stage of dockerfile.askEngine) {
-      const verdict = await judgeBase(stage, ports)
+      const verdict = await judgeBase(stage, ports, pulled)
       if (verdict.kind !== 'fine') judged(dockerfile, verdict, allowUnreadable, findings)
     }
   }
@@ -118,13 +126,17 @@ function judgeText(stage: Stage, stages: Stage[]): Verdict | { kind: 'ask' } {
   return { kind: 'ask' }
 }
 
-async function judgeBase(stage: Stage, ports: SourcesPathPorts): Promise<Verdict> {
+async function judgeBase(
+  stage: Stage,
+  ports: SourcesPathPorts,
+  pulled: (base: string) => string | undefined,
+): Promise<Verdict> {
   const base = stage.base ?? ''
   let triggers: string[]
   try {
-    triggers = await ports.docker.onBuildTriggers(base)
+    triggers = await ports.builder.onBuildTriggers(pulled(base) ?? base)
   } catch (error) {
-    const said = error instanceof DockerCommandError ? error.tail.slice(-2).join(' ').trim() : ''
+    const said = error instanceof BuilderCommandError ? error.tail.slice(-2).join(' ').trim() : ''
     const reason = `${errorMessage(error)}${said ? `: ${said}` : ''}`
     return {
       kind: 'unreadable',
@@ -146,7 +158,7 @@ async function judgeBase(stage: Stage, ports: SourcesPathPorts): Promise<Verdict
 }
 
 const HAZARD =
-  "Docker would expand $SOURCES_PATH to nothing and copy the whole build context (.git, node_modules, .env files…) into the image, where it expects '{sources}'."
+  "The build would expand $SOURCES_PATH to nothing and copy the whole build context (.git, node_modules, .env files…) into the image, where it expects '{sources}'."
 const FIXES =
   "Fix it either way: add the line 'ARG SOURCES_PATH' after the FROM line, or build FROM a base image that declares it (Olympe's olympeio/* base images do, with ONBUILD ARG SOURCES_PATH)."
 
@@ -201,12 +213,12 @@ export async function checkCopiedSize(
   let added
   try {
     const [image, parent] = await Promise.all([
-      ports.docker.history(plan.reference),
-      ports.docker.history(base),
+      ports.builder.history(plan.reference),
+      ports.builder.history(base),
     ])
     added = image.slice(0, Math.max(0, image.length - parent.length))
   } catch (error) {
-    notCompared(ports.redact(`docker image history failed (${errorMessage(error)})`))
+    notCompared(ports.redact(`reading the images' history failed (${errorMessage(error)})`))
     return undefined
   }
   const copies = added.filter((entry) =>

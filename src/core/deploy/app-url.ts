@@ -1,9 +1,12 @@
-import { basicAuth } from '../registry/credentials.js'
+import { basicAuth } from '../shared/http.js'
 import { isLoopbackHost } from '../shared/loopback.js'
-import { percentDecoded } from '../shared/secrets.js'
+import { parseCredentialUrl, type CredentialUrl } from '../shared/url-credentials.js'
 
-/** The deployed app (or its preview), as the rollout watch asks it. */
-export interface AppTarget {
+/**
+ * The deployed app (or its preview), as the rollout watch asks it; its credentials as
+ * `secret: urlCredentials` reads them.
+ */
+export interface AppTarget extends CredentialUrl {
   /** The address without its credentials, no `/` at its end: the `url` output, links and messages. */
   shown: string
   /** The frontend's `version.json`, which holds the version it serves. */
@@ -41,9 +44,9 @@ export const PREVIEW_WORDS: AddressWords = {
 
 /**
  * The `app-url` (or `preview-url`) input: an http(s) address with a host, optionally with
- * `user:password@` for a protected app (sent as Basic auth). The paths asked are below its path,
- * so that an app served under a prefix works; a query or a fragment would be lost in them, so
- * they are refused.
+ * `user:password@` for a protected app (sent as Basic auth), read as every URL that may carry
+ * credentials is (see parseCredentialUrl). The paths asked are below its path, so that an app
+ * served under a prefix works; a query or a fragment would be lost in them, so they are refused.
  */
 export function parseAppUrl(
   raw: string,
@@ -55,33 +58,31 @@ export function parseAppUrl(
     return {
       problem: `contains a space, a line break or a control character; give ${noun} alone, such as ${example}`,
     }
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
+  const parsed = parseCredentialUrl(raw)
+  if (parsed === undefined)
     return {
       problem: `expected ${noun}, an absolute https:// URL such as ${example}`,
     }
-  }
+  if ('problem' in parsed) return parsed
+  const { url, credentials } = parsed
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     return {
       problem: `expected an https:// (or http://) address such as ${example}, not a '${url.protocol}' one`,
     }
   if (url.hostname === '') return { problem: `has no host; expected such as ${example}` }
-  if (url.search !== '' || url.hash !== '' || raw.includes('?') || raw.includes('#'))
+  if (url.search !== '' || url.hash !== '' || url.href.includes('?') || url.href.includes('#'))
     return {
       problem: `holds a query or a fragment; give the address ${words.subject} is served at, such as ${example} (${VERSION_PATH} and ${STATUS_PATH} are asked below it)`,
     }
   const base = `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`
-  const credentials = url.username !== '' || url.password !== ''
   return {
+    url,
+    ...(credentials ? { credentials } : {}),
     shown: base,
     versionUrl: new URL(`${base}/${VERSION_PATH}`),
     statusUrl: new URL(`${base}/${STATUS_PATH}`),
     ...(credentials
-      ? {
-          authorization: `Basic ${basicAuth(percentDecoded(url.username), percentDecoded(url.password))}`,
-        }
+      ? { authorization: `Basic ${basicAuth(credentials.user, credentials.password)}` }
       : {}),
     insecure: url.protocol === 'http:' && !isLoopbackHost(url.hostname),
   }

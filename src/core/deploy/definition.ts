@@ -1,5 +1,6 @@
 import type { ActionDefinition } from '../definition.js'
-import { registryInput } from '../registry/credentials.js'
+import { registryInputs } from '../registry/inputs.js'
+import { mirrorCredentials, registryMirrors } from '../registry/mirrors.js'
 import {
   CHECK_ONLY,
   choice,
@@ -23,6 +24,9 @@ import {
 import { OCI_LABELS, SERVED_FILES_LABEL } from '../shared/image-labels.js'
 import { rolloutOutputDescription } from './outcomes.js'
 import { MODES } from './payload-schema.js'
+import { webhookUrlParts } from './secrets.js'
+import { urlCredentials } from '../shared/url-credentials.js'
+import { pastedPrivateKey } from '../signing/pem.js'
 import { VERIFY_MODES } from './verify-images.js'
 
 export const deployDefinition = {
@@ -35,7 +39,7 @@ export const deployDefinition = {
       description:
         'Deployment webhook address supplied by the platform operator (keep it in a secret).',
       required: true,
-      secret: true,
+      secret: webhookUrlParts,
       parse: webhookUrl,
     },
     'webhook-token': {
@@ -68,23 +72,23 @@ export const deployDefinition = {
       description:
         'Deploy only signed images: a public key in PEM (`cosign.pub`, its text or its path in the workspace). Every image of the payload must then carry a valid signature under it for its digest, as `cosign verify --key` checks (build-images signs with `signing-key`; `cosign sign --key` signatures count too), or the step fails before calling the webhook. Turns the image check on, with `verify-images: auto` acting as `true`.',
       multiline: true,
+      // A private key pasted where its public key belongs must not show in the log either.
+      secret: pastedPrivateKey,
       parse: verifySignatures,
     },
-    registry: {
+    ...registryInputs({
+      registry:
+        'Here it names the registry the login is for, for the image check (the namespace is not used). Default: the registry of the image inputs when they are all in one, never one named only in `payload-file` (set it then).',
+      username:
+        "Used by the image check. Without them, the job's Docker config (a `docker login` in an earlier step) is used, else the registries are asked anonymously.",
+      password: 'Read access is enough.',
+    }),
+    'registry-mirrors': {
       description:
-        'Registry that `registry-username` and `registry-password` are for (`host[:port]`, a namespace after it ignored); they are sent to no other. Default: the registry of the image inputs when they are all in one, never one named only in `payload-file` (set it then).',
-      parse: registryInput,
-    },
-    'registry-username': {
-      description:
-        "User name for the image check; give it with `registry-password`, or neither. Without them, the job's Docker config (a `docker login` in an earlier step) is used, else the registries are asked anonymously.",
-      ...text,
-    },
-    'registry-password': {
-      description:
-        'Password or token of `registry-username` (read access is enough; keep it in a secret).',
-      secret: true,
-      ...text,
+        "Registries whose images the image check asks another registry about, one `registry=mirror` per line, such as `docker.io=registry.internal/dockerhub` (a path after the mirror's host allowed), as build-images reads them: for runners that cannot reach the registry an image names. No credentials in the value.",
+      secret: mirrorCredentials,
+      multiline: true,
+      parse: registryMirrors,
     },
     'deploy-rules': {
       description:
@@ -124,12 +128,14 @@ export const deployDefinition = {
     },
     'app-url': {
       description:
-        "Address of the deployed app (its frontend), such as `https://shop.example.com`. After the webhook's success the step watches the rollout there (`<app-url>/version.json`, `<app-url>/OlympeServer/status`, and, when the version did not change, the files of the frontend image's served-files label) until it serves this deployment's build: only then is the rollout `live`. A protected app may be given as `https://user:password@…` (sent as Basic auth; masked, and never in an output). Without it, nothing is watched.",
+        "Address of the deployed app (its frontend), such as `https://shop.example.com`. After the webhook's success the step watches the rollout there (`<app-url>/version.json`, `<app-url>/OlympeServer/status`, and, when the version did not change, the files of the frontend image's served-files label) until it serves this deployment's build: only then is the rollout `live`. A protected app may be given as `https://user:password@…` (sent as Basic auth; masked, and never in an output; a `/`, `?` or `#` in them written percent-encoded). Without it, nothing is watched.",
+      secret: urlCredentials,
       parse: appUrl,
     },
     'preview-url': {
       description:
         "With `promotion-mode: manual` (the default payload's): the address where the platform serves the new version until someone promotes it (Olympe's no-downtime installs: the preview host), watched as `app-url` is. Then `awaiting-promotion` means that the preview serves this build; the app is watched too for the whole of `wait-minutes`, so that a promotion meanwhile ends `live`. May hold credentials as `app-url` may (masked, never in an output).",
+      secret: urlCredentials,
       parse: previewUrl,
     },
     'expected-version': {

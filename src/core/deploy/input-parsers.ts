@@ -5,6 +5,7 @@ import { IMAGE_REFERENCE_EXPECTED, parseImageReference } from '../shared/image-r
 import { parseList, refine } from '../shared/inputs.js'
 import { describeIssues } from '../shared/issues.js'
 import { parseAppUrl, PREVIEW_WORDS, type AppTarget } from './app-url.js'
+import { parseCredentialUrl } from '../shared/url-credentials.js'
 import { DeployRuleSchema, RULES_WORDING, type DeployRule } from './payload-schema.js'
 import { parseKeySource, type KeySource } from './signature-key.js'
 
@@ -15,14 +16,18 @@ export const webhookUrl = refine((raw) => {
     return {
       problem: 'is required: set it from the secret the platform operator gave you (WEBHOOK_URL)',
     }
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    return { problem: 'expected an absolute https:// URL' }
-  }
+  const parsed = parseCredentialUrl(raw)
+  if (parsed === undefined) return { problem: 'expected an absolute https:// URL' }
+  if ('problem' in parsed) return parsed
+  const { url, credentials } = parsed
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     return { problem: 'expected an https:// URL' }
+  // Kept on the address, as written: their parts are masked (see webhookUrlSecrets).
+  if (credentials) {
+    const colon = credentials.userInfo.indexOf(':')
+    url.username = colon < 0 ? credentials.userInfo : credentials.userInfo.slice(0, colon)
+    if (colon >= 0) url.password = credentials.userInfo.slice(colon + 1)
+  }
   return url
 })
 

@@ -1,6 +1,6 @@
 import type { InputValues, ParseTools, RawInputs } from '../definition.js'
-import { isLoginProblem, loginFromInputs, type RegistryLogin } from '../registry/credentials.js'
-import { registryName } from '../registry/reference.js'
+import type { RegistryLogin } from '../registry/credentials.js'
+import { registryLogin } from '../registry/inputs.js'
 import { InputProblems, parseInputs } from '../shared/inputs.js'
 import { isLoopbackHost } from '../shared/loopback.js'
 import { deployDefinition, type DeployInputName } from './definition.js'
@@ -24,9 +24,7 @@ export function parseDeployInputs(
     tools,
   )
   const problems = new InputProblems(deployDefinition, raw)
-  const given = loginFromInputs(registryUsername, registryPassword)
-  if (isLoginProblem(given)) problems.add(given.input, given.problem)
-  const login = isLoginProblem(given) ? undefined : given
+  const login = registryLogin(registry, registryUsername, registryPassword, problems)
   const insecure = insecureHttpProblem(inputs.webhookUrl, inputs.allowInsecureHttp)
   if (insecure) problems.add('webhook-url', insecure)
   if (inputs.verifySignatures && inputs.verifyImages === 'false')
@@ -35,14 +33,7 @@ export function parseDeployInputs(
       "is false, but 'verify-signatures' is set, and the signatures are checked during the image check; set 'verify-images' to 'true' (or 'auto', which then acts as 'true'), or leave 'verify-signatures' empty",
     )
   problems.throwIfAny()
-  return {
-    ...inputs,
-    registryLogin: login && {
-      ...login,
-      // By its one name (Docker Hub's aliases as `docker.io`); a namespace after it is ignored.
-      registry: registry && registryName(registry.host),
-    },
-  }
+  return { ...inputs, registryLogin: login }
 }
 
 /** Plain http would carry the bearer token in clear, except on this machine's loopback. */

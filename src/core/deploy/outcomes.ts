@@ -60,12 +60,18 @@ export const ROLLOUT_OUTCOMES = {
     ending: 'call',
     step: 'as the call went (with a warning when there is no `app-url`)',
   },
+  cancelled: {
+    means: 'the step was cancelled during the watch; the webhook had accepted the deployment',
+    when: 'the step is cancelled (SIGINT from the GitHub runner, SIGTERM from GitLab) while it watches',
+    ending: 'failure',
+    step: 'ends cancelled, saying that the webhook had accepted the deployment and that whether it serves was not checked',
+  },
 } as const satisfies Record<string, OutcomeDocs>
 
 /** A value of the `rollout` output. */
 export type RolloutOutput = keyof typeof ROLLOUT_OUTCOMES
-/** How a watch that ran ends. */
-export type Outcome = Exclude<RolloutOutput, 'not-watched'>
+/** How a watch that ran to its end ends. */
+export type Outcome = Exclude<RolloutOutput, 'not-watched' | 'cancelled'>
 
 export function endingOf(outcome: RolloutOutput): StepEnding {
   return ROLLOUT_OUTCOMES[outcome].ending

@@ -26,10 +26,13 @@ import {
 import { listed, ServedFilesReader } from './served.js'
 import { watchRollout, type WatchedTarget } from './watch.js'
 import type { StepEnd } from '../shared/step-end.js'
+import type { DeployProgress } from './progress.js'
 
 export interface DeployPorts
   extends Pick<CommonPorts, 'logger' | 'reporter' | 'redact' | 'clock' | 'files'>, VerifyPorts {
   http: HttpClient
+  /** Told how far the deployment got (see DeployPhase), for what a cancel says. */
+  progress?: DeployProgress
 }
 
 /** The run's facts deploy uses: what names the project for links. */
@@ -50,6 +53,7 @@ export async function runDeploy(
   ports: DeployPorts,
 ): Promise<StepEnd> {
   const { logger, reporter } = ports
+  ports.progress?.({ kind: 'not-sent' })
   const { inputs, payload, deadline } = checked
   const plan = planWatch(inputs)
   const notWatched = (): void => {
@@ -66,6 +70,7 @@ export async function runDeploy(
     {
       verifyImages: inputs.verifyImages,
       ...(checked.login ? { login: checked.login } : {}),
+      registryMirrors: inputs.registryMirrors,
       deadline,
       readFrontendLabels: readLabels,
       ...(checked.signatures ? { signatures: checked.signatures } : {}),
@@ -116,6 +121,11 @@ export async function runDeploy(
       throw error
     }
   })
+  ports.progress?.({
+    kind: 'accepted',
+    status: result.status,
+    watch: 'target' in plan ? 'running' : 'none',
+  })
   const message = ports.redact(result.message)
   logger.info(`The webhook accepted the deployment (HTTP ${result.status}, message '${message}').`)
   reporter.setOutput('status', String(result.status))
@@ -130,7 +140,7 @@ export async function runDeploy(
     else logger.info(said)
     return {}
   }
-  return watch(targets, inputs, manualPromotion, build, ports)
+  return watch(targets, inputs, manualPromotion, build, ports, result.status)
 }
 
 /** The targets to watch, as they were before the call. */
@@ -146,6 +156,7 @@ async function watch(
   manualPromotion: boolean,
   build: BuildFacts,
   ports: DeployPorts,
+  status: number,
 ): Promise<StepEnd> {
   const { logger, reporter } = ports
   const { app, preview } = targets
@@ -178,6 +189,7 @@ async function watch(
   const { verdict } = report
   reporter.setOutput('rollout', verdict.outcome)
   reporter.setOutput('live-version', ports.redact(verdict.lastVersion ?? ''))
+  ports.progress?.({ kind: 'accepted', status, watch: { ended: verdict.outcome } })
   await reporter.summary(
     rolloutSummary(report, {
       target: app.target,

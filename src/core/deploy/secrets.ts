@@ -1,22 +1,30 @@
-import { basicAuth } from '../registry/credentials.js'
+import type { SecretParts } from '../definition.js'
 import { unique } from '../shared/collections.js'
 import { percentDecoded } from '../shared/secrets.js'
+import { credentialsInText } from '../shared/url-credentials.js'
 
 /**
- * The whole webhook URL is secret, and so are the parts of it that can leak alone, each as
- * written in the URL and percent-decoded (a server may echo either): the user part, query
- * values, the fragment, and path segments that look like tokens (hooks.example/deploy/<token>).
+ * `webhook-url` is secret whole, and so are the parts of it that can leak alone, read from the
+ * address its parser returned (see webhookUrlSecrets); a text it refused is searched for
+ * credentials, and is never quoted.
+ */
+export const webhookUrlParts: SecretParts<URL> = {
+  whole: true,
+  said: 'a secret',
+  parts: (url) => webhookUrlSecrets(url),
+  unparsed: (raw) => credentialsInText(raw),
+  shown: () => '***',
+}
+
+/**
+ * The parts of the webhook URL that can leak alone, each as written in the URL and
+ * percent-decoded (a server may echo either): the whole address, the user part, query values,
+ * the fragment, and path segments that look like tokens (hooks.example/deploy/<token>).
  * Ordinary words (`deploy`, `hooks`, `api`, `v1`) are not masked: masking them everywhere would
  * garble every log line that holds them, while the whole path, which no log line holds by
  * chance, is masked as one.
  */
-export function webhookUrlSecrets(raw: string): string[] {
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    return []
-  }
+export function webhookUrlSecrets(url: URL): string[] {
   const parts = [url.href, ...bothForms(url.username), ...bothForms(url.password)]
   const path = url.pathname
   if (path.length >= MIN_PATH_LENGTH) parts.push(...bothForms(path))
@@ -57,23 +65,4 @@ function queryValue(pair: string): string {
 function bothForms(part: string): string[] {
   const forms = [part, percentDecoded(part), percentDecoded(part.replace(/\+/g, ' '))]
   return unique(forms).filter((form) => form !== '')
-}
-
-/**
- * The credentials of `app-url` (`https://user:password@preview.example.com`): the password and
- * the user name, as written and percent-decoded, and the Basic value they make. A user name
- * shorter than 4 characters is left out, as the webhook URL's short parts are. The address
- * itself is no secret: without them it is the `url` output.
- */
-export function appUrlSecrets(raw: string): string[] {
-  let url: URL
-  try {
-    url = new URL(raw.trim())
-  } catch {
-    return []
-  }
-  if (url.username === '' && url.password === '') return []
-  const user = bothForms(url.username).filter((form) => form.length >= MIN_URL_PART_LENGTH)
-  const basic = basicAuth(percentDecoded(url.username), percentDecoded(url.password))
-  return unique([...bothForms(url.password), ...user, basic])
 }

@@ -8,6 +8,7 @@ import {
   type LoginPorts,
 } from '../registry/logins.js'
 import { registryImage } from '../registry/reference.js'
+import { registryShown, resolvedImage, type RegistryMirrors } from '../registry/mirrors.js'
 import { RegistrySession } from '../registry/session.js'
 import type { SignatureVerifier } from '../signing/signer.js'
 import type { SignatureVerdict } from '../signing/signatures.js'
@@ -33,6 +34,8 @@ export interface VerifyInputs {
   verifyImages: VerifyMode
   /** The inputs' login and the registry it is for, decided in the check phase (see checkLogin). */
   login?: InputsLogin
+  /** `registry-mirrors`: an image of a registry one serves is checked there. */
+  registryMirrors?: RegistryMirrors
   /** The step's 'timeout-seconds', already running. */
   deadline: Deadline
   /** Read the frontend image's labels too (its config blob), with the same login and time. */
@@ -64,6 +67,8 @@ type Verdict = CheckOutcome | { kind: 'invalid'; detail: string }
 
 interface Checked extends DeployedImage {
   registry?: string
+  /** The registry whose images `registry` serves, when it is a mirror. */
+  mirrorOf?: string
   verdict: Verdict
   /** With `verify-signatures`, for an image found: what its signatures say. */
   signature?: SignatureVerdict | { kind: 'no-digest' }
@@ -164,7 +169,10 @@ async function checkAll(
   inputs: VerifyInputs,
   ports: VerifyPorts,
 ): Promise<Checked[]> {
-  const located = images.map((image) => ({ ...image, target: registryImage(image.reference) }))
+  const located = images.map((image) => ({
+    ...image,
+    target: resolvedImage(image.reference, inputs.registryMirrors ?? []),
+  }))
   const targets = located.flatMap(({ target }) => ('problem' in target ? [] : [target]))
   const credentialsFor = await credentialSource(targets, inputs.login, ports)
   const deadline = checkDeadline(inputs.deadline)
@@ -175,10 +183,12 @@ async function checkAll(
     const readConfig = role === 'frontend' && inputs.readFrontendLabels === true
     const credentials = credentialsFor(target)
     const verdict = await checkImage(target, credentials, deadline, ports, { readConfig })
-    const checked: Checked = { role, reference, registry: target.registry, verdict }
+    const mirrorOf = target.mirrorOf ? { mirrorOf: target.mirrorOf } : {}
+    const checked: Checked = { role, reference, registry: target.registry, ...mirrorOf, verdict }
     if (!inputs.signatures || verdict.kind !== 'found') return checked
     if (!verdict.digest) return { ...checked, signature: { kind: 'no-digest' } }
-    // Loaded only when signatures are checked: the deploy step starts without it.
+    // Loaded only when signatures are checked: the deploy step starts without it. A mirror is
+    // asked for the signatures too, as for the image.
     const { readSignatures } = await import('../signing/signatures.js')
     const session = new RegistrySession(target, credentials, 'pull', deadline, ports)
     const read = await readSignatures(session, verdict.digest, inputs.signatures)
@@ -223,8 +233,8 @@ function checkDeadline(step: Deadline): Deadline {
   )
 }
 
-function logLine({ role, reference, verdict, signature }: Checked): string {
-  const what = `${role} ${reference}`
+function logLine({ role, reference, registry, mirrorOf, verdict, signature }: Checked): string {
+  const what = `${role} ${reference}${mirrorOf ? ` (asked at its mirror '${registry ?? ''}')` : ''}`
   switch (verdict.kind) {
     case 'found':
       return `${what}: found, ${verdict.digest ?? 'the registry gave no digest'}${signature ? `; ${signatureLogNote(signature)}` : ''}`
@@ -239,19 +249,20 @@ function logLine({ role, reference, verdict, signature }: Checked): string {
   }
 }
 
-function problemOf({ role, reference, registry, verdict }: Checked): string {
+function problemOf({ role, reference, registry, mirrorOf, verdict }: Checked): string {
   const image = `The ${role} image '${reference}'`
+  const where = `registry ${registryShown({ registry: registry ?? '', mirrorOf })}`
   switch (verdict.kind) {
     case 'missing':
-      return `${image} does not exist in registry '${registry ?? ''}' (${verdict.detail}): check its tag or digest, and that it was pushed`
+      return `${image} does not exist in ${where} (${verdict.detail}): check its tag or digest, and that it was pushed`
     case 'mismatch':
-      return `${image} pins ${verdict.pinned}, but registry '${registry ?? ''}' answers ${verdict.digest} for '${verdict.asked}': deploy the digest the registry holds, or fix the reference`
+      return `${image} pins ${verdict.pinned}, but ${where} answers ${verdict.digest} for '${verdict.asked}': deploy the digest the registry holds, or fix the reference`
     case 'invalid':
       return `${image} cannot be checked: ${verdict.detail}`
     case 'found':
       return `${image} was found`
     default:
-      return `${image} could not be checked in registry '${registry ?? ''}': ${verdict.detail}`
+      return `${image} could not be checked in ${where}: ${verdict.detail}`
   }
 }
 

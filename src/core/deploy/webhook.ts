@@ -10,6 +10,7 @@ import {
   type Retried,
 } from '../shared/retry.js'
 import { untrustedText } from '../shared/untrusted-text.js'
+import type { DeployProgress } from './progress.js'
 
 const BACKOFF_BASE_MS = 1000
 const BACKOFF_CAP_MS = 10_000
@@ -41,7 +42,11 @@ export interface WebhookCall {
   deadline: Deadline
 }
 
-export type WebhookPorts = Pick<CommonPorts, 'logger' | 'redact' | 'clock'> & { http: HttpClient }
+export type WebhookPorts = Pick<CommonPorts, 'logger' | 'redact' | 'clock'> & {
+  http: HttpClient
+  /** Told when a request goes out, and when an answer says it was not acted on. */
+  progress?: DeployProgress
+}
 
 export interface WebhookResult {
   status: number
@@ -144,6 +149,7 @@ async function attemptOnce(
   remainingMs: number,
 ): Promise<Attempt> {
   let response: HttpResponse
+  ports.progress?.({ kind: 'sent' })
   try {
     response = await ports.http.request({
       method: 'POST',
@@ -160,9 +166,20 @@ async function attemptOnce(
     })
   } catch (error) {
     if (!(error instanceof HttpFailure)) throw error
-    return judgeFailure(error, call.deadline.limit, ports.redact)
+    return noted(judgeFailure(error, call.deadline.limit, ports.redact), ports.progress)
   }
-  return judgeResponse(response, call.url, ports.redact, ports.clock.now().getTime())
+  return noted(
+    judgeResponse(response, call.url, ports.redact, ports.clock.now().getTime()),
+    ports.progress,
+  )
+}
+
+/** An attempt the platform surely did not act on takes the deployment back to "not sent". */
+function noted(attempt: Attempt, progress: DeployProgress | undefined): Attempt {
+  if (attempt.kind !== 'failed' || attempt.failure.effect !== 'none') return attempt
+  const { status } = attempt.failure
+  progress?.(status === undefined ? { kind: 'not-sent' } : { kind: 'not-sent', answered: status })
+  return attempt
 }
 
 const failed = (failure: Omit<Failed, 'asked'>, retryable: boolean, waitMs?: number): Attempt => ({

@@ -85,15 +85,6 @@ export function loginFromInputs(
   }
 }
 
-export function isLoginProblem(value: unknown): value is LoginProblem {
-  return typeof value === 'object' && value !== null && 'problem' in value
-}
-
-/** `Authorization: Basic` credentials, and what `docker login` stores as `auth`: base64(user:password). */
-export function basicAuth(username: string, password: string): string {
-  return Buffer.from(`${username}:${password}`).toString('base64')
-}
-
 /** The user name and password of a base64 `user:password`; undefined when it holds no colon. */
 export function parseBasicAuth(
   encoded: string,
@@ -102,12 +93,4 @@ export function parseBasicAuth(
   const colon = decoded.indexOf(':')
   if (colon <= 0) return undefined
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
-}
-
-/**
- * The forms of a login that can leak: the password, and base64(user:password), which a Docker
- * config stores and registries echo in errors, and which masking the password alone misses.
- */
-export function loginSecrets(username: string, password: string): string[] {
-  return password === '' ? [] : [password, basicAuth(username, password)]
 }

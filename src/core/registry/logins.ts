@@ -1,9 +1,5 @@
-import {
-  CREDENTIAL_INPUTS,
-  loginSecrets,
-  type RegistryCredentials,
-  type RegistryLogin,
-} from './credentials.js'
+import { CREDENTIAL_INPUTS, type RegistryCredentials, type RegistryLogin } from './credentials.js'
+import { loginForms } from './inputs.js'
 import { parseDockerConfig, unusableConfig, type DockerLogins } from './docker-config-logins.js'
 import type { RegistryImage } from './reference.js'
 import { unique } from '../shared/collections.js'
@@ -114,7 +110,7 @@ function announce(
   ports: LoginPorts,
 ): void {
   if (credentials)
-    for (const secret of loginSecrets(credentials.username, credentials.password))
+    for (const secret of loginForms(credentials.username, credentials.password))
       ports.registerSecret(secret)
   const how = credentials ? `with the login from ${credentials.source}` : 'anonymously'
   ports.logger.info(`Registry '${registry}': asked ${how}.`)

@@ -44,7 +44,7 @@ export function registryImage(reference: string): RegistryImage | { problem: str
   return {
     reference,
     registry,
-    origin: `${isLoopbackHost(hostname(host)) ? 'http' : 'https'}://${host}`,
+    origin: `${usesPlainHttp(host) ? 'http' : 'https'}://${host}`,
     repository,
     lookup,
     ...(parsed.digest ? { pinned: parsed.digest } : {}),
@@ -63,6 +63,14 @@ export function registryName(server: string): string {
     .replace(/\/.*$/, '')
     .toLowerCase()
   return DOCKER_HUB_ALIASES.has(host) ? DOCKER_HUB : host
+}
+
+/**
+ * Whether a registry at `host[:port]` is asked over plain http: on loopback only, as Docker
+ * does (127.0.0.0/8 is an insecure registry out of the box), and as every builder is told.
+ */
+export function usesPlainHttp(host: string): boolean {
+  return isLoopbackHost(hostname(host))
 }
 
 /** `host:port` → `host`; `[::1]:5000` → `[::1]`. */

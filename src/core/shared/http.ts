@@ -68,3 +68,8 @@ export class HttpFailure extends Error {
 export interface HttpClient {
   request(request: HttpRequest): Promise<HttpResponse>
 }
+
+/** `Authorization: Basic` credentials (RFC 7617), and what `docker login` stores as `auth`. */
+export function basicAuth(username: string, password: string): string {
+  return Buffer.from(`${username}:${password}`).toString('base64')
+}

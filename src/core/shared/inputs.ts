@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import {
   camelCase,
+  shownText,
   type ActionDefinition,
   type InputParser,
   type InputSchema,
@@ -13,7 +14,7 @@ import { unique } from './collections.js'
 import { InputError, quote } from './errors.js'
 
 /** Without a YAML parser, YAML that is not also JSON reads as a syntax error. */
-const JSON_ONLY: ParseTools = { parseYaml: JSON.parse }
+export const JSON_ONLY: ParseTools = { parseYaml: JSON.parse }
 
 /**
  * Every input of the action through its own parser, into the typed object the core receives.
@@ -43,7 +44,8 @@ export function parseInputs<D extends ActionDefinition>(
   ) as InputValues<D>
 }
 
-function schemaOf(parse: InputParser<unknown>, tools: ParseTools): InputSchema<unknown> {
+/** The input's schema, made with the tools when it needs them. */
+export function schemaOf(parse: InputParser<unknown>, tools: ParseTools): InputSchema<unknown> {
   return typeof parse === 'function' ? parse(tools) : parse
 }
 
@@ -60,9 +62,9 @@ export function describeInputProblem(
   problem: string,
 ): string {
   const spec: InputSpec | undefined = definition.inputs[input]
-  const value = raw[input]
-  const shown = spec?.secret ? '(value hidden: secret)' : quote(value ?? '')
-  return `Invalid input '${input}' ${shown}: ${problem}.`
+  const value = raw[input] ?? ''
+  const shown = spec ? shownText(spec, value) : value
+  return `Invalid input '${input}' ${shown === undefined ? '(value hidden: secret)' : quote(shown)}: ${problem}.`
 }
 
 /**

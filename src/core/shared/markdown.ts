@@ -2,8 +2,9 @@
 const MARKUP = /[\\`*_~[\]<>&!|]/g
 
 /**
- * Text made safe for one cell of a Markdown table (GitHub's job summary), whoever wrote it: a
- * line break would end the row and becomes a space; outside code spans every character that
+ * Text made safe for one line of Markdown (GitHub's job summary: a table cell, the heading, a
+ * quoted note, a link's label), whoever wrote it: a line break would end the row or start a
+ * block of its own, and becomes a space; outside code spans every character that
  * could start markup (emphasis, a link or an image, an HTML tag, an entity) is escaped, so that a
  * server's text shows as text; a code span (`` `ref` ``, which shows its content as it is) is kept,
  * with its `|` escaped as tables require. Spans are found as CommonMark finds them: a run of

@@ -28,6 +28,15 @@ export interface Reporter {
   summary(summary: Summary): Promise<void>
 }
 
+/**
+ * What a cancelled step says besides that it stopped, and the outputs it writes then: said by
+ * the code that knows how far it got (see StepCancellation.reportWith).
+ */
+export interface CancelReport {
+  note: string
+  outputs?: Record<string, string>
+}
+
 /** Time, injected so that tests can freeze it and skip waits. */
 export interface Clock {
   now(): Date

@@ -1,4 +1,4 @@
-import { inputNames, type ActionDefinition, type RawInputs } from '../definition.js'
+import { inputNames, isWholeSecret, type ActionDefinition, type RawInputs } from '../definition.js'
 import { unique } from './collections.js'
 
 /**
@@ -9,32 +9,13 @@ import { unique } from './collections.js'
 export const MIN_SECRET_LENGTH = 6
 
 /**
- * Every value to mask for an action's inputs: each secret input as given, the values the
- * action derives from its inputs that can leak on their own (a token inside a URL, the
- * base64 credentials a `docker login` writes), and a password written into any input
- * (`ci:<password>@ghcr.io`). The one place the platform asks.
- */
-export function actionSecrets<I extends string>(
-  definition: ActionDefinition<I>,
-  raw: Partial<RawInputs<I>>,
-  derived: readonly string[] = [],
-): string[] {
-  const names = inputNames(definition)
-  const given = names
-    .filter((name) => definition.inputs[name].secret === true)
-    .map((name) => raw[name] ?? '')
-  const embedded = names.flatMap((name) => embeddedPasswords(raw[name] ?? ''))
-  return unique([...given, ...derived, ...embedded].filter((secret) => secret !== ''))
-}
-
-/**
- * The `password` of each `user:password@` that starts a value, a line or a word, or follows
- * `scheme://`: a registry, image or URL given with its credentials. Not a secret input, but
- * shown in the Inputs group and in error messages unless masked.
+ * The `password` of each `user:password@` that starts a value, a line or a word, without a
+ * scheme (`ci:<password>@ghcr.io`): a registry or an image written with its credentials. With a
+ * scheme, see credentialsInText.
  */
 export function embeddedPasswords(value: string): string[] {
   // Not `name:tag@sha256:…`: a digest is no host.
-  const found = value.matchAll(/(?:^|\s|:\/\/)[^\s/@:]*:([^\s/@]+)@(?!sha(?:256|384|512):)/gm)
+  const found = value.matchAll(/(?:^|\s)[^\s/@:]*:([^\s/@]+)@(?!sha(?:256|384|512):)/gm)
   return [...found].map((match) => match[1] ?? '').filter((password) => password !== '')
 }
 
@@ -45,7 +26,7 @@ export function shortSecretInputs<I extends string>(
 ): I[] {
   return inputNames(definition).filter((name) => {
     const value = (raw[name] ?? '').trim()
-    return definition.inputs[name].secret === true && value !== '' && isShortSecret(value)
+    return isWholeSecret(definition.inputs[name]) && value !== '' && isShortSecret(value)
   })
 }
 

@@ -1,3 +1,5 @@
+import type { SecretParts } from '../definition.js'
+
 /**
  * PEM text as keys come in it (RFC 7468): what an input holds before any key is read, and what
  * of it must be masked. No cryptography here, so that reading an input costs nothing.
@@ -77,4 +79,21 @@ export function privateKeySecrets(text: string): string[] {
       )
       .join('\n'),
   )
+}
+
+/** `signing-key`'s secret: the whole value, and each line of its PEM body (see signingKeySecrets). */
+export const signingKeyParts: SecretParts<string | undefined> = {
+  whole: true,
+  said: 'a private key',
+  parts: (key) => signingKeySecrets(key ?? ''),
+  unparsed: (raw) => signingKeySecrets(raw),
+  shown: () => '***',
+}
+
+/** The secret of an input that holds a public key: a private key pasted there by mistake. */
+export const pastedPrivateKey: SecretParts = {
+  said: 'a private key',
+  parts: (_key, raw) => privateKeySecrets(raw),
+  unparsed: (raw) => privateKeySecrets(raw),
+  shown: (raw) => raw,
 }

@@ -8,7 +8,8 @@ import { SnapshotConfigSchema, type SnapshotEntryConfig } from './config-schema.
 import { normalizeOutputDir, overlaps } from './paths.js'
 import type { Files } from '../shared/ports.js'
 import type { RemoteRepo } from './ports.js'
-import { credentialsInText, parseRepoUrl, repoCredentials } from './repo-url.js'
+import { credentialsInText } from '../shared/url-credentials.js'
+import { parseRepoUrl, repoCredentials } from './repo-url.js'
 
 export interface SnapshotEntry {
   name: string

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
 import { ACTION_DEFINITIONS } from '../../../src/core/action-list.js'
-import { dotenvKey, type InputDocs } from '../../../src/core/definition.js'
+import { dotenvKey, isWholeSecret, type InputDocs } from '../../../src/core/definition.js'
 import { EXIT_CODES } from '../../../src/core/shared/exit-codes.js'
 import { gitlabInput } from '../../../scripts/render/gitlab.js'
 import { ROOT } from '../../helpers/run-action.js'
@@ -79,7 +79,7 @@ describe.each(ACTION_DEFINITIONS.map((definition) => [definition.id, definition]
     test('has every non-secret input of the action, typed as GitLab types them', async () => {
       const { inputs } = await template(id)
       for (const [name, spec] of Object.entries(definition.inputs)) {
-        if (spec.secret) {
+        if (isWholeSecret(spec)) {
           expect({ name, input: inputs[name] }).toEqual({ name, input: undefined })
           continue
         }
@@ -98,7 +98,7 @@ describe.each(ACTION_DEFINITIONS.map((definition) => [definition.id, definition]
       const script = job.script.join('\n')
       for (const [name, spec] of Object.entries(definition.inputs)) {
         const value = job.variables[envName(name)]
-        if (spec.secret) expect(value).toMatch(/^\$[A-Z_]+$/)
+        if (isWholeSecret(spec)) expect(value).toMatch(/^\$[A-Z_]+$/)
         else if (spec.type === 'boolean')
           expect(script).toContain(`${envName(name)}=$[[ inputs.${name} ]]`)
         else expect(value).toBe(`$[[ inputs.${name} ]]`)

@@ -31,14 +31,14 @@ describe('command-line flags', () => {
     })
   })
 
-  test('secret inputs given as flags are noted', () => {
-    expect(parseCliArgs(deployDefinition, ['--webhook-token', 'x']).secretFlags).toEqual([
-      'webhook-token',
-    ])
+  test('the inputs given as flags are noted, for the warning about what they hold', () => {
+    expect(
+      parseCliArgs(deployDefinition, ['--webhook-token', 'x', '--app-url=https://a.example']).flags,
+    ).toEqual(['webhook-token', 'app-url'])
   })
 
   const EXPECTED =
-    'Expected one of: --webhook-url, --webhook-token, --frontend-image, --backend-images, --codeasdata-image, --verify-images, --verify-signatures, --registry, --registry-username, --registry-password, --deploy-rules, --codeasdata-update-mode, --promotion-mode, --skip-update-versions, --force-sync, --payload-file, --timeout-seconds, --app-url, --preview-url, --expected-version, --wait-minutes, --poll-seconds, --require-evidence, --dry-run, --allow-insecure-http, --check-only, --dotenv, --annotations, --help, --debug.'
+    'Expected one of: --webhook-url, --webhook-token, --frontend-image, --backend-images, --codeasdata-image, --verify-images, --verify-signatures, --registry, --registry-username, --registry-password, --registry-mirrors, --deploy-rules, --codeasdata-update-mode, --promotion-mode, --skip-update-versions, --force-sync, --payload-file, --timeout-seconds, --app-url, --preview-url, --expected-version, --wait-minutes, --poll-seconds, --require-evidence, --dry-run, --allow-insecure-http, --check-only, --dotenv, --annotations, --help, --debug.'
   test.each([
     [['--frontend'], `Unknown flag '--frontend' for 'deploy'. Did you mean '--frontend-image'?`],
     [

@@ -25,4 +25,29 @@ describe('summaryMarkdown', () => {
       ].join('\n'),
     )
   })
+
+  test('the heading, notes and link labels go through the same escaping as the cells', () => {
+    const server = '[Promote](https://evil.example) <b>now</b>\n> quoted'
+    const markdown = summaryMarkdown(
+      {
+        heading: `Olympe rollout: ${server}`,
+        rows: [],
+        notes: [`last seen: version ${server}`],
+        links: [{ label: `App (${server})`, url: 'https://shop.example.com/(x)' }],
+      },
+      (text) => text,
+    )
+    const escaped = '\\[Promote\\](https://evil.example) \\<b\\>now\\</b\\> \\> quoted'
+    expect(markdown.split('\n')).toEqual([
+      `### Olympe rollout: ${escaped}`,
+      '',
+      '| | |',
+      '|---|---|',
+      '',
+      `- [App (${escaped})](https://shop.example.com/%28x%29)`,
+      '',
+      `> last seen: version ${escaped}`,
+      '',
+    ])
+  })
 })

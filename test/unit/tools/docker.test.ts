@@ -8,8 +8,8 @@ import {
   dockerConfigDir,
   isolatedDockerConfig,
   jobDockerConfigPath,
-  stepTempRoot,
 } from '../../../src/tools/docker.js'
+import { stepTempRoot } from '../../../src/tools/step-folder.js'
 import { withCleanup } from '../../helpers/cleanup.js'
 
 describe('jobDockerConfigPath: where a docker login of the job wrote', () => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from '@jest/globals'
 import { REGISTRY_LOGIN_HELP } from '../../../../src/platform/context.js'
 import { buildAndPush, CONTEXT_NOTE } from '../../../../src/core/build-images/build.js'
 import type { ImagePlan } from '../../../../src/core/build-images/plan.js'
-import { DockerCommandError } from '../../../../src/core/build-images/ports.js'
+import { BuilderCommandError } from '../../../../src/core/build-images/ports.js'
 import { ActionError } from '../../../../src/core/shared/errors.js'
 import { fakeDocker, recordingTools, type FakeDockerScript } from '../../../helpers/docker-fake.js'
 
@@ -46,7 +46,7 @@ async function run(
         loginHelp: HELP,
         parallel: options.parallel,
       },
-      { docker, logger, redact },
+      { builder: docker, logger, redact },
     )
     return { docker, lines }
   } catch (error) {
@@ -61,7 +61,7 @@ describe('build and push', () => {
     const images = await buildAndPush(
       THREE,
       { push: true, loggedIn: true, loginHelp: HELP },
-      { docker, logger, redact },
+      { builder: docker, logger, redact },
     )
     expect(docker.maxConcurrentBuilds).toBe(3)
     expect(images.map((image) => image.kind)).toEqual(['frontend', 'backend', 'codeasdata'])
@@ -108,7 +108,7 @@ describe('build and push', () => {
     const docker = fakeDocker()
     docker.build = () =>
       Promise.reject(
-        new DockerCommandError('docker build', 'exited with 1', [
+        new BuilderCommandError('docker build', 'exited with 1', [
           'DEPRECATED: The legacy builder is deprecated and will be removed in a future release.',
           '            Install the buildx component to build images with BuildKit:',
           '            https://docs.docker.com/go/buildx/',
@@ -120,7 +120,7 @@ describe('build and push', () => {
     const error = await buildAndPush(
       [planFor('backend')],
       { push: true, loggedIn: true, loginHelp: HELP },
-      { docker, logger, redact },
+      { builder: docker, logger, redact },
     ).catch((caught: unknown) => caught)
     expect((error as Error).message).toContain(
       'Last lines of its output:\n  Step 3/3 : RUN exit 3\nFix',
@@ -188,7 +188,7 @@ describe('the builder decides where images go', () => {
     const images = await buildAndPush(
       [planFor('frontend', ['main-1', 'latest'])],
       { push: true, loggedIn: true, loginHelp: HELP },
-      { docker, logger, redact },
+      { builder: docker, logger, redact },
     )
     expect(docker.calls).toEqual(['builder', 'build frontend --push', 'built frontend'])
     expect(images[0]?.digest).toMatch(/^sha256:b+8$/)
@@ -272,12 +272,12 @@ describe('BuildKit failures', () => {
   async function failWith(tail: string[]): Promise<string> {
     const docker = fakeDocker()
     docker.build = () =>
-      Promise.reject(new DockerCommandError('docker buildx build', 'exited with 1', tail))
+      Promise.reject(new BuilderCommandError('docker buildx build', 'exited with 1', tail))
     const { logger } = recordingTools()
     const error = await buildAndPush(
       [planFor('backend')],
       { push: true, loggedIn: true, loginHelp: HELP },
-      { docker, logger, redact },
+      { builder: docker, logger, redact },
     ).catch((caught: unknown) => caught)
     return (error as Error).message
   }

@@ -9,7 +9,7 @@ import { withDefaults } from '../../../../src/core/definition.js'
 import type { CiContext } from '../../../../src/core/shared/context.js'
 import { ActionError, InputError } from '../../../../src/core/shared/errors.js'
 import type { Files } from '../../../../src/core/shared/ports.js'
-import { fakeDocker, recordingTools } from '../../../helpers/docker-fake.js'
+import { fakeBuilders, fakeDocker, recordingTools } from '../../../helpers/docker-fake.js'
 import { failure, fakeNetwork } from '../../../helpers/fake-registry.js'
 import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
 
@@ -68,15 +68,16 @@ function ports(
   files: Files,
 ): Parameters<typeof runBuildImages>[2] & { docker: ReturnType<typeof fakeDocker> } {
   const recorded = recordingTools()
+  const docker = fakeDocker({ server: '26.1.5' })
   return {
     ...recorded,
     redact: (text: string) => text,
     registerSecret: () => undefined,
-    docker: fakeDocker({ server: '26.1.5' }),
+    docker,
+    builders: fakeBuilders(docker),
     files,
     clock: frozenClock('2026-11-22T10:00:00Z'),
     http: fakeNetwork(() => failure('dns')).http,
-    dockerConfigPath: '/home/runner/.docker/config.json',
   }
 }
 

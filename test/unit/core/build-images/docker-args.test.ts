@@ -9,7 +9,7 @@ import {
   imageSizeArgv,
   loadsIntoEngine,
   loginArgv,
-  majorVersion,
+  namedContextKey,
   parseBuilderInspect,
   parseBuildMetadata,
   parseImageSize,
@@ -17,12 +17,15 @@ import {
   parseVersions,
   pushArgv,
   saysBuildxMissing,
-  secretEnvironment,
   versionArgv,
-  type BuildCommand,
-  type Builder,
+  type DockerBuilder,
   type BuildMode,
 } from '../../../../src/core/build-images/docker-args.js'
+import {
+  majorVersion,
+  secretEnvironment,
+  type BuildCommand,
+} from '../../../../src/core/build-images/build-command.js'
 
 const base: BuildCommand = {
   dockerfile: '/p/docker/frontend.Dockerfile',
@@ -34,9 +37,9 @@ const base: BuildCommand = {
   cacheFrom: [],
 }
 
-const LEGACY: Builder = { kind: 'legacy', reason: 'disabled' }
-const DOCKER_DRIVER: Builder = { kind: 'buildkit', name: 'default', driver: 'docker' }
-const CONTAINER_DRIVER: Builder = {
+const LEGACY: DockerBuilder = { kind: 'legacy', reason: 'disabled' }
+const DOCKER_DRIVER: DockerBuilder = { kind: 'buildkit', name: 'default', driver: 'docker' }
+const CONTAINER_DRIVER: DockerBuilder = {
   kind: 'buildkit',
   name: 'builder-3f1c',
   driver: 'docker-container',
@@ -247,7 +250,7 @@ describe('docker command lines, BuildKit', () => {
     expect(buildArgv(base, { builder: DOCKER_DRIVER, push: true })).not.toContain('--pull')
   })
 
-  test.each<[string, Builder, boolean, 'push' | 'load' | undefined, boolean]>([
+  test.each<[string, DockerBuilder, boolean, 'push' | 'load' | undefined, boolean]>([
     ['legacy', LEGACY, true, undefined, true],
     ['docker driver', DOCKER_DRIVER, true, undefined, true],
     ['docker driver, no push', DOCKER_DRIVER, false, undefined, true],
@@ -256,6 +259,49 @@ describe('docker command lines, BuildKit', () => {
   ])('output of %s', (_name, builder, push, output, inEngine) => {
     expect(buildOutput({ builder, push })).toBe(output)
     expect(loadsIntoEngine(builder)).toBe(inEngine)
+  })
+})
+
+describe('bases a mirror serves: a named context each', () => {
+  test('BuildKit takes the mirror’s image for the name the Dockerfile uses', () => {
+    const argv = buildArgv(
+      {
+        ...base,
+        bases: [
+          {
+            reference: 'olympeio/frontend-base:latest',
+            mirrored: 'm.example/hub/olympeio/frontend-base:latest',
+          },
+          { reference: 'node:20', mirrored: 'm.example/hub/library/node:20' },
+          { reference: 'ghcr.io/acme/base:1' },
+        ],
+      },
+      { builder: DOCKER_DRIVER, push: true },
+    )
+    const contexts = argv.flatMap((word, index) =>
+      argv[index - 1] === '--build-context' ? [word] : [],
+    )
+    expect(contexts).toEqual([
+      'olympeio/frontend-base=docker-image://m.example/hub/olympeio/frontend-base:latest',
+      'node:20=docker-image://m.example/hub/library/node:20',
+    ])
+  })
+
+  test('the legacy builder knows no named context', () => {
+    const mirrored = { ...base, bases: [{ reference: 'node:20', mirrored: 'm.example/node:20' }] }
+    expect(buildArgv(mirrored, { builder: LEGACY, push: true })).not.toContain('--build-context')
+  })
+
+  test.each([
+    ['olympeio/frontend-base:latest', 'olympeio/frontend-base'],
+    ['olympeio/backend-base:24-latest', 'olympeio/backend-base:24-latest'],
+    ['node', 'node'],
+    ['docker.io/library/node:20', 'node:20'],
+    ['index.docker.io/acme/x:1', 'acme/x:1'],
+    ['ghcr.io/acme/base:latest', 'ghcr.io/acme/base'],
+    [`node:20@sha256:${'a'.repeat(64)}`, `node:20@sha256:${'a'.repeat(64)}`],
+  ])('%s is looked up as %s', (reference, key) => {
+    expect(namedContextKey(reference)).toBe(key)
   })
 })
 

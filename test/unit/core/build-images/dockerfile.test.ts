@@ -103,7 +103,12 @@ describe('readBuildInputs: what a build reads besides its Dockerfile', () => {
         'FROM olympeio/frontend-base:stable\nARG SOURCES_PATH\nCOPY --chown=nginx:root $SOURCES_PATH /usr/share/nginx/html\n',
         args,
       ),
-    ).toEqual({ images: ['olympeio/frontend-base:stable'], sources: ['dist/web'], pinned: [] })
+    ).toEqual({
+      images: ['olympeio/frontend-base:stable'],
+      sources: ['dist/web'],
+      pinned: [],
+      platformImages: [],
+    })
   })
 
   test("SOURCES_PATH declared by the base's ONBUILD ARG, as Olympe's base images do", () => {
@@ -121,6 +126,7 @@ describe('readBuildInputs: what a build reads besides its Dockerfile', () => {
       images: ['olympeio/backend-base:stable'],
       sources: ['package.json', 'dist/web'],
       pinned: [],
+      platformImages: [],
     })
   })
 
@@ -146,6 +152,7 @@ describe('readBuildInputs: what a build reads besides its Dockerfile', () => {
       images: ['node:22', 'tools:1', 'busybox:1.36'],
       sources: ['package.json', 'dist/a b', 'onbuild.txt'],
       pinned: [],
+      platformImages: [],
     })
   })
 
@@ -188,6 +195,7 @@ describe('readBuildInputs: what a build reads besides its Dockerfile', () => {
       images: ['x'],
       sources: [],
       pinned: ['https://example.com/a.tgz sha256:abc'],
+      platformImages: [],
     })
   })
 
@@ -238,6 +246,7 @@ describe('readBuildInputs: what a build reads besides its Dockerfile', () => {
       images: ['a:1', 'b:2', 'c:3'],
       sources: ['.'],
       pinned: [],
+      platformImages: [],
       unknowable:
         "this step cannot read it as BuildKit does: COPY source '$X' uses $X, which its base image's environment may set",
     })
@@ -250,5 +259,21 @@ describe('readBuildInputs: what a build reads besides its Dockerfile', () => {
     expect(readBuildInputs('FROM x\n', [['BUILDKIT_SYNTAX', 'y']], known).unknowable).toBe(
       "this step cannot read it as BuildKit does: the build argument BUILDKIT_SYNTAX runs another frontend instead of BuildKit's own, which may read the file differently",
     )
+  })
+})
+
+describe('a stage built for a platform of its own', () => {
+  test('its base is listed with that platform as written, beside the images', () => {
+    const text = [
+      'FROM --platform=$BUILDPLATFORM tools:1 AS build',
+      'RUN make',
+      'FROM tools:1',
+      'COPY --from=build /out /out',
+    ].join('\n')
+    expect(readBuildInputs(text, [])).toMatchObject({
+      images: ['tools:1'],
+      platformImages: [{ image: 'tools:1', platform: '$BUILDPLATFORM' }],
+    })
+    expect(readBuildInputs('FROM tools:1\n', []).platformImages).toEqual([])
   })
 })

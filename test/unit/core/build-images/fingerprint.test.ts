@@ -72,8 +72,16 @@ describe('fingerprintOf', () => {
     ],
     ['the version label', { labels: [['org.opencontainers.image.version', '1.5.0']] }],
     ['the platform', { platform: 'linux/arm64' }],
+    ['a builder that reads the Dockerfile otherwise', { builder: 'buildah 1.28: here-documents' }],
   ])('%s counts', (_name, change) => {
     expect(fingerprintOf({ ...PARTS, ...change })).not.toBe(BASE)
+  })
+
+  test('a builder that reads the Dockerfile as BuildKit does leaves the fingerprint as it was', () => {
+    expect(fingerprintOf({ ...PARTS, builder: undefined })).toBe(BASE)
+    // What these parts give in this format with no builder field at all: Docker's fingerprints
+    // do not change with the field's arrival.
+    expect(BASE).toBe('sha256:f9fb1db2ddf16469d6c4ccad35ce2699395f4d92f70eb96549d14920120ed8b5')
   })
 })
 

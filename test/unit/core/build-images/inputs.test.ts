@@ -9,11 +9,8 @@ import {
   type InputFacts,
 } from '../../../../src/core/build-images/inputs.js'
 import type { ImageKind } from '../../../../src/core/build-images/image-kinds.js'
-import {
-  buildSecretValues,
-  looksSecret,
-  secretLookingBuildArgValues,
-} from '../../../../src/core/build-images/input-parsers.js'
+import { looksSecret } from '../../../../src/core/build-images/input-parsers.js'
+import { secretsIn } from '../../../../src/core/shared/input-secrets.js'
 import type { InputError } from '../../../../src/core/shared/errors.js'
 import { inputErrorOf } from '../../../helpers/input-errors.js'
 
@@ -36,8 +33,9 @@ describe('build-images inputs', () => {
       allowUndeclaredSourcesPath: false,
       checkOnly: false,
       registry: { host: 'ghcr.io', prefix: 'ghcr.io' },
+      registryMirrors: [],
       reuseUnchanged: true,
-      credentials: undefined,
+      registryLogin: undefined,
       imageNames: {
         frontend: 'acme/shop/frontend',
         backend: 'acme/shop/backend',
@@ -53,6 +51,7 @@ describe('build-images inputs', () => {
       drawVersion: undefined,
       buildArgs: [],
       buildSecrets: [],
+      builder: 'auto',
       platform: undefined,
       cacheFrom: [],
       workingDirectory: '/ws',
@@ -108,7 +107,7 @@ describe('build-images inputs', () => {
       },
       github,
       {
-        credentials: { username: 'ci', password: PASSWORD },
+        registryLogin: { registry: 'ghcr.io', username: 'ci', password: PASSWORD },
         extraTags: ['latest', '{date}'],
         branches: ['main', 'release/*'],
         buildArgs: [
@@ -310,14 +309,27 @@ describe('what is masked and warned about', () => {
     expect(looksSecret(name)).toBe(secret)
   })
 
-  test('each build secret value, a line that is not ID=value whole, and secret-looking build args', () => {
-    expect(buildSecretValues('A=one\n  pasted-alone  \nB=two=2\n')).toEqual([
+  test('the secrets of build-secrets and build-args, from their parse, or their lines when it fails', () => {
+    const { inputs } = buildImagesDefinition
+    const secretsOf = (name: 'build-secrets' | 'build-args', text: string): string[] =>
+      secretsIn(inputs[name], text, {})
+    // Parsed: the whole text, and each value.
+    expect(secretsOf('build-secrets', 'A=one\nB=two=2\n')).toEqual([
+      'A=one\nB=two=2\n',
+      'one',
+      'two=2',
+    ])
+    // Refused (line 2 is no ID=value): the same, and the line pasted alone.
+    expect(secretsOf('build-secrets', 'A=one\n  pasted-alone  \nB=two=2\n')).toEqual([
+      'A=one\n  pasted-alone  \nB=two=2\n',
       'one',
       'pasted-alone',
       'two=2',
     ])
-    expect(
-      secretLookingBuildArgValues('NODE_ENV=production\nNPM_TOKEN=npm_x\nPUBLIC_KEY=k'),
-    ).toEqual(['npm_x'])
+    expect(secretsOf('build-args', 'NODE_ENV=production\nNPM_TOKEN=npm_x\nPUBLIC_KEY=k')).toEqual([
+      'npm_x',
+    ])
+    // Refused (SOURCES_PATH is set per image): the secret-looking value all the same.
+    expect(secretsOf('build-args', 'SOURCES_PATH=x\nAPI_KEY=k-123456')).toEqual(['k-123456'])
   })
 })

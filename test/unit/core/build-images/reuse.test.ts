@@ -9,7 +9,13 @@ import { checkBuildImages } from '../../../../src/core/build-images/check.js'
 import { runBuildImages } from '../../../../src/core/build-images/run.js'
 import { withDefaults } from '../../../../src/core/definition.js'
 import type { CiContext } from '../../../../src/core/shared/context.js'
-import { fakeDocker, recordingTools, type FakeDocker } from '../../../helpers/docker-fake.js'
+import {
+  fakeBuilders,
+  fakeDocker,
+  recordingTools,
+  type FakeDocker,
+  type FakeDockerScript,
+} from '../../../helpers/docker-fake.js'
 import {
   failure,
   fakeNetwork,
@@ -105,10 +111,12 @@ async function run(
     sha?: string
     branch?: string
     files?: Record<string, string>
+    /** The builder the run builds with (default: Docker 26.1.5). */
+    builder?: FakeDockerScript
   } = {},
 ): Promise<Ran> {
   const recorded = recordingTools()
-  const docker = fakeDocker({ server: '26.1.5' })
+  const docker = fakeDocker(options.builder ?? { server: '26.1.5' })
   const network = fakeNetwork(registry.script)
   const ctx = { ...context, sha: options.sha ?? SHA1, branch: options.branch ?? 'main' }
   const raw = withDefaults(buildImagesDefinition, {
@@ -129,11 +137,10 @@ async function run(
       ...recorded,
       redact: (text: string) => text,
       registerSecret: () => undefined,
-      docker,
+      builders: fakeBuilders(docker),
       files: memoryFiles(options.files ?? PROJECT),
       clock: frozenClock('2026-11-22T10:00:00Z'),
       http: network.http,
-      dockerConfigPath: '/home/runner/.docker/config.json',
       records,
     }
     await runBuildImages(await checkBuildImages(raw, ctx, ctx, ports), ctx, ports)
@@ -357,7 +364,7 @@ describe('reuse of unchanged images', () => {
     [
       'a base in a registry that does not answer',
       'FROM elsewhere.example/base:1\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n',
-      "frontend: built, not looked up: the image 'elsewhere.example/base:1' it builds from could not be resolved in its registry (the host name could not be resolved (ENOTFOUND)).",
+      "frontend: built, not looked up: the image 'elsewhere.example/base:1' it builds from could not be resolved in its registry (the host name could not be resolved (ENOTFOUND)); if the runner cannot reach 'elsewhere.example', give a registry it can reach that serves its images in 'registry-mirrors' (such as 'docker.io=registry.internal/dockerhub') to have unchanged images reused.",
     ],
     [
       'an external frontend',
@@ -385,7 +392,7 @@ describe('reuse of unchanged images', () => {
     expect(ran.error).toBeUndefined()
     expect(built(ran)).toEqual(['frontend', 'backend', 'codeasdata'])
     expect(ran.lines).toContain(
-      "backend: built, not looked up: the image 'r.io/backend-base:stable' it builds from could not be resolved in its registry (the server refused the connection (ECONNREFUSED)).",
+      "backend: built, not looked up: the image 'r.io/backend-base:stable' it builds from could not be resolved in its registry (the server refused the connection (ECONNREFUSED)); if the runner cannot reach 'r.io', give a registry it can reach that serves its images in 'registry-mirrors' (such as 'docker.io=registry.internal/dockerhub') to have unchanged images reused.",
     )
   })
 
@@ -500,5 +507,136 @@ describe('reuse of unchanged images', () => {
     expect(ran.lines).toContain(
       "Not recorded in the memory cache: later runs trust only what the default branch 'main' built, and this run builds 'feature/X'.",
     )
+  })
+})
+
+/** The template's Dockerfiles: bases named without a registry, Docker Hub's. */
+const HUB_PROJECT: Record<string, string> = {
+  ...PROJECT,
+  '/p/docker/frontend.Dockerfile': 'FROM olympeio/frontend-base:stable\nCOPY $SOURCES_PATH /app\n',
+  '/p/docker/backend.Dockerfile': 'FROM olympeio/backend-base:stable\nCOPY $SOURCES_PATH /app\n',
+  '/p/docker/codeasdata.Dockerfile': 'FROM olympeio/backend-base:stable\nCOPY $SOURCES_PATH /app\n',
+}
+const HUB_MIRROR = { 'registry-mirrors': 'docker.io=r.io/hub' }
+const ONBUILD = { onBuild: ['ARG SOURCES_PATH'] }
+/** The builder's answers about the bases' ONBUILD, by the name it pulls them by. */
+const declaring = (
+  prefix: string,
+  script: FakeDockerScript = { server: '26.1.5' },
+): FakeDockerScript => ({
+  ...script,
+  onBuild: Object.fromEntries(
+    ['frontend-base', 'backend-base'].map((base) => [
+      `${prefix}olympeio/${base}:stable`,
+      ONBUILD.onBuild,
+    ]),
+  ),
+})
+const DOCKER_HUB = declaring('')
+const MIRRORED = declaring('r.io/hub/')
+
+/** r.io holding Docker Hub's bases under `hub/`, as an instance's own mirror of them. */
+function registryWithMirroredBases(): MemoryRegistry {
+  const registry = memoryRegistry('https://r.io', BASIC)
+  registry.put('hub/olympeio/frontend-base', 'stable', ONBUILD)
+  registry.put('hub/olympeio/backend-base', 'stable', ONBUILD)
+  return registry
+}
+
+describe('reuse with registry-mirrors: the bases read where the build pulls them', () => {
+  test('Docker Hub out of reach, no mirror: built, and the message says how to get reuse back', async () => {
+    const registry = registryWithMirroredBases()
+    const ran = await run(registry, {
+      files: HUB_PROJECT,
+      given: FRONTEND_ONLY,
+      builder: DOCKER_HUB,
+    })
+    expect(ran.error).toBeUndefined()
+    expect(built(ran)).toEqual(['frontend'])
+    expect(ran.lines).toContain(
+      "frontend: built, not looked up: the image 'olympeio/frontend-base:stable' it builds from could not be resolved in its registry (the host name could not be resolved (ENOTFOUND)); if the runner cannot reach 'docker.io', give a registry it can reach that serves its images in 'registry-mirrors' (such as 'docker.io=registry.internal/dockerhub') to have unchanged images reused.",
+    )
+  })
+
+  test('a mirror on the push registry: its login first, the bases found there, named contexts, then reuse', async () => {
+    const registry = registryWithMirroredBases()
+    const first = await run(registry, { files: HUB_PROJECT, given: HUB_MIRROR, builder: MIRRORED })
+    expect(first.error).toBeUndefined()
+    // The mirror needs the login before the pre-flight reads the bases' ONBUILD there.
+    expect(first.lines.filter((line) => line.startsWith('group: '))).toEqual([
+      'group: Branch check',
+      'group: Plan',
+      'group: Builder',
+      'group: Registry login: r.io',
+      'group: Pre-flight checks',
+      'group: Unchanged images',
+      'group: Build and push',
+    ])
+    expect(first.docker.calls.slice(0, 3)).toEqual([
+      'login r.io ci',
+      'onbuild r.io/hub/olympeio/frontend-base:stable',
+      'onbuild r.io/hub/olympeio/backend-base:stable',
+    ])
+    expect(first.docker.builds[0]?.bases).toEqual([
+      {
+        reference: 'olympeio/frontend-base:stable',
+        mirrored: 'r.io/hub/olympeio/frontend-base:stable',
+      },
+    ])
+    expect(first.lines).toContainEqual(
+      expect.stringMatching(/^frontend: fingerprint sha256:[0-9a-f]{64} \(/),
+    )
+    pushBuilt(registry, first.docker)
+    const second = await run(registry, {
+      files: HUB_PROJECT,
+      given: HUB_MIRROR,
+      sha: SHA2,
+      builder: MIRRORED,
+    })
+    expect(built(second)).toEqual([])
+    expect(JSON.parse(second.outputs.reused ?? '')).toEqual(['frontend', 'backend', 'codeasdata'])
+  })
+
+  test('a base the mirror does not hold: built, and the message names the mirror', async () => {
+    const registry = memoryRegistry('https://r.io', BASIC)
+    registry.put('hub/olympeio/backend-base', 'stable', ONBUILD)
+    const ran = await run(registry, { files: HUB_PROJECT, given: HUB_MIRROR, builder: MIRRORED })
+    expect(ran.lines).toContain(
+      "frontend: built, not looked up: the image 'olympeio/frontend-base:stable' it builds from could not be resolved in 'r.io' (the mirror of 'docker.io' in 'registry-mirrors') ('stable' does not exist (HTTP 404, MANIFEST_UNKNOWN)).",
+    )
+  })
+})
+
+describe('reuse across builders: only where both read the Dockerfile alike', () => {
+  const BUILDAH: FakeDockerScript = declaring('r.io/hub/', { name: 'buildah' })
+
+  test('fully qualified bases: an image Docker built is reused by a Buildah run', async () => {
+    const registry = registryWithBases()
+    await firstRun(registry)
+    const ran = await run(registry, { sha: SHA2, builder: BUILDAH, given: { builder: 'buildah' } })
+    expect(ran.error).toBeUndefined()
+    expect(built(ran)).toEqual([])
+    expect(ran.lines).toContain("Building with Buildah: 'builder' is 'buildah'.")
+  })
+
+  test("bases named without a registry: Buildah's own fingerprint, so Docker's images are built again, then Buildah's reused", async () => {
+    const registry = registryWithMirroredBases()
+    const docker = await run(registry, { files: HUB_PROJECT, given: HUB_MIRROR, builder: MIRRORED })
+    pushBuilt(registry, docker.docker)
+    const given = { ...HUB_MIRROR, builder: 'buildah' }
+    const buildah = await run(registry, { files: HUB_PROJECT, given, sha: SHA2, builder: BUILDAH })
+    expect(buildah.error).toBeUndefined()
+    expect(built(buildah)).toEqual(['frontend', 'backend', 'codeasdata'])
+    const fingerprint = (ran: Ran): unknown =>
+      Object.fromEntries(ran.docker.builds[0]?.labels ?? [])[FINGERPRINT_LABEL]
+    expect(fingerprint(buildah)).not.toBe(fingerprint(docker))
+    pushBuilt(registry, buildah.docker)
+    const again = await run(registry, {
+      files: HUB_PROJECT,
+      given,
+      sha: '9a8b7c6d5e4f30211a2b3c4d5e6f708192a3b4c5',
+      builder: BUILDAH,
+    })
+    expect(built(again)).toEqual([])
   })
 })

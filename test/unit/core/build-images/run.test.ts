@@ -10,7 +10,12 @@ import { CODEASDATA_WARNING } from '../../../../src/core/build-images/report.js'
 import { runBuildImages } from '../../../../src/core/build-images/run.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
 import { withDefaults } from '../../../../src/core/definition.js'
-import { fakeDocker, recordingTools, type FakeDockerScript } from '../../../helpers/docker-fake.js'
+import {
+  fakeBuilders,
+  fakeDocker,
+  recordingTools,
+  type FakeDockerScript,
+} from '../../../helpers/docker-fake.js'
 import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
 import { failure, fakeNetwork, type RegistryScript } from '../../../helpers/fake-registry.js'
 import type { HttpRequest } from '../../../../src/core/shared/http.js'
@@ -54,30 +59,34 @@ async function runWith(
     docker?: FakeDockerScript
     /** The registries' API (default: no registry answers, as offline). */
     registry?: RegistryScript
+    /** The runner's other builder, when the test has both. */
+    other?: FakeDockerScript
   } = {},
 ): Promise<
   ReturnType<typeof recordingTools> & {
     docker: ReturnType<typeof fakeDocker>
+    builders: ReturnType<typeof fakeBuilders>
     requests: HttpRequest[]
     error?: unknown
   }
 > {
   const recorded = recordingTools()
   const docker = fakeDocker({ server: '20.10.24', ...options.docker })
+  const other = options.other && fakeDocker(options.other)
+  const builders = fakeBuilders(docker, other ? { others: { [other.name]: other } } : {})
   const network = fakeNetwork(options.registry ?? (() => failure('dns')))
   const ctx = { ...context, ...options.context }
-  const ran = { ...recorded, docker, requests: network.requests }
+  const ran = { ...recorded, docker, builders, requests: network.requests }
   try {
     const raw = withDefaults(buildImagesDefinition, { registry: 'r.io', ...options.given })
     const ports = {
       ...recorded,
       redact: (text: string) => text,
       registerSecret: () => undefined,
-      docker,
+      builders,
       files: memoryFiles(options.files ?? PROJECT),
       clock: frozenClock('2026-11-22T10:00:00Z'),
       http: network.http,
-      dockerConfigPath: '/home/runner/.docker/config.json',
     }
     await runBuildImages(await checkBuildImages(raw, ctx, ctx, ports), ctx, ports)
     return ran
@@ -95,6 +104,7 @@ describe('build-images run', () => {
     expect(lines.filter((line) => line.startsWith('group: '))).toEqual([
       'group: Branch check',
       'group: Plan',
+      'group: Builder',
       'group: Pre-flight checks',
       'group: Unchanged images',
       'group: Registry login: r.io',
@@ -243,7 +253,7 @@ describe('build-images run', () => {
   })
 
   test('a daemon that does not answer fails the pre-flight', async () => {
-    const { error } = await runWith({ docker: { server: '' } })
+    const { error } = await runWith({ docker: { server: '' }, given: { builder: 'docker' } })
     expect((error as Error).message).toContain('The Docker daemon does not answer')
   })
 
@@ -299,5 +309,79 @@ describe('build-images run: SOURCES_PATH declared, and what COPY took', () => {
       `history ${reference}`,
       'history base',
     ])
+  })
+})
+
+describe('build-images run: the builder', () => {
+  test('auto on a runner without an engine: Buildah, opened with the login, and closed at the end', async () => {
+    const { lines, docker, builders, error } = await runWith({
+      docker: { name: 'buildah' },
+      other: { name: 'docker' },
+      given: { 'registry-username': 'ci', 'registry-password': 'pw-123456' },
+    })
+    expect(error).toBeUndefined()
+    expect(lines).toContain(
+      'Building with Buildah: no Docker engine answers (Cannot connect to the Docker daemon), and Buildah 1.28.2 is on PATH.',
+    )
+    expect(lines).toContain('Buildah 1.28.2, building for linux/amd64')
+    expect(builders.opened).toEqual(['buildah with login'])
+    expect(builders.disposed).toBe(1)
+    expect(docker.calls.filter((call) => !call.startsWith('built '))).toEqual([
+      'login r.io ci',
+      'builder',
+      'build frontend',
+      'build backend',
+      // The size check reads the images in Buildah's store, as in the engine's.
+      'history r.io/acme/shop/frontend:main-1a2b3c4',
+      'history base',
+      'push r.io/acme/shop/frontend:main-1a2b3c4',
+      'push r.io/acme/shop/frontend:main',
+      'history r.io/acme/shop/backend:main-1a2b3c4',
+      'history base',
+      'push r.io/acme/shop/backend:main-1a2b3c4',
+      'push r.io/acme/shop/backend:main',
+    ])
+  })
+
+  test('a run skipped by its branch opens no builder and asks none', async () => {
+    const { builders, error } = await runWith({ context: { branch: 'feature/x' } })
+    expect(error).toBeUndefined()
+    expect(builders.opened).toEqual([])
+  })
+
+  test('a failed run still closes the builder it opened (its login goes with it)', async () => {
+    const { builders, error } = await runWith({
+      docker: { failBuild: ['frontend'] },
+      given: { 'registry-username': 'ci', 'registry-password': 'pw-123456' },
+    })
+    expect(error).toBeInstanceOf(Error)
+    expect(builders.opened).toEqual(['docker with login'])
+    expect(builders.disposed).toBe(1)
+  })
+
+  test("'cache-from' with Buildah: a warning, and no image of it reaches the build", async () => {
+    const { lines, error } = await runWith({
+      docker: { name: 'buildah' },
+      given: { builder: 'buildah', 'cache-from': 'r.io/acme/shop/frontend:main' },
+    })
+    expect(error).toBeUndefined()
+    expect(lines).toContain(
+      "warning: 'cache-from' is not used: Buildah takes a repository of its own layer cache there, not the images it names.",
+    )
+  })
+
+  test('the legacy builder cannot take a base from a mirror: refused before any build', async () => {
+    const { docker, error } = await runWith({
+      docker: { builder: { kind: 'legacy', reason: 'disabled' } },
+      given: { 'registry-mirrors': 'docker.io=m.example/hub' },
+      files: {
+        ...PROJECT,
+        '/p/docker/frontend.Dockerfile': `FROM node:20\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n`,
+      },
+    })
+    expect((error as Error).message).toBe(
+      "'registry-mirrors' serves base images of these Dockerfiles, which Docker takes from a mirror as named build contexts, a BuildKit feature; but DOCKER_BUILDKIT is false, so docker would build with the legacy builder, which would pull them from their own registries. Unset DOCKER_BUILDKIT, or set 'builder: buildah'. Nothing was built.",
+    )
+    expect(docker.calls).toEqual(['builder'])
   })
 })

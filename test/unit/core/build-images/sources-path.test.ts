@@ -9,6 +9,7 @@ import {
 } from '../../../../src/core/build-images/sources-path.js'
 import { fakeDocker, recordingTools, type FakeDockerScript } from '../../../helpers/docker-fake.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
+import type { RegistryMirror } from '../../../../src/core/registry/mirrors.js'
 
 const TEMPLATE =
   'FROM olympeio/frontend-base:latest\nCOPY --chown=nginx:root $SOURCES_PATH /usr/share/nginx/html\n'
@@ -39,7 +40,7 @@ function plan(buildArgs: [string, string][] = []): ImagePlan {
 async function declared(
   dockerfile: string,
   script: FakeDockerScript = {},
-  options: { allow?: boolean; buildArgs?: [string, string][] } = {},
+  options: { allow?: boolean; buildArgs?: [string, string][]; mirrors?: RegistryMirror[] } = {},
 ): Promise<SourcesPathFindings & { calls: string[] }> {
   const recorded = recordingTools()
   const docker = fakeDocker(script)
@@ -53,9 +54,9 @@ async function declared(
   const findings = await checkSourcesPathDeclared(
     [plan(options.buildArgs)],
     new Map([['frontend', { ...named, askEngine: text.askEngine }]]),
-    allow,
+    { allowUnreadable: allow, mirrors: options.mirrors ?? [] },
     {
-      docker,
+      builder: docker,
       files: memoryFiles({}),
       logger: recorded.logger,
       redact: (text) => text.replaceAll('s3cret-pass', '***'),
@@ -70,7 +71,7 @@ async function declared(
 }
 
 const HAZARD =
-  "Docker would expand $SOURCES_PATH to nothing and copy the whole build context (.git, node_modules, .env files…) into the image, where it expects 'dist/web'."
+  "The build would expand $SOURCES_PATH to nothing and copy the whole build context (.git, node_modules, .env files…) into the image, where it expects 'dist/web'."
 const FIXES =
   "Fix it either way: add the line 'ARG SOURCES_PATH' after the FROM line, or build FROM a base image that declares it (Olympe's olympeio/* base images do, with ONBUILD ARG SOURCES_PATH)."
 
@@ -121,7 +122,7 @@ describe('checkSourcesPathDeclared', () => {
       },
     })
     expect(found.problems).toEqual([
-      `'docker/frontend.Dockerfile' has no 'ARG SOURCES_PATH' line, and whether its base image 'olympeio/frontend-base:latest' declares it (ONBUILD ARG SOURCES_PATH) could not be read (docker pull exited with 1: Error response from daemon: pull access denied for olympeio/frontend-base). If nothing declares it, docker would expand $SOURCES_PATH to nothing and copy the whole build context (.git, node_modules, .env files…) into the image, where it expects 'dist/web'. ${FIXES} If you know that the base image declares it, set 'allow-undeclared-sources-path' to true.`,
+      `'docker/frontend.Dockerfile' has no 'ARG SOURCES_PATH' line, and whether its base image 'olympeio/frontend-base:latest' declares it (ONBUILD ARG SOURCES_PATH) could not be read (docker pull exited with 1: Error response from daemon: pull access denied for olympeio/frontend-base). If nothing declares it, the build would expand $SOURCES_PATH to nothing and copy the whole build context (.git, node_modules, .env files…) into the image, where it expects 'dist/web'. ${FIXES} If you know that the base image declares it, set 'allow-undeclared-sources-path' to true.`,
     ])
   })
 
@@ -181,7 +182,7 @@ async function copied(
 ): Promise<{ problem: string | undefined; lines: string[] }> {
   const recorded = recordingTools()
   const problem = await checkCopiedSize(plan(), base ?? undefined, '/p', {
-    docker: fakeDocker({ history }),
+    builder: fakeDocker({ history }),
     files: memoryFiles(SOURCES),
     logger: recorded.logger,
     redact: (text) => text,

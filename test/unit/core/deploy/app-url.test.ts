@@ -3,7 +3,7 @@ import { withDefaults } from '../../../../src/core/definition.js'
 import { insecureAppWarning, parseAppUrl } from '../../../../src/core/deploy/app-url.js'
 import { deployDefinition, type DeployInputName } from '../../../../src/core/deploy/definition.js'
 import { parseDeployInputs } from '../../../../src/core/deploy/inputs.js'
-import { appUrlSecrets } from '../../../../src/core/deploy/secrets.js'
+import { secretsIn } from '../../../../src/core/shared/input-secrets.js'
 import { Redactor } from '../../../../src/core/shared/redactor.js'
 
 describe('app-url', () => {
@@ -15,6 +15,7 @@ describe('app-url', () => {
   ])('%s: asked at %s', (raw, shown) => {
     const target = parseAppUrl(raw)
     expect(target).toEqual({
+      url: new URL(raw),
       shown,
       versionUrl: new URL(`${shown}/version.json`),
       statusUrl: new URL(`${shown}/OlympeServer/status`),
@@ -26,9 +27,50 @@ describe('app-url', () => {
     const target = parseAppUrl('https://preview:pa%40ss%20w@shop.example.com')
     expect(target).toMatchObject({
       shown: 'https://shop.example.com',
+      url: new URL('https://shop.example.com'),
+      credentials: { userInfo: 'preview:pa%40ss%20w', user: 'preview', password: 'pa@ss w' },
       authorization: `Basic ${Buffer.from('preview:pa@ss w').toString('base64')}`,
     })
-    expect(JSON.stringify(target)).not.toContain('pa%40ss')
+    if ('problem' in target) throw new Error('refused')
+    for (const shown of [
+      target.shown,
+      target.url.href,
+      target.versionUrl.href,
+      target.statusUrl.href,
+    ])
+      expect(shown).not.toContain('pa')
+  })
+
+  // The user part runs to the last '@'; what other tools would read as the end of the host is
+  // refused, never quoted, and asked for percent-encoded. Whether it parses or not, every form
+  // of the password is masked.
+  test.each<[string, string | undefined]>([
+    ['Ab3/kLm9+Qz7', "holds '/' in its user name or password (before the '@')"],
+    ['4711/8833', "holds '/' in its user name or password (before the '@')"],
+    ['p@ss@w0rd-1', undefined],
+    ['pa:ss:w0rd', undefined],
+    ['s3cr#t-99x', "holds '#' in its user name or password (before the '@')"],
+    ['wh?t-0ver', "holds '?' in its user name or password (before the '@')"],
+    ['100%25-sure', undefined],
+    ['99887766', undefined],
+    ['a/b?c#d', "holds '/', '?', '#' in its user name or password (before the '@')"],
+  ])('a password %j: %s', (password, refused) => {
+    const raw = `https://ci-user:${password}@preview.example.com`
+    const target = parseAppUrl(raw)
+    if (refused === undefined) {
+      if ('problem' in target) throw new Error(target.problem)
+      expect(target.shown).toBe('https://preview.example.com')
+      expect(target.credentials?.password).toBe(
+        decodeURIComponent(password.replace(/%(?![0-9A-F]{2})/g, '%25')),
+      )
+    } else {
+      expect('problem' in target && target.problem).toContain(refused)
+      expect(JSON.stringify(target)).not.toContain(password)
+    }
+    const redactor = new Redactor()
+    for (const secret of secretsIn(deployDefinition.inputs['app-url'], raw, {}))
+      redactor.add(secret)
+    expect(redactor.redact(`app-url: ${raw}`)).not.toContain(password)
   })
 
   test('plain http to another machine: a warning, louder with a password', () => {
@@ -103,23 +145,41 @@ describe('app-url', () => {
   })
 })
 
-describe('appUrlSecrets', () => {
-  test('the password and user, raw and decoded, and their Basic value; not the address', () => {
+describe('the secrets of app-url, from its specification', () => {
+  const secretsOf = (raw: string): string[] =>
+    secretsIn(deployDefinition.inputs['app-url'], raw, {})
+
+  test('the password and the whole user part, raw and decoded, and their Basic value; not the address', () => {
     const raw = 'https://preview-user:pa%40ss-9z@shop.example.com'
-    expect(appUrlSecrets(raw)).toEqual([
+    expect(secretsOf(raw)).toEqual([
       'pa%40ss-9z',
       'pa@ss-9z',
-      'preview-user',
+      'preview-user:pa%40ss-9z',
+      'preview-user:pa@ss-9z',
       Buffer.from('preview-user:pa@ss-9z').toString('base64'),
     ])
     const redactor = new Redactor()
-    for (const secret of appUrlSecrets(raw)) redactor.add(secret)
-    expect(redactor.redact(`app-url: ${raw}`)).toBe('app-url: https://***:***@shop.example.com')
+    for (const secret of secretsOf(raw)) redactor.add(secret)
+    expect(redactor.redact(`app-url: ${raw}`)).toBe('app-url: https://***@shop.example.com')
   })
 
-  test('a short user name is left out; no credentials, no secrets', () => {
-    expect(appUrlSecrets('https://ci:s3cret-pw@shop.example.com')).not.toContain('ci')
-    expect(appUrlSecrets('https://shop.example.com')).toEqual([])
-    expect(appUrlSecrets('not a url')).toEqual([])
+  test('the user name alone is no secret; no credentials, no secrets', () => {
+    expect(secretsOf('https://ci:s3cret-pw@shop.example.com')).not.toContain('ci')
+    expect(secretsOf('https://shop.example.com')).toEqual([])
+    expect(secretsOf('not a url')).toEqual([])
+  })
+
+  test('messages and the Inputs group show the address without its user part', () => {
+    expect(() =>
+      parseDeployInputs(
+        withDefaults(deployDefinition, {
+          'webhook-url': 'https://deploy.example.com/hooks/abc',
+          'webhook-token': 'tok-3f9a7c1e5b',
+          'app-url': 'https://ci-user:4711/8833@preview.example.com',
+        }),
+      ),
+    ).toThrow(
+      "Invalid input 'app-url' 'https://***@preview.example.com': holds '/' in its user name or password (before the '@'), where a URL parser reads the end of the host; write it percent-encoded ('/' as %2F).",
+    )
   })
 })

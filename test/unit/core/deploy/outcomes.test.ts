@@ -19,6 +19,7 @@ describe('the rollout outcomes, written once', () => {
       ['timed-out', 'failure'],
       ['rolled-back', 'failure'],
       ['not-watched', 'call'],
+      ['cancelled', 'failure'],
     ])
   })
 

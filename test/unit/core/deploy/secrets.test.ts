@@ -1,11 +1,16 @@
 import { describe, expect, test } from '@jest/globals'
-import { looksLikeToken, webhookUrlSecrets } from '../../../../src/core/deploy/secrets.js'
+import { deployDefinition } from '../../../../src/core/deploy/definition.js'
+import { looksLikeToken } from '../../../../src/core/deploy/secrets.js'
+import { secretsIn } from '../../../../src/core/shared/input-secrets.js'
 import { Redactor } from '../../../../src/core/shared/redactor.js'
+
+/** The secrets of `webhook-url`, as the platform reads them from its specification. */
+const webhookUrlSecrets = (url: string): string[] =>
+  secretsIn(deployDefinition.inputs['webhook-url'], url, {})
 
 /** What a text becomes once every secret of the URL is registered, as the platform does. */
 function redactedBy(url: string, text: string): string {
   const redactor = new Redactor()
-  redactor.add(url)
   for (const secret of webhookUrlSecrets(url)) redactor.add(secret)
   return redactor.redact(text)
 }
@@ -62,8 +67,15 @@ describe('webhookUrlSecrets', () => {
     expect(redactedBy(`${url}/x9y8z7w6v5`, payload)).toBe(payload)
   })
 
-  test('an unparseable URL gives nothing to mask but itself (registered as the input)', () => {
-    expect(webhookUrlSecrets('not a url')).toEqual([])
+  test('an unparseable URL is masked whole, with what looks like credentials in it', () => {
+    expect(webhookUrlSecrets('not a url')).toEqual(['not a url'])
+    expect(webhookUrlSecrets('https://u:4711/8833@hooks.example.com/x')).toEqual(
+      expect.arrayContaining([
+        'https://u:4711/8833@hooks.example.com/x',
+        '4711/8833',
+        'u:4711/8833',
+      ]),
+    )
   })
 })
 

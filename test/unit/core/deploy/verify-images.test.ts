@@ -96,6 +96,7 @@ async function verify(
     const verified = await verifyImages(
       payload,
       {
+        registryMirrors: [],
         deadline: startDeadline(network.clock, 60),
         ...rest,
         ...(decided.login ? { login: decided.login } : {}),
@@ -410,5 +411,50 @@ describe('verifyImages: which login each registry is asked with', () => {
     const result = await verify(frontend('r.example/app/found:1'))
     expect(result.infos).toContain("Registry 'r.example': asked anonymously.")
     expect(authorizations(result)).toEqual({ 'r.example': ['-'] })
+  })
+})
+
+describe('verifyImages with registry-mirrors: an image of a mirrored registry is asked at its mirror', () => {
+  const MIRRORS = [
+    { registry: 'docker.io', location: 'r.example/hub', host: 'r.example' },
+    { registry: 'ghcr.io', location: 'down.example/ghcr', host: 'down.example' },
+  ]
+
+  test('found at the mirror: its digest, the reference as given, the mirror in the log', async () => {
+    const result = await verify(frontend('acme/found:1'), { registryMirrors: MIRRORS })
+    expect(result.error).toBeUndefined()
+    expect(result.requests.map((request) => request.url.href)).toEqual([
+      'https://r.example/v2/hub/acme/found/manifests/1',
+    ])
+    expect(JSON.parse(result.outputs.digests ?? '')).toEqual({ 'acme/found:1': DIGEST })
+    expect(result.infos).toContain(
+      `frontend acme/found:1 (asked at its mirror 'r.example'): found, ${DIGEST}`,
+    )
+  })
+
+  test('missing at the mirror: the message names the mirror and what it serves', async () => {
+    const { error } = await verify(frontend('acme/missing:1'), { registryMirrors: MIRRORS })
+    expect(error?.message).toBe(
+      "The image check failed for 1 of 1 image(s), so the deployment was not requested:\n- The frontend image 'acme/missing:1' does not exist in registry 'r.example' (the mirror of 'docker.io' in 'registry-mirrors') (HTTP 404): check its tag or digest, and that it was pushed",
+    )
+  })
+
+  test('a mirror out of reach: the warning of auto names it', async () => {
+    const result = await verify(frontend('ghcr.io/acme/x:1'), { registryMirrors: MIRRORS })
+    expect(result.warnings).toEqual([
+      {
+        title: 'Image not checked',
+        message: expect.stringMatching(
+          /^The frontend image 'ghcr\.io\/acme\/x:1' could not be checked in registry 'down\.example' \(the mirror of 'ghcr\.io' in 'registry-mirrors'\): the server refused the connection/,
+        ) as unknown as string,
+      },
+    ])
+  })
+
+  test('an image of a registry no mirror serves: asked where its name says', async () => {
+    const result = await verify(frontend('r.example/app/found:1'), { registryMirrors: MIRRORS })
+    expect(result.requests.map((request) => request.url.href)).toEqual([
+      'https://r.example/v2/app/found/manifests/1',
+    ])
   })
 })

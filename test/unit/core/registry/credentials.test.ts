@@ -1,11 +1,11 @@
 import { describe, expect, test } from '@jest/globals'
 import {
-  basicAuth,
   loginFromInputs,
-  loginSecrets,
   parseBasicAuth,
   parseRegistry,
 } from '../../../../src/core/registry/credentials.js'
+import { loginForms } from '../../../../src/core/registry/inputs.js'
+import { basicAuth } from '../../../../src/core/shared/http.js'
 
 describe('registry credentials', () => {
   test('basicAuth is base64 of user:password, and parseBasicAuth reads it back', () => {
@@ -16,8 +16,8 @@ describe('registry credentials', () => {
   })
 
   test('the secrets of a login: its password and the base64 form Docker stores', () => {
-    expect(loginSecrets('ci', 'pw-1')).toEqual(['pw-1', basicAuth('ci', 'pw-1')])
-    expect(loginSecrets('ci', '')).toEqual([])
+    expect(loginForms('ci', 'pw-1')).toEqual(['pw-1', basicAuth('ci', 'pw-1')])
+    expect(loginForms('ci', '')).toEqual([])
   })
 
   test.each<[string, string | undefined, string | undefined, ReturnType<typeof loginFromInputs>]>([

@@ -2,10 +2,8 @@ import { describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { checkImage, type CheckOutcome } from '../../../../src/core/registry/manifest-check.js'
 import { MANIFEST_TYPES } from '../../../../src/core/registry/manifests.js'
-import {
-  loginSecrets,
-  type RegistryCredentials,
-} from '../../../../src/core/registry/credentials.js'
+import type { RegistryCredentials } from '../../../../src/core/registry/credentials.js'
+import { loginForms } from '../../../../src/core/registry/inputs.js'
 import { registryImage, type RegistryImage } from '../../../../src/core/registry/reference.js'
 import { startDeadline } from '../../../../src/core/shared/deadline.js'
 import type { HttpRequest } from '../../../../src/core/shared/http.js'
@@ -53,7 +51,7 @@ async function check(
   // As the platform does: the login's forms are registered before the check (see logins.ts).
   const redactor = new Redactor()
   const { credentials } = options
-  for (const secret of credentials ? loginSecrets(credentials.username, credentials.password) : [])
+  for (const secret of credentials ? loginForms(credentials.username, credentials.password) : [])
     redactor.add(secret)
   const network = fakeNetwork((request) => {
     secretsAt.push([...secrets])

@@ -1,8 +1,8 @@
+import { inputSecrets } from '../../../../src/core/shared/input-secrets.js'
 import { describe, expect, test } from '@jest/globals'
 import { deployDefinition } from '../../../../src/core/deploy/definition.js'
 import {
   MIN_SECRET_LENGTH,
-  actionSecrets,
   base64Forms,
   embeddedPasswords,
   leakForms,
@@ -77,7 +77,6 @@ describe('shortSecretInputs', () => {
 describe('embeddedPasswords', () => {
   test.each([
     ['ci:Reg-pass-1@ghcr.io', ['Reg-pass-1']],
-    ['https://ci:p%40ss@hooks.example.com/x', ['p%40ss']],
     ['ghcr.io\nrobot:tok3n-9@ghcr.io/acme', ['tok3n-9']],
     ['shop/frontend:1@sha256:' + 'a'.repeat(64), []],
     ['reg.example.com:5000/shop/frontend:1', []],
@@ -87,12 +86,21 @@ describe('embeddedPasswords', () => {
     expect(embeddedPasswords(value)).toEqual(expected)
   })
 
-  test('actionSecrets masks a password written into an input that is not secret', () => {
+  test('inputSecrets masks a password written into an input that is not secret', () => {
     expect(
-      actionSecrets(deployDefinition, {
+      inputSecrets(deployDefinition, {
         'webhook-token': 'tok-123456',
         'frontend-image': 'ci:Reg-pass-1@reg.example.com/shop/frontend:1',
+        'payload-file': 'https://ci:p%40ss-12@files.example.com/p.json',
       }),
-    ).toEqual(['tok-123456', 'Reg-pass-1'])
+    ).toEqual([
+      'tok-123456',
+      'Reg-pass-1',
+      'p%40ss-12',
+      'p@ss-12',
+      'ci:p%40ss-12',
+      'ci:p@ss-12',
+      Buffer.from('ci:p@ss-12').toString('base64'),
+    ])
   })
 })

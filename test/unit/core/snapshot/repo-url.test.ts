@@ -4,7 +4,8 @@ import {
   cleanGitMessage,
   stripUrlCredentials,
 } from '../../../../src/core/snapshot/git-errors.js'
-import { credentialsInText, parseRepoUrl } from '../../../../src/core/snapshot/repo-url.js'
+import { parseRepoUrl } from '../../../../src/core/snapshot/repo-url.js'
+import { credentialsInText } from '../../../../src/core/shared/url-credentials.js'
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64')
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from '@jest/globals'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { renderPerformance, type BenchResults } from '../../../../bench/report.js'
-import { npxCost } from '../../../../scripts/render/bench-figures.js'
+import { buildahCost, npxCost } from '../../../../scripts/render/bench-figures.js'
 import { DOCUMENTS } from '../../../helpers/markdown.js'
 import { ROOT } from '../../../helpers/run-action.js'
 
@@ -46,6 +46,7 @@ describe('figures in the documents', () => {
     const flat = async (path: string): Promise<string> =>
       (await readFile(join(ROOT, path), 'utf8')).replace(/\s+/g, ' ')
     expect(await flat('gitlab/README.md')).toContain(npxCost(figures))
+    expect(await flat('docs/build-images.md')).toContain(buildahCost(figures))
     // Formatting pads the tables' cells and rules: compared without spaces, bars and dashes.
     const bare = (text: string): string => text.replace(/[\s|-]+/g, '')
     expect(bare(await flat('docs/performance.md'))).toContain(bare(renderPerformance(figures)))

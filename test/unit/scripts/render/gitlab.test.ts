@@ -104,7 +104,7 @@ describe('a region for a job that runs several actions', () => {
       ...region('    ', 'build-images inputs without images'),
       ...region(
         '    ',
-        'deploy inputs without frontend-image backend-images codeasdata-image registry registry-username check-only',
+        'deploy inputs without frontend-image backend-images codeasdata-image registry registry-username registry-mirrors check-only',
       ),
       '---',
       'job:',

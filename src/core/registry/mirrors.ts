@@ -1,0 +1,172 @@
+import type { SecretParts } from '../definition.js'
+import { unique } from '../shared/collections.js'
+import { parseImageReference } from '../shared/image-ref.js'
+import { parseLines, refine } from '../shared/inputs.js'
+import { percentDecoded } from '../shared/secrets.js'
+import { basicAuth } from '../shared/http.js'
+import { parseRegistry } from './credentials.js'
+import { DOCKER_HUB, registryImage, registryName, type RegistryImage } from './reference.js'
+
+/**
+ * `registry-mirrors`: the registries whose images this run reads from another registry, such as
+ * Docker Hub's from the instance's own (`docker.io=registry.internal/dockerhub`). Honoured
+ * wherever an image is resolved: the reuse look-up and the image check ask the mirror, Buildah
+ * gets it in its registries configuration, and Docker as a named context per base image.
+ */
+
+/** One `registry=mirror` line. */
+export interface RegistryMirror {
+  /** The registry it serves, as registryName names it: `docker.io`, `ghcr.io`, `host:5000`. */
+  registry: string
+  /** Where its images are: `host[:port][/path]`, an image's path (and tag) after it. */
+  location: string
+  /** The mirror's `host[:port]`: whose login it is read with. */
+  host: string
+}
+
+export type RegistryMirrors = readonly RegistryMirror[]
+
+export const MIRRORS_EXAMPLE = "'docker.io=registry.internal/dockerhub'"
+const EXPECTED = `expected one 'registry=mirror' per line, such as ${MIRRORS_EXAMPLE} (a path after the mirror's host allowed)`
+
+/** The `registry-mirrors` input of both actions; '' means none. */
+export const registryMirrors = refine<RegistryMirror[]>((raw) => parseMirrors(raw))
+
+/**
+ * Each line `registry=mirror`. A problem names a line by its number, never by its text: a line
+ * that gives credentials holds a password.
+ */
+export function parseMirrors(raw: string): RegistryMirror[] | { problem: string } {
+  const mirrors: RegistryMirror[] = []
+  for (const [index, text] of raw.split(/\r?\n/).entries()) {
+    const line = text.trim()
+    const number = index + 1
+    if (line === '') continue
+    const eq = line.indexOf('=')
+    if (eq < 0) return { problem: `line ${number} is not registry=mirror; ${EXPECTED}` }
+    const served = line.slice(0, eq).trim()
+    const location = line.slice(eq + 1).trim()
+    const problem = servedProblem(served) ?? locationProblem(location)
+    if (problem) return { problem: `line ${number} ${problem}; ${EXPECTED}` }
+    const registry = registryName(served)
+    const target = parseRegistry(location)
+    if ('problem' in target) return { problem: `line ${number} ${target.problem}` }
+    if (mirrors.some((mirror) => mirror.registry === registry))
+      return {
+        problem: `line ${number} names the registry '${registry}' again; expected each registry once`,
+      }
+    if (registryName(target.prefix) === registry && target.prefix === target.host)
+      return { problem: `line ${number} gives '${registry}' itself as its mirror; ${EXPECTED}` }
+    mirrors.push({ registry, location: target.prefix, host: target.host })
+  }
+  return mirrors
+}
+
+function servedProblem(served: string): string | undefined {
+  if (served === '') return 'names no registry before the `=`'
+  const target = parseRegistry(served)
+  if ('problem' in target || target.prefix !== target.host)
+    return `names '${served}' as the registry it serves, which is not a registry host (such as 'docker.io', 'ghcr.io' or 'registry.example.com:5000', without a path)`
+  return undefined
+}
+
+function locationProblem(location: string): string | undefined {
+  if (location === '') return 'names no mirror after the `=`'
+  // Never echoed: a user:password@ before the host is a secret.
+  if (location.includes('@'))
+    return "gives the mirror with credentials ('user:password@host'), which would show in logs and in the builder's configuration: remove them (a mirror on the host of 'registry' is read with 'registry-username' and 'registry-password', any other anonymously or with the runner's own login)"
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location))
+    return `gives the mirror '${location}' with a scheme; give its host and path alone (https is used, plain http only on this machine's loopback)`
+  return undefined
+}
+
+/**
+ * The forms of `user:password@` credentials a line gives the mirror with, which the parser
+ * refuses but the log must not show before it does: the password (embeddedPasswords masks it
+ * too), the user name when long enough, and the Basic value they make.
+ */
+export function mirrorSecrets(raw: string): string[] {
+  const secrets: string[] = []
+  for (const line of parseLines(raw)) {
+    const location = line.slice(line.indexOf('=') + 1).replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
+    const at = location.lastIndexOf('@')
+    if (at < 0) continue
+    const userInfo = location.slice(0, at)
+    const colon = userInfo.indexOf(':')
+    const user = colon < 0 ? userInfo : userInfo.slice(0, colon)
+    const password = colon < 0 ? '' : userInfo.slice(colon + 1)
+    for (const form of unique([password, percentDecoded(password)]))
+      if (form !== '') secrets.push(form)
+    for (const form of unique([user, percentDecoded(user)]))
+      if (form.length >= 4) secrets.push(form)
+    if (password !== '') secrets.push(basicAuth(percentDecoded(user), percentDecoded(password)))
+  }
+  return unique(secrets)
+}
+
+/**
+ * What of `registry-mirrors` is secret: nothing the parser accepts (it refuses credentials), but
+ * the `user:password@` a line may give before it refuses it, masked before any line is printed.
+ */
+export const mirrorCredentials: SecretParts<RegistryMirror[]> = {
+  said: "credentials in a mirror ('user:password@host')",
+  parts: (_mirrors, raw) => mirrorSecrets(raw),
+  unparsed: (raw) => mirrorSecrets(raw),
+  shown: (raw) =>
+    raw
+      .split('\n')
+      .map((line) =>
+        line.replace(
+          /=(\s*(?:[a-z][a-z0-9+.-]*:\/\/)?)([^@\s]*)@/i,
+          (_all, scheme: string, userInfo: string) =>
+            `=${scheme}${userInfo.includes(':') ? '***:***' : '***'}@`,
+        ),
+      )
+      .join('\n'),
+}
+
+/**
+ * Where a mirror serves `reference`: its location, then the image's path in its registry
+ * (Docker Hub's official images under `library/`, as a Docker Hub mirror holds them) with its
+ * tag and digest; a reference with neither is `:latest`, as Docker reads it. Undefined when no
+ * mirror serves its registry, or when it is no image reference.
+ */
+export function mirroredReference(reference: string, mirrors: RegistryMirrors): string | undefined {
+  if (mirrors.length === 0) return undefined
+  const first = parseImageReference(reference)
+  const parsed = typeof first === 'string' ? parseImageReference(`${reference}:latest`) : first
+  if (typeof parsed === 'string') return undefined
+  const registry = registryName(parsed.domain ?? DOCKER_HUB)
+  const mirror = mirrors.find((candidate) => candidate.registry === registry)
+  if (!mirror) return undefined
+  const path =
+    registry === DOCKER_HUB && !parsed.path.includes('/') ? `library/${parsed.path}` : parsed.path
+  const tag = parsed.tag ? `:${parsed.tag}` : ''
+  const digest = parsed.digest ? `@${parsed.digest}` : ''
+  return `${mirror.location}/${path}${tag}${digest}`
+}
+
+/**
+ * The registry API of an image as this run reads it: at its mirror when one serves its
+ * registry (`mirrorOf` names the registry it stands for), else where its name says. The
+ * reference stays the one given.
+ */
+export function resolvedImage(
+  reference: string,
+  mirrors: RegistryMirrors,
+): (RegistryImage & { mirrorOf?: string }) | { problem: string } {
+  const mirrored = mirroredReference(reference, mirrors)
+  const own = registryImage(reference)
+  if (!mirrored) return own
+  const target = registryImage(mirrored)
+  if ('problem' in target) return target
+  const served = 'problem' in own ? undefined : own.registry
+  return { ...target, reference, ...(served ? { mirrorOf: served } : {}) }
+}
+
+/** The registry as a message names it: its mirror says whose images it serves. */
+export function registryShown(image: { registry: string; mirrorOf?: string }): string {
+  return image.mirrorOf
+    ? `'${image.registry}' (the mirror of '${image.mirrorOf}' in 'registry-mirrors')`
+    : `'${image.registry}'`
+}

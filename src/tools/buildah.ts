@@ -1,0 +1,274 @@
+// The Buildah adapter: the ImageBuilder port over the buildah command line (whose argv the core's
+// buildah-args.ts builds, and whose output it parses), and the files it runs with: a registries
+// configuration and, with a login, an auth file of the step's own, both removed at its end.
+import { existsSync, rmSync } from 'node:fs'
+import { copyFile, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { homedir, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { secretEnvironment, type BuildCommand } from '../core/build-images/build-command.js'
+import {
+  buildahBuildArgv,
+  buildahCommandName,
+  buildahInspectArgv,
+  buildahLoginArgv,
+  buildahPullArgv,
+  buildahPushArgv,
+  buildahVersionArgv,
+  parseBuildahInspect,
+  parseBuildahVersion,
+  parseDigestFile,
+  registriesConf,
+  saysImageNotKnown,
+  type BuildahImage,
+  type BuildahSetup,
+} from '../core/build-images/buildah-args.js'
+import { BuilderCommandError, type ImageBuilder } from '../core/build-images/ports.js'
+import type { RegistryMirrors } from '../core/registry/mirrors.js'
+import { usesPlainHttp } from '../core/registry/reference.js'
+import type { Env } from '../core/shared/env.js'
+import { CancelledError, errorMessage } from '../core/shared/errors.js'
+import { commandLine, type Exec, type ExecResult } from '../core/shared/exec.js'
+import { parseImageReference } from '../core/shared/image-ref.js'
+import type { StepCancellation } from './cancel.js'
+import { jobDockerConfigPath } from './docker.js'
+import { stepFolder, type StepFolder } from './step-folder.js'
+
+export interface BuildahOptions {
+  /** Buildah's storage driver and isolation: the environment's, else this step's defaults. */
+  settings: Pick<BuildahSetup, 'storageDriver' | 'isolation'>
+  /** The step's own configuration (see buildahSession); none for a probe. */
+  session?: BuildahSession
+  /** Where a push's scratch folder goes (see stepTempRoot); the machine's temp folder if unset. */
+  tempRoot?: string
+  /** A cancelled step removes the scratch folder of a push it stopped. */
+  cancel?: StepCancellation
+  /** What buildah already said (to the `builder: auto` choice): kept when it answered. */
+  known?: Awaited<ReturnType<ImageBuilder['versions']>>
+}
+
+/** Lines of output kept for an error message: enough for a failing RUN step and its cause. */
+const TAIL_LINES = 30
+
+interface RunExtra {
+  input?: string
+  env?: Record<string, string>
+  onLine?: (line: string) => void
+  echo?: boolean
+}
+
+/** Buildah through its command line, over the exec port. */
+export function createBuildah(exec: Exec, options: BuildahOptions): ImageBuilder {
+  const { settings, session } = options
+  const run = async (argv: string[], extra: RunExtra = {}): Promise<ExecResult> => {
+    const command = buildahCommandName(argv)
+    if (extra.echo) extra.onLine?.(`$ ${commandLine('buildah', argv)}`)
+    const tail: string[] = []
+    let result: ExecResult
+    try {
+      result = await exec('buildah', argv, {
+        env: { ...session?.env, ...extra.env },
+        input: extra.input,
+        onLine: (line) => {
+          tail.push(line)
+          if (tail.length > TAIL_LINES) tail.shift()
+          extra.onLine?.(line)
+        },
+      })
+    } catch (error) {
+      if (error instanceof CancelledError) throw error
+      throw new BuilderCommandError(command, `could not start (${errorMessage(error)})`, [])
+    }
+    if (result.code !== 0)
+      throw new BuilderCommandError(command, `exited with ${result.code}`, tail)
+    return result
+  }
+
+  let versions: ReturnType<ImageBuilder['versions']> | undefined = options.known?.client
+    ? Promise.resolve(options.known)
+    : undefined
+  const askVersions: ImageBuilder['versions'] = async () => {
+    let result: ExecResult
+    try {
+      result = await exec('buildah', buildahVersionArgv(), { env: session?.env })
+    } catch (error) {
+      return { problem: `the buildah command could not start (${errorMessage(error)})` }
+    }
+    const found = parseBuildahVersion(result.stdout)
+    if (result.code === 0 && found.client) return found
+    const said = result.stderr.trim().split('\n').slice(-3).join(' ')
+    return { ...found, problem: said || `buildah version exited with ${result.code}` }
+  }
+  const inspect = async (reference: string): Promise<BuildahImage> => {
+    const { stdout } = await run(buildahInspectArgv(reference, settings))
+    const image = parseBuildahInspect(stdout)
+    if (image) return image
+    throw new BuilderCommandError('buildah inspect', 'printed no image description', [
+      stdout.slice(0, 500),
+    ])
+  }
+
+  /** The image as the store holds it, pulled first when it does not. */
+  const held = async (reference: string): Promise<BuildahImage> => {
+    await session?.reach([reference])
+    try {
+      return await inspect(reference)
+    } catch (error) {
+      if (!(error instanceof BuilderCommandError && saysImageNotKnown(error.tail.join('\n'))))
+        throw error
+    }
+    await run(buildahPullArgv(reference, settings))
+    return inspect(reference)
+  }
+
+  return {
+    name: 'buildah',
+    versions: () => (versions ??= askVersions()),
+    async setup() {
+      const found = await (versions ??= askVersions())
+      return { kind: 'buildah', version: found.client ?? 'unknown', ...settings }
+    },
+    async login(server, username, password) {
+      await session?.reach([server])
+      await run(buildahLoginArgv(server, username, usesPlainHttp(server)), { input: password })
+    },
+    async build(command, _options, onLine) {
+      await session?.reach(referencesOf(command))
+      const argv = buildahBuildArgv(command, settings)
+      await run(argv, { onLine, echo: true, env: secretEnvironment(command) })
+      // The image is in Buildah's store: push sends it, as docker push does from the engine.
+      return {}
+    },
+    async push(reference, onLine) {
+      await session?.reach([reference])
+      const dir = await mkdtemp(join(options.tempRoot ?? tmpdir(), 'olympe-push-'))
+      const forget = options.cancel?.atExit(() => rmSync(dir, { recursive: true, force: true }))
+      try {
+        const file = join(dir, 'digest')
+        await run(buildahPushArgv(reference, file, settings), { onLine, echo: true })
+        const text = await readFile(file, 'utf8').catch(() => '')
+        const digest = parseDigestFile(text)
+        if (!digest)
+          throw new BuilderCommandError('buildah push', 'wrote no manifest digest', [
+            `--digestfile held: ${text.slice(0, 200) || '(nothing)'}`,
+          ])
+        return digest
+      } finally {
+        await rm(dir, { recursive: true, force: true })
+        forget?.()
+      }
+    },
+    async onBuildTriggers(reference) {
+      return (await held(reference)).onBuild
+    },
+    // A base pulled by the build under its name as written, not its mirror's, is pulled again
+    // by the mirror's name: its layers are in the store already.
+    async history(reference) {
+      return (await held(reference)).history
+    },
+    async imageSize(reference) {
+      try {
+        return (await inspect(reference)).size
+      } catch {
+        return undefined
+      }
+    },
+  }
+}
+
+/** Every image a build talks to: its tags (pushed later), its bases and where mirrors serve them. */
+function referencesOf(command: BuildCommand): string[] {
+  return [
+    ...command.tags,
+    ...(command.bases ?? []).flatMap((base) =>
+      base.mirrored ? [base.reference, base.mirrored] : [base.reference],
+    ),
+  ]
+}
+
+/**
+ * The configuration buildah runs with for one step: CONTAINERS_REGISTRIES_CONF names a registries
+ * configuration of the step's own (registries-conf in buildah-args.ts), and with a login,
+ * REGISTRY_AUTH_FILE an auth file of its own that starts as a copy of the runner's, so that its
+ * logins to other registries keep working and the step's never outlives it.
+ */
+export interface BuildahSession {
+  env: Record<string, string>
+  /**
+   * Tells the session of the registries a command is about to reach (image references, or a
+   * login's server): one on loopback is added to the configuration as plain http.
+   */
+  reach(references: readonly string[]): Promise<void>
+  dispose: () => Promise<void>
+}
+
+const SESSION_PREFIX = 'olympe-buildah-'
+
+export async function buildahSession(
+  env: Env,
+  options: { login: boolean; mirrors: RegistryMirrors; cancel?: StepCancellation },
+): Promise<BuildahSession> {
+  const folder: StepFolder = await stepFolder(env, SESSION_PREFIX, options.cancel)
+  const conf = join(folder.dir, 'registries.conf')
+  const plainHttp = new Set(
+    options.mirrors.map((mirror) => mirror.host).filter((host) => usesPlainHttp(host)),
+  )
+  const write = async (): Promise<void> => {
+    // Whole or not at all: a build running beside may be reading it.
+    const next = `${conf}.next`
+    await writeFile(next, registriesConf({ mirrors: options.mirrors, plainHttp: [...plainHttp] }))
+    await rename(next, conf)
+  }
+  await write()
+  const sessionEnv: Record<string, string> = { CONTAINERS_REGISTRIES_CONF: conf }
+  if (options.login) {
+    // There from the start: buildah refuses an auth file it is pointed at that does not exist.
+    const auth = join(folder.dir, 'auth.json')
+    const own = runnerAuthFile(env)
+    const copied = own
+      ? await copyFile(own, auth).then(
+          () => true,
+          () => false,
+        )
+      : false
+    if (!copied) await writeFile(auth, '{"auths":{}}\n', { mode: 0o600 })
+    sessionEnv.REGISTRY_AUTH_FILE = auth
+  }
+  return {
+    env: sessionEnv,
+    async reach(references) {
+      const hosts = references.map(hostOf).filter((host): host is string => host !== undefined)
+      const added = hosts.filter((host) => usesPlainHttp(host) && !plainHttp.has(host))
+      if (added.length === 0) return
+      for (const host of added) plainHttp.add(host)
+      await write()
+    },
+    dispose: folder.dispose,
+  }
+}
+
+/** The registry host of an image reference; a login's server (no '/') is one already. */
+function hostOf(reference: string): string | undefined {
+  if (!reference.includes('/')) return reference
+  const parsed = parseImageReference(reference)
+  const read = typeof parsed === 'string' ? parseImageReference(`${reference}:latest`) : parsed
+  return typeof read === 'string' ? undefined : read.domain
+}
+
+/**
+ * The auth file buildah reads the runner's logins from when nothing says otherwise
+ * (containers-auth.json): REGISTRY_AUTH_FILE, else `$XDG_RUNTIME_DIR/containers/auth.json`; undefined
+ * when neither is there (buildah then reads the Docker config too).
+ */
+function runnerAuthFile(env: Env): string | undefined {
+  if (env.REGISTRY_AUTH_FILE) return env.REGISTRY_AUTH_FILE
+  const runtime = env.XDG_RUNTIME_DIR && join(env.XDG_RUNTIME_DIR, 'containers/auth.json')
+  return runtime && existsSync(runtime) ? runtime : undefined
+}
+
+/**
+ * The runner's own logins as the registry look-ups read them for a Buildah run: Buildah's auth
+ * file when there is one, else the Docker config, which buildah reads too.
+ */
+export function buildahAuthFilePath(env: Env, home: string = homedir()): string {
+  return runnerAuthFile(env) ?? jobDockerConfigPath(env, home)
+}
