@@ -7,6 +7,7 @@ import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { openSigningKey } from '../src/core/signing/private-key.js'
 import { signImages } from '../src/core/signing/sign-images.js'
+import { inputsLogin } from '../src/core/registry/logins.js'
 import { systemClock } from '../src/tools/clock.js'
 import { nodeFiles } from '../src/tools/files.js'
 import { createHttpClient } from '../src/tools/http.js'
@@ -135,7 +136,7 @@ async function sign(
   await signImages(
     [{ kind: 'frontend', reference, references: [reference], digest }],
     [],
-    { signingKey, push: true, login },
+    { signingKey, push: true, login: inputsLogin(login, []) },
     {
       logger: {
         info: quiet,

@@ -1,6 +1,6 @@
 import { deployDefinition, type DeployInputName } from '../core/deploy/definition.js'
 import type { ParseTools } from '../core/definition.js'
-import { parseDeployInputs, type DeployInputs } from '../core/deploy/inputs.js'
+import { checkDeploy, type CheckedDeploy } from '../core/deploy/check.js'
 import { cancelReport } from '../core/deploy/progress.js'
 import { runDeploy } from '../core/deploy/run.js'
 import { runAction, type Action } from '../platform/run.js'
@@ -11,14 +11,18 @@ import { USER_AGENT } from '../platform/package-info.js'
 import { jobDockerConfigPath } from '../tools/docker.js'
 import { createHttpClient } from '../tools/http.js'
 
-export const deployAction: Action<DeployInputName, DeployInputs> = {
+export const deployAction: Action<DeployInputName, CheckedDeploy> = {
   definition: deployDefinition,
-  parse: async (raw) =>
-    parseDeployInputs(raw, { parseYaml: await yamlParserFor(raw['deploy-rules']) }),
+  check: async (raw, context, platform) =>
+    checkDeploy(raw, { parseYaml: await yamlParserFor(raw['deploy-rules']) }, context, {
+      ...platform,
+      files: nodeFiles,
+      clock: systemClock,
+    }),
   // Until it runs, nothing is sent; from then on, it says how far it got (see cancelReport).
   cancelNote: () => cancelReport({ kind: 'not-sent' }).note,
-  async run(inputs, context, platform) {
-    const end = await runDeploy(inputs, context, {
+  async run(checked, context, platform) {
+    const end = await runDeploy(checked, context, {
       ...platform,
       progress: (phase) => platform.cancel.reportWith(() => cancelReport(phase)),
       http: createHttpClient(USER_AGENT),

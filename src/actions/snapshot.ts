@@ -1,23 +1,28 @@
 import { snapshotDefinition, type SnapshotInputName } from '../core/snapshot/definition.js'
-import { parseSnapshotInputs, type SnapshotInputs } from '../core/snapshot/inputs.js'
+import { checkSnapshot, type CheckedSnapshot } from '../core/snapshot/check.js'
 import { runSnapshot } from '../core/snapshot/run.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
-import { filesFor } from '../tools/files.js'
+import { filesFor, nodeFiles } from '../tools/files.js'
 import { createGitPort } from '../tools/git.js'
 import { runProcessGroup } from '../tools/process-group.js'
 import { isStepDebug } from '../platform/step-debug.js'
 
-export const snapshotAction: Action<SnapshotInputName, SnapshotInputs> = {
+export const snapshotAction: Action<SnapshotInputName, CheckedSnapshot> = {
   definition: snapshotDefinition,
-  parse: parseSnapshotInputs,
+  check: (raw, context, platform) =>
+    checkSnapshot(raw, context, {
+      ...platform,
+      files: nodeFiles,
+      variable: (name) => process.env[name],
+    }),
   cancelNote: () =>
     'No commit was pushed after the cancel; a push under way when it came may have reached its repository: check the branch before running the snapshot again.',
-  async run(inputs, context, platform) {
+  async run(checked, context, platform) {
     const { cancel } = platform
     await runSnapshot(
-      inputs,
+      checked,
       { ...context, debug: isStepDebug(process.env) },
       {
         ...platform,

@@ -1,6 +1,7 @@
 import type { CiContext, Platform } from '../core/shared/context.js'
 import type { Env } from '../core/shared/env.js'
 import type { Exec } from '../core/shared/exec.js'
+import { quote } from '../core/shared/errors.js'
 
 /**
  * The facts about this run, read once. GitHub's come from @actions/github's context (loaded only
@@ -22,6 +23,50 @@ export function whichCi(env: Env): Platform {
   if (env.GITHUB_ACTIONS === 'true') return 'github'
   if (env.GITLAB_CI === 'true') return 'gitlab'
   return 'local'
+}
+
+const PLATFORM_NAMES: Record<Platform, string> = {
+  github: 'GitHub Actions',
+  gitlab: 'GitLab CI',
+  local: 'local command line',
+}
+
+/**
+ * The step's first line: the platform it takes itself to run on, and the variables that decided
+ * it, so that a run that is not where it seems (gitlab-ci-local sets GITLAB_CI to 'false') shows
+ * it at once. `commandLine`: started by `olympe-deploy`, not as a step of the runner.
+ */
+export function platformLine(env: Env, commandLine: boolean): string {
+  const ci = whichCi(env)
+  const said = (name: 'GITHUB_ACTIONS' | 'GITLAB_CI'): string => {
+    const value = env[name]
+    return value === undefined ? `${name} is not set` : `${name} is ${quote(value, 40)}`
+  }
+  const why =
+    ci === 'github'
+      ? said('GITHUB_ACTIONS')
+      : ci === 'gitlab'
+        ? said('GITLAB_CI')
+        : `${said('GITLAB_CI')}, ${said('GITHUB_ACTIONS')}`
+  const how = ci !== 'local' && commandLine ? ', command line' : ''
+  const hint =
+    ci === 'local' && env.GITLAB_CI !== undefined
+      ? ". GitLab sets GITLAB_CI to 'true' in every job, and gitlab-ci-local to 'false': to run a job there as on GitLab, give it --variable GITLAB_CI=true"
+      : ''
+  return `Platform: ${PLATFORM_NAMES[ci]}${how} (${why})${hint}.`
+}
+
+/**
+ * What to check when a registry refuses the login, as each platform gives the user name and
+ * password (see CiContext.registryLoginHelp).
+ */
+export const REGISTRY_LOGIN_HELP: Record<Platform, string> = {
+  github:
+    "Check the step's 'registry-username' and 'registry-password' inputs, and that 'registry' names the right host. With secrets.GITHUB_TOKEN as the password, the job needs 'permissions: packages: write', and a package that exists already must give this repository write access (its Manage Actions access settings)",
+  gitlab:
+    "On GitLab the templates log in as $CI_REGISTRY_USER with $CI_REGISTRY_PASSWORD, the job token, which may push to this project's own registry only: check that the project's container registry is enabled and that 'registry' is $CI_REGISTRY. For another registry or account, set 'registry' and 'registry-username', and the password in the masked CI/CD variable INPUT_REGISTRY_PASSWORD",
+  local:
+    "Check the INPUT_REGISTRY_USERNAME and INPUT_REGISTRY_PASSWORD variables (or the '--registry-username' flag), and that 'registry' names the right host",
 }
 
 const GITHUB_PR_EVENTS = new Set([
@@ -71,6 +116,7 @@ async function githubContext(env: Env, cwd: string): Promise<CiContext> {
     repository,
     repositoryUrl: repository ? `${context.serverUrl}/${repository}` : undefined,
     actor: GITHUB_BOT,
+    registryLoginHelp: REGISTRY_LOGIN_HELP.github,
   }
 }
 
@@ -88,12 +134,14 @@ function gitlabContext(env: Env, cwd: string): CiContext {
     runId: env.CI_PIPELINE_ID,
     repository: env.CI_PROJECT_PATH,
     repositoryUrl: env.CI_PROJECT_URL,
+    containerRegistry: env.CI_REGISTRY || undefined,
     actor: env.GITLAB_USER_EMAIL
       ? {
           name: env.GITLAB_USER_NAME || env.GITLAB_USER_LOGIN || 'GitLab CI',
           email: env.GITLAB_USER_EMAIL,
         }
       : undefined,
+    registryLoginHelp: REGISTRY_LOGIN_HELP.gitlab,
   }
 }
 
@@ -104,7 +152,15 @@ function gitlabContext(env: Env, cwd: string): CiContext {
  */
 async function localContext(cwd: string, exec: Exec): Promise<CiContext> {
   const [sha, branch] = await gitFacts(cwd, exec)
-  return { platform: 'local', workspace: cwd, event: 'local', isPullRequest: false, branch, sha }
+  return {
+    platform: 'local',
+    workspace: cwd,
+    event: 'local',
+    isPullRequest: false,
+    branch,
+    sha,
+    registryLoginHelp: REGISTRY_LOGIN_HELP.local,
+  }
 }
 
 /** `git rev-parse HEAD --abbrev-ref HEAD`: the commit, then the branch (HEAD when detached). */

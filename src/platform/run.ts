@@ -27,18 +27,31 @@ export type PlatformPorts = Pick<
   notLive: (headline: string) => void
 }
 
-/** Every action has the common `check-only` input (see CHECK_ONLY). */
-export interface Action<I extends string, T extends { checkOnly: boolean }> {
+/** What the check phase may use of the platform; the action adds its Files port and clock. */
+export type CheckPorts = Pick<PlatformPorts, 'logger' | 'redact' | 'registerSecret'>
+
+/** What every check phase returns: the typed inputs, with the common `check-only` (CHECK_ONLY). */
+export interface Checked {
+  inputs: { checkOnly: boolean }
+}
+
+export interface Action<I extends string, C extends Checked> {
   /** Its inputs, each with what of it is secret (see InputSpec.secret). */
   definition: ActionDefinition<I>
-  /** The typed inputs, or an InputError naming each problem; nothing else happens here. */
-  parse: (raw: RawInputs<I>, context: CiContext) => T | Promise<T>
-  run: (inputs: T, context: CiContext, platform: PlatformPorts) => Promise<void>
+  /**
+   * The check phase, the one place where a run's inputs are read: each input parsed, and each
+   * file they name that exists before the run (the payload file, the snapshot configuration, the
+   * Dockerfiles) read and validated. A problem is an InputError or an ActionError that names it.
+   * It reads and prints, nothing else: no request, no process, no write. `check-only` stops after
+   * it; a run gets what it found, and reads none of it again.
+   */
+  check: (raw: RawInputs<I>, context: CiContext, platform: CheckPorts) => Promise<C>
+  run: (checked: C, context: CiContext, platform: PlatformPorts) => Promise<void>
   /**
    * What a cancelled step says besides that it stopped (what stays done, what was removed), unless
    * its code said how far it got (see StepCancellation.reportWith).
    */
-  cancelNote?: (inputs: T | undefined) => string | undefined
+  cancelNote?: (checked: C | undefined) => string | undefined
 }
 
 /**
@@ -75,10 +88,11 @@ const UNWIND_MS = 6500
 
 /**
  * The one place an action starts: pick the platform, register secrets before anything is
- * printed, fill defaults, run, and turn any failure into one clear message and exit code 1.
+ * printed, say the platform, fill defaults, check, run, and turn any failure into one clear
+ * message and exit code 1.
  */
-export async function runAction<I extends string, T extends { checkOnly: boolean }>(
-  action: Action<I, T>,
+export async function runAction<I extends string, C extends Checked>(
+  action: Action<I, C>,
   invocation: Invocation = {},
 ): Promise<void> {
   const { definition } = action
@@ -93,10 +107,10 @@ export async function runAction<I extends string, T extends { checkOnly: boolean
   if (!started) return
   const { runtime, context } = started
   const cancel = new StepCancellation()
-  let parsed: T | undefined
+  let checked: C | undefined
   const cancelled = (): string | undefined => {
     const report = cancel.report()
-    if (!report) return action.cancelNote?.(parsed)
+    if (!report) return action.cancelNote?.(checked)
     writeOutputs(runtime, report.outputs)
     return report.note
   }
@@ -108,6 +122,7 @@ export async function runAction<I extends string, T extends { checkOnly: boolean
   })
   const raw = withDefaults(definition, runtime.readInputs(definition))
   for (const secret of inputSecrets(definition, raw)) runtime.registerSecret(secret)
+  runtime.logger.info(started.platformLine)
   for (const name of shortSecretInputs(definition, raw))
     runtime.logger.warning(shortSecretWarning(name, runtime.kind))
   for (const warning of secretFlagWarnings(definition, raw, runtime.cliArgs?.flags ?? []))
@@ -116,19 +131,20 @@ export async function runAction<I extends string, T extends { checkOnly: boolean
     runtime.logger.info(describeInputs(definition, raw))
     return Promise.resolve()
   })
+  const redact = (text: string): string => runtime.redactor.redact(text)
+  const registerSecret = (value: string): void => runtime.registerSecret(value)
   try {
-    const inputs = await action.parse(raw, context)
-    parsed = inputs
-    if (inputs.checkOnly) {
+    checked = await action.check(raw, context, { logger: runtime.logger, redact, registerSecret })
+    if (checked.inputs.checkOnly) {
       runtime.logger.info(CHECKED)
       return
     }
     let notLive: string | undefined
-    await action.run(inputs, context, {
+    await action.run(checked, context, {
       logger: runtime.logger,
       reporter: runtime.reporter,
-      redact: (text) => runtime.redactor.redact(text),
-      registerSecret: (value) => runtime.registerSecret(value),
+      redact,
+      registerSecret,
       cancel,
       notLive: (headline) => (notLive = headline),
     })
@@ -227,7 +243,8 @@ function endNotLive(runtime: Runtime, headline: string): void {
   )
 }
 
-const CHECKED = "The inputs are valid. Nothing else was done: 'check-only' is true."
+const CHECKED =
+  "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true."
 
 /** An error annotation with a title that names the failed input, exit code 1, and the summary. */
 async function reportFailure(runtime: Runtime, actionId: string, error: unknown): Promise<void> {

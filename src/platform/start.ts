@@ -4,7 +4,7 @@ import type { Env } from '../core/shared/env.js'
 import { exec } from '../tools/exec.js'
 import { usage } from './cli-args.js'
 import { createCliRuntime } from './cli.js'
-import { detectContext, whichCi } from './context.js'
+import { detectContext, platformLine, whichCi } from './context.js'
 import type { Runtime } from './runtime.js'
 
 /** How an action was started: as a step by the runner, or by the command line with its words. */
@@ -16,6 +16,8 @@ export interface Invocation {
 export interface Started {
   runtime: Runtime
   context: CiContext
+  /** The step's first line: the platform detected, and why (see platformLine). */
+  platformLine: string
 }
 
 /**
@@ -42,5 +44,9 @@ export async function startPlatform(
     process.stdout.write(`${usage(definition)}\n`)
     return undefined
   }
-  return { runtime, context: await detectContext(env, cwd, exec) }
+  return {
+    runtime,
+    context: await detectContext(env, cwd, exec),
+    platformLine: platformLine(env, invocation.argv !== undefined),
+  }
 }

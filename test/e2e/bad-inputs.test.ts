@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { existsSync } from 'node:fs'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { parse } from 'yaml'
 import { ACTION_DEFINITIONS } from '../../src/core/action-list.js'
@@ -16,16 +16,34 @@ import { answer, startWebhookServer, type WebhookServer } from '../helpers/webho
 /**
  * The malformed-input corpus (test/fixtures/bad-inputs/*.yml). Every case runs the built bundle
  * as the runner runs it (<action>.yml) or as a GitLab job runs `olympe-deploy` (cli.yml), and must
- * fail (exit 1, or 2 for a command line used wrongly) before any side effect: no webhook request, and no call to docker, git or the toolkit
- * (stand-ins on PATH record any call). Each case names the message it must print (on GitHub, in
- * the `::error` annotation as the runner reads it), no secret of the case may show in any
- * captured stream or file, in any of its leak forms (test/helpers/secrets.ts), and no text of
- * the case marked `hostile` may reach the runner as a workflow command.
+ * fail (exit 1, or 2 for a command line used wrongly) before any side effect: no connection to
+ * the loopback webhook, nor to the loopback registry that is also every case's HTTP(S) proxy
+ * (so no request to any server at all), and no call to docker, git or the toolkit (stand-ins on
+ * PATH record any call). Each case names the message it must print (on GitHub, in the `::error`
+ * annotation as the runner reads it), no secret of the case may show in any captured stream or
+ * file, in any of its leak forms (test/helpers/secrets.ts), and no text of the case marked
+ * `hostile` may reach the runner as a workflow command.
+ *
+ * Each case of an action's corpus runs twice: as it is (a run, or a dry run when it says so), and
+ * with `check-only: true`. The check phase finds everything a run refuses on its inputs alone, so
+ * both refuse it with the same error annotation, and the check-only run does nothing else: no
+ * output, no call, no connection.
  */
 interface BadInput {
   name: string
   inputs?: Record<string, string>
   files?: Record<string, string>
+  /**
+   * Files in a folder beside the workspace, outside it (`{outside}` in `links` and `expect`), and
+   * symbolic links made in the workspace: path -> target.
+   */
+  outside?: Record<string, string>
+  links?: Record<string, string>
+  /**
+   * What `check-only` does when it is not refusing the case as the run does, and why: `accepted`
+   * where the run's input is legitimately missing in a pipeline's first job.
+   */
+  checkOnly?: 'accepted'
   event?: { name: string; ref?: string }
   /** The message it must print; `{workspace}` stands for the case's working folder. */
   expect: string
@@ -46,10 +64,13 @@ const SHIM = fixture('bad-inputs', 'shim')
 const results = { cases: 0, passed: 0 }
 
 let webhook: WebhookServer
+/** A registry on loopback for build-images, and the HTTP(S) proxy of every case: it counts. */
+let registry: WebhookServer
 let workRoot = ''
 const cleanup = new Cleanup()
 beforeAll(async () => {
   webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
+  registry = cleanup.track('registry', await startWebhookServer(answer(404), '/v2/'))
   workRoot = await cleanup.tempDir('olympe-bad-')
 })
 afterAll(async () => {
@@ -69,7 +90,7 @@ function baseInputs(action: ActionId): Record<string, string> {
   }
   if (action === 'build-images')
     return {
-      registry: '127.0.0.1:5999',
+      registry: `127.0.0.1:${registry.port}`,
       'registry-username': 'ci',
       'registry-password': 'corpus-pass-1234',
     }
@@ -90,21 +111,31 @@ const VALID_SNAPSHOT_CONFIG = JSON.stringify([
   },
 ])
 
+/** The case's workspace, and the folder beside it that stands for anywhere outside it. */
 async function workspaceFor(
   corpus: string,
   action: ActionId,
   index: number,
-  files: Record<string, string> = {},
-): Promise<string> {
+  badInput: BadInput,
+): Promise<{ dir: string; outside: string }> {
   const dir = join(workRoot, `${corpus}-${index}`)
+  const outside = join(workRoot, `${corpus}-${index}-outside`)
   await mkdir(dir, { recursive: true })
   const defaults: Record<string, string> =
     action === 'snapshot' ? { 'res/snapshot-config.json': VALID_SNAPSHOT_CONFIG } : {}
-  for (const [path, content] of Object.entries({ ...defaults, ...files })) {
-    await mkdir(dirname(join(dir, path)), { recursive: true })
-    await writeFile(join(dir, path), content)
+  const write = async (root: string, files: Record<string, string>): Promise<void> => {
+    for (const [path, content] of Object.entries(files)) {
+      await mkdir(dirname(join(root, path)), { recursive: true })
+      await writeFile(join(root, path), content)
+    }
   }
-  return dir
+  await write(dir, { ...defaults, ...badInput.files })
+  await write(outside, badInput.outside ?? {})
+  for (const [path, target] of Object.entries(badInput.links ?? {})) {
+    await mkdir(dirname(join(dir, path)), { recursive: true })
+    await symlink(target.replaceAll('{outside}', outside), join(dir, path))
+  }
+  return { dir, outside }
 }
 
 /** The secret inputs of a case (its own and the base ones), and the values it names. */
@@ -167,6 +198,57 @@ function annotations(stdout: string): string {
     .join('\n')
 }
 
+/** What a run of a case left: its result, its stand-ins' calls, and the servers' connections. */
+interface CaseRun {
+  run: RunResult
+  calls: string
+  connections: { webhook: number; registry: number }
+}
+
+/** One run of a case, counting what reached the stand-ins and the loopback servers. */
+async function runCase(
+  corpus: (typeof CORPORA)[number],
+  badInput: BadInput,
+  cwd: string,
+  inputs: Record<string, string>,
+  label: string,
+): Promise<CaseRun> {
+  const shimLog = join(cwd, `side-effects-${label}.log`)
+  const before = { webhook: webhook.connections(), registry: registry.connections() }
+  const env = {
+    // A push has a commit: without it, build-images refuses {short-sha} whatever the case.
+    GITHUB_SHA: '5e6f708192a3b4c5d6e7f8091a2b3c4d1a2b3c4d',
+    PATH: `${SHIM}:${process.env.PATH ?? ''}`,
+    SHIM_LOG: shimLog,
+    // Any request to a server elsewhere would go through the loopback registry, and count.
+    HTTPS_PROXY: `http://127.0.0.1:${registry.port}`,
+    HTTP_PROXY: `http://127.0.0.1:${registry.port}`,
+    ...badInput.env,
+  }
+  const action = corpus === 'cli' ? (badInput.action ?? 'deploy') : corpus
+  const run =
+    corpus === 'cli'
+      ? await runCliCase(cwd, badInput, inputs, env)
+      : await runAsGithub(action, {
+          cwd,
+          inputs,
+          event: badInput.event ?? { name: 'push', ref: 'refs/heads/main' },
+          env,
+        })
+  return {
+    run,
+    calls: existsSync(shimLog) ? await readFile(shimLog, 'utf8') : '',
+    connections: {
+      webhook: webhook.connections() - before.webhook,
+      registry: registry.connections() - before.registry,
+    },
+  }
+}
+
+const NOTHING = { calls: '', connections: { webhook: 0, registry: 0 } }
+const CHECKED =
+  "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true."
+
 for (const corpus of CORPORA) {
   const file = fixture('bad-inputs', `${corpus}.yml`)
   const cases = existsSync(file) ? (parse(await readFile(file, 'utf8')) as BadInput[]) : []
@@ -174,39 +256,54 @@ for (const corpus of CORPORA) {
   describe(`malformed ${corpus === 'cli' ? 'command lines' : `${corpus} inputs`}`, () => {
     test.each(cases.map((c, index) => ({ ...c, index })))('$name', async (badInput) => {
       results.cases++
-      webhook.requests.length = 0
       const action = corpus === 'cli' ? (badInput.action ?? 'deploy') : corpus
-      const cwd = await workspaceFor(corpus, action, badInput.index, badInput.files)
-      const shimLog = join(cwd, 'side-effects.log')
+      const { dir: cwd, outside } = await workspaceFor(corpus, action, badInput.index, badInput)
       const inputs = { ...baseInputs(action), ...badInput.inputs }
-      const env = {
-        // A push has a commit: without it, build-images refuses {short-sha} whatever the case.
-        GITHUB_SHA: '5e6f708192a3b4c5d6e7f8091a2b3c4d1a2b3c4d',
-        PATH: `${SHIM}:${process.env.PATH ?? ''}`,
-        SHIM_LOG: shimLog,
-        ...badInput.env,
-      }
-      const run =
-        corpus === 'cli'
-          ? await runCliCase(cwd, badInput, inputs, env)
-          : await runAsGithub(action, {
-              cwd,
-              inputs,
-              event: badInput.event ?? { name: 'push', ref: 'refs/heads/main' },
-              env,
-            })
+      const ran = await runCase(corpus, badInput, cwd, inputs, 'run')
+      const { run } = ran
       expect({ code: run.code, stderr: run.stderr }).toEqual({
         code: badInput.code ?? 1,
         stderr: corpus === 'cli' ? expect.stringContaining('Error: ') : '',
       })
-      const message = badInput.expect.replaceAll('{workspace}', cwd)
+      const message = badInput.expect
+        .replaceAll('{workspace}', cwd)
+        .replaceAll('{outside}', outside)
       if (corpus === 'cli') expect(run.stderr).toContain(`Error: ${message}`)
       else expect(annotations(run.stdout)).toContain(message)
       // A value carrying `::set-output …` or `::error …` lines is shown, never run.
       expect(hostileCommands(`${run.stdout}\n${run.stderr}`)).toEqual([])
-      expect(webhook.requests).toHaveLength(0)
-      expect(existsSync(shimLog) ? await readFile(shimLog, 'utf8') : '').toBe('')
-      const captured = { stdout: run.stdout, stderr: run.stderr, ...run.files }
+      expect({ calls: ran.calls, connections: ran.connections }).toEqual(NOTHING)
+      const captured: Record<string, string> = {
+        stdout: run.stdout,
+        stderr: run.stderr,
+        ...run.files,
+      }
+      if (corpus !== 'cli') {
+        // The check phase alone: the same refusal, and nothing else.
+        const checked = await runCase(
+          corpus,
+          badInput,
+          cwd,
+          { ...inputs, 'check-only': 'true' },
+          'check-only',
+        )
+        const said = checked.run
+        if (badInput.checkOnly === 'accepted') {
+          expect(said.code).toBe(0)
+          expect(said.stdout).toContain(CHECKED)
+        } else {
+          expect(said.code).toBe(1)
+          expect(annotations(said.stdout)).toBe(annotations(run.stdout))
+        }
+        expect({ calls: checked.calls, connections: checked.connections }).toEqual(NOTHING)
+        expect(said.outputs).toEqual({})
+        for (const [name, text] of Object.entries({
+          stdout: said.stdout,
+          stderr: said.stderr,
+          ...said.files,
+        }))
+          captured[`check-only ${name}`] = text
+      }
       const secrets = secretsOf(
         action,
         { ...inputs, ...argvInputs(badInput.args) },

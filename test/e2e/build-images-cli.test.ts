@@ -9,6 +9,7 @@ import {
   startDockerSuite,
   type DockerSuite,
 } from '../helpers/docker-suite.js'
+import { REGISTRY_LOGIN_HELP } from '../../src/platform/context.js'
 import { runCli, type RunResult } from '../helpers/run-action.js'
 import { run } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -26,6 +27,7 @@ async function cli(
   repository: string,
   env: Record<string, string>,
   cwd = SAMPLE_PROJECT,
+  password = suite.registry.password,
 ): Promise<RunResult> {
   await suite.spy.reset()
   const result = await runCli('build-images', {
@@ -33,7 +35,7 @@ async function cli(
     inputs: {
       registry: suite.registry.host,
       'registry-username': suite.registry.user,
-      'registry-password': suite.registry.password,
+      'registry-password': password,
       'tag-template': env.GITLAB_CI ? '{branch}-{run-id}' : '{branch}-{short-sha}',
       'frontend-image-name': `${repository}/frontend`,
       'backend-image-name': `${repository}/backend`,
@@ -47,7 +49,7 @@ async function cli(
       ...result.files,
       'docker argv': (await suite.spy.commands()).join('\n'),
     },
-    [suite.registry.password],
+    [suite.registry.password, password],
   )
   return result
 }
@@ -97,6 +99,24 @@ describe('build-images through the CLI', () => {
     // GitLab's collapsible sections, one per phase.
     expect(result.stdout).toMatch(/section_start:\d+:olympe_\d+_pre_flight_checks/)
     expect(result.stdout).toContain('Olympe images built and pushed')
+  })
+
+  test("a refused registry login in a GitLab job says what to check in GitLab's words", async () => {
+    const repository = suite.uniqueRepository('gitlab-badpw')
+    const result = await cli(repository, gitlab(repository), SAMPLE_PROJECT, 'Wrong-Password-8e1d')
+    expect(result.code).toBe(1)
+    const error = result.stderr.split('\n').find((line) => line.startsWith('Error: ')) ?? ''
+    expect(error).toMatch(
+      new RegExp(
+        `^Error: Logging in to the registry '${suite.registry.host}' as '${suite.registry.user}' failed: docker login exited with 1 \\(.*unauthorized.*\\)\\. `,
+        'i',
+      ),
+    )
+    expect(error.endsWith(`. ${REGISTRY_LOGIN_HELP.gitlab}. Nothing was built.`)).toBe(true)
+    for (const variable of ['CI_REGISTRY_PASSWORD', 'INPUT_REGISTRY_PASSWORD'])
+      expect(error).toContain(variable)
+    expect(error).not.toContain('package write access')
+    expect(await suite.spy.subcommands()).toEqual(['version', 'login'])
   })
 
   test('a merge request pipeline is skipped, and says so in the dotenv', async () => {

@@ -2,6 +2,7 @@
 // engine and a registry with basic auth: what is pushed, with which tags and labels, what a
 // container of the frontend image holds, and what happens when the run must not build.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { REGISTRY_LOGIN_HELP } from '../../src/platform/context.js'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Cleanup, withCleanup } from '../helpers/cleanup.js'
@@ -234,7 +235,8 @@ describe('build-images on GitHub', () => {
       `::error title=olympe build-images failed::Logging in to the registry '${suite.registry.host}' as 'ci-user' failed: docker login exited with 1`,
     )
     expect(result.stdout).toMatch(/unauthorized/i)
-    expect(result.stdout).toContain("Check 'registry-username' and 'registry-password'")
+    // In GitHub's words: the step's inputs, and what GITHUB_TOKEN needs.
+    expect(result.stdout).toContain(`${REGISTRY_LOGIN_HELP.github}. Nothing was built.`)
     expect(await suite.spy.subcommands()).toEqual(['version', 'login'])
     expect(await pushedRepositories(repository)).toEqual([])
   })

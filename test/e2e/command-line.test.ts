@@ -1,7 +1,7 @@
 // `olympe-deploy` itself, as a GitLab job or a person meets it: the commands, and what happens
 // when none or an unknown one is given.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Cleanup } from '../helpers/cleanup.js'
 import { NODE24 } from '../helpers/node-binaries.js'
@@ -126,6 +126,7 @@ describe("'check-only': a pipeline's first job", () => {
     CI_PROJECT_PATH: 'acme/shop',
     CI_COMMIT_BRANCH: 'main',
     CI_DEFAULT_BRANCH: 'main',
+    CI_COMMIT_SHA: '5e6f708192a3b4c5d6e7f8091a2b3c4d1a2b3c4d',
     ...inputs,
   })
 
@@ -140,7 +141,7 @@ describe("'check-only': a pipeline's first job", () => {
     })
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' })
     expect(run.stdout).toContain(
-      "The inputs are valid. Nothing else was done: 'check-only' is true.",
+      "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true.",
     )
     expect(webhook.requests).toHaveLength(0)
   })
@@ -157,10 +158,12 @@ describe("'check-only': a pipeline's first job", () => {
     expect(webhook.requests).toHaveLength(0)
   })
 
-  test('build-images: the inputs checked, and no tool run', async () => {
+  test('build-images: the inputs and the Dockerfiles checked, no build output needed, and no tool run', async () => {
     const shim = fixture('bad-inputs', 'shim')
     const dir = await cleanup.tempDir('olympe-check-only-')
     const shimLog = join(dir, 'calls.log')
+    // The project as a first job sees it: its Dockerfiles, and none of the builds (dist/).
+    await cp(fixture('olympe-project-template', 'docker'), join(dir, 'docker'), { recursive: true })
     const run = await capture(NODE24, [BIN, 'build-images', '--check-only'], {
       env: gitlabJob({
         PATH: `${shim}:${env.PATH}`,
@@ -172,7 +175,9 @@ describe("'check-only': a pipeline's first job", () => {
       cwd: dir,
     })
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' })
-    expect(run.stdout).toContain("Nothing else was done: 'check-only' is true.")
+    expect(run.stdout).toContain(
+      "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true.",
+    )
     expect(await readFile(shimLog, 'utf8').catch(() => '')).toBe('')
     expectNoSecrets({ stdout: run.stdout }, ['Check-Only-Password-2'])
   })

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import type { ServerResponse } from 'node:http'
 import { join } from 'node:path'
 import { Cleanup } from '../helpers/cleanup.js'
@@ -82,7 +82,7 @@ describe.each(NODES)('the deploy bundle as the GitHub runner runs it, on $label'
       'live-version': '',
     })
     expect(run.summary).toContain('| Frontend image | 127.0.0.1:5000/shop/frontend:main-1a2b3c4 |')
-    expect(run.summary).toContain('| Status | 200 (after 1 attempt(s)) |')
+    expect(run.summary).toContain('| Status | 200 |')
     expect(run.stdout).toContain('::add-mask::')
     expect(run.stdout).toContain(
       '::group::Inputs\nwebhook-url: ***\nwebhook-token: ***\nfrontend-image: 127.0.0.1:5000/shop/frontend:main-1a2b3c4',
@@ -281,9 +281,12 @@ describe('a base payload file', () => {
       "Invalid input 'payload-file' 'fifo.json': it is not a regular file (a FIFO, a socket or a device), which the step could wait on forever; give the path of a JSON file.",
     ],
     [
-      'a device',
-      () => Promise.resolve('/dev/zero'),
-      "Invalid input 'payload-file' '/dev/zero': it is not a regular file (a FIFO, a socket or a device)",
+      'a link to a device, which would never end,',
+      async () => {
+        await symlink('/dev/zero', join(workspace, 'zero.json'))
+        return 'zero.json'
+      },
+      "Invalid input 'payload-file' 'zero.json': it resolves to '/dev/zero', outside the workspace '",
     ],
     [
       'a directory',
@@ -316,23 +319,46 @@ describe('a base payload file', () => {
     )
   })
 
-  test('a file that is not JSON is never quoted: /etc/passwd', async () => {
+  test('a file outside the workspace is never read: /etc/passwd, by its path or through a link', async () => {
     const passwd = await readFile('/etc/passwd', 'utf8')
+    await symlink('/etc/passwd', join(workspace, 'passwd.json'))
+    for (const [given, leads] of [
+      ['/etc/passwd', "it resolves to '/etc/passwd',"],
+      ['passwd.json', "it resolves to '/etc/passwd',"],
+    ]) {
+      server.respondWith(answer(200))
+      const run = await runAsGithub('deploy', {
+        cwd: workspace,
+        inputs: withSecrets({ ...IMAGES, 'payload-file': given ?? '' }),
+      })
+      expect(run.code).toBe(1)
+      expect(server.requests).toHaveLength(0)
+      expect(run.stdout).toContain(
+        `Invalid input 'payload-file' '${given}': ${leads} outside the workspace '${workspace}'; keep the payload file in the repository (a symbolic link that stays inside it is fine).`,
+      )
+      // Not a character of it.
+      const shown = `${run.stdout}${run.stderr}${run.summary}`
+      for (const line of passwd.split('\n').filter((l) => l.length > 6))
+        expect(shown).not.toContain(line)
+    }
+  })
+
+  test('a link that stays inside the workspace is followed, read and sent', async () => {
+    await mkdir(join(workspace, 'deploy'), { recursive: true })
+    await writeFile(
+      join(workspace, 'deploy/base.json'),
+      JSON.stringify({ codeAsData: { updateMode: 'auto' } }),
+    )
+    await symlink('deploy/base.json', join(workspace, 'linked.json'))
     server.respondWith(answer(200))
     const run = await runAsGithub('deploy', {
       cwd: workspace,
-      inputs: withSecrets({ ...IMAGES, 'payload-file': '/etc/passwd' }),
+      inputs: withSecrets({ ...IMAGES, 'payload-file': 'linked.json' }),
     })
-    expect(run.code).toBe(1)
-    expect(server.requests).toHaveLength(0)
-    expect(run.stdout).toContain(
-      `Invalid input 'payload-file' '/etc/passwd': not valid JSON: unexpected '${passwd[0] ?? ''}' at line 1, column 1.`,
-    )
-    // Not a line of it, nor the start of the first: only the one character said above.
-    const shown = `${run.stdout}${run.stderr}${run.summary}`
-    expect(shown).not.toContain(passwd.slice(0, 6))
-    for (const line of passwd.split('\n').filter((l) => l.length > 6))
-      expect(shown).not.toContain(line)
+    expect(run.code).toBe(0)
+    expect(JSON.parse(server.requests[0]?.body ?? '')).toMatchObject({
+      codeAsData: { updateMode: 'auto' },
+    })
   })
 
   test('the inputs set and append to it; an empty frontend group is never sent', async () => {

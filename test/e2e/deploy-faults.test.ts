@@ -29,10 +29,16 @@ const RUN_LIMIT_MS = 60_000
 const TEST_LIMIT_MS = 90_000
 const MB = 1024 * 1024
 
-const MAY_HAVE_STARTED =
-  "The deployment may or may not have started: check the platform's deployment history (or ask the platform operator) before running this step again, so that it is not deployed twice."
+const CHECK_HISTORY =
+  "check the platform's deployment history (or ask the platform operator) before running this step again, so that it is not deployed twice."
+const MAY_HAVE_STARTED = `The deployment may or may not have started, and the step did not send the request again: ${CHECK_HISTORY}`
+/** After an answer that is not the platform's acceptance. */
+const RECEIVED = `The request reached the webhook's server, so the platform may have started the deployment all the same; the step did not send it again: ${CHECK_HISTORY}`
 const NOTHING_SENT =
   'The request never reached the platform, so nothing was deployed: run the step again once the webhook can be reached.'
+/** 429 and 503 to the last attempt: the server said it did not act. */
+const DECLINED =
+  'The server answered that it did not act on the request, so nothing was deployed: run the step again once the platform accepts requests.'
 const RESET =
   'the connection was closed after the request was sent, before a complete response arrived (ECONNRESET), so the server may have received it'
 
@@ -62,10 +68,19 @@ function deploy(
   })
 }
 
-/** What the step said it did: its attempts, and the waits between them. */
+/**
+ * What the step said it did: its attempts, and the waits between them. The first POST is not
+ * counted aloud (it may be the only one); each retry says its number.
+ */
 function told(run: RunResult): { attempts: number; waits: string[] } {
+  const posts = [...run.stdout.matchAll(/^POST to the deployment webhook(.*)$/gm)].map(
+    (match) => match[1] ?? '',
+  )
+  expect(posts).toEqual(
+    posts.map((_, index) => (index === 0 ? '.' : ` again (attempt ${index + 1} of 3).`)),
+  )
   return {
-    attempts: run.stdout.match(/POST to the deployment webhook \(attempt \d of 3\)/g)?.length ?? 0,
+    attempts: posts.length,
     waits: [...run.stdout.matchAll(/; retrying in ([^.]+ s(?: \(as Retry-After asked\))?)\./g)].map(
       (match) => match[1] ?? '',
     ),
@@ -154,11 +169,11 @@ const mayHaveActed: Fault[] = [
 
 /** Never retried: the application answered, and what it said stands. */
 const answered: Fault[] = [
-  ['500', answer(500, 'boom'), 'The webhook answered HTTP 500. Response body: boom.'],
+  ['500', answer(500, 'boom'), `The webhook answered HTTP 500. Response body: boom. ${RECEIVED}`],
   [
     '401',
     answer(401, { error: 'bad token' }),
-    'The webhook answered HTTP 401 (check the webhook token: WEBHOOK_TOKEN). Response body: {"error":"bad token"}.',
+    `The webhook answered HTTP 401 (check the webhook token: WEBHOOK_TOKEN). Response body: {"error":"bad token"}. ${RECEIVED}`,
   ],
   ['403', answer(403, 'no'), 'HTTP 403 (check the webhook token: WEBHOOK_TOKEN)'],
   ['404', answer(404, 'no such hook'), 'HTTP 404 (check the webhook address: WEBHOOK_URL)'],
@@ -201,7 +216,7 @@ const askedToComeBack: Fault[] = [
     responder: answer(503, 'unavailable'),
     posts: 3,
     waits: ['1 s', '2 s'],
-    message: `The webhook answered HTTP 503 (the service is unavailable). Response body: unavailable. Gave up after 3 attempts. ${NOTHING_SENT}`,
+    message: `The webhook answered HTTP 503 (the service is unavailable). Response body: unavailable. Gave up after 3 attempts. ${DECLINED}`,
   },
   {
     name: '429 with Retry-After: 1',
@@ -236,7 +251,7 @@ const askedToComeBack: Fault[] = [
     responder: answer(503, 'maintenance', { 'Retry-After': '3600' }),
     posts: 1,
     waits: [],
-    message: `Response body: maintenance. Not retried: waiting 3600 s (as Retry-After asked) would go beyond 'timeout-seconds' (${TIMEOUT_SECONDS} s). ${NOTHING_SENT}`,
+    message: `Response body: maintenance. Not retried: waiting 3600 s (as Retry-After asked) would go beyond 'timeout-seconds' (${TIMEOUT_SECONDS} s). ${DECLINED}`,
   },
 ]
 
@@ -255,6 +270,23 @@ describe('deploy against a faulty webhook: POSTs received, attempts told, messag
       expectFailedCleanly(run, fault.message, [server.url])
       // A 10 MB answer is cut to a few KB in the log.
       expect(run.stdout.length).toBeLessThan(30_000)
+    },
+    TEST_LIMIT_MS,
+  )
+
+  test(
+    'a 500 once the request was received: no attempt count, and what the platform may have done',
+    async () => {
+      server.respondWith(answer(500, 'boom'))
+      const run = await deploy(server.url, TIMEOUT_SECONDS)
+      expect(server.requests).toHaveLength(1)
+      const errors = run.stdout.split('\n').filter((line) => line.startsWith('::error'))
+      expect(errors).toEqual([
+        `::error title=olympe deploy failed::The webhook answered HTTP 500. Response body: boom. ${RECEIVED}`,
+      ])
+      // No retry follows a 500: nothing anywhere counts attempts.
+      expect(`${run.stdout}${run.stderr}${run.summary}`).not.toMatch(/attempt/i)
+      expectFailedCleanly(run, RECEIVED, [server.url])
     },
     TEST_LIMIT_MS,
   )

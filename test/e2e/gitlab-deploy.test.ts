@@ -271,7 +271,11 @@ describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
         }),
       ),
     })
-    const variables = { PREVIEW_APP_URL: app.url.replace('//', `//${APP_USER}:${APP_PASSWORD}@`) }
+    const variables = {
+      PREVIEW_APP_URL: app.url.replace('//', `//${APP_USER}:${APP_PASSWORD}@`),
+      // The project's own registry, where FRONTEND is: its page is the image's link.
+      CI_REGISTRY: '127.0.0.1:5000',
+    }
     const run = await pipeline(target, { variables })
 
     expect(outcome(run)).toEqual({ code: 0, tail: '' })

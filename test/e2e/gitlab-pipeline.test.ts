@@ -104,7 +104,8 @@ async function pipeline(project: GitlabProject, options: PipelineCase = {}): Pro
   return run
 }
 
-const CHECKED = "The inputs are valid. Nothing else was done: 'check-only' is true."
+const CHECKED =
+  "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true."
 const BUILD_ONLY = (what: string): string =>
   `Images and deploy run only on the default branch 'main': this pipeline is for ${what}, so only the project is built.`
 

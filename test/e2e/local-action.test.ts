@@ -107,8 +107,14 @@ describe('the actions under @github/local-action', () => {
 describe('the example env files of examples/local-action/, as CONTRIBUTING.md runs them', () => {
   test.each([
     ['deploy', 'Dry run: this request would be sent, and nothing was.'],
-    ['build-images', "The inputs are valid. Nothing else was done: 'check-only' is true."],
-    ['snapshot', "The inputs are valid. Nothing else was done: 'check-only' is true."],
+    [
+      'build-images',
+      "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true.",
+    ],
+    [
+      'snapshot',
+      "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true.",
+    ],
   ] as const)(
     '%s: runs clean',
     async (action, said) => {

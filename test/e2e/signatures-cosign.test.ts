@@ -10,6 +10,7 @@ import type { BuiltImage } from '../../src/core/build-images/build.js'
 import { openSigningKey, type SigningKey } from '../../src/core/signing/private-key.js'
 import { pemBlocks } from '../../src/core/signing/pem.js'
 import { signImages } from '../../src/core/signing/sign-images.js'
+import { inputsLogin } from '../../src/core/registry/logins.js'
 import { systemClock } from '../../src/tools/clock.js'
 import { nodeFiles } from '../../src/tools/files.js'
 import { createHttpClient } from '../../src/tools/http.js'
@@ -173,11 +174,10 @@ async function signWith(key: SigningKey, name: string, fingerprint?: string): Pr
     {
       signingKey: key,
       push: true,
-      login: {
-        registry: registry.host,
-        username: registry.user,
-        password: registry.password,
-      },
+      login: inputsLogin(
+        { registry: registry.host, username: registry.user, password: registry.password },
+        [],
+      ),
     },
     {
       logger,

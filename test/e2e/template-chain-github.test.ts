@@ -45,7 +45,8 @@ const PATHS = {
 // On two cores shared with other suites, a whole chain (install, build, buildCodeAsData, three
 // images, deploy) took 4 to 7 s and an install alone under a second; the limits leave room for a
 // much slower machine, and the runner bounds each step on its own as well.
-const CHECKED = "The inputs are valid. Nothing else was done: 'check-only' is true."
+const CHECKED =
+  "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true."
 const CHAIN_MS = 180_000
 const INSTALL_MS = 60_000
 const ROLLBACK_MS = 60_000
@@ -244,11 +245,13 @@ describe('deploy.yml on the template, as the team runs it', () => {
         'build-and-deploy/deploy': 'success',
         'build-and-deploy': 'success',
       })
-      // The first job checked both actions' inputs, and only that: it ran nothing else.
+      // The first job checked out the repository, then both actions' inputs and the files they
+      // name, and only that: it ran nothing else.
       const checks = result.steps.filter((step) => step.job === 'build-and-deploy/check')
       expect(
         checks.map((step) => [step.step, step.code, step.texts.stdout?.includes(CHECKED)]),
       ).toEqual([
+        [expect.stringMatching(/^actions\/checkout@/), 0, undefined],
         ['Check the inputs of build-images', 0, true],
         ['Check the inputs of deploy', 0, true],
       ])
@@ -321,6 +324,7 @@ describe('deploy.yml on the template, as the team runs it', () => {
         'build-and-deploy': 'success',
       })
       expect(result.steps.map((step) => step.step)).toEqual([
+        expect.stringMatching(/^actions\/checkout@[0-9a-f]{40}$/),
         'Check the inputs of build-images',
         'Check the inputs of deploy',
         // Pinned by commit SHA (workflows.test.ts checks the pins).
@@ -365,10 +369,11 @@ describe('deploy.yml on the template, as the team runs it', () => {
       })
       // Both steps ran, the second after the first had failed, and each named its problem.
       expect(result.steps.map((step) => [step.step, step.code])).toEqual([
+        [expect.stringMatching(/^actions\/checkout@/), 0],
         ['Check the inputs of build-images', 1],
         ['Check the inputs of deploy', 1],
       ])
-      const [images, deploy] = result.steps.map((step) => step.texts.stdout ?? '')
+      const [images, deploy] = result.steps.slice(1).map((step) => step.texts.stdout ?? '')
       expect(images).toContain(
         "::error title=olympe build-images%3A invalid input 'registry'::Invalid input 'registry' 'https://registry.example.com': has a scheme; expected a registry host with an optional port and namespace, such as 'ghcr.io', 'registry.example.com:5000' or 'ghcr.io/acme' (no scheme, no tag).",
       )

@@ -237,7 +237,9 @@ describe('gitlab/pipeline.yml on the template, on master', () => {
         printed(result.jobLogs['olympe-check'])
           .split('\n')
           .filter(
-            (line) => line === "The inputs are valid. Nothing else was done: 'check-only' is true.",
+            (line) =>
+              line ===
+              "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true.",
           ),
       ).toHaveLength(2)
       expect(printed(result.jobLogs['olympe-build'])).toContain(NO_LOCK_FILE)

@@ -374,7 +374,10 @@ describe('environments, promotion and rollback', () => {
     const { check, images, deploy } = workflow.jobs
     const using = (steps: Step[] = [], action: string): Step | undefined =>
       steps.find((step) => step.uses === `your-org/olympe-deploy-actions/actions/${action}@v1`)
-    const [buildCheck, deployCheck] = check?.steps ?? []
+    // The checks read the Dockerfiles and payload-file: the repository is checked out first.
+    const [checkout, buildCheck, deployCheck] = check?.steps ?? []
+    expect(checkout?.uses).toMatch(/^actions\/checkout@[0-9a-f]{40}$/)
+    expect(checkout?.with).toEqual({ 'persist-credentials': false })
     expect(buildCheck?.with).toEqual({
       ...using(images?.steps, 'build-images')?.with,
       'check-only': true,

@@ -7,7 +7,7 @@ import { withDefaults } from '../../src/core/definition.js'
 import type { Summary } from '../../src/core/shared/ports.js'
 import { Redactor } from '../../src/core/shared/redactor.js'
 import { snapshotDefinition, type SnapshotInputName } from '../../src/core/snapshot/definition.js'
-import { parseSnapshotInputs } from '../../src/core/snapshot/inputs.js'
+import { checkSnapshot } from '../../src/core/snapshot/check.js'
 import type { GitPort, GitWorktree, SnapshotPorts } from '../../src/core/snapshot/ports.js'
 import { runSnapshot } from '../../src/core/snapshot/run.js'
 import { createGitPort } from '../../src/tools/git.js'
@@ -105,8 +105,8 @@ export async function runSnapshotCore(options: CoreRunOptions): Promise<CoreRun>
     random: () => 0,
   }
   try {
-    const inputs = parseSnapshotInputs(raw)
-    await runSnapshot(inputs, { workspace, actor: TEST_IDENTITY }, tools)
+    const checked = await checkSnapshot(raw, { workspace }, tools)
+    await runSnapshot(checked, { workspace, actor: TEST_IDENTITY }, tools)
   } catch (error) {
     run.error = error as Error
   }

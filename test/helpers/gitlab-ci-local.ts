@@ -114,6 +114,11 @@ export interface PipelineOptions {
   /** Run these jobs only (and not the jobs they need). */
   jobs?: string[]
   /**
+   * Keep gitlab-ci-local's own GITLAB_CI ('false'), as someone trying the templates gets it;
+   * by default the jobs see GITLAB_CI=true, as on GitLab.
+   */
+  gitlabCiLocalDefaults?: boolean
+  /**
    * Each job in a folder of its own (`.gitlab-ci-local/builds/<job>`) with the repository's files
    * and the artifacts of the jobs it needs, and nothing else, as on a real runner
    * (`--shell-isolation`): no node_modules left by an earlier job, and the jobs' `cache:` kept
@@ -167,7 +172,7 @@ function cliArgs(project: GitlabProject, options: PipelineOptions): string[] {
   if (options.isolated && !options.docker) args.push('--shell-isolation')
   const variables = {
     // gitlab-ci-local says GITLAB_CI=false so that scripts can tell; the bundle must see GitLab.
-    GITLAB_CI: 'true',
+    ...(options.gitlabCiLocalDefaults ? {} : { GITLAB_CI: 'true' }),
     // A job with `image:` keeps the container path (/builds/<path>) even when forced into the
     // shell; a real runner's CI_PROJECT_DIR is the folder the job runs in. Isolated, that is a
     // folder per job, which one variable cannot name: `.`, the folder the job runs in. (Not

@@ -1,6 +1,7 @@
 // The docker adapter (src/tools/docker.ts) and the core's build pipeline against the real engine
 // and a real registry with basic auth.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { REGISTRY_LOGIN_HELP } from '../../src/platform/context.js'
 import { randomBytes } from 'node:crypto'
 import { lstat, mkdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -121,7 +122,7 @@ describe('docker adapter', () => {
     const plan = planOf(command('frontend', 'legacy'))
     const [image] = await buildAndPush(
       [plan],
-      { push: true, loggedIn: true },
+      { push: true, loggedIn: true, loginHelp: REGISTRY_LOGIN_HELP.local },
       { builder: legacy, logger, redact: (text) => text },
     )
     expect(lines).toContain('Builder: the legacy builder, because DOCKER_BUILDKIT is false.')
@@ -160,7 +161,7 @@ describe('docker adapter', () => {
       const { logger } = recordingTools()
       const error = await buildAndPush(
         [{ ...planOf(command('backend', 'ignored')), kind: 'backend', sources: 'dist/node' }],
-        { push: true, loggedIn: true },
+        { push: true, loggedIn: true, loginHelp: REGISTRY_LOGIN_HELP.local },
         { builder: docker(), logger, redact: (text) => text },
       ).catch((caught: unknown) => caught)
       const message = (error as Error).message
@@ -183,7 +184,7 @@ describe('docker adapter', () => {
       const { logger } = recordingTools()
       const error = await buildAndPush(
         [plan],
-        { push: true, loggedIn: false },
+        { push: true, loggedIn: false, loginHelp: REGISTRY_LOGIN_HELP.local },
         {
           builder: noLogin,
           logger,
@@ -191,7 +192,7 @@ describe('docker adapter', () => {
         },
       ).catch((caught: unknown) => caught)
       expect((error as Error).message).toContain(
-        "The registry refused the push: set 'registry-username' and 'registry-password'",
+        `The registry refused the push, and the step was given no login ('registry-username' and 'registry-password'; or a docker login in an earlier step). ${REGISTRY_LOGIN_HELP.local}.`,
       )
     } finally {
       await anonymous.dispose()
@@ -358,7 +359,7 @@ describe('a docker-container builder', () => {
     const { logger, lines } = recordingTools()
     const error = await buildAndPush(
       [planOf(command('frontend', 'container'))],
-      { push: true, loggedIn: true },
+      { push: true, loggedIn: true, loginHelp: REGISTRY_LOGIN_HELP.local },
       { builder: client, logger, redact: (text) => text },
     ).catch((caught: unknown) => caught)
     expect(lines).toContain(

@@ -28,6 +28,8 @@ export interface BuildOptions {
   push: boolean
   /** Whether the step's registry login ran: it changes the advice when a push is refused. */
   loggedIn: boolean
+  /** Where the login comes from on this platform, for that advice (CiContext.registryLoginHelp). */
+  loginHelp: string
   parallel?: number
   /** Run on each image the builder holds, after its build and before its push: a problem, or undefined. */
   check?: (plan: ImagePlan) => Promise<string | undefined>
@@ -192,8 +194,8 @@ function explain(
     ? `Pushing the ${plan.kind} image '${plan.reference}' failed`
     : `Building the ${plan.kind} image failed`
   const advice = pushing
-    ? pushAdvice(error.tail.join('\n'), options.loggedIn)
-    : buildAdvice(error.tail.join('\n'), plan, options.loggedIn)
+    ? pushAdvice(error.tail.join('\n'), options)
+    : buildAdvice(error.tail.join('\n'), plan, options)
   return new ActionError(redact(`${what}: ${error.message}.${output}${advice}`))
 }
 
@@ -208,7 +210,9 @@ function failureLines(output: readonly string[]): string[] {
   return (start >= 0 ? lines.slice(start) : lines).slice(-SHOWN_TAIL_LINES)
 }
 
-function buildAdvice(output: string, plan: ImagePlan, loggedIn: boolean): string {
+type LoginFacts = Pick<BuildOptions, 'loggedIn' | 'loginHelp'>
+
+function buildAdvice(output: string, plan: ImagePlan, login: LoginFacts): string {
   const rest = 'no other image was built after this failure.'
   if (/booting buildkit/i.test(output)) {
     return `The current buildx builder could not start BuildKit: let the runner pull the builder's BuildKit image (moby/buildkit unless set otherwise), or select the engine's own builder with 'docker buildx use default'; ${rest}`
@@ -217,7 +221,7 @@ function buildAdvice(output: string, plan: ImagePlan, loggedIn: boolean): string
     /pushing|exporting to image|failed to push/i.test(output) &&
     /unauthori[sz]ed|denied|authentication required|forbidden/i.test(output)
   ) {
-    return pushAdvice(output, loggedIn)
+    return pushAdvice(output, login)
   }
   // BuildKit: `"/dist/web": not found`; Buildah: `copier: stat: "/dist/web": no such file or directory`.
   const missing = /"\/?([^"]+)": (?:not found|no such file or directory)/.exec(output)?.[1]
@@ -227,15 +231,15 @@ function buildAdvice(output: string, plan: ImagePlan, loggedIn: boolean): string
   return `Fix '${plan.dockerfile}' or the sources in '${plan.sources}' and run again; ${rest}`
 }
 
-function pushAdvice(output: string, loggedIn: boolean): string {
+function pushAdvice(output: string, login: LoginFacts): string {
   if (
     /unauthori[sz]ed|denied|authentication required|no basic auth credentials|forbidden/i.test(
       output,
     )
   ) {
-    return loggedIn
-      ? "The registry refused the push: check that 'registry-username' and 'registry-password' may write to this image name (a token needs package write access)."
-      : "The registry refused the push: set 'registry-username' and 'registry-password', or log in to the registry in an earlier step."
+    return login.loggedIn
+      ? `The registry refused the push: the login may not write to this image name. ${login.loginHelp}.`
+      : `The registry refused the push, and the step was given no login ('registry-username' and 'registry-password'; or a docker login in an earlier step). ${login.loginHelp}.`
   }
   return 'Check that the registry is reachable from the runner and run again.'
 }

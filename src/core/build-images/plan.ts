@@ -7,19 +7,12 @@ import {
   servedFilesLabel,
   type ServedFiles,
 } from '../shared/image-labels.js'
-import { InputError, quote } from '../shared/errors.js'
 import type { CiContext } from '../shared/context.js'
 import type { ImageKind } from './image-kinds.js'
 import type { BuildCommand } from './build-command.js'
 import { imageReference } from './image-names.js'
 import type { BuildImagesInputs } from './inputs.js'
-import {
-  PLACEHOLDER_SOURCE,
-  renderTag,
-  sanitiseBranch,
-  TAG_EXPECTED,
-  type TagFacts,
-} from './tags.js'
+import { sanitiseBranch } from './tags.js'
 
 /** One image to build: where its definition and sources are, and every reference it gets. */
 export interface ImagePlan {
@@ -41,6 +34,8 @@ export interface ImagePlan {
 
 export interface PlanFacts {
   branch: string
+  /** Every tag, as the check phase rendered them (checkBuildImages). */
+  tags: readonly string[]
   drawVersion?: string
   /** The project's own version (see resolveAppVersion). */
   version?: string
@@ -49,21 +44,19 @@ export interface PlanFacts {
   now: Date
 }
 
+/** An image's Dockerfile, relative to the project: `<docker-folder>/<kind>.Dockerfile`. */
+export function dockerfilePath(
+  inputs: Pick<BuildImagesInputs, 'dockerFolder'>,
+  kind: ImageKind,
+): string {
+  return join(inputs.dockerFolder, `${kind}.Dockerfile`)
+}
+
 export function planImages(
   inputs: BuildImagesInputs,
   context: CiContext,
   facts: PlanFacts,
 ): ImagePlan[] {
-  const tagFacts: TagFacts = {
-    branch: facts.branch,
-    sha: context.sha,
-    runId: context.runId,
-    date: facts.now,
-  }
-  const tags = unique([
-    tagFrom('tag-template', inputs.tagTemplate, tagFacts),
-    ...inputs.extraTags.map((template) => tagFrom('extra-tags', template, tagFacts)),
-  ])
   const common = imageLabels(context, facts)
   const served: Array<[string, string]> =
     facts.served && Object.keys(facts.served).length > 0
@@ -71,10 +64,10 @@ export function planImages(
       : []
   return inputs.images.map((kind) => {
     const labels = kind === 'frontend' ? [...common, ...served] : common
-    const references = tags.map((tag) =>
+    const references = facts.tags.map((tag) =>
       imageReference(inputs.registry, inputs.imageNames[kind], tag),
     )
-    const dockerfile = join(inputs.dockerFolder, `${kind}.Dockerfile`)
+    const dockerfile = dockerfilePath(inputs, kind)
     const sources = inputs.sources[kind]
     const image = (tag: string): string =>
       imageReference(inputs.registry, inputs.imageNames[kind], tag)
@@ -122,14 +115,4 @@ export function imageLabels(context: CiContext, facts: PlanFacts): Array<[string
   if (context.sha) labels.push([OCI_LABELS.revision, context.sha])
   labels.push([OCI_LABELS.created, facts.now.toISOString()])
   return labels
-}
-
-function tagFrom(input: 'tag-template' | 'extra-tags', template: string, facts: TagFacts): string {
-  const rendered = renderTag(template, facts)
-  if ('tag' in rendered) return rendered.tag
-  const problem =
-    'missing' in rendered
-      ? `uses {${rendered.missing}}, but ${PLACEHOLDER_SOURCE[rendered.missing]}; remove it from the template`
-      : `gives ${quote(rendered.invalid)} in this run, not a valid tag (${TAG_EXPECTED})`
-  throw new InputError(input, `Invalid input '${input}' ${quote(template)}: ${problem}.`)
 }

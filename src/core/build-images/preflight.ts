@@ -7,10 +7,14 @@ import { majorVersion, releaseNumber } from './build-command.js'
 import { MIN_BUILDAH } from './buildah-args.js'
 import type { ImageBuilder } from './ports.js'
 import type { Files } from '../shared/ports.js'
-import { checkSourcesPathDeclared, type SourcesPathPorts } from './sources-path.js'
+import {
+  checkSourcesPathDeclared,
+  type DockerfileStages,
+  type SourcesPathPorts,
+} from './sources-path.js'
 import type { ImagePlan } from './plan.js'
 
-type ProjectFiles = Pick<Files, 'stat' | 'readText' | 'list' | 'listFilesDeep'>
+type ProjectFiles = Pick<Files, 'stat' | 'list' | 'listFilesDeep'>
 
 /** Olympe's deployment process needs Docker 24 or newer. */
 export const MIN_DOCKER_MAJOR = 24
@@ -34,18 +38,27 @@ const BUILT_BY: Record<ImageKind, string> = {
 }
 
 /**
- * Every check that can fail a build, run before the first one: a build that dies at its COPY
- * step after another image was pushed leaves the registry half updated.
+ * Every check that can fail a build and that the check phase could not make (it read the
+ * Dockerfiles): the build outputs, the builder, the base images. Run before the first build: a
+ * build that dies at its COPY step after another image was pushed leaves the registry half
+ * updated. Resolves to each image's base image as the builder holds it, for the size check after
+ * its build.
  */
 export async function preflight(
   plans: readonly ImagePlan[],
-  options: { root: string; allowUndeclaredSourcesPath: boolean; mirrors: RegistryMirrors },
+  options: {
+    root: string
+    allowUndeclaredSourcesPath: boolean
+    mirrors: RegistryMirrors
+    dockerfiles: ReadonlyMap<ImageKind, DockerfileStages>
+  },
   tools: SourcesPathPorts & { files: ProjectFiles },
-): Promise<Checked> {
-  const { dockerfiles, ...project } = await checkProject(plans, options.root, tools.files)
+): Promise<Map<ImageKind, string | undefined>> {
+  const { dockerfiles } = options
+  const project = await checkProject(plans, options.root, tools.files)
   const engine = await checkBuilder(tools.builder, tools.logger)
   const findings = [project, engine]
-  // Reading base images needs the Dockerfiles and a builder that runs.
+  // Reading base images needs a builder that runs; after another problem, no pull is worth it.
   const ready = project.problems.length === 0 && engine.problems.length === 0
   const sourcesPath = ready
     ? await checkSourcesPathDeclared(
@@ -58,53 +71,21 @@ export async function preflight(
   if (sourcesPath) findings.push(sourcesPath)
   for (const warning of findings.flatMap((f) => f.warnings)) tools.logger.warning(warning)
   const problems = findings.flatMap((f) => f.problems)
-  if (problems.length === 0)
-    return { bases: sourcesPath?.bases ?? new Map<ImageKind, string | undefined>(), dockerfiles }
+  if (problems.length === 0) return sourcesPath?.bases ?? new Map<ImageKind, string | undefined>()
   throw new ActionError(
     `The pre-flight checks failed, so no image was built:\n${problems.map((p) => `- ${p}`).join('\n')}`,
   )
 }
 
-/** What the checks read, for later phases. */
-export interface Checked {
-  /** Each image's base image as the builder holds it, for the size check after its build. */
-  bases: Map<ImageKind, string | undefined>
-  /** Each Dockerfile's text. */
-  dockerfiles: Map<ImageKind, string>
-}
-
-/** The Dockerfiles and sources folders; each Dockerfile's text, read once, for later checks. */
+/** The sources folders: build outputs, which do not exist before the build. */
 async function checkProject(
   plans: readonly ImagePlan[],
   root: string,
   files: ProjectFiles,
-): Promise<Findings & { dockerfiles: Map<ImageKind, string> }> {
-  const findings = { problems: [], warnings: [], dockerfiles: new Map<ImageKind, string>() }
-  for (const plan of plans) {
-    const text = await readDockerfile(plan, root, files, findings)
-    if (text !== undefined) findings.dockerfiles.set(plan.kind, text)
-    await checkSources(plan, root, files, findings)
-  }
+): Promise<Findings> {
+  const findings: Findings = { problems: [], warnings: [] }
+  for (const plan of plans) await checkSources(plan, root, files, findings)
   return findings
-}
-
-async function readDockerfile(
-  plan: ImagePlan,
-  root: string,
-  files: ProjectFiles,
-  findings: Findings,
-): Promise<string | undefined> {
-  const path = join(root, plan.dockerfile)
-  const text =
-    (await files.stat(path))?.kind === 'file'
-      ? await files.readText(path).catch(() => undefined)
-      : undefined
-  if (text === undefined) {
-    findings.problems.push(
-      `The ${plan.kind} image definition '${plan.dockerfile}' does not exist (looked for '${path}'). Expected '${plan.kind}.Dockerfile' in 'docker-folder': add it, or set 'docker-folder' to the folder that holds it.`,
-    )
-  }
-  return text
 }
 
 async function checkSources(

@@ -1,6 +1,10 @@
 import { join } from 'node:path'
-import { credentialSource, type CredentialsFor, type LoginPorts } from '../registry/logins.js'
-import type { RegistryLogin } from '../registry/credentials.js'
+import {
+  credentialSource,
+  type CredentialsFor,
+  type InputsLogin,
+  type LoginPorts,
+} from '../registry/logins.js'
 import { readImage, tagManifest, type Manifest, type ReadOutcome } from '../registry/manifests.js'
 import {
   MIRRORS_EXAMPLE,
@@ -16,6 +20,7 @@ import { startDeadline, type Deadline } from '../shared/deadline.js'
 import { errorMessage } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
 import type { BuiltImage } from './build.js'
+import type { ImageKind } from './image-kinds.js'
 import { builderReading } from './builder-reading.js'
 import { isRecordProof, recordProof, type ReuseRecords } from './ci-record.js'
 import { readBuildInputs, type BaseFacts, type BuildInputs } from './dockerfile.js'
@@ -59,7 +64,9 @@ export interface ReuseOptions {
   /** The build context. */
   root: string
   /** The login given as inputs, for the images' registry. */
-  login?: RegistryLogin
+  login?: InputsLogin
+  /** Each image's Dockerfile, as the check phase read it. */
+  dockerfiles: ReadonlyMap<ImageKind, { text: string; sha256: string }>
   /** `signing-key`: reuse then asks for a signature under it (proof (a)). */
   signingKey?: SigningKey
   /** `registry-mirrors`: base images are looked up where the build pulls them. */
@@ -208,7 +215,9 @@ export async function findUnchanged(
     return builtAll(
       "the builder did not say its platform, which is part of what goes into an image (set 'platform')",
     )
-  const prepared = await Promise.all(plans.map((plan) => prepare(plan, ports)))
+  const prepared = await Promise.all(
+    plans.map((plan) => prepare(plan, options.dockerfiles.get(plan.kind), ports)),
+  )
   // The bases where they are read: at their mirror when one serves them.
   const targets = [
     ...unique(prepared.map((image) => image.plan.reference)).map((ref) => registryImage(ref)),
@@ -242,7 +251,7 @@ export async function findUnchanged(
 
 interface Prepared {
   plan: ImagePlan
-  /** SHA-256 of the Dockerfile's bytes, and its text, or why they could not be read. */
+  /** SHA-256 of the Dockerfile's bytes, and its text; or why they are not known. */
   dockerfile?: { hash: string; text: string }
   inputs?: BuildInputs
   /** The `.dockerignore` BuildKit applies for it, and its SHA-256 (none: null). */
@@ -250,20 +259,24 @@ interface Prepared {
   problem?: string
 }
 
-async function prepare(plan: ImagePlan, ports: ReusePorts): Promise<Prepared> {
+/** The Dockerfile the check phase read, what its build reads, and its ignore file. */
+async function prepare(
+  plan: ImagePlan,
+  read: { text: string; sha256: string } | undefined,
+  ports: ReusePorts,
+): Promise<Prepared> {
+  if (!read) return { plan, problem: `'${plan.dockerfile}' was not read` }
   try {
-    const path = plan.command.dockerfile
-    const [hash, text] = await Promise.all([ports.files.hashFile(path), ports.files.readText(path)])
     const ignore = await ignoreFileOf(plan, ports)
     if ('problem' in ignore) return { plan, problem: ignore.problem }
     return {
       plan,
-      dockerfile: { hash, text },
-      inputs: readBuildInputs(text, buildArgsOf(plan)),
+      dockerfile: { hash: read.sha256, text: read.text },
+      inputs: readBuildInputs(read.text, buildArgsOf(plan)),
       ignore,
     }
   } catch (error) {
-    return { plan, problem: `'${plan.dockerfile}' could not be read (${errorMessage(error)})` }
+    return { plan, problem: `its .dockerignore could not be read (${errorMessage(error)})` }
   }
 }
 

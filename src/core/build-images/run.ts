@@ -16,10 +16,10 @@ import {
   resolveDrawVersion,
   type DrawVersion,
 } from './draw-version.js'
-import { decideGate, FALLBACK_DEFAULT_BRANCH } from './gate.js'
+import type { CheckedBuildImages } from './check.js'
+import { FALLBACK_DEFAULT_BRANCH } from './gate.js'
 import { looksSecret } from './input-parsers.js'
 import { repeatedNamespace } from './image-names.js'
-import type { BuildImagesInputs } from './inputs.js'
 import { planImages, type ImagePlan } from './plan.js'
 import { servedFiles } from './served-files.js'
 import {
@@ -76,32 +76,28 @@ type RunPorts = Omit<BuildImagesPorts, 'builders'> & {
   dockerConfigPath: string
 }
 
+/** What the check phase found when there is something to build. */
+type CheckedBuild = Extract<CheckedBuildImages, { tags: string[] }>
+
 /**
- * Branch gate, plan, pre-flight, the images that did not change (given the new tags), login, then
- * build and push what is left: each phase its own log group.
+ * From what the check phase found (checkBuildImages: the branch gate, the tags, the Dockerfiles):
+ * plan, pre-flight, the images that did not change (given the new tags), login, then build and
+ * push what is left: each phase its own log group.
  */
 export async function runBuildImages(
-  inputs: BuildImagesInputs,
+  checked: CheckedBuildImages,
   context: CiContext,
   ports: BuildImagesPorts,
 ): Promise<BuiltImage[]> {
   const { logger, reporter } = ports
-  const gate = await logger.group('Branch check', () => {
-    const decision = decideGate(context, inputs.branches)
-    logger.info(
-      decision.build
-        ? `Branch '${decision.branch}' is one of the branches to build (${decision.branches.join(', ')}).`
-        : `Skipped, nothing is built: ${decision.reason}.`,
-    )
-    return Promise.resolve(decision)
-  })
-  if (!gate.build) {
+  const { inputs } = checked
+  if ('skipped' in checked) {
     setOutputs(reporter, [], true)
-    await reporter.summary(skippedSummary(gate.reason))
+    await reporter.summary(skippedSummary(checked.skipped))
     return []
   }
 
-  const planned = await logger.group('Plan', () => plan(inputs, context, ports, gate.branch))
+  const planned = await logger.group('Plan', () => plan(checked, context, ports))
   const chosen = await logger.group('Builder', async () => {
     const choice = await chooseBuilder(inputs.builder, ports.builders.candidates, ports)
     logger.info(`Building with ${choice.name === 'docker' ? 'Docker' : 'Buildah'}: ${choice.why}.`)
@@ -114,11 +110,11 @@ export async function runBuildImages(
   })
   try {
     const runPorts = { ...ports, builder: opened.builder, dockerConfigPath: opened.authFile }
-    const { images, built } = await buildWith(inputs, context, planned, gate.branch, runPorts)
-    const signed = await sign(inputs, images, built, runPorts)
+    const { images, built } = await buildWith(checked, context, planned, runPorts)
+    const signed = await sign(checked, images, built, runPorts)
     setOutputs(reporter, images, false, planned.version)
     const summary = builtSummary(images, {
-      branch: gate.branch,
+      branch: checked.branch,
       pushed: inputs.push,
       drawVersion: planned.drawVersion?.value,
       version: planned.version,
@@ -135,12 +131,13 @@ export async function runBuildImages(
 
 /** With a `signing-key`, every image pushed or given this run's tags is signed; what to say. */
 async function sign(
-  inputs: BuildImagesInputs,
+  checked: CheckedBuild,
   images: BuiltImage[],
   built: ImagePlan[],
   ports: RunPorts,
 ): Promise<string | undefined> {
-  const { signingKey, registryLogin: login } = inputs
+  const { inputs, login } = checked
+  const { signingKey } = inputs
   if (!signingKey) return undefined
   return ports.logger.group('Image signatures', async () => {
     // The signing code is loaded only when there is a key.
@@ -154,13 +151,13 @@ async function sign(
  * image in the plans' order, and the plans that were built (their fingerprint labels).
  */
 async function buildWith(
-  inputs: BuildImagesInputs,
+  checked: CheckedBuild,
   context: CiContext,
   planned: { plans: ImagePlan[] },
-  branch: string,
   ports: RunPorts,
 ): Promise<{ images: BuiltImage[]; built: ImagePlan[] }> {
   const { logger } = ports
+  const { inputs, branch, dockerfiles } = checked
   const { registryMirrors: mirrors, registryLogin: login } = inputs
   const root = inputs.workingDirectory
   const host = inputs.registry.host
@@ -168,18 +165,25 @@ async function buildWith(
   let loggedIn = false
   const logIn = async (): Promise<void> => {
     if (!login || loggedIn) return
-    await logger.group(`Registry login: ${host}`, () => logInTo(host, login, ports))
+    await logger.group(`Registry login: ${host}`, () =>
+      logInTo(host, login, context.registryLoginHelp, ports),
+    )
     loggedIn = true
   }
   if (mirrors.some((mirror) => registryName(mirror.host) === registryName(host))) await logIn()
-  const checked = await logger.group('Pre-flight checks', () =>
+  const bases = await logger.group('Pre-flight checks', () =>
     preflight(
       planned.plans,
-      { root, allowUndeclaredSourcesPath: inputs.allowUndeclaredSourcesPath, mirrors },
+      {
+        root,
+        allowUndeclaredSourcesPath: inputs.allowUndeclaredSourcesPath,
+        mirrors,
+        dockerfiles,
+      },
       ports,
     ),
   )
-  const plans = withBases(planned.plans, checked.dockerfiles, mirrors)
+  const plans = withBases(planned.plans, dockerfiles, mirrors)
   const defaultBranch = context.defaultBranch ?? FALLBACK_DEFAULT_BRANCH
   const unchanged = await logger.group('Unchanged images', () =>
     reuseUnchanged(
@@ -191,7 +195,8 @@ async function buildWith(
         branch,
         defaultBranch,
         root,
-        login,
+        login: checked.login,
+        dockerfiles,
         signingKey: inputs.signingKey,
         mirrors,
       },
@@ -208,8 +213,9 @@ async function buildWith(
             {
               push: inputs.push,
               loggedIn: login !== undefined,
+              loginHelp: context.registryLoginHelp,
               // Before each push, what COPY added against the sources: see sources-path.ts.
-              check: (plan) => checkCopiedSize(plan, checked.bases.get(plan.kind), root, ports),
+              check: (plan) => checkCopiedSize(plan, bases.get(plan.kind), root, ports),
             },
             ports,
           ),
@@ -229,11 +235,11 @@ async function buildWith(
  */
 function withBases(
   plans: readonly ImagePlan[],
-  dockerfiles: ReadonlyMap<ImageKind, string>,
+  dockerfiles: ReadonlyMap<ImageKind, { text: string }>,
   mirrors: RegistryMirrors,
 ): ImagePlan[] {
   return plans.map((plan) => {
-    const text = dockerfiles.get(plan.kind) ?? ''
+    const text = dockerfiles.get(plan.kind)?.text ?? ''
     const args: Array<[string, string]> = [
       ['SOURCES_PATH', plan.command.sourcesPath],
       ...plan.command.buildArgs.map(([name, value]): [string, string] => [name, value]),
@@ -250,12 +256,12 @@ function withBases(
 }
 
 async function plan(
-  inputs: BuildImagesInputs,
+  checked: CheckedBuild,
   context: CiContext,
   ports: BuildImagesPorts,
-  branch: string,
 ): Promise<{ plans: ImagePlan[]; drawVersion?: DrawVersion; version?: string }> {
   const { logger } = ports
+  const { inputs } = checked
   const lookup = await resolveDrawVersion(
     inputs.drawVersion,
     {
@@ -295,11 +301,12 @@ async function plan(
     : undefined
 
   const plans = planImages(inputs, context, {
-    branch,
+    branch: checked.branch,
+    tags: checked.tags,
     drawVersion: lookup.found?.value,
     version,
     ...(served ? { served } : {}),
-    now: ports.clock.now(),
+    now: checked.now,
   })
   // Said once: with the default names, every image repeats it alike.
   const repeated = inputs.images
@@ -335,7 +342,12 @@ async function frontendFiles(
   return found.files
 }
 
-async function logInTo(host: string, credentials: RegistryLogin, ports: RunPorts): Promise<void> {
+async function logInTo(
+  host: string,
+  credentials: RegistryLogin,
+  help: string,
+  ports: RunPorts,
+): Promise<void> {
   try {
     await ports.builder.login(host, credentials.username, credentials.password)
   } catch (error) {
@@ -347,7 +359,7 @@ async function logInTo(host: string, credentials: RegistryLogin, ports: RunPorts
       .trim()
     throw new ActionError(
       ports.redact(
-        `Logging in to the registry '${host}' as '${credentials.username}' failed: ${error.message}${said ? ` (${said})` : ''}. Check 'registry-username' and 'registry-password' (a token needs package write access), and that 'registry' names the right host. Nothing was built.`,
+        `Logging in to the registry '${host}' as '${credentials.username}' failed: ${error.message}${said ? ` (${said})` : ''}. ${help}. Nothing was built.`,
       ),
     )
   }

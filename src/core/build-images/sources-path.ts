@@ -5,7 +5,7 @@ import { mapLimit } from '../shared/concurrency.js'
 import { errorMessage } from '../shared/errors.js'
 import type { ImageKind } from './image-kinds.js'
 import { BuilderCommandError, type ImageBuilder } from './ports.js'
-import { readStages, triggersOf, type Stage } from './dockerfile.js'
+import { triggersOf, type Stage } from './dockerfile.js'
 import type { ImagePlan } from './plan.js'
 
 /**
@@ -36,13 +36,45 @@ export interface SourcesPathFindings {
   bases: Map<ImageKind, string | undefined>
 }
 
+/** A Dockerfile as the check phase read it (see checkDockerfiles), with what its text says. */
+export interface DockerfileStages {
+  /** Project-relative, for messages. */
+  path: string
+  /** Its images' sources folder, for messages. */
+  sources: string
+  stages: Stage[]
+  /** The stages whose verdict needs their base image's ONBUILD triggers, read by the builder. */
+  askEngine: Stage[]
+}
+
 /**
- * `dockerfiles`: each plan's Dockerfile text, as the pre-flight read it. A base that a mirror
+ * What a Dockerfile's text alone says of SOURCES_PATH, in the check phase: a stage that declares
+ * it is fine, a stage built FROM an earlier stage that uses it without declaring it is refused,
+ * and a base image named through a build argument without a value cannot be read. The other
+ * stages' bases are read by the builder when the step runs (checkSourcesPathDeclared).
+ */
+export function sourcesPathFromText(
+  dockerfile: Omit<DockerfileStages, 'askEngine'>,
+  allowUnreadable: boolean,
+): { problems: string[]; warnings: string[]; askEngine: Stage[] } {
+  const found = { problems: [] as string[], warnings: [] as string[], askEngine: [] as Stage[] }
+  for (const stage of dockerfile.stages) {
+    const verdict = judgeText(stage, dockerfile.stages)
+    if (verdict.kind === 'fine') continue
+    if (verdict.kind === 'ask') found.askEngine.push(stage)
+    else judged(dockerfile, verdict, allowUnreadable, found)
+  }
+  return found
+}
+
+/**
+ * Before any build, once the builder runs: each stage that its text left open (see
+ * sourcesPathFromText) is judged by its base image's ONBUILD triggers. A base that a mirror
  * serves is read there, as the build pulls it.
  */
 export async function checkSourcesPathDeclared(
   plans: readonly ImagePlan[],
-  dockerfiles: ReadonlyMap<ImageKind, string>,
+  dockerfiles: ReadonlyMap<ImageKind, DockerfileStages>,
   options: { allowUnreadable: boolean; mirrors: RegistryMirrors },
   ports: SourcesPathPorts,
 ): Promise<SourcesPathFindings> {
@@ -51,14 +83,12 @@ export async function checkSourcesPathDeclared(
     base === undefined ? undefined : (mirroredReference(base, mirrors) ?? base)
   const findings: SourcesPathFindings = { problems: [], warnings: [], bases: new Map() }
   for (const plan of plans) {
-    const stages = readStages(dockerfiles.get(plan.kind) ?? '', plan.command.buildArgs)
-    findings.bases.set(plan.kind, pulled(rootBase(stages)))
-    for (const stage of stages) {
-      const verdict = await judgeStage(stage, stages, ports, pulled)
-      if (verdict.kind === 'fine') continue
-      if (verdict.kind === 'undeclared') findings.problems.push(undeclared(plan, verdict.why))
-      else if (allowUnreadable) findings.warnings.push(unreadableAllowed(plan, verdict.why))
-      else findings.problems.push(unreadable(plan, verdict.why))
+    const dockerfile = dockerfiles.get(plan.kind)
+    if (!dockerfile) continue
+    findings.bases.set(plan.kind, pulled(rootBase(dockerfile.stages)))
+    for (const stage of dockerfile.askEngine) {
+      const verdict = await judgeBase(stage, ports, pulled)
+      if (verdict.kind !== 'fine') judged(dockerfile, verdict, allowUnreadable, findings)
     }
   }
   return findings
@@ -66,12 +96,18 @@ export async function checkSourcesPathDeclared(
 
 type Verdict = { kind: 'fine' } | { kind: 'undeclared' | 'unreadable'; why: string }
 
-async function judgeStage(
-  stage: Stage,
-  stages: Stage[],
-  ports: SourcesPathPorts,
-  pulled: (base: string) => string | undefined,
-): Promise<Verdict> {
+function judged(
+  dockerfile: Pick<DockerfileStages, 'path' | 'sources'>,
+  verdict: Exclude<Verdict, { kind: 'fine' }>,
+  allowUnreadable: boolean,
+  findings: { problems: string[]; warnings: string[] },
+): void {
+  if (verdict.kind === 'undeclared') findings.problems.push(undeclared(dockerfile, verdict.why))
+  else if (allowUnreadable) findings.warnings.push(unreadableAllowed(dockerfile, verdict.why))
+  else findings.problems.push(unreadable(dockerfile, verdict.why))
+}
+
+function judgeText(stage: Stage, stages: Stage[]): Verdict | { kind: 'ask' } {
   if (stage.declaresSourcesPath) return { kind: 'fine' }
   if (stage.parentStage !== undefined) {
     if (!stage.usesSourcesPath) return { kind: 'fine' }
@@ -87,28 +123,37 @@ async function judgeStage(
       why: `its line '${stage.from}' names the base image through a build argument without a value`,
     }
   }
+  return { kind: 'ask' }
+}
+
+async function judgeBase(
+  stage: Stage,
+  ports: SourcesPathPorts,
+  pulled: (base: string) => string | undefined,
+): Promise<Verdict> {
+  const base = stage.base ?? ''
   let triggers: string[]
   try {
-    triggers = await ports.builder.onBuildTriggers(pulled(stage.base) ?? stage.base)
+    triggers = await ports.builder.onBuildTriggers(pulled(base) ?? base)
   } catch (error) {
     const said = error instanceof BuilderCommandError ? error.tail.slice(-2).join(' ').trim() : ''
     const reason = `${errorMessage(error)}${said ? `: ${said}` : ''}`
     return {
       kind: 'unreadable',
       why: ports.redact(
-        `whether its base image '${stage.base}' declares it (ONBUILD ARG SOURCES_PATH) could not be read (${reason})`,
+        `whether its base image '${base}' declares it (ONBUILD ARG SOURCES_PATH) could not be read (${reason})`,
       ),
     }
   }
-  const base = triggersOf(triggers)
-  if (base.declares) {
-    ports.logger.debug(`'${stage.base}' declares SOURCES_PATH with ONBUILD ARG.`)
+  const declared = triggersOf(triggers)
+  if (declared.declares) {
+    ports.logger.debug(`'${base}' declares SOURCES_PATH with ONBUILD ARG.`)
     return { kind: 'fine' }
   }
-  if (!stage.usesSourcesPath && !base.uses) return { kind: 'fine' }
+  if (!stage.usesSourcesPath && !declared.uses) return { kind: 'fine' }
   return {
     kind: 'undeclared',
-    why: `it has no 'ARG SOURCES_PATH' line, and its base image '${stage.base}' has no 'ONBUILD ARG SOURCES_PATH'`,
+    why: `it has no 'ARG SOURCES_PATH' line, and its base image '${base}' has no 'ONBUILD ARG SOURCES_PATH'`,
   }
 }
 
@@ -117,18 +162,20 @@ const HAZARD =
 const FIXES =
   "Fix it either way: add the line 'ARG SOURCES_PATH' after the FROM line, or build FROM a base image that declares it (Olympe's olympeio/* base images do, with ONBUILD ARG SOURCES_PATH)."
 
-const hazard = (plan: ImagePlan): string => HAZARD.replace('{sources}', plan.sources)
+type Named = Pick<DockerfileStages, 'path' | 'sources'>
 
-function undeclared(plan: ImagePlan, why: string): string {
-  return `'${plan.dockerfile}' uses $SOURCES_PATH but nothing declares it: ${why}. ${hazard(plan)} ${FIXES}`
+const hazard = (dockerfile: Named): string => HAZARD.replace('{sources}', dockerfile.sources)
+
+function undeclared(dockerfile: Named, why: string): string {
+  return `'${dockerfile.path}' uses $SOURCES_PATH but nothing declares it: ${why}. ${hazard(dockerfile)} ${FIXES}`
 }
 
-function unreadable(plan: ImagePlan, why: string): string {
-  return `'${plan.dockerfile}' has no 'ARG SOURCES_PATH' line, and ${why}. If nothing declares it, ${lower(hazard(plan))} ${FIXES} If you know that the base image declares it, set '${ALLOW_INPUT}' to true.`
+function unreadable(dockerfile: Named, why: string): string {
+  return `'${dockerfile.path}' has no 'ARG SOURCES_PATH' line, and ${why}. If nothing declares it, ${lower(hazard(dockerfile))} ${FIXES} If you know that the base image declares it, set '${ALLOW_INPUT}' to true.`
 }
 
-function unreadableAllowed(plan: ImagePlan, why: string): string {
-  return `'${plan.dockerfile}' has no 'ARG SOURCES_PATH' line, and ${why}. Building anyway, as '${ALLOW_INPUT}' is true; the size check after the build still stops an image whose COPY took far more than '${plan.sources}'.`
+function unreadableAllowed(dockerfile: Named, why: string): string {
+  return `'${dockerfile.path}' has no 'ARG SOURCES_PATH' line, and ${why}. Building anyway, as '${ALLOW_INPUT}' is true; the size check after the build still stops an image whose COPY took far more than '${dockerfile.sources}'.`
 }
 
 const lower = (text: string): string => text.charAt(0).toLowerCase() + text.slice(1)

@@ -118,7 +118,7 @@ export const deployDefinition = {
     },
     'payload-file': {
       description:
-        'Path of a JSON base payload: a regular file of at most 1 MiB, validated like the inputs (the payload keys as Olympe documents them). The inputs above then set and append to it.',
+        'Path of a JSON base payload: a regular file of at most 1 MiB in the workspace (a symbolic link may lead there, not out of it), validated like the inputs (the payload keys as Olympe documents them). The inputs above then set and append to it.',
       ...text,
     },
     'timeout-seconds': {

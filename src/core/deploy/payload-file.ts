@@ -4,6 +4,7 @@ import { errorMessage, InputError, quote } from '../shared/errors.js'
 import { describeIssues } from '../shared/issues.js'
 import { parseJsonText } from '../shared/json-text.js'
 import type { Files } from '../shared/ports.js'
+import { inWorkspace } from '../shared/workspace-file.js'
 import { BasePayloadSchema, PAYLOAD_WORDING, type BasePayload } from './payload-schema.js'
 
 /** A payload is a few hundred bytes; a file a thousand times larger is not one. */
@@ -16,15 +17,17 @@ export function payloadFileError(path: string, problem: string): InputError {
 
 /**
  * Reads `payload-file`: a regular file of at most 1 MiB (a FIFO or a device would block the step
- * forever, a directory cannot be read), JSON with or without a byte order mark, validated like
- * the inputs. Messages name the file and the JSON path, never more of its text than one character.
+ * forever, a directory cannot be read) inside the workspace, symbolic links resolved (a repository
+ * file that anyone who may push can change must not make the step read another), JSON with or
+ * without a byte order mark, validated like the inputs. Messages name the file and the JSON path,
+ * never more of its text than one character.
  */
 export async function readBasePayload(
   path: string,
   workspace: string,
   files: Files,
 ): Promise<BasePayload> {
-  const text = await readPayloadText(path, resolve(workspace, path), files)
+  const text = await readPayloadText(path, workspace, files)
   const parsed = parseJsonText(text)
   if ('problem' in parsed) throw payloadFileError(path, parsed.problem)
   const document = parsed.value
@@ -39,12 +42,19 @@ export async function readBasePayload(
   return result.output
 }
 
-async function readPayloadText(path: string, fullPath: string, files: Files): Promise<string> {
+async function readPayloadText(path: string, workspace: string, files: Files): Promise<string> {
+  const fullPath = resolve(workspace, path)
   const found = await files.stat(fullPath)
   if (!found)
     throw payloadFileError(
       path,
       `there is no file at ${quote(fullPath)}; give a path relative to the workspace`,
+    )
+  const inside = await inWorkspace(fullPath, workspace, files)
+  if ('problem' in inside)
+    throw payloadFileError(
+      path,
+      `${inside.problem}; keep the payload file in the repository (a symbolic link that stays inside it is fine)`,
     )
   if (found.kind === 'directory')
     throw payloadFileError(path, 'it is a directory; give the path of a JSON file')
@@ -59,7 +69,7 @@ async function readPayloadText(path: string, fullPath: string, files: Files): Pr
       `it is ${found.size} bytes, more than the 1 MiB (${MAX_PAYLOAD_FILE_BYTES} bytes) a payload file may have; check that it is the right file`,
     )
   try {
-    return await files.readText(fullPath)
+    return await files.readText(inside.real)
   } catch (error) {
     throw payloadFileError(path, `cannot read it (${errorMessage(error)})`)
   }

@@ -37,9 +37,14 @@ const DEFAULT_MODE: Mode = 'manual'
 /**
  * As Olympe's documentation builds it in CI: start from the default (or the user's base) payload, set the frontend image,
  * append backend images, set the code-as-data image only when one was built. A group whose
- * required field would be missing is left out rather than sent half-empty.
+ * required field would be missing is left out rather than sent half-empty. `imagesLater`: the
+ * images come from a later job (a pipeline's first check), so none is no problem yet.
  */
-export function buildPayload(inputs: PayloadInputs, base: BasePayload = {}): BuiltPayload {
+export function buildPayload(
+  inputs: PayloadInputs,
+  base: BasePayload = {},
+  options: { imagesLater?: boolean } = {},
+): BuiltPayload {
   const frontendImage = inputs.frontendImage ?? base.frontend?.image
   const backendImages = unique([...(base.backends?.images ?? []), ...inputs.backendImages])
   const rulesFrom: RulesFrom = inputs.deployRules
@@ -51,7 +56,9 @@ export function buildPayload(inputs: PayloadInputs, base: BasePayload = {}): Bui
   const codeasdataImage = inputs.codeasdataImage ?? base.codeAsData?.image
   const extraArgs = unique([...(base.extraArgs ?? []), ...(inputs.forceSync ? [FORCE_SYNC] : [])])
 
-  if (!frontendImage && backendImages.length === 0 && !codeasdataImage && extraArgs.length === 0) {
+  const nothing =
+    !frontendImage && backendImages.length === 0 && !codeasdataImage && extraArgs.length === 0
+  if (nothing && !options.imagesLater) {
     throw new InputError(
       'frontend-image',
       "Nothing to deploy: set at least one of 'frontend-image', 'backend-images' or 'codeasdata-image' (or 'force-sync: true' to resync code as data only).",

@@ -1,13 +1,10 @@
-import type { CiContext } from '../shared/context.js'
-import { startDeadline, type Deadline } from '../shared/deadline.js'
+import type { Deadline } from '../shared/deadline.js'
 import { ActionError } from '../shared/errors.js'
 import type { HttpClient } from '../shared/http.js'
 import type { CommonPorts, Summary, SummaryLink } from '../shared/ports.js'
-import { insecureAppWarning, type AppTarget } from './app-url.js'
+import type { AppTarget } from './app-url.js'
+import { printable, type CheckedDeploy } from './check.js'
 import type { DeployInputs } from './inputs.js'
-import { buildPayload, deployRuleWarnings } from './payload.js'
-import { readBasePayload } from './payload-file.js'
-import { signatureVerifier } from './signature-key.js'
 import type { Payload } from './payload-schema.js'
 import { besideImage, verifyImages, type VerifyPorts } from './verify-images.js'
 import { callWebhook, WebhookError, type WebhookResult } from './webhook.js'
@@ -31,11 +28,6 @@ import { watchRollout, type WatchedTarget } from './watch.js'
 import type { StepEnd } from '../shared/step-end.js'
 import type { DeployProgress } from './progress.js'
 
-/** What a step output can hold (GitHub's limit), and so the largest payload we send. */
-export const MAX_PAYLOAD_BYTES = 1024 * 1024
-/** The payload printed in the log is cut there; the `payload` output has all of it. */
-const PRINTED_PAYLOAD_CHARS = 64 * 1024
-
 export interface DeployPorts
   extends Pick<CommonPorts, 'logger' | 'reporter' | 'redact' | 'clock' | 'files'>, VerifyPorts {
   http: HttpClient
@@ -43,71 +35,51 @@ export interface DeployPorts
   progress?: DeployProgress
 }
 
-/** The run's facts deploy uses: the workspace, and what names the project for links. */
-export type DeployContext = Pick<CiContext, 'workspace'> & LinkContext
+/** The run's facts deploy uses: what names the project for links. */
+export type DeployContext = LinkContext
 
 /**
- * `timeout-seconds` runs from here: reading the payload file, the bounded checks of the deploy
- * rules, the image check (at most half of the time left), reading the app's version and the
- * webhook call all count; the rollout watch then has `wait-minutes`. Outputs are written as they
- * are: `payload` is built from the inputs alone (image references, rules, modes), `url` from
- * `app-url` without its credentials, and what came from a server (`message`, `live-version`) is
- * redacted here, so the platform never has to mask an output, which could corrupt it.
+ * The run, from what the check phase found (checkDeploy): the payload and `timeout-seconds`,
+ * which runs from the check's start; the image check (at most half of the time left), reading the
+ * app's version and the webhook call all count; the rollout watch then has `wait-minutes`.
+ * Outputs are written as they are: `payload` is built from the inputs alone (image references,
+ * rules, modes), `url` from `app-url` without its credentials, and what came from a server
+ * (`message`, `live-version`) is redacted here, so the platform never has to mask an output,
+ * which could corrupt it.
  */
 export async function runDeploy(
-  inputs: DeployInputs,
+  checked: CheckedDeploy,
   context: DeployContext,
   ports: DeployPorts,
 ): Promise<StepEnd> {
   const { logger, reporter } = ports
   ports.progress?.({ kind: 'not-sent' })
-  const deadline = startDeadline(ports.clock, inputs.timeoutSeconds)
+  const { inputs, payload, deadline } = checked
   const plan = planWatch(inputs)
-  // An input file, read before anything is asked or sent.
-  const signatures = inputs.verifySignatures
-    ? await signatureVerifier(inputs.verifySignatures, context.workspace, ports.files)
-    : undefined
-  if (inputs.appUrl) {
-    const insecure = insecureAppWarning(inputs.appUrl)
-    if (insecure) logger.warning(insecure, { title: 'App address' })
-  }
-  if (inputs.previewUrl) {
-    const insecure = insecureAppWarning(inputs.previewUrl, 'preview-url')
-    if (insecure) logger.warning(insecure, { title: 'Preview address' })
-  }
   const notWatched = (): void => {
     reporter.setOutput('rollout', 'not-watched')
     reporter.setOutput('live-version', '')
   }
-  const payload = await logger.group('Deployment payload', async () => {
-    const base = inputs.payloadFile
-      ? await readBasePayload(inputs.payloadFile, context.workspace, ports.files)
-      : undefined
-    const built = buildPayload(inputs, base)
-    checkSize(JSON.stringify(built.payload))
-    for (const warning of deployRuleWarnings(built, inputs.payloadFile, deadline))
-      logger.warning(warning)
-    logger.info(printable(JSON.stringify(built.payload, null, 2)))
-    return built.payload
-  })
   const body = JSON.stringify(payload)
   reporter.setOutput('payload', body)
   reporter.setOutput('url', inputs.appUrl?.shown ?? '')
   // The images are checked before anything is sent, dry runs included (they say what would fail).
   const readLabels = inputs.appUrl !== undefined && inputs.waitMinutes > 0
-  const checked = await verifyImages(
+  const verified = await verifyImages(
     payload,
-    { ...inputs, deadline, readFrontendLabels: readLabels, signatures },
+    {
+      verifyImages: inputs.verifyImages,
+      ...(checked.login ? { login: checked.login } : {}),
+      registryMirrors: inputs.registryMirrors,
+      deadline,
+      readFrontendLabels: readLabels,
+      ...(checked.signatures ? { signatures: checked.signatures } : {}),
+    },
     ports,
   )
-  const build = buildFacts(inputs.expectedVersion, payload, checked.frontendLabels)
+  const build = buildFacts(inputs.expectedVersion, payload, verified.frontendLabels)
   // Watched, the app's link comes with the rollout's outcome (rolloutSummary).
-  const links = deployLinks(
-    payload,
-    'target' in plan ? undefined : inputs.appUrl,
-    checked.beside,
-    context,
-  )
+  const links = deployLinks(payload, 'target' in plan ? undefined : inputs.appUrl, context)
 
   if (inputs.dryRun) {
     logger.info(`Dry run: this request would be sent, and nothing was.\n${describeRequest(body)}`)
@@ -116,7 +88,7 @@ export async function runDeploy(
     reporter.setOutput('status', '')
     reporter.setOutput('message', '')
     notWatched()
-    await reporter.summary(deploySummary(payload, inputs, undefined, checked.beside, links))
+    await reporter.summary(deploySummary(payload, inputs, undefined, verified.beside, links))
     return {}
   }
 
@@ -159,7 +131,7 @@ export async function runDeploy(
   reporter.setOutput('status', String(result.status))
   reporter.setOutput('message', message)
   await reporter.summary(
-    deploySummary(payload, inputs, { ...result, message }, checked.beside, links, plan),
+    deploySummary(payload, inputs, { ...result, message }, verified.beside, links, plan),
   )
   if (!targets) {
     notWatched()
@@ -307,7 +279,6 @@ function expectedLines(build: BuildFacts): string[] {
 function deployLinks(
   payload: Payload,
   appUrl: AppTarget | undefined,
-  checked: ReadonlyMap<string, string>,
   context: DeployContext,
 ): SummaryLink[] {
   const app = appUrl ? [{ label: 'App', url: appUrl.shown }] : []
@@ -317,25 +288,8 @@ function deployLinks(
     ...(payload.codeAsData?.image
       ? [{ role: 'code-as-data', reference: payload.codeAsData.image }]
       : []),
-  ].map((image) => {
-    const digest = /^sha(256|512):[0-9a-f]+$/.exec(checked.get(image.reference) ?? '')?.[0]
-    return digest ? { ...image, digest } : image
-  })
+  ]
   return [...app, ...imageLinks(images, context)]
-}
-
-function checkSize(body: string): void {
-  const bytes = new TextEncoder().encode(body).length
-  if (bytes > MAX_PAYLOAD_BYTES)
-    throw new ActionError(
-      `The deployment payload would be ${bytes} bytes, more than the 1 MiB (${MAX_PAYLOAD_BYTES} bytes) that a step output holds; a payload is normally a few hundred bytes: check 'backend-images', 'deploy-rules' and 'payload-file'. Nothing was sent.`,
-    )
-}
-
-/** The payload as the log shows it: whole up to 64 KiB, then cut with a note. */
-function printable(text: string): string {
-  if (text.length <= PRINTED_PAYLOAD_CHARS) return text
-  return `${text.slice(0, PRINTED_PAYLOAD_CHARS)}\n… (cut: ${text.length} characters in all; the 'payload' output holds the whole payload)`
 }
 
 function describeRequest(body: string): string {
@@ -369,7 +323,7 @@ function deploySummary(
       ['Promotion mode', payload.noDowntime?.promotionMode ?? none],
       ['Extra arguments', payload.extraArgs?.join(' ') || none],
       ['Skip version updates', String(payload.skipUpdateVersions ?? false)],
-      ['Status', result ? `${result.status} (after ${result.attempts} attempt(s))` : none],
+      ['Status', result ? statusShown(result) : none],
       ['Message', result?.message ?? none],
       ['App', inputs.appUrl?.shown ?? none],
       [
@@ -380,6 +334,13 @@ function deploySummary(
     notes: notesFor(payload, inputs),
     links,
   }
+}
+
+/** The status; the attempts only when there were retries. */
+function statusShown(result: WebhookResult): string {
+  return result.attempts > 1
+    ? `${result.status} (after ${result.attempts} attempts)`
+    : String(result.status)
 }
 
 function notesFor(payload: Payload, inputs: DeployInputs): string[] {

@@ -1,6 +1,7 @@
-import { relative, resolve, isAbsolute } from 'node:path'
+import { resolve } from 'node:path'
 import { errorMessage, InputError, quote } from '../shared/errors.js'
 import type { Files } from '../shared/ports.js'
+import { inWorkspace } from '../shared/workspace-file.js'
 import { looksLikePem } from '../signing/pem.js'
 import { parsePublicKey, PUBLIC_KEY_EXPECTED, type PublicKeyInfo } from '../signing/public-key.js'
 import { keyVerifier, type SignatureVerifier } from '../signing/signer.js'
@@ -41,9 +42,8 @@ function keyFileError(path: string, problem: string): InputError {
 }
 
 /**
- * The public key in a file of the workspace: symbolic links resolved first, and refused when the
- * file they lead to is outside the workspace (a link committed to the repository must not make the
- * step read the runner's files); a regular file of at most 64 KiB.
+ * The public key in a file of the workspace (see inWorkspace): a regular file of at most
+ * 64 KiB.
  */
 async function readKeyFile(path: string, workspace: string, files: Files): Promise<PublicKeyInfo> {
   const full = resolve(workspace, path)
@@ -53,13 +53,11 @@ async function readKeyFile(path: string, workspace: string, files: Files): Promi
       path,
       `there is no file at ${quote(full)}; give the public key's PEM text, or its path relative to the workspace`,
     )
-  const real = await files.realpath(full)
-  const root = await files.realpath(workspace)
-  const inside = relative(root, real)
-  if (inside === '' || inside.startsWith('..') || isAbsolute(inside))
+  const inside = await inWorkspace(full, workspace, files)
+  if ('problem' in inside)
     throw keyFileError(
       path,
-      `it resolves to ${quote(real)}, outside the workspace ${quote(root)}; keep the public key in the repository, or give its PEM text`,
+      `${inside.problem}; keep the public key in the repository, or give its PEM text`,
     )
   if (found.kind !== 'file')
     throw keyFileError(
@@ -73,7 +71,7 @@ async function readKeyFile(path: string, workspace: string, files: Files): Promi
     )
   let text: string
   try {
-    text = await files.readText(real)
+    text = await files.readText(inside.real)
   } catch (error) {
     throw keyFileError(path, `cannot read it (${errorMessage(error)})`)
   }

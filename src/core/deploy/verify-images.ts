@@ -1,11 +1,18 @@
 import { checkImage, type CheckOutcome, type CheckPorts } from '../registry/manifest-check.js'
 import type { ImageConfigRead } from '../registry/manifest-check.js'
 import type { RegistryLogin } from '../registry/credentials.js'
-import { credentialSource, type LoginPorts } from '../registry/logins.js'
+import {
+  credentialSource,
+  loginForImages,
+  type InputsLogin,
+  type LoginPorts,
+} from '../registry/logins.js'
+import { registryImage } from '../registry/reference.js'
 import { registryShown, resolvedImage, type RegistryMirrors } from '../registry/mirrors.js'
 import { RegistrySession } from '../registry/session.js'
 import type { SignatureVerifier } from '../signing/signer.js'
 import type { SignatureVerdict } from '../signing/signatures.js'
+import { unique } from '../shared/collections.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { ActionError } from '../shared/errors.js'
 import type { Deadline } from '../shared/deadline.js'
@@ -23,13 +30,10 @@ const CONCURRENT_CHECKS = 4
  */
 const CHECK_SHARE = 0.5
 
-export interface VerifyInputs extends Pick<
-  PayloadInputs,
-  'frontendImage' | 'backendImages' | 'codeasdataImage'
-> {
+export interface VerifyInputs {
   verifyImages: VerifyMode
-  /** The registry of the inputs' login is inferred from the image inputs only (see checkAll). */
-  registryLogin?: RegistryLogin
+  /** The inputs' login and the registry it is for, decided in the check phase (see checkLogin). */
+  login?: InputsLogin
   /** `registry-mirrors`: an image of a registry one serves is checked there. */
   registryMirrors?: RegistryMirrors
   /** The step's 'timeout-seconds', already running. */
@@ -54,7 +58,7 @@ export interface VerifyPorts
   extends CheckPorts, LoginPorts, Pick<CommonPorts, 'reporter' | 'redact'> {}
 
 /** One image of the payload, by the part of it that deploys the image. */
-interface DeployedImage {
+export interface DeployedImage {
   role: 'frontend' | 'backend' | 'code-as-data'
   reference: string
 }
@@ -149,7 +153,7 @@ function judge(
 }
 
 /** The payload's images in its order: the frontend, each backend, code as data. */
-function deployedImages(payload: Payload): DeployedImage[] {
+export function deployedImages(payload: Payload): DeployedImage[] {
   const images: DeployedImage[] = []
   if (payload.frontend) images.push({ role: 'frontend', reference: payload.frontend.image })
   for (const reference of payload.backends?.images ?? [])
@@ -170,11 +174,7 @@ async function checkAll(
     target: resolvedImage(image.reference, inputs.registryMirrors ?? []),
   }))
   const targets = located.flatMap(({ target }) => ('problem' in target ? [] : [target]))
-  // The registry of the inputs' login is never taken from 'payload-file', a repository file
-  // that anyone who may push can point at a registry of their own.
-  const given = new Set(imageInputs(inputs))
-  const named = targets.filter((target) => given.has(target.reference))
-  const credentialsFor = await credentialSource(targets, inputs.registryLogin, ports, named)
+  const credentialsFor = await credentialSource(targets, inputs.login, ports)
   const deadline = checkDeadline(inputs.deadline)
   const checked = await mapLimit(located, CONCURRENT_CHECKS, async (image): Promise<Checked> => {
     const { role, reference, target } = image
@@ -198,9 +198,30 @@ async function checkAll(
   return checked
 }
 
-function imageInputs(inputs: VerifyInputs): string[] {
+/**
+ * The registry the inputs' login is for, decided in the check phase before anything is read or
+ * sent (see loginForImages). It is never taken from 'payload-file', a repository file that anyone
+ * who may push can point at a registry of their own: only the image inputs may name it. Nothing
+ * is decided when the images are not checked.
+ */
+export function checkLogin(
+  payload: Payload,
+  inputs: Pick<PayloadInputs, 'frontendImage' | 'backendImages' | 'codeasdataImage'> & {
+    verifyImages: VerifyMode
+    registryLogin?: RegistryLogin
+  },
+): { login?: InputsLogin; warning?: string } {
+  if (inputs.verifyImages === 'false') return {}
   const { frontendImage, backendImages, codeasdataImage } = inputs
-  return [frontendImage, ...backendImages, codeasdataImage].filter((image) => image !== undefined)
+  const given = new Set([frontendImage, ...backendImages, codeasdataImage])
+  const targets = deployedImages(payload).flatMap(({ reference }) => {
+    const target = registryImage(reference)
+    return 'problem' in target ? [] : [target]
+  })
+  const registries = (list: typeof targets): string[] =>
+    unique(list.map((target) => target.registry))
+  const named = targets.filter((target) => given.has(target.reference))
+  return loginForImages(inputs.registryLogin, registries(targets), registries(named))
 }
 
 /** The check's slice of the step's time, worded so that a registry's silence names its cause. */

@@ -23,10 +23,16 @@ const GATEWAY_STATUSES = new Set([502, 504])
 /** No connection, or no TLS session: not one byte of the request reached the application. */
 const NEVER_SENT = new Set<HttpFailure['kind']>(['refused', 'dns', 'tls', 'connect-timeout'])
 
-export const MAY_HAVE_STARTED =
-  "The deployment may or may not have started: check the platform's deployment history (or ask the platform operator) before running this step again, so that it is not deployed twice."
+const CHECK_HISTORY =
+  "check the platform's deployment history (or ask the platform operator) before running this step again, so that it is not deployed twice."
+export const MAY_HAVE_STARTED = `The deployment may or may not have started, and the step did not send the request again: ${CHECK_HISTORY}`
+/** After an answer that is not the platform's acceptance: it got the request all the same. */
+const RECEIVED = `The request reached the webhook's server, so the platform may have started the deployment all the same; the step did not send it again: ${CHECK_HISTORY}`
 const NOTHING_SENT =
   'The request never reached the platform, so nothing was deployed: run the step again once the webhook can be reached.'
+/** 429 and 503, still after the last attempt: the server said it did not act. */
+const DECLINED =
+  'The server answered that it did not act on the request, so nothing was deployed: run the step again once the platform accepts requests.'
 
 export interface WebhookCall {
   url: URL
@@ -88,7 +94,12 @@ export async function callWebhook(call: WebhookCall, ports: WebhookPorts): Promi
   const { deadline } = call
   const retried = await retry(
     (attempt, remainingMs) => {
-      ports.logger.info(`POST to the deployment webhook (attempt ${attempt} of ${MAX_ATTEMPTS})`)
+      // The count only once a retry is under way: a first POST may well be the only one.
+      ports.logger.info(
+        attempt === 1
+          ? 'POST to the deployment webhook.'
+          : `POST to the deployment webhook again (attempt ${attempt} of ${MAX_ATTEMPTS}).`,
+      )
       return attemptOnce(call, ports, remainingMs)
     },
     {
@@ -320,12 +331,21 @@ export function backoff(attempt: number): number {
 
 function finalMessage(failure: Failed, stop: string, attempt: number): string {
   const counted = attempt > 1 && stop === '' ? ` (attempt ${attempt})` : ''
-  const { effect } = failure
-  const consequence =
-    effect === 'unknown' ? MAY_HAVE_STARTED : effect === 'none' ? NOTHING_SENT : ''
-  return [sentence(`${failure.reason}${counted}`), stop, consequence]
+  return [sentence(`${failure.reason}${counted}`), stop, consequenceOf(failure)]
     .filter((part) => part !== '')
     .join(' ')
+}
+
+/** What the failure means for the deployment, and what to do before running the step again. */
+function consequenceOf(failure: Failed): string {
+  switch (failure.effect) {
+    case 'unknown':
+      return MAY_HAVE_STARTED
+    case 'answered':
+      return RECEIVED
+    case 'none':
+      return failure.status === undefined ? NOTHING_SENT : DECLINED
+  }
 }
 
 function sentence(text: string): string {

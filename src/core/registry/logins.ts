@@ -25,23 +25,16 @@ export interface InputsLogin {
 
 /**
  * Which login each registry of the images is asked with (see chooseLogins), the Docker config read
- * through the Files port. Registers the chosen passwords as secrets and logs each choice; throws an
- * InputError, before anything is read or sent, when the inputs' login could go to several
- * registries. The registry of the inputs' login, when `registry` is empty, is inferred from the
- * `named` images alone (those given as inputs), never from the others.
+ * through the Files port. `inputs` is the inputs' login with the registry it is for, decided in
+ * the check phase (see loginForImages). Registers the chosen passwords as secrets and logs each
+ * choice.
  */
 export async function credentialSource(
   targets: readonly RegistryImage[],
-  login: RegistryLogin | undefined,
+  inputs: InputsLogin | undefined,
   ports: LoginPorts,
-  named: readonly RegistryImage[] = targets,
 ): Promise<CredentialsFor> {
   const registries = unique(targets.map((target) => target.registry))
-  const inputs = login
-    ? inputsLogin(login, unique(named.map((target) => target.registry)))
-    : undefined
-  if (login && !inputs && registries.length > 0)
-    ports.logger.warning(UNNAMED_REGISTRY, { title: 'Registry login not used' })
   const docker = await readDockerLogins(ports)
   for (const note of docker.notes) ports.logger.info(note)
   const chosen = chooseLogins(registries, inputs, docker.logins)
@@ -54,6 +47,23 @@ export async function credentialSource(
 }
 
 const UNNAMED_REGISTRY = `${CREDENTIAL_INPUTS} are given but 'registry' is empty, and no image input names a registry (the images come from 'payload-file' only): the registry a login is for is never taken from a file, so the images are checked without it. Set 'registry' to the registry these credentials are for.`
+
+/**
+ * The inputs' login with the registry it is for (see inputsLogin), decided before anything is
+ * read or sent: `registries` are those of every image to be asked, `named` those of the images
+ * given as inputs, which alone may say which registry a login is for. Throws an InputError when
+ * the login could go to several; says so in `warning` when it goes to none of the images.
+ */
+export function loginForImages(
+  login: RegistryLogin | undefined,
+  registries: readonly string[],
+  named: readonly string[],
+): { login?: InputsLogin; warning?: string } {
+  if (!login) return {}
+  const inputs = inputsLogin(login, unique(named))
+  if (!inputs && registries.length > 0) return { warning: UNNAMED_REGISTRY }
+  return inputs ? { login: inputs } : {}
+}
 
 /**
  * Which login each registry is asked with: the inputs' for their registry, else the Docker

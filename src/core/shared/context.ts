@@ -14,5 +14,12 @@ export interface CiContext {
   /** owner/name on GitHub, group/project on GitLab. */
   repository?: string
   repositoryUrl?: string
+  /** The CI's own container registry, where the project's images live: CI_REGISTRY on GitLab. */
+  containerRegistry?: string
   actor?: { name: string; email: string }
+  /**
+   * What to check when a registry refuses the login, in this platform's words: where the user
+   * name and password come from there. The platform says it; the core does not guess.
+   */
+  registryLoginHelp: string
 }

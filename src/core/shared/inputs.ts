@@ -233,6 +233,6 @@ function expectedOneOf(options: readonly string[]): string {
 /** Every action's last input: check the inputs as the step would, then stop. */
 export const CHECK_ONLY = {
   description:
-    "Only check the inputs, as the step does before anything else, report every problem, and stop: nothing is built, sent or written. For a pipeline's first job, so that a missing secret or variable fails it in seconds instead of after the images are built.",
+    "Only check the inputs and the files they name that exist before the run (`payload-file`, the snapshot configuration, the Dockerfiles), as every run does before anything else, report every problem, and stop: nothing is built, sent or written. For a pipeline's first job, so that a missing secret or variable fails it in seconds instead of after the images are built.",
   ...flag('false'),
 }

@@ -1,8 +1,7 @@
 import type { BuiltImage } from '../build-images/build.js'
 import { FINGERPRINT_LABEL } from '../build-images/fingerprint.js'
 import type { ImagePlan } from '../build-images/plan.js'
-import type { RegistryLogin } from '../registry/credentials.js'
-import { credentialSource, type LoginPorts } from '../registry/logins.js'
+import { credentialSource, type InputsLogin, type LoginPorts } from '../registry/logins.js'
 import { registryImage } from '../registry/reference.js'
 import { RegistrySession, type SessionPorts } from '../registry/session.js'
 import { mapLimit } from '../shared/concurrency.js'
@@ -24,7 +23,7 @@ export interface SignOptions {
   /** The `push` input: only an image in a registry can carry a signature. */
   push: boolean
   /** The login given as inputs, for the images' registry. */
-  login?: RegistryLogin
+  login?: InputsLogin
 }
 
 export interface SignPorts extends SessionPorts, LoginPorts {

@@ -65,15 +65,16 @@ function describe(entry: SnapshotEntry, onTheWay: string, root: OutputRoot): str
 
 /**
  * Every outputDir is checked on the disk (clones made, nothing exported yet), all of them before
- * any is touched; then the missing parents are created.
+ * any is touched, but those the check phase checked already (`check`); then the missing parents
+ * are created.
  */
 export async function prepareOutputDirs(
-  placed: ReadonlyArray<{ entry: SnapshotEntry; root: OutputRoot }>,
+  placed: ReadonlyArray<{ entry: SnapshotEntry; root: OutputRoot; check?: OutputDirCheck }>,
   tools: { files: Files; logger: Logger },
 ): Promise<void> {
   const checked = []
-  for (const { entry, root } of placed)
-    checked.push({ entry, root, check: await checkOutputDir(entry, root, tools.files) })
+  for (const { entry, root, check } of placed)
+    checked.push({ entry, root, check: check ?? (await checkOutputDir(entry, root, tools.files)) })
   const problems = checked.flatMap(({ check }) => ('problem' in check ? [check.problem] : []))
   if (problems.length > 0)
     throw new ActionError(`${problems.join('\n')}\nNothing was exported or pushed.`)

@@ -1,14 +1,15 @@
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { ActionError, errorMessage } from '../shared/errors.js'
 import { cloneRoot, prepareOutputDirs, type OutputRoot } from './boundary.js'
 import { toolkitArgv } from './command.js'
-import { loadSnapshotConfig, type SnapshotEntry } from './config.js'
+import { workingRoot, type CheckedSnapshot } from './check.js'
+import type { SnapshotEntry } from './config.js'
 import { explainGitFailure } from './git-errors.js'
 import type { SnapshotInputs } from './inputs.js'
 import type { GitIdentity, GitWorktree, SnapshotPorts } from './ports.js'
 import { describeTarget, planSnapshot, type GitTarget, type SnapshotPlan } from './plan.js'
 import { previewTarget, publishTarget } from './publish.js'
-import { checkTempFolder, checkWorkingFolder, settingWarnings } from './settings.js'
+import { checkTempFolder } from './settings.js'
 import { commitsOutput, snapshotSummary, type EntryResult } from './summary.js'
 import { exportEntry, toolkitEnv, type ToolkitSettings } from './toolkit.js'
 import type { CiContext } from '../shared/context.js'
@@ -19,24 +20,14 @@ export type SnapshotContext = Pick<CiContext, 'workspace' | 'actor'> & {
   debug?: boolean
 }
 
+/** The run, from what the check phase found (checkSnapshot): clone, export, commit and push. */
 export async function runSnapshot(
-  inputs: SnapshotInputs,
+  checked: CheckedSnapshot,
   context: SnapshotContext,
   ports: SnapshotPorts,
 ): Promise<void> {
   const { logger, reporter } = ports
-  const projectDir = resolve(context.workspace, inputs.workingDirectory ?? '.')
-  const configPath = resolve(projectDir, inputs.config)
-  const { entries } = await logger.group('Configuration', async () => {
-    logger.info(`Reading ${inputs.config} in ${projectDir}.`)
-    const loaded = await loadSnapshotConfig(configPath, inputs.config, ports)
-    for (const warning of [...loaded.warnings, ...settingWarnings(inputs)]) logger.warning(warning)
-    for (const entry of loaded.entries) logger.info(describeEntry(entry))
-    return loaded
-  })
-  const hasLocal = entries.some((entry) => !entry.git)
-  if (hasLocal) checkWorkingFolder(projectDir)
-
+  const { inputs, projectDir, entries } = checked
   const temp = await ports.files.makeTempDir('olympe-snapshot-')
   try {
     // The clones, and a dry run's scratch folder, are the toolkit's working folders there.
@@ -53,11 +44,14 @@ export async function runSnapshot(
     // A dry run must leave the working directory as it is: entries without git go to scratch.
     const localDir = inputs.dryRun ? join(temp, 'dry-run') : projectDir
     if (inputs.dryRun) await ports.files.makeDir(localDir)
-    const local: OutputRoot = {
-      dir: localDir,
-      label: inputs.dryRun ? "the dry run's scratch folder" : 'the working directory',
-    }
-    const placed = entries.map((entry) => ({ entry, root: rootOf(entry, plan, local) }))
+    const local: OutputRoot = inputs.dryRun
+      ? { dir: localDir, label: "the dry run's scratch folder" }
+      : workingRoot(projectDir)
+    const placed = entries.map((entry) => ({
+      entry,
+      root: rootOf(entry, plan, local),
+      check: checked.local.get(entry),
+    }))
     await logger.group('Output folders', () => prepareOutputDirs(placed, ports))
     const saved = await exportAll(plan, entries, localDir, settings, ports, temp)
     const results: EntryResult[] = plan.local.map((entry) => ({
@@ -201,13 +195,4 @@ function ordered(
   entries: readonly SnapshotEntry[],
 ): EntryResult[] {
   return [...results].sort((a, b) => entries.indexOf(a.entry) - entries.indexOf(b.entry))
-}
-
-function describeEntry(entry: SnapshotEntry): string {
-  const s = entry.snapshooter
-  const excluded = s.exclude?.length ? `, excluding ${s.exclude.join(', ')}` : ''
-  const into = entry.git
-    ? `${s.outputDir} in ${entry.git.repo.display} (branch '${entry.git.branch}')`
-    : `${s.outputDir} in the working directory`
-  return `Entry '${entry.name}' (${entry.where}): ${s.rootTags.join(', ')}${excluded} -> ${into}`
 }

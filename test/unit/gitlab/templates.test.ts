@@ -394,9 +394,15 @@ describe('pipeline.yml: the check job, first', () => {
     const { check } = await jobs()
     const run = (action: string): string =>
       `$OLYMPE_DEPLOY ${action} --check-only || OLYMPE_CHECK_FAILED=true`
-    const last = check.script.slice(-4)
-    expect(last.slice(0, 3)).toEqual([RUNS_AS, run('build-images'), run('deploy')])
-    expect(last[3]).toBe(
+    const last = check.script.slice(-5)
+    expect(last[0]).toBe(RUNS_AS)
+    // Then the package alone: npm's failures are said as such, before any input is checked.
+    expect(last[1]).toMatch(
+      /^OLYMPE_NPM_SAID=\$\(\$OLYMPE_DEPLOY --version 2>&1 >\/dev\/null\) \|\| \{\n/,
+    )
+    expect(last[1]).toContain('Your inputs and variables were not checked yet')
+    expect(last.slice(2, 4)).toEqual([run('build-images'), run('deploy')])
+    expect(last[4]).toBe(
       '[ -z "$OLYMPE_CHECK_FAILED" ] || { echo "A check above failed, so the images and deploy jobs do not run: set what it names (a CI/CD variable or an input of the pipeline), then run the pipeline again." >&2; exit 1; }',
     )
   })

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises'
 import type { CiContext } from '../../../src/core/shared/context.js'
 import type { Env } from '../../../src/core/shared/env.js'
 import { exec } from '../../../src/tools/exec.js'
+import { platformLine, REGISTRY_LOGIN_HELP } from '../../../src/platform/context.js'
 import { Cleanup } from '../../helpers/cleanup.js'
 import { fixture } from '../../helpers/run-action.js'
 import { run } from '../../helpers/run-process.js'
@@ -61,6 +62,7 @@ describe('the CI context', () => {
         name: 'github-actions[bot]',
         email: '41898282+github-actions[bot]@users.noreply.github.com',
       },
+      registryLoginHelp: REGISTRY_LOGIN_HELP.github,
     })
   })
 
@@ -111,7 +113,9 @@ describe('the CI context', () => {
       runId: '123456',
       repository: 'acme/shop',
       repositoryUrl: 'https://gitlab.example.com/acme/shop',
+      containerRegistry: 'registry.gitlab.example.com',
       actor: { name: 'Ada Lovelace', email: 'ada@example.com' },
+      registryLoginHelp: REGISTRY_LOGIN_HELP.gitlab,
     })
   })
 
@@ -167,6 +171,7 @@ describe('the CI context', () => {
         isPullRequest: false,
         branch: 'release/2',
         sha,
+        registryLoginHelp: REGISTRY_LOGIN_HELP.local,
       })
     })
 
@@ -176,5 +181,42 @@ describe('the CI context', () => {
       expect(context.branch).toBeUndefined()
       expect(context.sha).toBeUndefined()
     })
+  })
+})
+
+describe('the platform line: where the step takes itself to run, and why', () => {
+  test.each<[string, Env, boolean, string]>([
+    [
+      'a GitHub step',
+      { GITHUB_ACTIONS: 'true' },
+      false,
+      "Platform: GitHub Actions (GITHUB_ACTIONS is 'true').",
+    ],
+    [
+      'the command line in a GitHub job',
+      { GITHUB_ACTIONS: 'true' },
+      true,
+      "Platform: GitHub Actions, command line (GITHUB_ACTIONS is 'true').",
+    ],
+    [
+      'a GitLab job',
+      { GITLAB_CI: 'true' },
+      true,
+      "Platform: GitLab CI, command line (GITLAB_CI is 'true').",
+    ],
+    [
+      'a job under gitlab-ci-local, which sets GITLAB_CI to false',
+      { GITLAB_CI: 'false' },
+      true,
+      "Platform: local command line (GITLAB_CI is 'false', GITHUB_ACTIONS is not set). GitLab sets GITLAB_CI to 'true' in every job, and gitlab-ci-local to 'false': to run a job there as on GitLab, give it --variable GITLAB_CI=true.",
+    ],
+    [
+      'a person at a terminal',
+      {},
+      true,
+      'Platform: local command line (GITLAB_CI is not set, GITHUB_ACTIONS is not set).',
+    ],
+  ])('%s', (_name, env, commandLine, line) => {
+    expect(platformLine(env, commandLine)).toBe(line)
   })
 })

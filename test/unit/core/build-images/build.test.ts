@@ -1,4 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
+import { REGISTRY_LOGIN_HELP } from '../../../../src/platform/context.js'
 import { buildAndPush, CONTEXT_NOTE } from '../../../../src/core/build-images/build.js'
 import type { ImagePlan } from '../../../../src/core/build-images/plan.js'
 import { BuilderCommandError } from '../../../../src/core/build-images/ports.js'
@@ -25,6 +26,8 @@ function planFor(kind: ImagePlan['kind'], tags = ['main-1a2b3c4']): ImagePlan {
   }
 }
 
+/** The platform's words for its registry login (CiContext.registryLoginHelp): GitLab's here. */
+const HELP = REGISTRY_LOGIN_HELP.gitlab
 const THREE = [planFor('frontend'), planFor('backend'), planFor('codeasdata')]
 const redact = (text: string): string => text.replaceAll('s3cret', '***')
 
@@ -40,6 +43,7 @@ async function run(
       {
         push: options.push ?? true,
         loggedIn: options.loggedIn ?? true,
+        loginHelp: HELP,
         parallel: options.parallel,
       },
       { builder: docker, logger, redact },
@@ -56,7 +60,7 @@ describe('build and push', () => {
     const { logger } = recordingTools()
     const images = await buildAndPush(
       THREE,
-      { push: true, loggedIn: true },
+      { push: true, loggedIn: true, loginHelp: HELP },
       { builder: docker, logger, redact },
     )
     expect(docker.maxConcurrentBuilds).toBe(3)
@@ -115,7 +119,7 @@ describe('build and push', () => {
     const { logger } = recordingTools()
     const error = await buildAndPush(
       [planFor('backend')],
-      { push: true, loggedIn: true },
+      { push: true, loggedIn: true, loginHelp: HELP },
       { builder: docker, logger, redact },
     ).catch((caught: unknown) => caught)
     expect((error as Error).message).toContain(
@@ -135,20 +139,26 @@ describe('build and push', () => {
   })
 
   test.each([
-    [true, "check that 'registry-username' and 'registry-password' may write"],
-    [false, "set 'registry-username' and 'registry-password', or log in"],
-  ])('a refused push (logged in: %s) says what to check', async (loggedIn, advice) => {
-    const reference = 'r.io/shop/frontend:main-1a2b3c4'
-    const { error } = await run(
-      { failPush: { [reference]: ['unauthorized: authentication required, token s3cret'] } },
-      { loggedIn, plans: [planFor('frontend')] },
-    )
-    const message = (error as Error).message
-    expect(message).toContain(`Pushing the frontend image '${reference}' failed`)
-    expect(message).toContain(advice)
-    expect(message).toContain('token ***')
-    expect(message).not.toContain('s3cret')
-  })
+    [true, `The registry refused the push: the login may not write to this image name. ${HELP}.`],
+    [
+      false,
+      `The registry refused the push, and the step was given no login ('registry-username' and 'registry-password'; or a docker login in an earlier step). ${HELP}.`,
+    ],
+  ])(
+    "a refused push (logged in: %s) says what to check, in the platform's words",
+    async (loggedIn, advice) => {
+      const reference = 'r.io/shop/frontend:main-1a2b3c4'
+      const { error } = await run(
+        { failPush: { [reference]: ['unauthorized: authentication required, token s3cret'] } },
+        { loggedIn, plans: [planFor('frontend')] },
+      )
+      const message = (error as Error).message
+      expect(message).toContain(`Pushing the frontend image '${reference}' failed`)
+      expect(message).toContain(advice)
+      expect(message).toContain('token ***')
+      expect(message).not.toContain('s3cret')
+    },
+  )
 })
 
 const CONTAINER_DRIVER = {
@@ -177,7 +187,7 @@ describe('the builder decides where images go', () => {
     const { logger, lines } = recordingTools()
     const images = await buildAndPush(
       [planFor('frontend', ['main-1', 'latest'])],
-      { push: true, loggedIn: true },
+      { push: true, loggedIn: true, loginHelp: HELP },
       { builder: docker, logger, redact },
     )
     expect(docker.calls).toEqual(['builder', 'build frontend --push', 'built frontend'])
@@ -266,7 +276,7 @@ describe('BuildKit failures', () => {
     const { logger } = recordingTools()
     const error = await buildAndPush(
       [planFor('backend')],
-      { push: true, loggedIn: true },
+      { push: true, loggedIn: true, loginHelp: HELP },
       { builder: docker, logger, redact },
     ).catch((caught: unknown) => caught)
     return (error as Error).message
@@ -300,7 +310,7 @@ describe('BuildKit failures', () => {
         '#9 pushing layers',
         '#9 ERROR: failed to push r.io/shop/backend:main-1a2b3c4: unexpected status: 401 Unauthorized',
       ],
-      "The registry refused the push: check that 'registry-username' and 'registry-password' may write",
+      `The registry refused the push: the login may not write to this image name. ${HELP}.`,
     ],
   ])('%s gets its own advice', async (_name, tail, advice) => {
     expect(await failWith(tail)).toContain(advice)

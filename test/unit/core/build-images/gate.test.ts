@@ -9,6 +9,7 @@ const push: CiContext = {
   isPullRequest: false,
   branch: 'main',
   defaultBranch: 'main',
+  registryLoginHelp: 'Check the login.',
 }
 
 describe('branch gate', () => {

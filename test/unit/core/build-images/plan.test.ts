@@ -7,7 +7,8 @@ import {
 } from '../../../../src/core/build-images/definition.js'
 import type { ImageKind } from '../../../../src/core/build-images/image-kinds.js'
 import { parseBuildImagesInputs } from '../../../../src/core/build-images/inputs.js'
-import { planImages } from '../../../../src/core/build-images/plan.js'
+import { renderTags } from '../../../../src/core/build-images/check.js'
+import { planImages, type PlanFacts } from '../../../../src/core/build-images/plan.js'
 import { buildOutputs, formatSize } from '../../../../src/core/build-images/report.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
 
@@ -22,6 +23,7 @@ const context: CiContext = {
   runId: '77',
   repository: 'acme/shop',
   repositoryUrl: 'https://github.com/acme/shop',
+  registryLoginHelp: 'Check the login.',
 }
 const now = new Date('2026-11-22T10:00:00.000Z')
 
@@ -31,9 +33,24 @@ function inputs(
   return parseBuildImagesInputs(withDefaults(buildImagesDefinition, given), context)
 }
 
+/** The plans, from the tags the check phase renders (checkBuildImages) with the run's facts. */
+function planned(
+  parsed: ReturnType<typeof parseBuildImagesInputs>,
+  ci: CiContext,
+  facts: Omit<PlanFacts, 'tags'>,
+): ReturnType<typeof planImages> {
+  const tags = renderTags(parsed, {
+    branch: facts.branch,
+    sha: ci.sha,
+    runId: ci.runId,
+    date: facts.now,
+  })
+  return planImages(parsed, ci, { ...facts, tags })
+}
+
 describe('image plan', () => {
   test('two images by default, with references, SOURCES_PATH and labels', () => {
-    const plans = planImages(inputs({ registry: 'r.io' }), context, {
+    const plans = planned(inputs({ registry: 'r.io' }), context, {
       branch: 'main',
       drawVersion: '2.11.3',
       version: '1.4.0',
@@ -70,7 +87,7 @@ describe('image plan', () => {
   })
 
   test('codeasdata adds the third image; extra tags are deduplicated', () => {
-    const plans = planImages(
+    const plans = planned(
       inputs({ registry: 'r.io', codeasdata: 'true', 'extra-tags': 'latest,{branch}-{short-sha}' }),
       context,
       { branch: 'feature/X', now },
@@ -95,7 +112,7 @@ describe('image plan', () => {
     ],
     ['images: backend', { images: 'backend' }, ['backend']],
   ])('plans only the images selected: %s', (_name, given, kinds) => {
-    const plans = planImages(inputs({ registry: 'r.io', ...given }), context, {
+    const plans = planned(inputs({ registry: 'r.io', ...given }), context, {
       branch: 'main',
       now,
     })
@@ -108,7 +125,7 @@ describe('image plan', () => {
   })
 
   test('the moving tag is the branch made a valid tag, pushed with the others', () => {
-    const plans = planImages(inputs({ registry: 'r.io', 'extra-tags': 'latest' }), context, {
+    const plans = planned(inputs({ registry: 'r.io', 'extra-tags': 'latest' }), context, {
       branch: 'Feature/JIRA-1 fix',
       now,
     })
@@ -125,7 +142,7 @@ describe('image plan', () => {
   })
 
   test('a tag template that is the branch alone: the moving tag is that tag, once', () => {
-    const plans = planImages(inputs({ registry: 'r.io', 'tag-template': '{branch}' }), context, {
+    const plans = planned(inputs({ registry: 'r.io', 'tag-template': '{branch}' }), context, {
       branch: 'main',
       now,
     })
@@ -133,7 +150,7 @@ describe('image plan', () => {
   })
 
   test('push false: no moving tag and no registry cache', () => {
-    const plans = planImages(inputs({ registry: 'r.io', push: 'false' }), context, {
+    const plans = planned(inputs({ registry: 'r.io', push: 'false' }), context, {
       branch: 'main',
       now,
     })
@@ -143,13 +160,13 @@ describe('image plan', () => {
   })
 
   test("a branch named like the cache's tag: no registry cache, which its tag would overwrite", () => {
-    const plans = planImages(inputs({ registry: 'r.io' }), context, { branch: 'buildcache', now })
+    const plans = planned(inputs({ registry: 'r.io' }), context, { branch: 'buildcache', now })
     expect(plans[0]?.moving).toBe('r.io/acme/shop/frontend:buildcache')
     expect(plans[0]?.command.registryCache).toBeUndefined()
   })
 
   test("the project's version is the OCI version label, after draw_version", () => {
-    const plans = planImages(inputs({ registry: 'r.io' }), context, {
+    const plans = planned(inputs({ registry: 'r.io' }), context, {
       branch: 'main',
       drawVersion: '2.11.3',
       version: '1.4.0',
@@ -163,7 +180,7 @@ describe('image plan', () => {
 
   test("the served files' digests label the frontend image alone", () => {
     const digest = `sha256:${'c'.repeat(64)}`
-    const plans = planImages(inputs({ registry: 'r.io' }), context, {
+    const plans = planned(inputs({ registry: 'r.io' }), context, {
       branch: 'main',
       served: { 'main.js': digest },
       now,
@@ -178,7 +195,7 @@ describe('image plan', () => {
 
   test('labels for facts a local run lacks are left out', () => {
     const local: CiContext = { ...context, repositoryUrl: undefined, sha: undefined }
-    const plans = planImages(inputs({ registry: 'r.io', 'tag-template': '{date}' }), local, {
+    const plans = planned(inputs({ registry: 'r.io', 'tag-template': '{date}' }), local, {
       branch: 'main',
       now,
     })
@@ -192,7 +209,7 @@ describe('image plan', () => {
     const local: CiContext = { ...context, runId: undefined }
     let error: unknown
     try {
-      planImages(inputs({ registry: 'r.io', 'extra-tags': 'build-{run-id}' }), local, {
+      planned(inputs({ registry: 'r.io', 'extra-tags': 'build-{run-id}' }), local, {
         branch: 'main',
         now,
       })

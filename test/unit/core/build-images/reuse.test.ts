@@ -5,7 +5,7 @@ import {
   type BuildImagesInputName,
 } from '../../../../src/core/build-images/definition.js'
 import { BUILT_AS_LABEL, FINGERPRINT_LABEL } from '../../../../src/core/build-images/fingerprint.js'
-import { parseBuildImagesInputs } from '../../../../src/core/build-images/inputs.js'
+import { checkBuildImages } from '../../../../src/core/build-images/check.js'
 import { runBuildImages } from '../../../../src/core/build-images/run.js'
 import { withDefaults } from '../../../../src/core/definition.js'
 import type { CiContext } from '../../../../src/core/shared/context.js'
@@ -54,6 +54,7 @@ const context: CiContext = {
   defaultBranch: 'main',
   sha: SHA1,
   repository: 'acme/shop',
+  registryLoginHelp: 'Check the login.',
 }
 
 /** The CI's records (ci-record.ts) in memory: what the default branch's runs added. */
@@ -132,16 +133,17 @@ async function run(
     ...(error === undefined ? {} : { error }),
   })
   try {
-    await runBuildImages(parseBuildImagesInputs(raw, ctx), ctx, {
+    const ports = {
       ...recorded,
-      redact: (text) => text,
+      redact: (text: string) => text,
       registerSecret: () => undefined,
       builders: fakeBuilders(docker),
       files: memoryFiles(options.files ?? PROJECT),
       clock: frozenClock('2026-11-22T10:00:00Z'),
       http: network.http,
       records,
-    })
+    }
+    await runBuildImages(await checkBuildImages(raw, ctx, ctx, ports), ctx, ports)
     return ran()
   } catch (error) {
     return ran(error)

@@ -5,9 +5,10 @@ import {
   type BuildImagesInputName,
 } from '../../../../src/core/build-images/definition.js'
 import { IMAGE_KINDS, type ImageKind } from '../../../../src/core/build-images/image-kinds.js'
-import { parseBuildImagesInputs } from '../../../../src/core/build-images/inputs.js'
+import { checkBuildImages } from '../../../../src/core/build-images/check.js'
 import { CODEASDATA_WARNING } from '../../../../src/core/build-images/report.js'
 import { runBuildImages } from '../../../../src/core/build-images/run.js'
+import { InputError } from '../../../../src/core/shared/errors.js'
 import { withDefaults } from '../../../../src/core/definition.js'
 import {
   fakeBuilders,
@@ -47,6 +48,7 @@ const context: CiContext = {
   defaultBranch: 'main',
   sha: '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d',
   repository: 'acme/shop',
+  registryLoginHelp: 'Check the login.',
 }
 
 async function runWith(
@@ -77,15 +79,16 @@ async function runWith(
   const ran = { ...recorded, docker, builders, requests: network.requests }
   try {
     const raw = withDefaults(buildImagesDefinition, { registry: 'r.io', ...options.given })
-    await runBuildImages(parseBuildImagesInputs(raw, ctx), ctx, {
+    const ports = {
       ...recorded,
-      redact: (text) => text,
+      redact: (text: string) => text,
       registerSecret: () => undefined,
       builders,
       files: memoryFiles(options.files ?? PROJECT),
       clock: frozenClock('2026-11-22T10:00:00Z'),
       http: network.http,
-    })
+    }
+    await runBuildImages(await checkBuildImages(raw, ctx, ctx, ports), ctx, ports)
     return ran
   } catch (error) {
     return { ...ran, error }
@@ -223,19 +226,29 @@ describe('build-images run', () => {
   test('pre-flight reports every problem at once and builds nothing', async () => {
     const files = { ...PROJECT }
     delete files['/p/dist/node/main.js']
-    delete files['/p/docker/frontend.Dockerfile']
     files['/p/docker/backend.Dockerfile'] = 'FROM base\nCOPY $SOURCES_PATH /app\n'
     const { error, lines, docker } = await runWith({ files, docker: { client: '23.0.1' } })
     const message = (error as Error).message
     expect(message).toContain('The pre-flight checks failed, so no image was built:')
-    expect(message).toContain(
-      "The frontend image definition 'docker/frontend.Dockerfile' does not exist",
-    )
     expect(message).toContain("The backend sources folder 'dist/node' does not exist")
     expect(message).toContain("Run 'npm run build:node' before this step, or set 'backend-sources'")
     expect(message).toContain("Docker client '23.0.1' is too old")
-    // Base images are read only once the Dockerfiles exist and the engine answers.
+    // Base images are read only once the sources exist and the engine answers.
     expect(lines.join('\n')).not.toContain("'ARG SOURCES_PATH'")
+    expect(docker.calls).toEqual([])
+  })
+
+  test('a missing Dockerfile is found by the check phase, before the engine is asked anything', async () => {
+    const files = { ...PROJECT }
+    delete files['/p/docker/frontend.Dockerfile']
+    delete files['/p/dist/node/main.js']
+    const { error, lines, docker } = await runWith({ files })
+    expect(error).toBeInstanceOf(InputError)
+    expect((error as InputError).input).toBe('docker-folder')
+    expect((error as Error).message).toBe(
+      "The Dockerfiles cannot be built as they are, so no image was built:\n- The frontend image definition 'docker/frontend.Dockerfile' does not exist (looked for '/p/docker/frontend.Dockerfile'). Expected 'frontend.Dockerfile' in 'docker-folder': add it, or set 'docker-folder' to the folder that holds it.",
+    )
+    expect(lines.filter((line) => line.startsWith('group: '))).toEqual(['group: Branch check'])
     expect(docker.calls).toEqual([])
   })
 

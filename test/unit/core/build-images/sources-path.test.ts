@@ -1,8 +1,10 @@
 import { describe, expect, test } from '@jest/globals'
 import type { ImagePlan } from '../../../../src/core/build-images/plan.js'
+import { readStages } from '../../../../src/core/build-images/dockerfile.js'
 import {
   checkCopiedSize,
   checkSourcesPathDeclared,
+  sourcesPathFromText,
   type SourcesPathFindings,
 } from '../../../../src/core/build-images/sources-path.js'
 import { fakeDocker, recordingTools, type FakeDockerScript } from '../../../helpers/docker-fake.js'
@@ -31,6 +33,10 @@ function plan(buildArgs: [string, string][] = []): ImagePlan {
   }
 }
 
+/**
+ * Both halves, as a run makes them: the check phase judges the text (sourcesPathFromText); the
+ * pre-flight asks the engine about the stages left open (checkSourcesPathDeclared).
+ */
 async function declared(
   dockerfile: string,
   script: FakeDockerScript = {},
@@ -38,10 +44,17 @@ async function declared(
 ): Promise<SourcesPathFindings & { calls: string[] }> {
   const recorded = recordingTools()
   const docker = fakeDocker(script)
+  const allow = options.allow ?? false
+  const named = {
+    path: 'docker/frontend.Dockerfile',
+    sources: 'dist/web',
+    stages: readStages(dockerfile, options.buildArgs ?? []),
+  }
+  const text = sourcesPathFromText(named, allow)
   const findings = await checkSourcesPathDeclared(
     [plan(options.buildArgs)],
-    new Map([['frontend', dockerfile]]),
-    { allowUnreadable: options.allow ?? false, mirrors: options.mirrors ?? [] },
+    new Map([['frontend', { ...named, askEngine: text.askEngine }]]),
+    { allowUnreadable: allow, mirrors: options.mirrors ?? [] },
     {
       builder: docker,
       files: memoryFiles({}),
@@ -49,7 +62,12 @@ async function declared(
       redact: (text) => text.replaceAll('s3cret-pass', '***'),
     },
   )
-  return { ...findings, calls: docker.calls }
+  return {
+    problems: [...text.problems, ...findings.problems],
+    warnings: [...text.warnings, ...findings.warnings],
+    bases: findings.bases,
+    calls: docker.calls,
+  }
 }
 
 const HAZARD =

@@ -131,3 +131,69 @@ describe('payload-file', () => {
     )
   })
 })
+
+describe('payload-file stays inside the workspace', () => {
+  /** Files whose real paths are given: a symbolic link, as realpath resolves it. */
+  function linked(
+    tree: Record<string, string>,
+    real: Record<string, string>,
+  ): {
+    files: Files
+    read: string[]
+  } {
+    const files = memoryFiles(tree)
+    const read: string[] = []
+    return {
+      read,
+      files: {
+        ...files,
+        realpath: (path) => Promise.resolve(real[path] ?? path),
+        readText: (path) => {
+          read.push(path)
+          return files.readText(path)
+        },
+      },
+    }
+  }
+
+  test('a link to a file outside is refused, naming where it leads, and never read', async () => {
+    const { files, read } = linked(
+      { '/ws/p.json': '{"frontend": {"image": "TOPSECRET-ab12cd"}}' },
+      { '/ws/p.json': '/home/runner/secrets/base.json' },
+    )
+    const error = await readBasePayload('p.json', WS, files).catch((reason: unknown) => reason)
+    expect((error as InputError).message).toBe(
+      "Invalid input 'payload-file' 'p.json': it resolves to '/home/runner/secrets/base.json', outside the workspace '/ws'; keep the payload file in the repository (a symbolic link that stays inside it is fine).",
+    )
+    expect(read).toEqual([])
+  })
+
+  test('a path outside, absolute or through ..: refused the same way', async () => {
+    for (const path of ['/etc/payload.json', '../payload.json']) {
+      const { files, read } = linked({ '/etc/payload.json': '{}', '/payload.json': '{}' }, {})
+      const error = await readBasePayload(path, WS, files).catch((reason: unknown) => reason)
+      expect((error as InputError).message).toContain(', outside the workspace')
+      expect(read).toEqual([])
+    }
+  })
+
+  test('a link that stays inside the workspace is followed', async () => {
+    const { files, read } = linked(
+      { '/ws/p.json': '', '/ws/deploy/base.json': '{"codeAsData": {"updateMode": "auto"}}' },
+      { '/ws/p.json': '/ws/deploy/base.json' },
+    )
+    expect(await readBasePayload('p.json', WS, files)).toEqual({
+      codeAsData: { updateMode: 'auto' },
+    })
+    // By its real path, once checked: a link changed meanwhile cannot lead elsewhere.
+    expect(read).toEqual(['/ws/deploy/base.json'])
+  })
+
+  test('a workspace that is itself reached through a link: compared once both are resolved', async () => {
+    const { files } = linked(
+      { '/ws/p.json': '{}', '/mnt/builds/ws/p.json': '{}' },
+      { '/ws': '/mnt/builds/ws', '/ws/p.json': '/mnt/builds/ws/p.json' },
+    )
+    expect(await readBasePayload('p.json', WS, files)).toEqual({})
+  })
+})

@@ -4,7 +4,7 @@ import { describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { withDefaults } from '../../../../src/core/definition.js'
 import { deployDefinition, type DeployInputName } from '../../../../src/core/deploy/definition.js'
-import { parseDeployInputs } from '../../../../src/core/deploy/inputs.js'
+import { checkDeploy } from '../../../../src/core/deploy/check.js'
 import { runDeploy } from '../../../../src/core/deploy/run.js'
 import type { HttpRequest, HttpResponse } from '../../../../src/core/shared/http.js'
 import type { Logger, Summary } from '../../../../src/core/shared/ports.js'
@@ -101,26 +101,24 @@ async function deploy(
     ...inputs,
   })
   try {
-    run.end = await runDeploy(
-      parseDeployInputs(raw),
-      { workspace: '/ws' },
-      {
-        logger,
-        reporter: {
-          setOutput: (name, value) => (run.outputs[name] = value),
-          summary: (summary) => {
-            run.summaries.push(summary)
-            return Promise.resolve()
-          },
+    const ports: Parameters<typeof runDeploy>[2] = {
+      logger,
+      reporter: {
+        setOutput: (name, value) => (run.outputs[name] = value),
+        summary: (summary) => {
+          run.summaries.push(summary)
+          return Promise.resolve()
         },
-        redact: (text) => text,
-        clock: network.clock,
-        files: memoryFiles({}),
-        registerSecret: () => undefined,
-        dockerConfigPath: '/home/runner/.docker/config.json',
-        http: network.http,
       },
-    )
+      redact: (text) => text,
+      clock: network.clock,
+      files: memoryFiles({}),
+      registerSecret: () => undefined,
+      dockerConfigPath: '/home/runner/.docker/config.json',
+      http: network.http,
+    }
+    const checked = await checkDeploy(raw, { parseYaml: JSON.parse }, { workspace: '/ws' }, ports)
+    run.end = await runDeploy(checked, {}, ports)
   } catch (error) {
     run.error = error as Error
   }
@@ -168,6 +166,8 @@ describe('deploy, then watch the rollout', () => {
       'Olympe deployment requested',
       'Olympe rollout: live',
     ])
+    // r.io has no page for people to read: no link, never the registry API.
+    expect(run.summaries[0]?.links).toEqual([])
     expect(run.summaries[1]?.rows).toEqual([
       ['App', 'https://shop.example.com'],
       ['Outcome', 'live'],

@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals'
 import { withDefaults } from '../../../../src/core/definition.js'
 import { deployDefinition, type DeployInputName } from '../../../../src/core/deploy/definition.js'
-import { parseDeployInputs } from '../../../../src/core/deploy/inputs.js'
+import { checkDeploy } from '../../../../src/core/deploy/check.js'
 import { runDeploy } from '../../../../src/core/deploy/run.js'
 import {
   HttpFailure,
@@ -59,36 +59,34 @@ async function deploy(
     ...inputs,
   })
   try {
-    await runDeploy(
-      parseDeployInputs(raw),
-      { workspace: '/ws' },
-      {
-        logger,
-        reporter: {
-          setOutput: (name, value) => (outputs[name] = value),
-          summary: (summary) => {
-            summaries.push(summary)
-            return Promise.resolve()
-          },
-        },
-        redact,
-        clock: frozenClock('2026-01-01T00:00:00Z'),
-        files: memoryFiles({}),
-        registerSecret: () => undefined,
-        dockerConfigPath: '/home/runner/.docker/config.json',
-        http: {
-          request: (request) => {
-            if (request.url.host === 'r.io') {
-              registryRequests.push(request)
-              const said = registry(request)
-              return said instanceof HttpFailure ? Promise.reject(said) : Promise.resolve(said)
-            }
-            requests.push(request)
-            return Promise.resolve(answer)
-          },
+    const ports: Parameters<typeof runDeploy>[2] = {
+      logger,
+      reporter: {
+        setOutput: (name, value) => (outputs[name] = value),
+        summary: (summary) => {
+          summaries.push(summary)
+          return Promise.resolve()
         },
       },
-    )
+      redact,
+      clock: frozenClock('2026-01-01T00:00:00Z'),
+      files: memoryFiles({}),
+      registerSecret: () => undefined,
+      dockerConfigPath: '/home/runner/.docker/config.json',
+      http: {
+        request: (request) => {
+          if (request.url.host === 'r.io') {
+            registryRequests.push(request)
+            const said = registry(request)
+            return said instanceof HttpFailure ? Promise.reject(said) : Promise.resolve(said)
+          }
+          requests.push(request)
+          return Promise.resolve(answer)
+        },
+      },
+    }
+    const checked = await checkDeploy(raw, { parseYaml: JSON.parse }, { workspace: '/ws' }, ports)
+    await runDeploy(checked, {}, ports)
     return { outputs, requests, registryRequests, info, warnings, summaries }
   } catch (error) {
     const failed = error as Error

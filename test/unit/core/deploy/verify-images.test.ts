@@ -2,10 +2,12 @@ import { describe, expect, test } from '@jest/globals'
 import { startDeadline } from '../../../../src/core/shared/deadline.js'
 import type { Payload } from '../../../../src/core/deploy/payload-schema.js'
 import {
+  checkLogin,
   verifyImages,
   type VerifyInputs,
   type VerifyMode,
 } from '../../../../src/core/deploy/verify-images.js'
+import type { RegistryLogin } from '../../../../src/core/registry/credentials.js'
 import { ActionError, InputError } from '../../../../src/core/shared/errors.js'
 import type { HttpRequest } from '../../../../src/core/shared/http.js'
 import type { Logger, Reporter } from '../../../../src/core/shared/ports.js'
@@ -47,9 +49,15 @@ interface Verified {
   secrets: string[]
 }
 
+/** The check's inputs and the image inputs: the check phase decides the login's registry. */
+type Given = Partial<
+  Omit<VerifyInputs, 'login'> & Parameters<typeof checkLogin>[1] & { registryLogin: RegistryLogin }
+>
+
+/** As the deploy action does: the login decided in the check phase (checkLogin), then the check. */
 async function verify(
   payload: Payload,
-  inputs: Partial<VerifyInputs> = {},
+  inputs: Given = {},
   files: Record<string, string> = {},
 ): Promise<Verified> {
   const network = fakeNetwork(registries)
@@ -72,14 +80,26 @@ async function verify(
     summary: () => Promise.resolve(),
   }
   try {
+    const { registryLogin, frontendImage, backendImages, codeasdataImage, ...rest } = {
+      verifyImages: 'auto' as VerifyMode,
+      ...imageInputsOf(payload),
+      ...inputs,
+    }
+    const decided = checkLogin(payload, {
+      verifyImages: rest.verifyImages,
+      frontendImage,
+      backendImages: backendImages ?? [],
+      codeasdataImage,
+      ...(registryLogin ? { registryLogin } : {}),
+    })
+    if (decided.warning) logger.warning(decided.warning, { title: 'Registry login not used' })
     const verified = await verifyImages(
       payload,
       {
-        verifyImages: 'auto',
         registryMirrors: [],
         deadline: startDeadline(network.clock, 60),
-        ...imageInputsOf(payload),
-        ...inputs,
+        ...rest,
+        ...(decided.login ? { login: decided.login } : {}),
       },
       {
         ...network,
@@ -101,7 +121,7 @@ async function verify(
 const frontend = (image: string): Payload => ({ frontend: { image } })
 
 /** Unless a case says otherwise, every image of the payload was given as an input. */
-function imageInputsOf(payload: Payload): Pick<VerifyInputs, ImageInput> {
+function imageInputsOf(payload: Payload): Pick<Given, ImageInput> {
   return {
     frontendImage: payload.frontend?.image,
     backendImages: payload.backends?.images ?? [],

@@ -68,8 +68,6 @@ async function check(
       { frontend: { image: IMAGE } },
       {
         verifyImages: verifyMode,
-        frontendImage: IMAGE,
-        backendImages: [],
         deadline,
         signatures: VERIFIER,
       },
@@ -169,8 +167,6 @@ describe('the image check with verify-signatures', () => {
       { frontend: { image: IMAGE } },
       {
         verifyImages: 'auto',
-        frontendImage: IMAGE,
-        backendImages: [],
         deadline: startDeadline(network.clock, 60),
         signatures: VERIFIER,
       },

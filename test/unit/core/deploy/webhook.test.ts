@@ -24,22 +24,28 @@ const status = (code: number, headers: Record<string, string> = {}, body = ''): 
 const failure = (kind: HttpFailure['kind']): HttpFailure =>
   new HttpFailure(kind, `simulated ${kind}`)
 
-const quietLogger: Logger = {
-  info: () => undefined,
-  warning: () => undefined,
-  error: () => undefined,
-  debug: () => undefined,
-  group: (_t, run) => run(),
-}
-
 /** A fake clock and network: the policy is tested without waiting for real seconds. */
 async function call(
   steps: Step[],
   timeoutSeconds = 60,
-): Promise<{ result?: unknown; error?: WebhookError; requests: HttpRequest[]; waits: number[] }> {
+): Promise<{
+  result?: unknown
+  error?: WebhookError
+  requests: HttpRequest[]
+  waits: number[]
+  said: string[]
+}> {
   let now = 0
   const requests: HttpRequest[] = []
   const waits: number[] = []
+  const said: string[] = []
+  const logger: Logger = {
+    info: (message) => said.push(message),
+    warning: (message) => said.push(`warning: ${message}`),
+    error: () => undefined,
+    debug: () => undefined,
+    group: (_t, run) => run(),
+  }
   const clock = {
     sleep: (ms: number) => {
       waits.push(ms)
@@ -56,7 +62,7 @@ async function call(
         return step instanceof HttpFailure ? Promise.reject(step) : Promise.resolve(step)
       },
     },
-    logger: quietLogger,
+    logger,
     redact: (text: string) => text.replace(/hush-hush/g, '***'),
     clock,
   }
@@ -70,15 +76,20 @@ async function call(
       },
       tools,
     )
-    return { result, requests, waits }
+    return { result, requests, waits, said }
   } catch (error) {
-    return { error: error as WebhookError, requests, waits }
+    return { error: error as WebhookError, requests, waits, said }
   }
 }
 
 const proxyAnswered = (status: number): HttpFailure =>
   new HttpFailure('proxy', `simulated proxy ${status}`, status)
 const NOTHING_SENT = 'The request never reached the platform, so nothing was deployed'
+const DECLINED =
+  'The server answered that it did not act on the request, so nothing was deployed: run the step again once the platform accepts requests.'
+const CHECK =
+  "check the platform's deployment history (or ask the platform operator) before running this step again, so that it is not deployed twice."
+const RECEIVED = `The request reached the webhook's server, so the platform may have started the deployment all the same; the step did not send it again: ${CHECK}`
 
 describe('the retry policy for a non-idempotent POST', () => {
   describe('retried: the request surely did not reach the application', () => {
@@ -104,14 +115,20 @@ describe('the retry policy for a non-idempotent POST', () => {
       expect(run.waits).toEqual(waits)
     })
 
-    test.each<[string, Step]>([
-      ['refused', failure('refused')],
-      ['503', status(503)],
-    ])('%s three times: gives up, saying nothing was deployed', async (_name, step) => {
+    test.each<[string, Step, string]>([
+      ['refused', failure('refused'), NOTHING_SENT],
+      ['503', status(503), DECLINED],
+    ])('%s three times: gives up, saying nothing was deployed', async (_name, step, why) => {
       const run = await call([step])
       expect(run.requests).toHaveLength(3)
       expect(run.waits).toEqual([1000, 2000])
-      expect(run.error?.message).toContain(`Gave up after 3 attempts. ${NOTHING_SENT}`)
+      expect(run.error?.message).toContain(`Gave up after 3 attempts. ${why}`)
+      // Counted once a retry is under way, and only then.
+      expect(run.said.filter((line) => line.startsWith('POST'))).toEqual([
+        'POST to the deployment webhook.',
+        'POST to the deployment webhook again (attempt 2 of 3).',
+        'POST to the deployment webhook again (attempt 3 of 3).',
+      ])
     })
 
     test('a Retry-After beyond what is left of the budget: fails at once', async () => {
@@ -170,7 +187,7 @@ describe('the retry policy for a non-idempotent POST', () => {
     test('a time-out says what to check before running again', async () => {
       const run = await call([failure('timeout')], 7)
       expect(run.error?.message).toBe(
-        "The webhook call did not complete within 'timeout-seconds' (7 s). The deployment may or may not have started: check the platform's deployment history (or ask the platform operator) before running this step again, so that it is not deployed twice.",
+        `The webhook call did not complete within 'timeout-seconds' (7 s). The deployment may or may not have started, and the step did not send the request again: ${CHECK}`,
       )
     })
 
@@ -178,8 +195,18 @@ describe('the retry policy for a non-idempotent POST', () => {
       const run = await call([status(503), status(500, {}, 'boom')])
       expect(run.requests).toHaveLength(2)
       expect(run.error?.message).toBe(
-        'The webhook answered HTTP 500. Response body: boom (attempt 2).',
+        `The webhook answered HTTP 500. Response body: boom (attempt 2). ${RECEIVED}`,
       )
+    })
+
+    test('a 500 at once: no attempt count where no retry follows; the platform may have acted', async () => {
+      const run = await call([status(500, {}, 'boom')])
+      expect(run.requests).toHaveLength(1)
+      expect(run.error?.message).toBe(
+        `The webhook answered HTTP 500. Response body: boom. ${RECEIVED}`,
+      )
+      expect(run.said).toEqual(['POST to the deployment webhook.'])
+      expect([run.error?.message, ...run.said].join('\n')).not.toMatch(/attempt/)
     })
   })
 
@@ -194,7 +221,7 @@ describe('the retry policy for a non-idempotent POST', () => {
     const run = await call([status(500, {}, JSON.stringify({ message: forged }))])
     const escaped = 'no\\x0d\\x1b[0Ksection_start:1:evil\\x0d\\x1b[0K\\x0a::error::forged ***'
     expect(run.error?.message).toBe(
-      `The webhook answered HTTP 500. Response body: {"message":"no\\r\\u001b[0Ksection_start:1:evil\\r\\u001b[0K\\n::error::forged ***"}.`,
+      `The webhook answered HTTP 500. Response body: {"message":"no\\r\\u001b[0Ksection_start:1:evil\\r\\u001b[0K\\n::error::forged ***"}. ${RECEIVED}`,
     )
     expect(run.error?.responseMessage).toBe(escaped)
     const raw = await call([status(502, {}, `bad\r\u001b[2Kgateway\n${'x'.repeat(5000)}`)])

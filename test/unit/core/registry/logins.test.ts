@@ -9,6 +9,7 @@ import {
   chooseLogins,
   credentialSource,
   inputsLogin,
+  loginForImages,
   readDockerLogins,
   type LoginPorts,
 } from '../../../../src/core/registry/logins.js'
@@ -195,7 +196,7 @@ describe('credentialSource: the choice made, logged and masked', () => {
     const images = ['a.example/app/web:1', 'b.example/app/api:1', 'c.example/app/cad:1'].map(image)
     const credentialsFor = await credentialSource(
       images,
-      { registry: 'a.example', username: 'ci', password: 'pw-secret' },
+      inputsLogin({ registry: 'a.example', username: 'ci', password: 'pw-secret' }, []),
       seen,
     )
     expect(images.map((target) => credentialsFor(target)?.username)).toEqual([
@@ -229,7 +230,7 @@ describe('credentialSource: the choice made, logged and masked', () => {
     const seen = ports()
     await credentialSource(
       [image('r.example/app/web:1')],
-      { registry: 'ghcr.io', username: 'ci', password: 'pw' },
+      inputsLogin({ registry: 'ghcr.io', username: 'ci', password: 'pw' }, []),
       seen,
     )
     expect(seen.infos).toEqual([
@@ -238,18 +239,30 @@ describe('credentialSource: the choice made, logged and masked', () => {
     ])
     expect(seen.secrets).toEqual([])
   })
+})
 
-  test('an ambiguous login is refused before the Docker config is read or anything logged', async () => {
-    const seen = ports(memoryFiles({ [CONFIG]: config }))
-    await expect(
-      credentialSource(
-        [image('a.example/app/web:1'), image('b.example/app/api:1')],
-        { username: 'ci', password: 'pw' },
-        seen,
-      ),
-    ).rejects.toBeInstanceOf(InputError)
-    expect(seen.reads).toEqual([])
-    expect(seen.infos).toEqual([])
-    expect(seen.secrets).toEqual([])
+describe("loginForImages: the login's registry, decided in the check phase", () => {
+  const login = { username: 'ci', password: 'pw' }
+
+  test('an ambiguous login is refused: nothing to read or send decides it', () => {
+    expect(() =>
+      loginForImages(login, ['a.example', 'b.example'], ['a.example', 'b.example']),
+    ).toThrow(InputError)
+  })
+
+  test('the image inputs name one registry: the login is for it', () => {
+    expect(loginForImages(login, ['a.example', 'b.example'], ['a.example'])).toEqual({
+      login: { registry: 'a.example', credentials: { ...login, source: CREDENTIAL_INPUTS } },
+    })
+  })
+
+  test('no image input names a registry: not used, and a warning says to set registry', () => {
+    const decided = loginForImages(login, ['from-file.example'], [])
+    expect(decided.login).toBeUndefined()
+    expect(decided.warning).toContain("Set 'registry' to the registry these credentials are for.")
+  })
+
+  test('no login: nothing to decide', () => {
+    expect(loginForImages(undefined, ['a.example', 'b.example'], [])).toEqual({})
   })
 })

@@ -1,0 +1,146 @@
+import { join } from 'node:path'
+import type { RawInputs } from '../definition.js'
+import { inputsLogin, type InputsLogin } from '../registry/logins.js'
+import type { CiContext } from '../shared/context.js'
+import { ActionError, InputError, quote } from '../shared/errors.js'
+import type { CommonPorts, Files } from '../shared/ports.js'
+import type { BuildImagesInputName } from './definition.js'
+import { readStages } from './dockerfile.js'
+import { decideGate } from './gate.js'
+import type { ImageKind } from './image-kinds.js'
+import { parseBuildImagesInputs, type BuildImagesInputs, type InputFacts } from './inputs.js'
+import { dockerfilePath } from './plan.js'
+import { sourcesPathFromText, type DockerfileStages } from './sources-path.js'
+import { PLACEHOLDER_SOURCE, renderTag, TAG_EXPECTED, type TagFacts } from './tags.js'
+import { unique } from '../shared/collections.js'
+
+export type BuildImagesCheckPorts = Pick<CommonPorts, 'logger' | 'clock' | 'registerSecret'> & {
+  files: Pick<Files, 'stat' | 'readText' | 'hashFile'>
+}
+
+/** A Dockerfile read once, in the check phase: its text and digest serve every later use. */
+export interface CheckedDockerfile extends DockerfileStages {
+  text: string
+  /** SHA-256 of its bytes, hex: the fingerprint's part (see reuse). */
+  sha256: string
+}
+
+/** What the check phase found: nothing to build and why, or everything a build starts from. */
+export type CheckedBuildImages = { inputs: BuildImagesInputs } & (
+  | { skipped: string }
+  | {
+      branch: string
+      /** Every tag, rendered once: `tag-template`'s first, then `extra-tags`'. */
+      tags: string[]
+      /** The run's time: `{date}` and the `created` label. */
+      now: Date
+      dockerfiles: ReadonlyMap<ImageKind, CheckedDockerfile>
+      /** The inputs' registry login, for the registry the images go to. */
+      login?: InputsLogin
+    }
+)
+
+/**
+ * The build-images action's check phase: the inputs; the branch gate; every tag, rendered with
+ * this run's facts; and each Dockerfile, read once and judged on its text. The sources folders
+ * are build outputs, and the base images live in the engine or a registry: the run's pre-flight
+ * checks those.
+ */
+export async function checkBuildImages(
+  raw: RawInputs<BuildImagesInputName>,
+  facts: InputFacts,
+  context: CiContext,
+  ports: BuildImagesCheckPorts,
+): Promise<CheckedBuildImages> {
+  const { logger } = ports
+  const inputs = parseBuildImagesInputs(raw, facts)
+  // The signing key's opened forms, masked before anything can print them.
+  for (const secret of inputs.signingKey?.secrets ?? []) ports.registerSecret(secret)
+  const gate = await logger.group('Branch check', () => {
+    const decision = decideGate(context, inputs.branches)
+    logger.info(
+      decision.build
+        ? `Branch '${decision.branch}' is one of the branches to build (${decision.branches.join(', ')}).`
+        : `Skipped, nothing is built: ${decision.reason}.`,
+    )
+    return Promise.resolve(decision)
+  })
+  if (!gate.build) return { inputs, skipped: gate.reason }
+  const now = ports.clock.now()
+  const tags = renderTags(inputs, {
+    branch: gate.branch,
+    sha: context.sha,
+    runId: context.runId,
+    date: now,
+  })
+  const dockerfiles = await checkDockerfiles(inputs, ports)
+  // The images' one registry: the login is for it (inputs.ts names it), and for no other.
+  const login = inputs.registryLogin && inputsLogin(inputs.registryLogin, [])
+  return { inputs, branch: gate.branch, tags, now, dockerfiles, ...(login ? { login } : {}) }
+}
+
+/** `tag-template`, then each of `extra-tags`, filled with the run's facts; duplicates once. */
+export function renderTags(inputs: BuildImagesInputs, facts: TagFacts): string[] {
+  return unique([
+    tagFrom('tag-template', inputs.tagTemplate, facts),
+    ...inputs.extraTags.map((template) => tagFrom('extra-tags', template, facts)),
+  ])
+}
+
+function tagFrom(input: 'tag-template' | 'extra-tags', template: string, facts: TagFacts): string {
+  const rendered = renderTag(template, facts)
+  if ('tag' in rendered) return rendered.tag
+  const problem =
+    'missing' in rendered
+      ? `uses {${rendered.missing}}, but ${PLACEHOLDER_SOURCE[rendered.missing]}; remove it from the template`
+      : `gives ${quote(rendered.invalid)} in this run, not a valid tag (${TAG_EXPECTED})`
+  throw new InputError(input, `Invalid input '${input}' ${quote(template)}: ${problem}.`)
+}
+
+/**
+ * Each image's Dockerfile, read once (text and digest) and judged on its text (see
+ * sourcesPathFromText). Every problem is named at once; a missing Dockerfile is a problem of
+ * `docker-folder`.
+ */
+async function checkDockerfiles(
+  inputs: BuildImagesInputs,
+  ports: BuildImagesCheckPorts,
+): Promise<Map<ImageKind, CheckedDockerfile>> {
+  const problems: string[] = []
+  const dockerfiles = new Map<ImageKind, CheckedDockerfile>()
+  let missing = false
+  for (const kind of inputs.images) {
+    const path = dockerfilePath(inputs, kind)
+    const full = join(inputs.workingDirectory, path)
+    const read = await readDockerfile(full, ports.files)
+    if (!read) {
+      missing = true
+      problems.push(
+        `The ${kind} image definition '${path}' does not exist (looked for '${full}'). Expected '${kind}.Dockerfile' in 'docker-folder': add it, or set 'docker-folder' to the folder that holds it.`,
+      )
+      continue
+    }
+    const stages = readStages(read.text, inputs.buildArgs)
+    const named = { path, sources: inputs.sources[kind], stages }
+    const found = sourcesPathFromText(named, inputs.allowUndeclaredSourcesPath)
+    problems.push(...found.problems)
+    for (const warning of found.warnings) ports.logger.warning(warning)
+    dockerfiles.set(kind, { ...named, ...read, askEngine: found.askEngine })
+  }
+  if (problems.length === 0) return dockerfiles
+  const message = `The Dockerfiles cannot be built as they are, so no image was built:\n${problems.map((p) => `- ${p}`).join('\n')}`
+  throw missing ? new InputError('docker-folder', message) : new ActionError(message)
+}
+
+async function readDockerfile(
+  path: string,
+  files: BuildImagesCheckPorts['files'],
+): Promise<{ text: string; sha256: string } | undefined> {
+  if ((await files.stat(path))?.kind !== 'file') return undefined
+  try {
+    const [text, sha256] = await Promise.all([files.readText(path), files.hashFile(path)])
+    return { text, sha256 }
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,108 @@
+import type { ParseTools, RawInputs } from '../definition.js'
+import type { InputsLogin } from '../registry/logins.js'
+import type { CiContext } from '../shared/context.js'
+import { startDeadline, type Deadline } from '../shared/deadline.js'
+import { ActionError } from '../shared/errors.js'
+import type { CommonPorts } from '../shared/ports.js'
+import { insecureAppWarning } from './app-url.js'
+import type { DeployInputName } from './definition.js'
+import { parseDeployInputs, type DeployInputs } from './inputs.js'
+import { buildPayload, deployRuleWarnings } from './payload.js'
+import { readBasePayload } from './payload-file.js'
+import type { Payload } from './payload-schema.js'
+import { signatureVerifier } from './signature-key.js'
+import type { SignatureVerifier } from '../signing/signer.js'
+import { checkLogin } from './verify-images.js'
+
+/** What a step output can hold (GitHub's limit), and so the largest payload we send. */
+export const MAX_PAYLOAD_BYTES = 1024 * 1024
+/** The payload printed in the log is cut there; the `payload` output has all of it. */
+const PRINTED_PAYLOAD_CHARS = 64 * 1024
+
+export type DeployCheckPorts = Pick<CommonPorts, 'logger' | 'files' | 'clock'>
+
+/** What the check phase found, and all that the run sends or asks with. */
+export interface CheckedDeploy {
+  inputs: DeployInputs
+  /** `timeout-seconds`, running since the check began: reading `payload-file` counts. */
+  deadline: Deadline
+  /** The payload to send: the inputs over `payload-file`. */
+  payload: Payload
+  /** The inputs' registry login and the registry it is for, when the image check uses it. */
+  login?: InputsLogin
+  /** `verify-signatures`: its public key, its file read when it is one. */
+  signatures?: SignatureVerifier
+}
+
+/**
+ * The deploy action's check phase: the inputs; `payload-file` and the public key of
+ * `verify-signatures`, read and validated; the payload they make, its size, and its deploy rules
+ * against its backend images (bounded, within `timeout-seconds`, which starts here); and which
+ * registry the inputs' login is for. Nothing is sent. With `check-only` and no image input, the
+ * images are taken to come from a later job.
+ */
+export async function checkDeploy(
+  raw: RawInputs<DeployInputName>,
+  tools: ParseTools,
+  context: Pick<CiContext, 'workspace'>,
+  ports: DeployCheckPorts,
+): Promise<CheckedDeploy> {
+  const { logger } = ports
+  const inputs = parseDeployInputs(raw, tools)
+  const deadline = startDeadline(ports.clock, inputs.timeoutSeconds)
+  if (inputs.appUrl) {
+    const insecure = insecureAppWarning(inputs.appUrl)
+    if (insecure) logger.warning(insecure, { title: 'App address' })
+  }
+  if (inputs.previewUrl) {
+    const insecure = insecureAppWarning(inputs.previewUrl, 'preview-url')
+    if (insecure) logger.warning(insecure, { title: 'Preview address' })
+  }
+  const signatures = inputs.verifySignatures
+    ? await signatureVerifier(inputs.verifySignatures, context.workspace, ports.files)
+    : undefined
+  const payload = await logger.group('Deployment payload', async () => {
+    const base = inputs.payloadFile
+      ? await readBasePayload(inputs.payloadFile, context.workspace, ports.files)
+      : undefined
+    const built = buildPayload(inputs, base, { imagesLater: inputs.checkOnly })
+    checkSize(JSON.stringify(built.payload))
+    for (const warning of deployRuleWarnings(built, inputs.payloadFile, deadline))
+      logger.warning(warning)
+    logger.info(printable(JSON.stringify(built.payload, null, 2)))
+    if (!hasImage(built.payload))
+      logger.info(
+        "No image is given: with 'check-only', the images are taken to come from the later jobs that build them. A run with none stops here, as there is nothing to deploy.",
+      )
+    return built.payload
+  })
+  const decided = checkLogin(payload, inputs)
+  if (decided.warning) logger.warning(decided.warning, { title: 'Registry login not used' })
+  return {
+    inputs,
+    deadline,
+    payload,
+    ...(decided.login ? { login: decided.login } : {}),
+    ...(signatures ? { signatures } : {}),
+  }
+}
+
+function hasImage(payload: Payload): boolean {
+  return Boolean(
+    payload.frontend || payload.backends || payload.codeAsData?.image || payload.extraArgs,
+  )
+}
+
+function checkSize(body: string): void {
+  const bytes = new TextEncoder().encode(body).length
+  if (bytes > MAX_PAYLOAD_BYTES)
+    throw new ActionError(
+      `The deployment payload would be ${bytes} bytes, more than the 1 MiB (${MAX_PAYLOAD_BYTES} bytes) that a step output holds; a payload is normally a few hundred bytes: check 'backend-images', 'deploy-rules' and 'payload-file'. Nothing was sent.`,
+    )
+}
+
+/** The payload as the log shows it: whole up to 64 KiB, then cut with a note. */
+export function printable(text: string): string {
+  if (text.length <= PRINTED_PAYLOAD_CHARS) return text
+  return `${text.slice(0, PRINTED_PAYLOAD_CHARS)}\n… (cut: ${text.length} characters in all; the 'payload' output holds the whole payload)`
+}

@@ -1,0 +1,176 @@
+import { describe, expect, test } from '@jest/globals'
+import { checkBuildImages } from '../../../../src/core/build-images/check.js'
+import {
+  buildImagesDefinition,
+  type BuildImagesInputName,
+} from '../../../../src/core/build-images/definition.js'
+import { runBuildImages } from '../../../../src/core/build-images/run.js'
+import { withDefaults } from '../../../../src/core/definition.js'
+import type { CiContext } from '../../../../src/core/shared/context.js'
+import { ActionError, InputError } from '../../../../src/core/shared/errors.js'
+import type { Files } from '../../../../src/core/shared/ports.js'
+import { fakeBuilders, fakeDocker, recordingTools } from '../../../helpers/docker-fake.js'
+import { failure, fakeNetwork } from '../../../helpers/fake-registry.js'
+import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
+
+const DOCKERFILE = 'FROM base\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n'
+const DOCKERFILES: Record<string, string> = {
+  '/p/docker/frontend.Dockerfile': DOCKERFILE,
+  '/p/docker/backend.Dockerfile': DOCKERFILE,
+}
+const BUILT: Record<string, string> = {
+  '/p/dist/web/index.html': '<html>',
+  '/p/dist/node/main.js': '',
+}
+
+const context: CiContext = {
+  platform: 'github',
+  workspace: '/p',
+  event: 'push',
+  isPullRequest: false,
+  branch: 'main',
+  defaultBranch: 'main',
+  sha: '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d',
+  repository: 'acme/shop',
+  registryLoginHelp: 'Check the login.',
+}
+
+/** Files that count each read of a Dockerfile, and refuse them once `closed`. */
+function countingFiles(tree: Record<string, string>): Files & { reads: string[]; closed: boolean } {
+  const files = memoryFiles(tree)
+  const dockerfile = (path: string): boolean => path.endsWith('.Dockerfile')
+  const counted = {
+    ...files,
+    reads: [] as string[],
+    closed: false,
+    readText: (path: string) => {
+      if (dockerfile(path)) counted.reads.push(`text ${path}`)
+      return counted.closed && dockerfile(path)
+        ? Promise.reject(new Error('read again'))
+        : files.readText(path)
+    },
+    hashFile: (path: string) => {
+      if (dockerfile(path)) counted.reads.push(`hash ${path}`)
+      return counted.closed && dockerfile(path)
+        ? Promise.reject(new Error('read again'))
+        : files.hashFile(path)
+    },
+  }
+  return counted
+}
+
+const raw = (
+  given: Partial<Record<BuildImagesInputName, string>> = {},
+): Record<BuildImagesInputName, string> =>
+  withDefaults(buildImagesDefinition, { registry: 'r.io', ...given })
+
+function ports(
+  files: Files,
+): Parameters<typeof runBuildImages>[2] & { docker: ReturnType<typeof fakeDocker> } {
+  const recorded = recordingTools()
+  const docker = fakeDocker({ server: '26.1.5' })
+  return {
+    ...recorded,
+    redact: (text: string) => text,
+    registerSecret: () => undefined,
+    docker,
+    builders: fakeBuilders(docker),
+    files,
+    clock: frozenClock('2026-11-22T10:00:00Z'),
+    http: fakeNetwork(() => failure('dns')).http,
+  }
+}
+
+describe("build-images' check phase", () => {
+  test('reads each Dockerfile once, renders the tags; the run builds from that and reads no Dockerfile', async () => {
+    const files = countingFiles({ ...DOCKERFILES, ...BUILT })
+    const tools = ports(files)
+    const checked = await checkBuildImages(raw(), context, context, tools)
+    expect('tags' in checked && checked.tags).toEqual(['main-1a2b3c4'])
+    expect(files.reads.sort()).toEqual([
+      'hash /p/docker/backend.Dockerfile',
+      'hash /p/docker/frontend.Dockerfile',
+      'text /p/docker/backend.Dockerfile',
+      'text /p/docker/frontend.Dockerfile',
+    ])
+    expect(tools.docker.calls).toEqual([])
+    files.closed = true
+    const built = await runBuildImages(checked, context, tools)
+    expect(built.map((image) => image.reference)).toEqual([
+      'r.io/acme/shop/frontend:main-1a2b3c4',
+      'r.io/acme/shop/backend:main-1a2b3c4',
+    ])
+    expect(files.reads).toHaveLength(4)
+  })
+
+  test('no build output is needed: the sources folders are the run pre-flight', async () => {
+    const checked = await checkBuildImages(raw(), context, context, ports(memoryFiles(DOCKERFILES)))
+    expect('dockerfiles' in checked && [...checked.dockerfiles.keys()]).toEqual([
+      'frontend',
+      'backend',
+    ])
+  })
+
+  test('a skipped branch: nothing read, nothing refused', async () => {
+    const files = countingFiles({})
+    const checked = await checkBuildImages(
+      raw({ 'tag-template': 'build-{run-id}' }),
+      context,
+      { ...context, branch: 'feature/x' },
+      ports(files),
+    )
+    expect(checked).toMatchObject({ skipped: expect.stringContaining("branch 'feature/x'") })
+    expect(files.reads).toEqual([])
+  })
+
+  test('a tag this run cannot fill is refused here, before any Dockerfile is read', async () => {
+    const files = countingFiles(DOCKERFILES)
+    const error = await checkBuildImages(
+      raw({ 'tag-template': 'build-{run-id}' }),
+      context,
+      context,
+      ports(files),
+    ).catch((reason: unknown) => reason)
+    expect((error as InputError).input).toBe('tag-template')
+    expect(files.reads).toEqual([])
+  })
+
+  test('every Dockerfile problem at once: a missing one names docker-folder', async () => {
+    const error = await checkBuildImages(
+      raw(),
+      context,
+      context,
+      ports(
+        memoryFiles({
+          '/p/docker/backend.Dockerfile':
+            'FROM b AS build\nARG SOURCES_PATH\nFROM build\nCOPY $SOURCES_PATH /app\n',
+        }),
+      ),
+    ).catch((reason: unknown) => reason)
+    expect(error).toBeInstanceOf(InputError)
+    expect((error as InputError).input).toBe('docker-folder')
+    const lines = (error as Error).message.split('\n')
+    expect(lines[0]).toBe('The Dockerfiles cannot be built as they are, so no image was built:')
+    expect(lines.slice(1).map((line) => line.split(' ').slice(0, 6).join(' '))).toEqual([
+      "- The frontend image definition 'docker/frontend.Dockerfile'",
+      "- 'docker/backend.Dockerfile' uses $SOURCES_PATH but nothing",
+    ])
+  })
+
+  test('a Dockerfile problem alone is the step failing, not an input', async () => {
+    const error = await checkBuildImages(
+      raw({ images: 'frontend' }),
+      context,
+      context,
+      ports(
+        memoryFiles({
+          '/p/docker/frontend.Dockerfile': 'ARG BASE\nFROM $BASE\nCOPY $SOURCES_PATH /app\n',
+        }),
+      ),
+    ).catch((reason: unknown) => reason)
+    expect(error).toBeInstanceOf(ActionError)
+    expect((error as Error).message).toContain(
+      'names the base image through a build argument without a value',
+    )
+  })
+})

@@ -1,0 +1,153 @@
+import { describe, expect, test } from '@jest/globals'
+import { withDefaults } from '../../../../src/core/definition.js'
+import { checkDeploy } from '../../../../src/core/deploy/check.js'
+import { deployDefinition, type DeployInputName } from '../../../../src/core/deploy/definition.js'
+import { runDeploy } from '../../../../src/core/deploy/run.js'
+import { InputError } from '../../../../src/core/shared/errors.js'
+import type { Files, Logger } from '../../../../src/core/shared/ports.js'
+import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
+
+const BASE = '{"backends": {"deployRules": [{"source": "api", "target": ".*"}]}}'
+
+/** Files that count each read, and refuse every read once `closed`. */
+function countingFiles(tree: Record<string, string>): Files & { reads: string[]; closed: boolean } {
+  const files = memoryFiles(tree)
+  const counted = {
+    ...files,
+    reads: [] as string[],
+    closed: false,
+    readText: (path: string) => {
+      counted.reads.push(path)
+      return counted.closed ? Promise.reject(new Error('read again')) : files.readText(path)
+    },
+    stat: (path: string) =>
+      counted.closed ? Promise.reject(new Error('looked at again')) : files.stat(path),
+  }
+  return counted
+}
+
+function recorder(): { logger: Logger; lines: string[] } {
+  const lines: string[] = []
+  return {
+    lines,
+    logger: {
+      info: (message) => lines.push(message),
+      warning: (message) => lines.push(`warning: ${message}`),
+      error: () => undefined,
+      debug: () => undefined,
+      group: (_title, run) => run(),
+    },
+  }
+}
+
+function raw(given: Partial<Record<DeployInputName, string>>): Record<DeployInputName, string> {
+  return withDefaults(deployDefinition, {
+    'webhook-url': 'https://h.example/deploy/5e6f7a8b9c0d',
+    'webhook-token': 'tok-9c8b7a6d5e',
+    'verify-images': 'false',
+    ...given,
+  })
+}
+
+describe("deploy's check phase", () => {
+  test('payload-file is read once, in the check; the run sends what it found and reads nothing', async () => {
+    const files = countingFiles({ '/ws/p.json': BASE })
+    const { logger } = recorder()
+    const clock = frozenClock('2026-01-01T00:00:00Z')
+    const checked = await checkDeploy(
+      raw({ 'payload-file': 'p.json', 'backend-images': 'r.io/shop/api:1' }),
+      { parseYaml: JSON.parse },
+      { workspace: '/ws' },
+      { logger, files, clock },
+    )
+    expect(files.reads).toEqual(['/ws/p.json'])
+    expect(checked.payload.backends).toEqual({
+      images: ['r.io/shop/api:1'],
+      deployRules: [{ source: 'api', target: '.*' }],
+    })
+    files.closed = true
+    const posted: string[] = []
+    await runDeploy(
+      checked,
+      {},
+      {
+        logger,
+        reporter: { setOutput: () => undefined, summary: () => Promise.resolve() },
+        redact: (text) => text,
+        registerSecret: () => undefined,
+        clock,
+        files,
+        dockerConfigPath: '/home/runner/.docker/config.json',
+        http: {
+          request: (request) => {
+            posted.push(request.body ?? '')
+            return Promise.resolve({
+              status: 200,
+              headers: {},
+              body: '{"message":"success"}',
+              bodyTruncated: false,
+            })
+          },
+        },
+      },
+    )
+    expect(posted).toEqual([JSON.stringify(checked.payload)])
+    expect(files.reads).toEqual(['/ws/p.json'])
+  })
+
+  test('no image: refused by a run, taken to come later by check-only, which says so', async () => {
+    const { logger, lines } = recorder()
+    const ports = { logger, files: memoryFiles({}), clock: frozenClock('2026-01-01T00:00:00Z') }
+    const tools = { parseYaml: JSON.parse }
+    const run = await checkDeploy(raw({}), tools, { workspace: '/ws' }, ports).catch(
+      (error: unknown) => error,
+    )
+    expect(run).toBeInstanceOf(InputError)
+    const checked = await checkDeploy(
+      raw({ 'check-only': 'true' }),
+      tools,
+      { workspace: '/ws' },
+      ports,
+    )
+    expect(checked.payload).toEqual({
+      codeAsData: { updateMode: 'manual' },
+      noDowntime: { promotionMode: 'manual' },
+    })
+    expect(lines).toContain(
+      "No image is given: with 'check-only', the images are taken to come from the later jobs that build them. A run with none stops here, as there is nothing to deploy.",
+    )
+  })
+
+  test("the login's registry is decided here: two registries and no 'registry' are refused", async () => {
+    const { logger } = recorder()
+    const error = await checkDeploy(
+      raw({
+        'verify-images': 'auto',
+        'frontend-image': 'a.example/shop/frontend:1',
+        'backend-images': 'b.example/shop/api:1',
+        'registry-username': 'ci',
+        'registry-password': 'pw-123456',
+      }),
+      { parseYaml: JSON.parse },
+      { workspace: '/ws' },
+      { logger, files: memoryFiles({}), clock: frozenClock('2026-01-01T00:00:00Z') },
+    ).catch((reason: unknown) => reason)
+    expect((error as InputError).input).toBe('registry')
+  })
+
+  test("one registry: the login is for it, and the check phase's result says so", async () => {
+    const { logger } = recorder()
+    const checked = await checkDeploy(
+      raw({
+        'verify-images': 'auto',
+        'frontend-image': 'a.example/shop/frontend:1',
+        'registry-username': 'ci',
+        'registry-password': 'pw-123456',
+      }),
+      { parseYaml: JSON.parse },
+      { workspace: '/ws' },
+      { logger, files: memoryFiles({}), clock: frozenClock('2026-01-01T00:00:00Z') },
+    )
+    expect(checked.login?.registry).toBe('a.example')
+  })
+})
