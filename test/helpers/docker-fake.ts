@@ -1,5 +1,4 @@
-// A scripted image builder (Docker by default) and recording logger/reporter for unit tests of
-// the build-images core.
+// A scripted image builder (Docker by default) for unit tests of the build-images core.
 import type { BuildCommand, HistoryEntry } from '../../src/core/build-images/build-command.js'
 import { buildOutput } from '../../src/core/build-images/docker-args.js'
 import {
@@ -9,7 +8,6 @@ import {
   type ImageBuilder,
 } from '../../src/core/build-images/ports.js'
 import type { BuilderPorts } from '../../src/core/build-images/run.js'
-import type { Logger, Reporter, Summary } from '../../src/core/shared/ports.js'
 
 export interface FakeDockerScript {
   /** Which builder it plays (default docker). */
@@ -141,41 +139,6 @@ export function fakeDocker(script: FakeDockerScript = {}): FakeDocker {
     },
   }
   return fake
-}
-
-export interface Recorded {
-  logger: Logger
-  reporter: Reporter
-  lines: string[]
-  outputs: Record<string, string>
-  summaries: Summary[]
-}
-
-/** A logger and reporter that keep everything, with the level or group in front of each line. */
-export function recordingTools(): Recorded {
-  const lines: string[] = []
-  const outputs: Record<string, string> = {}
-  const summaries: Summary[] = []
-  const logger: Logger = {
-    info: (message) => lines.push(message),
-    warning: (message) => lines.push(`warning: ${message}`),
-    error: (message) => lines.push(`error: ${message}`),
-    debug: (message) => lines.push(`debug: ${message}`),
-    group: async (title, run) => {
-      lines.push(`group: ${title}`)
-      return run()
-    },
-  }
-  const reporter: Reporter = {
-    setOutput: (name, value) => {
-      outputs[name] = value
-    },
-    summary: (summary) => {
-      summaries.push(summary)
-      return Promise.resolve()
-    },
-  }
-  return { logger, reporter, lines, outputs, summaries }
 }
 
 /**

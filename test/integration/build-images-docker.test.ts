@@ -15,7 +15,7 @@ import { createDocker, isolatedDockerConfig } from '../../src/tools/docker.js'
 import { exec } from '../../src/tools/exec.js'
 import { Cleanup, withCleanup } from '../helpers/cleanup.js'
 import { docker as dockerCli, run } from '../helpers/docker-env.js'
-import { recordingTools } from '../helpers/docker-fake.js'
+import { recordingTools } from '../helpers/recording.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 
 let suite: DockerSuite

@@ -4,7 +4,8 @@ import { buildAndPush, CONTEXT_NOTE } from '../../../../src/core/build-images/bu
 import type { ImagePlan } from '../../../../src/core/build-images/plan.js'
 import { BuilderCommandError } from '../../../../src/core/build-images/ports.js'
 import { ActionError } from '../../../../src/core/shared/errors.js'
-import { fakeDocker, recordingTools, type FakeDockerScript } from '../../../helpers/docker-fake.js'
+import { fakeDocker, type FakeDockerScript } from '../../../helpers/docker-fake.js'
+import { recordingTools } from '../../../helpers/recording.js'
 
 function planFor(kind: ImagePlan['kind'], tags = ['main-1a2b3c4']): ImagePlan {
   const references = tags.map((tag) => `r.io/shop/${kind}:${tag}`)

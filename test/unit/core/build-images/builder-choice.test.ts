@@ -8,7 +8,7 @@ import {
 import type { BuilderVersions } from '../../../../src/core/build-images/build-command.js'
 import { ActionError } from '../../../../src/core/shared/errors.js'
 import { fakeNetwork, failure } from '../../../helpers/fake-registry.js'
-import { recordingTools } from '../../../helpers/docker-fake.js'
+import { recordingTools } from '../../../helpers/recording.js'
 
 type Answer = BuilderVersions & { problem?: string }
 const ENGINE: Answer = { client: '28.2.2', server: '26.1.5', platform: 'linux/amd64' }

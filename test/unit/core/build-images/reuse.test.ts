@@ -12,10 +12,10 @@ import type { CiContext } from '../../../../src/core/shared/context.js'
 import {
   fakeBuilders,
   fakeDocker,
-  recordingTools,
   type FakeDocker,
   type FakeDockerScript,
 } from '../../../helpers/docker-fake.js'
+import { recordingTools } from '../../../helpers/recording.js'
 import {
   failure,
   fakeNetwork,

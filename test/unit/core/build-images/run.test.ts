@@ -10,12 +10,8 @@ import { CODEASDATA_WARNING } from '../../../../src/core/build-images/report.js'
 import { runBuildImages } from '../../../../src/core/build-images/run.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
 import { withDefaults } from '../../../../src/core/definition.js'
-import {
-  fakeBuilders,
-  fakeDocker,
-  recordingTools,
-  type FakeDockerScript,
-} from '../../../helpers/docker-fake.js'
+import { fakeBuilders, fakeDocker, type FakeDockerScript } from '../../../helpers/docker-fake.js'
+import { recordingTools } from '../../../helpers/recording.js'
 import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
 import { failure, fakeNetwork, type RegistryScript } from '../../../helpers/fake-registry.js'
 import type { HttpRequest } from '../../../../src/core/shared/http.js'

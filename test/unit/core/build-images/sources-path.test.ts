@@ -7,7 +7,8 @@ import {
   sourcesPathFromText,
   type SourcesPathFindings,
 } from '../../../../src/core/build-images/sources-path.js'
-import { fakeDocker, recordingTools, type FakeDockerScript } from '../../../helpers/docker-fake.js'
+import { fakeDocker, type FakeDockerScript } from '../../../helpers/docker-fake.js'
+import { recordingTools } from '../../../helpers/recording.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
 import type { RegistryMirror } from '../../../../src/core/registry/mirrors.js'
 

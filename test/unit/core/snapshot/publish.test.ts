@@ -9,7 +9,7 @@ import {
   type SnapshotPorts,
 } from '../../../../src/core/snapshot/ports.js'
 import { previewTarget, publishTarget } from '../../../../src/core/snapshot/publish.js'
-import { recordingTools } from '../../../helpers/docker-fake.js'
+import { recordingTools } from '../../../helpers/recording.js'
 import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
 
 const REPO: RemoteRepo = {
