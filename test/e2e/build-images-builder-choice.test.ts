@@ -2,24 +2,23 @@
 // answers, a user who cannot reach it but has Buildah, a job whose DOCKER_HOST names an engine
 // that starts late (a Docker-in-Docker service) or never, and a runner with neither builder.
 // The bundle runs as the CLI, as a GitLab job does; nothing is pushed (push: false).
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { createServer, connect, type Server } from 'node:net'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { BASE_IMAGES, dockerLogin, freePort, pushImage } from '../helpers/docker-env.js'
-import { SHA, startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { SHA, useDockerSuite } from '../helpers/docker-suite.js'
 import { buildahStore, giveTo, rootlessUser, type RootlessUser } from '../helpers/rootless.js'
 import { runCli, type RunOptions, type RunResult } from '../helpers/run-action.js'
 
-let suite: DockerSuite
 let user: RootlessUser
 let project: string
 /** The user's Buildah store (its environment), this suite's own. */
 let store: Record<string, string>
-const cleanup = new Cleanup()
+const cleanup = useCleanup(60_000)
+const suite = useDockerSuite(cleanup)
 
 beforeAll(async () => {
   user = await rootlessUser()
-  suite = cleanup.track('docker suite', await startDockerSuite())
   // Docker Hub's base, served by the push registry (registry-mirrors), as on an instance.
   const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
   await dockerLogin(suite.registry, { env })
@@ -29,8 +28,6 @@ beforeAll(async () => {
   store = await buildahStore(user, await cleanup.tempDir('olympe-choice-store-'))
   await giveTo(user, project)
 }, 120_000)
-
-afterAll(() => cleanup.run(), 60_000)
 
 const GITLAB = {
   GITLAB_CI: 'true',

@@ -1,27 +1,18 @@
 // The same bundle through the command line, as a GitLab job runs it (INPUT_* variables, dotenv
 // outputs), and by hand in a git checkout, where git says which branch and commit this is.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { Cleanup } from '../helpers/cleanup.js'
+import { describe, expect, test } from '@jest/globals'
 import {
   SAMPLE_DRAW_VERSION,
   SAMPLE_PROJECT,
   SHA,
-  startDockerSuite,
-  type DockerSuite,
+  useDockerSuite,
 } from '../helpers/docker-suite.js'
 import { REGISTRY_LOGIN_HELP } from '../../src/platform/context.js'
 import { runCli, type RunResult } from '../helpers/run-action.js'
 import { run } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
-let suite: DockerSuite
-const cleanup = new Cleanup()
-
-beforeAll(async () => {
-  suite = cleanup.track('docker suite', await startDockerSuite())
-}, 60_000)
-
-afterAll(() => cleanup.run())
+const suite = useDockerSuite()
 
 async function cli(
   repository: string,

@@ -1,30 +1,22 @@
 // The built bundle dist/build-images/index.js, run as the GitHub runner runs it, against the real
 // engine and a registry with basic auth: what is pushed, with which tags and labels, what a
 // container of the frontend image holds, and what happens when the run must not build.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { describe, expect, test } from '@jest/globals'
 import { REGISTRY_LOGIN_HELP } from '../../src/platform/context.js'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { Cleanup, withCleanup } from '../helpers/cleanup.js'
+import { withCleanup } from '../helpers/cleanup.js'
 import { docker, dockerRun } from '../helpers/docker-env.js'
 import {
   SAMPLE_DRAW_VERSION,
   SAMPLE_PROJECT,
   SHA,
-  startDockerSuite,
-  type DockerSuite,
+  useDockerSuite,
 } from '../helpers/docker-suite.js'
 import { runAsGithub, type RunOptions, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
-let suite: DockerSuite
-const cleanup = new Cleanup()
-
-beforeAll(async () => {
-  suite = cleanup.track('docker suite', await startDockerSuite())
-}, 60_000)
-
-afterAll(() => cleanup.run())
+const suite = useDockerSuite()
 
 const TAG = 'main-1a2b3c4'
 const WRONG_PASSWORD = 'wrong-Pa55word-4f1c'

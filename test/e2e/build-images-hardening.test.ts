@@ -1,26 +1,20 @@
 // build-images against the real engine where a run must leave nothing behind: cancelled in the
 // middle of a build (SIGINT from the GitHub runner, SIGTERM from GitLab), and with build secrets,
 // which reach BuildKit and nothing else.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { describe, expect, test } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { docker, dockerRun } from '../helpers/docker-env.js'
-import { SHA, startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { SHA, useDockerSuite } from '../helpers/docker-suite.js'
 import { killAll, runningProcesses, whenGone } from '../helpers/processes.js'
 import { runAsGithub, runCli, type RunOptions, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
-let suite: DockerSuite
-const cleanup = new Cleanup()
-
-beforeAll(async () => {
-  suite = cleanup.track('docker suite', await startDockerSuite())
-}, 60_000)
-
-afterAll(() => cleanup.run())
+const cleanup = useCleanup()
+const suite = useDockerSuite(cleanup)
 
 const BASE = 'FROM olympeio/frontend-base:stable\nARG SOURCES_PATH\n'
 const COPY = 'COPY --chown=nginx:root $SOURCES_PATH /usr/share/nginx/html\n'

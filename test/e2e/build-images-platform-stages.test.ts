@@ -4,7 +4,7 @@
 // reuse-unchanged must follow each stage's own base. Real engine, real registry with auth; the
 // bundle runs as the GitHub runner runs it, run after run, with GitHub's Actions cache emulated on
 // loopback (it keeps the default branch's record of what it built, which reuse needs).
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -12,7 +12,7 @@ import {
   startActionsCacheServer,
   type ActionsCacheServer,
 } from '../helpers/actions-cache-server.js'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import {
   BASE_IMAGES,
   docker,
@@ -21,19 +21,19 @@ import {
   removeImages,
   type RunOptions,
 } from '../helpers/docker-env.js'
-import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { useDockerSuite } from '../helpers/docker-suite.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 
 const TARGET = 'linux/arm64'
 
-let suite: DockerSuite
 let cache: ActionsCacheServer
 let project: string
 let repository: string
 let tools: string
 /** The suite's DOCKER_CONFIG, logged in to its registry. */
 let config: RunOptions
-const cleanup = new Cleanup()
+const cleanup = useCleanup(60_000)
+const suite = useDockerSuite(cleanup)
 
 /** `tools:<variant>` for one platform, pushed to the suite's registry; its digest. */
 async function pushVariant(variant: string, platform: string, marker: string): Promise<string> {
@@ -59,7 +59,6 @@ async function publishIndex(amd64: string, arm64: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  suite = cleanup.track('docker suite', await startDockerSuite())
   cache = cleanup.track('actions cache', await startActionsCacheServer())
   config = { env: { ...process.env, DOCKER_CONFIG: suite.dockerConfig } }
   await dockerLogin(suite.registry, config)
@@ -84,8 +83,6 @@ beforeAll(async () => {
   )
   repository = suite.uniqueRepository('platform-stages')
 }, 240_000)
-
-afterAll(() => cleanup.run(), 60_000)
 
 let runs = 0
 async function buildImages(): Promise<RunResult> {

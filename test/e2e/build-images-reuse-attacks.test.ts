@@ -4,7 +4,7 @@
 // pushes an image of their own), and the second run must build it again. The bundle runs as the
 // GitHub runner runs it, with the Actions cache service emulated on loopback and nothing
 // configured. Each case has a project and an image name of its own.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { createHash, generateKeyPairSync } from 'node:crypto'
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
@@ -14,28 +14,25 @@ import {
   startActionsCacheServer,
   type ActionsCacheServer,
 } from '../helpers/actions-cache-server.js'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { BASE_IMAGES, docker, dockerLogin, pushImage, removeImages } from '../helpers/docker-env.js'
-import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { useDockerSuite } from '../helpers/docker-suite.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
-let suite: DockerSuite
 let cache: ActionsCacheServer
 let base: string
-const cleanup = new Cleanup()
+const cleanup = useCleanup(60_000)
+const suite = useDockerSuite(cleanup)
 let runs = 0
 
 beforeAll(async () => {
-  suite = cleanup.track('docker suite', await startDockerSuite())
   cache = cleanup.track('actions cache', await startActionsCacheServer())
   const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
   await dockerLogin(suite.registry, { env })
   base = `${suite.registry.host}/${BASE_IMAGES.frontend}`
   await pushImage(BASE_IMAGES.frontend, base, { env })
 }, 120_000)
-
-afterAll(() => cleanup.run(), 60_000)
 
 interface Case {
   project: string

@@ -5,7 +5,7 @@
 // GitHub runner runs it, with GitHub's Actions cache service emulated on loopback (nothing
 // configured: the cache keeps the record of what the default branch built, which reuse needs).
 // The runs build on one another, in order.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { readdir, readFile, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -13,7 +13,7 @@ import {
   startActionsCacheServer,
   type ActionsCacheServer,
 } from '../helpers/actions-cache-server.js'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { startCuttingProxy } from '../helpers/cutting-proxy.js'
 import {
   BASE_IMAGES,
@@ -22,7 +22,7 @@ import {
   removeImages,
   run as runProcess,
 } from '../helpers/docker-env.js'
-import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { useDockerSuite } from '../helpers/docker-suite.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
@@ -30,11 +30,11 @@ const KINDS = ['frontend', 'backend', 'codeasdata'] as const
 type Kind = (typeof KINDS)[number]
 const FINGERPRINT = 'io.olympe.deploy-actions.fingerprint'
 
-let suite: DockerSuite
 let cache: ActionsCacheServer
 let project: string
 let repository: string
-const cleanup = new Cleanup()
+const cleanup = useCleanup(60_000)
+const suite = useDockerSuite(cleanup)
 /** The digest each image had after the run before, and that run's tag and commit. */
 let last: { digests: Record<Kind, string>; tag: string; sha: string }
 let runs = 0
@@ -42,7 +42,6 @@ let runs = 0
 const kept: Record<string, string> = {}
 
 beforeAll(async () => {
-  suite = cleanup.track('docker suite', await startDockerSuite())
   cache = cleanup.track('actions cache', await startActionsCacheServer())
   const { registry } = suite
   // The job logged in as docker/login-action does: the registry holds the base images too.
@@ -59,8 +58,6 @@ beforeAll(async () => {
   }
   repository = suite.uniqueRepository('reuse')
 }, 120_000)
-
-afterAll(() => cleanup.run(), 60_000)
 
 /** A commit of its own for each run, so that each gets new tags. */
 function nextSha(): string {

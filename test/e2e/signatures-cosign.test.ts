@@ -2,7 +2,7 @@
 // real distribution registry with basic auth: what we sign, cosign verifies; what cosign signs, our
 // deploy accepts; and what cosign refuses (no signature, another key's, one moved onto another
 // digest), our deploy refuses before any POST. cosign reads the registry login from DOCKER_CONFIG.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { readdir, readFile, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -14,9 +14,9 @@ import { inputsLogin } from '../../src/core/registry/logins.js'
 import { systemClock } from '../../src/tools/clock.js'
 import { nodeFiles } from '../../src/tools/files.js'
 import { createHttpClient } from '../../src/tools/http.js'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { BASE_IMAGES, dockerLogin, pushImage, removeImages } from '../helpers/docker-env.js'
-import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { useDockerSuite } from '../helpers/docker-suite.js'
 import { capture } from '../helpers/run-process.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -34,7 +34,6 @@ interface KeyPair {
   publicKey: string
 }
 
-let suite: DockerSuite
 let webhook: WebhookServer
 /** cosign's own home: it writes nothing to the machine's. */
 let cosignHome = ''
@@ -47,10 +46,10 @@ let workspace = ''
 const images: Record<string, { reference: string; digest: string }> = {}
 /** Everything the runs printed or wrote, scanned for the keys at the end. */
 const captured: Record<string, string> = {}
-const cleanup = new Cleanup()
+const cleanup = useCleanup(60_000)
+const suite = useDockerSuite(cleanup)
 
 beforeAll(async () => {
-  suite = cleanup.track('docker suite', await startDockerSuite())
   webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
   cosignHome = await cleanup.tempDir('olympe-cosign-home-')
   const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
@@ -71,8 +70,6 @@ beforeAll(async () => {
   await push('other:v1', BASE_IMAGES.frontend)
   await push('plain:v1', BASE_IMAGES.codeasdata)
 }, 180_000)
-
-afterAll(() => cleanup.run(), 60_000)
 
 /** The key, its password, its PEM body whole and line by line. */
 function secretsOf(pair: KeyPair, password?: string): string[] {

@@ -1,9 +1,10 @@
 // What a suite or a helper made and must take away when it ends: the servers it started, the
 // projects and folders it created, the files a tool left behind. `beforeAll` registers each thing
-// as it comes, `afterAll(() => cleanup.run())` undoes them all, last first, even when one of them
+// as it comes; the `afterAll` of `useCleanup()` undoes them all, last first, even when one of them
 // fails or `beforeAll` stopped halfway (a server that did not start leaves nothing to stop).
 // Every temporary folder of the tests comes from `tempDir`, so each has an owner that removes it.
 // Pushed images may stay: every suite's registry is its own and goes with its temporary folder.
+import { afterAll } from '@jest/globals'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -76,6 +77,17 @@ export class Cleanup {
     }
     if (failures.length > 0) throw new Error(`Cleanup failed for ${failures.join('; ')}`)
   }
+}
+
+/**
+ * The Cleanup of a suite (or of a `describe`, when called inside one): run after its tests, with
+ * `timeoutMs` for the undoing (stopping a registry, removing pushed images) when jest's default
+ * is too short.
+ */
+export function useCleanup(timeoutMs?: number): Cleanup {
+  const cleanup = new Cleanup()
+  afterAll(() => cleanup.run(), timeoutMs)
+  return cleanup
 }
 
 /** Runs `body` with a Cleanup of its own, which is run when `body` ends, however it ends. */

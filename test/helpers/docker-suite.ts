@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto'
 import { cp, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { startOwning } from './cleanup.js'
+import { beforeAll } from '@jest/globals'
+import { startOwning, useCleanup, type Cleanup } from './cleanup.js'
 import {
   ensureBaseImages,
   ensureDockerDaemon,
@@ -66,4 +67,38 @@ export async function startDockerSuite(): Promise<DockerSuite> {
       stop: () => owned.run(),
     }
   })
+}
+
+/**
+ * The Docker suite of a test file (or a `describe`): started in a `beforeAll`, stopped with
+ * `cleanup` (by default one of its own) after the tests. What it hands back reads the started
+ * suite, so the tests use it as they would the suite itself.
+ */
+export function useDockerSuite(cleanup: Cleanup = useCleanup()): DockerSuite {
+  let started: DockerSuite | undefined
+  beforeAll(async () => {
+    started = cleanup.track('docker suite', await startDockerSuite())
+  }, 60_000)
+  const suite = (): DockerSuite => {
+    if (!started) throw new Error('The Docker suite is used before its beforeAll started it.')
+    return started
+  }
+  return {
+    get registry() {
+      return suite().registry
+    },
+    get spy() {
+      return suite().spy
+    },
+    get dockerConfig() {
+      return suite().dockerConfig
+    },
+    get env() {
+      return suite().env
+    },
+    uniqueRepository: (label) => suite().uniqueRepository(label),
+    copyProject: () => suite().copyProject(),
+    storedAuths: () => suite().storedAuths(),
+    stop: () => suite().stop(),
+  }
 }

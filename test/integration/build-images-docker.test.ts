@@ -1,6 +1,6 @@
 // The docker adapter (src/tools/docker.ts) and the core's build pipeline against the real engine
 // and a real registry with basic auth.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { REGISTRY_LOGIN_HELP } from '../../src/platform/context.js'
 import { randomBytes } from 'node:crypto'
 import { lstat, mkdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises'
@@ -13,21 +13,17 @@ import { MIN_DOCKER_MAJOR } from '../../src/core/build-images/preflight.js'
 import type { ImagePlan } from '../../src/core/build-images/plan.js'
 import { createDocker, isolatedDockerConfig } from '../../src/tools/docker.js'
 import { exec } from '../../src/tools/exec.js'
-import { Cleanup, withCleanup } from '../helpers/cleanup.js'
+import { useCleanup, withCleanup } from '../helpers/cleanup.js'
 import { docker as dockerCli, run } from '../helpers/docker-env.js'
 import { recordingTools } from '../helpers/recording.js'
-import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { useDockerSuite } from '../helpers/docker-suite.js'
 
-let suite: DockerSuite
 let project: string
-const cleanup = new Cleanup()
+const suite = useDockerSuite()
 
 beforeAll(async () => {
-  suite = cleanup.track('docker suite', await startDockerSuite())
   project = await suite.copyProject()
 }, 60_000)
-
-afterAll(() => cleanup.run())
 
 const docker = (env: Record<string, string> = {}): ReturnType<typeof createDocker> =>
   createDocker(exec, { env: { DOCKER_CONFIG: suite.dockerConfig, ...env } })
@@ -333,7 +329,7 @@ describe('a docker-container builder', () => {
     BUILDX_CONFIG: buildxConfig,
   })
 
-  const builderCleanup = new Cleanup()
+  const builderCleanup = useCleanup()
   beforeAll(async () => {
     buildxConfig = await builderCleanup.tempDir('olympe-buildx-container-')
     builderCleanup.add(`builder ${name}`, () =>
@@ -349,8 +345,6 @@ describe('a docker-container builder', () => {
       { env: { ...process.env, ...env() } },
     )
   })
-
-  afterAll(() => builderCleanup.run())
 
   test('is detected as the current builder, and its builds push by themselves', async () => {
     const client = createDocker(exec, { env: env() })
