@@ -11,6 +11,7 @@ import {
   IDS,
   PLATFORM_STATE,
   TOOLKIT_COMMAND,
+  salesSnapshot,
 } from '../helpers/fake-toolkit.js'
 import { startGitServer, type GitServer } from '../helpers/git-server.js'
 import {
@@ -70,16 +71,7 @@ async function fileVariable(name: string, value: unknown): Promise<string> {
 
 describe('gitlab/snapshot.yml run by gitlab-ci-local', () => {
   test('a scheduled pipeline commits the code as data and pushes it', async () => {
-    const config = [
-      {
-        snapshooter: { name: 'sales', rootTags: [IDS.sales], outputDir: 'snapshot/sales' },
-        git: {
-          repo: gitServer.urlFor(REPO),
-          branch: 'main',
-          commitMessage: 'Snapshot in {folder}',
-        },
-      },
-    ]
+    const config = [salesSnapshot(gitServer.urlFor(REPO), 'Snapshot in {folder}')]
     const run = await runPipeline(project, {
       variables: {
         CI_PIPELINE_SOURCE: 'schedule',

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals'
 import {
   DRAW_PASSWORD,
-  DRAW_USERNAME,
-  IDS,
   PLATFORM_STATE,
-  TOOLKIT_COMMAND,
+  TOOLKIT_INPUTS,
+  salesSnapshot,
 } from '../helpers/fake-toolkit.js'
 import { Cleanup } from '../helpers/cleanup.js'
 import { startCuttingProxy, type CuttingProxy } from '../helpers/cutting-proxy.js'
@@ -113,22 +112,11 @@ describe('snapshot when the git remote goes away in the middle of the push', () 
     await server.createRepo('acme/cut-cad')
     const before = await server.log('acme/cut-cad', 'main')
     const workspace = await makeWorkspace([
-      {
-        snapshooter: { name: 'sales', rootTags: [IDS.sales], outputDir: 'snapshot/sales' },
-        git: {
-          repo: `http://${TOKEN}@${proxy.host}/acme/cut-cad.git`,
-          branch: 'main',
-          commitMessage: 'Snapshot at {date}',
-        },
-      },
+      salesSnapshot(`http://${TOKEN}@${proxy.host}/acme/cut-cad.git`),
     ])
     const run = await runAsGithub('snapshot', {
       cwd: workspace,
-      inputs: {
-        'toolkit-command': TOOLKIT_COMMAND,
-        'draw-username': DRAW_USERNAME,
-        'draw-password': DRAW_PASSWORD,
-      },
+      inputs: TOOLKIT_INPUTS,
       env: { FAKE_PLATFORM_STATE: PLATFORM_STATE },
       event: { name: 'schedule' },
     })

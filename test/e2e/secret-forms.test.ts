@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { rm } from 'node:fs/promises'
 import {
   DRAW_PASSWORD,
-  DRAW_USERNAME,
-  IDS,
   PLATFORM_STATE,
-  TOOLKIT_COMMAND,
+  TOOLKIT_INPUTS,
+  salesSnapshot,
 } from '../helpers/fake-toolkit.js'
 import { Cleanup } from '../helpers/cleanup.js'
 import { type GitServer } from '../helpers/git-server.js'
@@ -32,20 +31,11 @@ describe('a toolkit that echoes DRAW_PASSWORD encoded', () => {
   ])('%s: upper, lower, percent and base64 forms are all masked', async (_name, via) => {
     const repo = `acme/forms-${via}`
     await server.createRepo(repo)
-    const workspace = await makeWorkspace([
-      {
-        snapshooter: { name: 'sales', rootTags: [IDS.sales], outputDir: 'snapshot/sales' },
-        git: { repo: server.urlFor(repo), branch: 'main', commitMessage: 'Snapshot at {date}' },
-      },
-    ])
+    const workspace = await makeWorkspace([salesSnapshot(server.urlFor(repo))])
     try {
       const options = {
         cwd: workspace,
-        inputs: {
-          'toolkit-command': TOOLKIT_COMMAND,
-          'draw-username': DRAW_USERNAME,
-          'draw-password': DRAW_PASSWORD,
-        },
+        inputs: TOOLKIT_INPUTS,
         env: { FAKE_PLATFORM_STATE: PLATFORM_STATE, FAKE_TOOLKIT_ECHO_ENCODED: '1' },
       }
       const run =

@@ -3,11 +3,11 @@ import { rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import {
   DRAW_PASSWORD,
-  DRAW_USERNAME,
   IDS,
   PLATFORM_STATE,
   TOOLKIT_COMMAND,
   writePlatformState,
+  TOOLKIT_INPUTS,
 } from '../helpers/fake-toolkit.js'
 import { git, type GitServer } from '../helpers/git-server.js'
 import { gitServerForSuite, makeWorkspace, scratch } from '../helpers/git-snapshot.js'
@@ -50,9 +50,7 @@ async function github({ config, inputs, state, env }: SnapshotRun): Promise<RunR
     return await runAsGithub('snapshot', {
       cwd: workspace,
       inputs: {
-        'toolkit-command': TOOLKIT_COMMAND,
-        'draw-username': DRAW_USERNAME,
-        'draw-password': DRAW_PASSWORD,
+        ...TOOLKIT_INPUTS,
         ...inputs,
       },
       env: { FAKE_PLATFORM_STATE: state ?? PLATFORM_STATE, FAKE_TOOLKIT_ECHO_SECRETS: '1', ...env },

@@ -5,12 +5,11 @@ import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import {
   DRAW_PASSWORD,
-  DRAW_USERNAME,
   IDS,
   PLATFORM_STATE,
   SESSION_TOKEN,
-  TOOLKIT_COMMAND,
   writePlatformState,
+  TOOLKIT_INPUTS,
 } from '../helpers/fake-toolkit.js'
 import { type GitServer } from '../helpers/git-server.js'
 import {
@@ -66,9 +65,7 @@ function github(workspace: string, run: Run = {}): Promise<RunResult> {
   return runAsGithub('snapshot', {
     cwd: workspace,
     inputs: {
-      'toolkit-command': TOOLKIT_COMMAND,
-      'draw-username': DRAW_USERNAME,
-      'draw-password': DRAW_PASSWORD,
+      ...TOOLKIT_INPUTS,
       ...run.inputs,
     },
     env: { FAKE_PLATFORM_STATE: PLATFORM_STATE, ...run.env },

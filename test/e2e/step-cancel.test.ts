@@ -12,10 +12,9 @@ import { Cleanup } from '../helpers/cleanup.js'
 import { startCuttingProxy } from '../helpers/cutting-proxy.js'
 import {
   DRAW_PASSWORD,
-  DRAW_USERNAME,
-  IDS,
   PLATFORM_STATE,
-  TOOLKIT_COMMAND,
+  TOOLKIT_INPUTS,
+  salesSnapshot,
 } from '../helpers/fake-toolkit.js'
 import { startGitServer } from '../helpers/git-server.js'
 import { makeWorkspace, scratch } from '../helpers/git-snapshot.js'
@@ -185,25 +184,14 @@ describe('a snapshot cancelled during its push', () => {
       await server.createRepo('acme/held-cad')
       const before = await server.log('acme/held-cad', 'main')
       const workspace = await makeWorkspace([
-        {
-          snapshooter: { name: 'sales', rootTags: [IDS.sales], outputDir: 'snapshot/sales' },
-          git: {
-            repo: `http://${GIT_TOKEN}@${proxy.host}/acme/held-cad.git`,
-            branch: 'main',
-            commitMessage: 'Snapshot at {date}',
-          },
-        },
+        salesSnapshot(`http://${GIT_TOKEN}@${proxy.host}/acme/held-cad.git`),
       ])
       const temp = await scratch.tempDir('olympe-cancel-push-tmp-')
       const signal = platform === 'github' ? 'SIGINT' : 'SIGTERM'
       let step: ChildProcess | undefined
       const options: RunOptions = {
         cwd: workspace,
-        inputs: {
-          'toolkit-command': TOOLKIT_COMMAND,
-          'draw-username': DRAW_USERNAME,
-          'draw-password': DRAW_PASSWORD,
-        },
+        inputs: TOOLKIT_INPUTS,
         env: {
           FAKE_PLATFORM_STATE: PLATFORM_STATE,
           TMPDIR: temp,

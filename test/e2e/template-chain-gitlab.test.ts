@@ -17,7 +17,13 @@ import { stringify } from 'yaml'
 import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
 import { Cleanup } from '../helpers/cleanup.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
-import { DRAW_PASSWORD, DRAW_USERNAME, IDS, PLATFORM_STATE } from '../helpers/fake-toolkit.js'
+import {
+  DRAW_PASSWORD,
+  DRAW_USERNAME,
+  IDS,
+  PLATFORM_STATE,
+  salesSnapshot,
+} from '../helpers/fake-toolkit.js'
 import { startGitServer, type GitServer } from '../helpers/git-server.js'
 import {
   component,
@@ -470,12 +476,7 @@ test(
     const config = join(scratch, 'snapshot-config.json')
     await writeFile(
       config,
-      JSON.stringify([
-        {
-          snapshooter: { name: 'sales', rootTags: [IDS.sales], outputDir: 'snapshot/sales' },
-          git: { repo: gitServer.urlFor(repo), branch: 'main', commitMessage: 'Snapshot {folder}' },
-        },
-      ]),
+      JSON.stringify([salesSnapshot(gitServer.urlFor(repo), 'Snapshot {folder}')]),
     )
     const ci = [
       'stages: [build]',

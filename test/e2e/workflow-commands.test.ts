@@ -2,10 +2,9 @@ import { describe, expect, test } from '@jest/globals'
 import { rm } from 'node:fs/promises'
 import {
   DRAW_PASSWORD,
-  DRAW_USERNAME,
-  IDS,
   PLATFORM_STATE,
-  TOOLKIT_COMMAND,
+  TOOLKIT_INPUTS,
+  salesSnapshot,
 } from '../helpers/fake-toolkit.js'
 import { type GitServer } from '../helpers/git-server.js'
 import { gitServerForSuite, makeWorkspace } from '../helpers/git-snapshot.js'
@@ -30,18 +29,9 @@ async function snapshotWith(
 ): Promise<RunResult> {
   const repo = `acme/commands-${Date.now()}-${Math.floor(Math.random() * 1e6)}`
   await server.createRepo(repo)
-  const workspace = await makeWorkspace([
-    {
-      snapshooter: { name: 'sales', rootTags: [IDS.sales], outputDir: 'snapshot/sales' },
-      git: { repo: server.urlFor(repo), branch: 'main', commitMessage: 'Snapshot at {date}' },
-    },
-  ])
+  const workspace = await makeWorkspace([salesSnapshot(server.urlFor(repo))])
   try {
-    return await run(workspace, {
-      'toolkit-command': TOOLKIT_COMMAND,
-      'draw-username': DRAW_USERNAME,
-      'draw-password': DRAW_PASSWORD,
-    })
+    return await run(workspace, TOOLKIT_INPUTS)
   } finally {
     await rm(workspace, { recursive: true, force: true })
   }

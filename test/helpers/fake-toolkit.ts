@@ -43,6 +43,19 @@ export const DRAW_USERNAME = platformState().credentials.username
 export const DRAW_PASSWORD = platformState().credentials.password
 export const SESSION_TOKEN = platformState().sessionToken
 
+/** The inputs every snapshot step with the fake toolkit takes: its command and the login. */
+export const TOOLKIT_INPUTS = {
+  'toolkit-command': TOOLKIT_COMMAND,
+  'draw-username': DRAW_USERNAME,
+  'draw-password': DRAW_PASSWORD,
+}
+
+/** A snapshot configuration's one entry: the `sales` module, committed to `repo`'s main. */
+export const salesSnapshot = (repo: string, commitMessage = 'Snapshot at {date}'): unknown => ({
+  snapshooter: { name: 'sales', rootTags: [IDS.sales], outputDir: 'snapshot/sales' },
+  git: { repo, branch: 'main', commitMessage },
+})
+
 /** Writes a changed copy of the platform state and returns its path (for FAKE_PLATFORM_STATE). */
 export async function writePlatformState(
   file: string,

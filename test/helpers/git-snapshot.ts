@@ -14,7 +14,7 @@ import { createGitPort } from '../../src/tools/git.js'
 import { nodeFiles } from '../../src/tools/files.js'
 import { runProcessGroup } from '../../src/tools/process-group.js'
 import { Cleanup } from './cleanup.js'
-import { DRAW_PASSWORD, DRAW_USERNAME, PLATFORM_STATE, TOOLKIT_COMMAND } from './fake-toolkit.js'
+import { PLATFORM_STATE, TOOLKIT_INPUTS } from './fake-toolkit.js'
 import { git } from './git-repos.js'
 import { startGitServer, type GitServer } from './git-server.js'
 
@@ -66,12 +66,7 @@ export async function runSnapshotCore(options: CoreRunOptions): Promise<CoreRun>
   const r = (text: string): string => redactor.redact(text)
   const run: CoreRun = { workspace, log: [], outputs: {}, summaries: [] }
   const say = (prefix: string) => (message: string) => run.log.push(`${prefix}${r(message)}`)
-  const raw = withDefaults(snapshotDefinition, {
-    'toolkit-command': TOOLKIT_COMMAND,
-    'draw-username': DRAW_USERNAME,
-    'draw-password': DRAW_PASSWORD,
-    ...options.inputs,
-  })
+  const raw = withDefaults(snapshotDefinition, { ...TOOLKIT_INPUTS, ...options.inputs })
   redactor.add(raw['draw-password'])
   const tools: SnapshotPorts = {
     logger: {
