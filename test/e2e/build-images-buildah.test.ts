@@ -6,7 +6,7 @@
 // with what the Docker builder pushes for the same project; the runs build on one another. The
 // GitHub runs get the Actions cache service (emulated on loopback), as every GitHub job does: it
 // keeps the record of what the default branch built, which reuse needs.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto'
 import { chmod, cp, readdir, readFile, writeFile } from 'node:fs/promises'
@@ -15,7 +15,7 @@ import {
   startActionsCacheServer,
   type ActionsCacheServer,
 } from '../helpers/actions-cache-server.js'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { docker, dockerLogin, dockerRun, pushImage } from '../helpers/docker-env.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import type { ImageManifest } from '../helpers/docker-registry.js'
@@ -62,7 +62,7 @@ let project: TemplateProject
 let jobTemp: string
 let store: Record<string, string>
 let repository: string
-const cleanup = new Cleanup()
+const cleanup = useCleanup(120_000)
 /** The digests each image had after the last run. */
 let last: Record<Kind, string>
 let runs = 0
@@ -110,8 +110,6 @@ beforeAll(async () => {
   await giveTo(user, project.dir, jobTemp)
   repository = suite.uniqueRepository('buildah')
 }, 300_000)
-
-afterAll(() => cleanup.run(), 120_000)
 
 const name = (kind: Kind, repo = repository): string => `${repo}/${kind}`
 

@@ -1,10 +1,10 @@
 // The hand-over of spec steps 3 and 4: the build-images outputs feed the deploy bundle, and the
 // platform's webhook (played on loopback) receives exactly the references that were pushed.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { SAMPLE_PROJECT, SHA, startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { runAsGithub } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -15,7 +15,7 @@ const WEBHOOK_TOKEN = 'whk-token-5e2a9d7c1b'
 let suite: DockerSuite
 let webhook: WebhookServer
 let app: AppServer
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 
 beforeAll(async () => {
   ;({ suite, webhook, app } = await cleanup.startAll({
@@ -24,8 +24,6 @@ beforeAll(async () => {
     app: startAppServer(),
   }))
 }, 60_000)
-
-afterAll(() => cleanup.run())
 
 describe('build-images then deploy', () => {
   test('the webhook receives exactly the pushed references', async () => {

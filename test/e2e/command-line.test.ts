@@ -1,9 +1,9 @@
 // `olympe-deploy` itself, as a GitLab job or a person meets it: the commands, and what happens
 // when none or an unknown one is given.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { cp, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { Cleanup } from '../helpers/cleanup.js'
+import { Cleanup, useCleanup } from '../helpers/cleanup.js'
 import { NODE24 } from '../helpers/node-binaries.js'
 import { fixture, ROOT } from '../helpers/run-action.js'
 import { capture } from '../helpers/run-process.js'
@@ -113,12 +113,11 @@ describe('what a GitLab deploy job loads', () => {
 })
 
 describe("'check-only': a pipeline's first job", () => {
-  const cleanup = new Cleanup()
+  const cleanup = useCleanup()
   let webhook: WebhookServer
   beforeAll(async () => {
     webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
   })
-  afterAll(() => cleanup.run())
 
   const gitlabJob = (inputs: Record<string, string>): Record<string, string> => ({
     ...env,

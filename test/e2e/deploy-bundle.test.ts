@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import type { ServerResponse } from 'node:http'
 import { join } from 'node:path'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { NODES } from '../helpers/node-binaries.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { run as runProgram } from '../helpers/run-process.js'
@@ -34,11 +34,10 @@ const EXPECTED_PAYLOAD = {
 }
 
 let server: WebhookServer
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 beforeAll(async () => {
   server = cleanup.track('webhook', await startWebhookServer(answer(200), HOOK_PATH))
 })
-afterAll(() => cleanup.run())
 
 const secrets = (): string[] => [TOKEN, server.url, HOOK_PATH, 'Bearer ' + TOKEN]
 const captured = (run: RunResult): Record<string, string> => ({

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { Cleanup } from '../helpers/cleanup.js'
+import { beforeAll, describe, expect, test } from '@jest/globals'
+import { useCleanup } from '../helpers/cleanup.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -43,11 +43,10 @@ const RESET =
   'the connection was closed after the request was sent, before a complete response arrived (ECONNRESET), so the server may have received it'
 
 let server: WebhookServer
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 beforeAll(async () => {
   server = cleanup.track('webhook', await startWebhookServer(answer(200), HOOK_PATH))
 })
-afterAll(() => cleanup.run())
 
 function deploy(
   url: string,
@@ -310,7 +309,7 @@ describe('deploy against a faulty webhook: POSTs received, attempts told, messag
 describe('retried: the request surely never reached the application', () => {
   let tls: TlsFiles
   let proxy: ConnectProxy
-  const proxyCleanup = new Cleanup()
+  const proxyCleanup = useCleanup()
   beforeAll(async () => {
     tls = proxyCleanup.track('certificates', await makeTlsFiles(['127.0.0.1']))
     proxy = proxyCleanup.track(
@@ -321,7 +320,6 @@ describe('retried: the request surely never reached the application', () => {
       }),
     )
   })
-  afterAll(() => proxyCleanup.run())
 
   test(
     'connection refused: 3 attempts, 0 POSTs',

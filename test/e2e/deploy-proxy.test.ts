@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { Cleanup } from '../helpers/cleanup.js'
+import { beforeAll, describe, expect, test } from '@jest/globals'
+import { useCleanup } from '../helpers/cleanup.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { externalAddress, startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -17,7 +17,7 @@ let tls: TlsFiles
 let webhook: WebhookServer
 let proxy: ConnectProxy
 const address = externalAddress()
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 
 beforeAll(async () => {
   tls = cleanup.track('certificates', await makeTlsFiles([WEBHOOK_HOST, address]))
@@ -27,7 +27,6 @@ beforeAll(async () => {
   )
   proxy = cleanup.track('proxy', await startConnectProxy({ [WEBHOOK_HOST]: webhook.port }))
 })
-afterAll(() => cleanup.run())
 
 const url = (host: string): string => `https://${host}:${webhook.port}${HOOK_PATH}`
 

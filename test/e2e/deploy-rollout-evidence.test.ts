@@ -5,7 +5,7 @@
 // webhook's POST; the frontend image, with the labels build-images gives it (the version and the
 // served files' digests), is in a registry with a password. Polls are a second apart; the
 // assertions are on order and counts (polls, conditional requests, full downloads), never times.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import {
   servedFilesLabel,
   site,
@@ -14,7 +14,7 @@ import {
   type AppServer,
   type FrontendBuild,
 } from '../helpers/app-server.js'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { startRegistry, type Registry } from '../helpers/docker-registry.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { runnerCommands } from '../helpers/runner-commands.js'
@@ -42,7 +42,7 @@ let app: AppServer
 let preview: AppServer
 let registry: Registry
 const runs: RunResult[] = []
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 
 beforeAll(async () => {
   const started = await cleanup.startAll({
@@ -57,7 +57,6 @@ beforeAll(async () => {
   })
   ;({ app, preview, registry, webhook } = started)
 }, 60_000)
-afterAll(() => cleanup.run())
 
 let images = 0
 /** The frontend image of this run, labelled as build-images labels it. */

@@ -2,7 +2,7 @@
 // version.json and status route follow a script that the webhook's POST starts. Polls are a second
 // apart and `wait-minutes` a fraction of a minute; assertions are on order and counts, with
 // generous upper bounds, never on how long something took.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import {
   rollout,
   startAppServer,
@@ -11,7 +11,7 @@ import {
   type AppScript,
   type AppServer,
 } from '../helpers/app-server.js'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { runnerCommands } from '../helpers/runner-commands.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -24,7 +24,7 @@ const NEW = '1.4.0'
 
 let webhook: WebhookServer
 let app: AppServer
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 beforeAll(async () => {
   app = cleanup.track('app', await startAppServer())
   webhook = cleanup.track(
@@ -35,7 +35,6 @@ beforeAll(async () => {
     }, HOOK_PATH),
   )
 })
-afterAll(() => cleanup.run())
 
 /** The deploy step with a fast watch: a poll a second, for at most `wait-minutes` (0.2: 12 s). */
 function deploy(inputs: Record<string, string> = {}): Promise<RunResult> {

@@ -3,13 +3,13 @@
 // ghcr.io, GitLab's registry and Docker Hub answer). The images are pushed with the real docker
 // CLI; the deploy bundle runs as the GitHub runner runs it; the webhook counts the POSTs, and
 // every case that must fail must fail with none.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import { writeFile } from 'node:fs/promises'
 import type { AddressInfo, Socket } from 'node:net'
 import { join } from 'node:path'
-import { Cleanup, withCleanup } from '../helpers/cleanup.js'
+import { withCleanup, useCleanup } from '../helpers/cleanup.js'
 import {
   dockerLogin,
   ensureBaseImages,
@@ -59,7 +59,7 @@ const setups: Partial<Record<Kind, Setup>> = {}
 const runs: Record<string, string> = {}
 // The servers, the Docker configs and the pushed images, undone after the suite even when
 // beforeAll stopped halfway.
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 
 beforeAll(async () => {
   await ensureDockerDaemon()
@@ -76,8 +76,6 @@ beforeAll(async () => {
     setups[kind] = await pushTestImages(kind, registry, base)
   }
 }, 180_000)
-
-afterAll(() => cleanup.run())
 
 /** A real `docker login` to `registry` in a Docker config of its own, and three images pushed. */
 async function pushTestImages(kind: Kind, registry: Registry, base: BaseImages): Promise<Setup> {
@@ -342,11 +340,10 @@ async function startSilentRegistry(
 describe('registries that cannot be asked', () => {
   let silentHost = ''
   const asked: string[] = []
-  const silentCleanup = new Cleanup()
+  const silentCleanup = useCleanup()
   beforeAll(async () => {
     silentHost = silentCleanup.track('silent registry', await startSilentRegistry(asked)).host
   })
-  afterAll(() => silentCleanup.run())
 
   test('a refused connection is retried, then warns in auto and fails in true', async () => {
     const closed = `127.0.0.1:${await freePort()}`
@@ -429,7 +426,7 @@ describe('a registry behind a private certificate authority (certs.d, a docker-c
   let tls: TlsFiles
   let pushed: Pushed
   let reference = ''
-  const tlsCleanup = new Cleanup()
+  const tlsCleanup = useCleanup()
 
   beforeAll(async () => {
     const address = externalAddress()
@@ -449,7 +446,6 @@ describe('a registry behind a private certificate authority (certs.d, a docker-c
     pushed = { reference: local, digest: await pushImage(base.frontend, local, { env }) }
     reference = local.replace('127.0.0.1:', `${address}:`)
   }, 120_000)
-  afterAll(() => tlsCleanup.run())
 
   test('without NODE_EXTRA_CA_CERTS the certificate is refused, and the message says what to set', async () => {
     const inputs = { 'frontend-image': reference, ...CREDENTIALS }

@@ -4,13 +4,13 @@
 // command lines run against a real npm registry on loopback, GitHub workflows pass actionlint
 // and the deploy one runs through the runner helpers, GitLab includes name components and
 // inputs that exist, and a message quoted as printed is what a step prints.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { randomBytes } from 'node:crypto'
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { delimiter, join } from 'node:path'
 import { parse, parseAllDocuments } from 'yaml'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { docBlocks, isWorkflow, where, type DocBlock } from '../helpers/markdown.js'
 import { docker, ensureBaseImages, ensureDockerDaemon, BASE_IMAGES } from '../helpers/docker-env.js'
 import { NODE24 } from '../helpers/node-binaries.js'
@@ -107,8 +107,7 @@ const byKind = (kind: Kind): DocBlock[] =>
 const named = (list: DocBlock[]): Array<[string, DocBlock]> =>
   list.map((block) => [`${where(block)}: ${block.text.split('\n')[0] ?? ''}`, block])
 
-const cleanup = new Cleanup()
-afterAll(() => cleanup.run())
+const cleanup = useCleanup()
 
 describe('the documentation', () => {
   test('every example is run or linted here, or listed with why it is not', () => {

@@ -5,7 +5,7 @@
 // fingerprint calls unchanged, the engine builds both (`FROM scratch`, exported with
 // `--output type=local`): their files must be the same, path, kind, mode and content. Seeded and
 // bounded: the same 30 cases every run.
-import { afterAll, describe, expect, test } from '@jest/globals'
+import { describe, expect, test } from '@jest/globals'
 import fc from 'fast-check'
 import { createHash } from 'node:crypto'
 import { lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises'
@@ -14,13 +14,12 @@ import { readBuildInputs } from '../../src/core/build-images/dockerfile.js'
 import { readIgnoreFile } from '../../src/core/build-images/dockerignore.js'
 import { fingerprintOf, sourceDigest } from '../../src/core/build-images/fingerprint.js'
 import { nodeFiles } from '../../src/tools/files.js'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { ensureDockerDaemon, run } from '../helpers/docker-env.js'
 
 const SEED = 2311
 const CASES = 30
-const cleanup = new Cleanup()
-afterAll(() => cleanup.run(), 60_000)
+const cleanup = useCleanup(60_000)
 
 /** A context: files (path to content) and links (path to target). */
 interface Context {

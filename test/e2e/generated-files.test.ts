@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { cp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { NODE24 } from '../helpers/node-binaries.js'
 import { ROOT } from '../helpers/run-action.js'
 import { capture, type Captured } from '../helpers/run-process.js'
@@ -37,7 +37,7 @@ describe('a GitLab template edited by hand', () => {
   const handWritten = '  resource_group: $[[ inputs.resource-group ]]\n'
   const timeout = '  timeout: 30 minutes\n'
 
-  const cleanup = new Cleanup()
+  const cleanup = useCleanup()
   beforeAll(async () => {
     copy = await cleanup.tempDir('olympe-generate-')
     const sources = ['scripts', 'src', 'gitlab', 'actions', 'action.yml', 'docs', 'bench']
@@ -48,8 +48,6 @@ describe('a GitLab template edited by hand', () => {
       await cp(join(ROOT, file), join(copy, file))
     await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'))
   })
-
-  afterAll(() => cleanup.run())
 
   test('an edit inside a generated region fails the drift check', async () => {
     const committed = await template()

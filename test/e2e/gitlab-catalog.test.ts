@@ -2,12 +2,12 @@
 // gitlab/ (its components run in the job image), and a consumer project includes the released
 // components with `include: component: …@<version>`, fetched by tag from a real git remote. The
 // project's tag pipeline, which builds the job image, runs in gitlab-job-image.test.ts.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readFileSync, readdirSync } from 'node:fs'
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { parseAllDocuments } from 'yaml'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import {
   createGitlabProject,
   listJobs,
@@ -75,12 +75,11 @@ async function filesUnder(dir: string): Promise<string[]> {
 let work: string
 let catalog: string
 // Everything the suite's tests start and make, servers and projects included.
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 beforeAll(async () => {
   work = await cleanup.tempDir('olympe-catalog-')
   catalog = join(work, 'catalog')
 })
-afterAll(() => cleanup.run())
 
 describe('.ci/catalog-layout.mjs', () => {
   test('lays out templates/<name>/template.yml, a README.md per component, and job-image/', async () => {

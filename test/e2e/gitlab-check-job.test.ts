@@ -2,8 +2,8 @@
 // before any input is checked: npm cannot give it the package (not in the registry, not that
 // version, the registry unreachable). The job says that it is npm, and not the team's variables;
 // and each step's first line says which platform it took itself to run on, and why.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { Cleanup } from '../helpers/cleanup.js'
+import { beforeAll, describe, expect, test } from '@jest/globals'
+import { useCleanup } from '../helpers/cleanup.js'
 import {
   component,
   logsOf,
@@ -28,12 +28,11 @@ const INPUTS_FAILED =
 
 let npmRegistry: Verdaccio
 const runs: PipelineRun[] = []
-const cleanup = new Cleanup()
+const cleanup = useCleanup(60_000)
 
 beforeAll(async () => {
   npmRegistry = cleanup.track('verdaccio', await startVerdaccio())
 }, 60_000)
-afterAll(() => cleanup.run(), 60_000)
 
 /** The check job alone, of a project that includes pipeline.yml with these inputs. */
 async function checkJob(

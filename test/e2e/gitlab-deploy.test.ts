@@ -1,7 +1,7 @@
 // gitlab/deploy.yml and gitlab/snapshot.yml as a consumer includes them, run by gitlab-ci-local:
 // the job fetches the packed package by version from a loopback npm registry and deploys to a
 // loopback webhook; the rules keep merge requests, other branches and schedules from deploying.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
@@ -10,7 +10,7 @@ import {
   version as serving,
   type AppServer,
 } from '../helpers/app-server.js'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import {
   component,
   createGitlabProject,
@@ -60,7 +60,7 @@ const IMAGES_PASSWORD = `img-pw-${Date.now().toString(36)}`
 const runs: PipelineRun[] = []
 // The servers, the folders, the pushed image and every project: undone after the suite, even
 // when beforeAll stopped halfway.
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 
 beforeAll(async () => {
   registry = cleanup.track('verdaccio', await startVerdaccio())
@@ -93,8 +93,6 @@ beforeAll(async () => {
   pushedFrontend = `${images.host}/acme/shop/frontend:main-1a2b3c4`
   pushedDigest = await pushImage(base.frontend, pushedFrontend, { env })
 }, 120_000)
-
-afterAll(() => cleanup.run())
 
 function ciFile(includes: string): string {
   return `stages: [build, deploy]\ninclude:\n${includes}`

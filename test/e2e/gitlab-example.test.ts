@@ -1,10 +1,10 @@
 // examples/gitlab/.gitlab-ci.yml, the pipeline users copy, as gitlab-ci-local reads it: the
 // catalog references point at this commit's templates, and each kind of pipeline gets its jobs:
 // images and deploy on the default branch only, the project build alone elsewhere.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import {
   PROJECT_PATH,
   createGitlabProject,
@@ -17,7 +17,7 @@ import { EXIT_CODES } from '../../src/core/shared/exit-codes.js'
 import { ROOT } from '../helpers/run-action.js'
 
 let project: GitlabProject
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 
 beforeAll(async () => {
   const example = await readFile(join(ROOT, 'examples/gitlab/.gitlab-ci.yml'), 'utf8')
@@ -29,8 +29,6 @@ beforeAll(async () => {
   expect(local).not.toBe(example)
   project = cleanup.track('GitLab project', await createGitlabProject({ '.gitlab-ci.yml': local }))
 })
-
-afterAll(() => cleanup.run())
 
 const names = async (options: Parameters<typeof listJobs>[1]): Promise<string[][]> =>
   (await listJobs(project, options)).map((job) => [job.name, job.when])

@@ -9,10 +9,10 @@
 // loopback webhook. On a runner without a Docker socket, the image jobs build with the image's
 // Buildah, as the image's environment sets it up (STORAGE_DRIVER, BUILDAH_ISOLATION), the bases
 // from the instance's mirror of Docker Hub.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { BASE_IMAGES, docker as dockerCli, dockerLogin, pushImage } from '../helpers/docker-env.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { git, startGitServer, type GitServer } from '../helpers/git-server.js'
@@ -59,7 +59,7 @@ let bases: JobImageBases
 let mirrored: { debian: string; node: string }
 let release: CatalogRelease
 const runs: PipelineRun[] = []
-const cleanup = new Cleanup()
+const cleanup = useCleanup(120_000)
 
 beforeAll(async () => {
   const started = await cleanup.startAll({
@@ -84,8 +84,6 @@ beforeAll(async () => {
     layoutPath: CATALOG_PATH,
   })
 }, RELEASE_MS)
-
-afterAll(() => cleanup.run(), 120_000)
 
 describe("the catalog project's tag pipeline", () => {
   let run: PipelineRun

@@ -4,10 +4,10 @@
 // a token), with what the document asks the user for: Node.js 22 or newer and gitlab-ci-local on
 // the PATH, the CI/CD variables as GCL_VARIABLE_<NAME>, git credentials, an npm configuration that
 // serves the package, and a Docker engine.
-import { afterAll, beforeAll, expect, test } from '@jest/globals'
+import { beforeAll, expect, test } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { git, startGitServer, type GitServer } from '../helpers/git-server.js'
 import { sampleOlympeProject, type GitlabProject } from '../helpers/gitlab-ci-local.js'
@@ -35,7 +35,7 @@ function recipe(): string {
   return block
 }
 
-const cleanup = new Cleanup()
+const cleanup = useCleanup(120_000)
 let docker: DockerSuite
 let gitServer: GitServer
 let webhook: WebhookServer
@@ -68,8 +68,6 @@ beforeAll(async () => {
     await sampleOlympeProject(ci, { origin: `${gitServer.baseUrl}/acme/shop.git` }),
   )
 }, 180_000)
-
-afterAll(() => cleanup.run(), 120_000)
 
 test('is one command', () => {
   expect(recipe().trim().split('\n')).toEqual([

@@ -5,10 +5,10 @@
 // ran, a project that includes them fails to pull it (the way mirrors of image-backed components
 // break); the pipeline then builds it from the mirrored bases and names the input its consumers
 // must set; without that input they look for the image under the upstream path, with it they run.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { dockerLogin } from '../helpers/docker-env.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { startGitServer, type GitServer } from '../helpers/git-server.js'
@@ -53,7 +53,7 @@ let webhook: WebhookServer
 let bases: JobImageBases
 let mirror: CatalogRelease
 const runs: PipelineRun[] = []
-const cleanup = new Cleanup()
+const cleanup = useCleanup(120_000)
 
 beforeAll(async () => {
   const started = await cleanup.startAll({
@@ -84,8 +84,6 @@ beforeAll(async () => {
     serverHost: 'gitlab.internal.example',
   })
 }, RELEASE_MS)
-
-afterAll(() => cleanup.run(), 120_000)
 
 /** A project of the instance that deploys with the copy's deploy component, with `inputs`. */
 async function consumer(inputs: Record<string, string>): Promise<PipelineRun> {

@@ -3,11 +3,11 @@
 // pushes its images on the real Docker engine to a private registry, and deploys them to a
 // loopback webhook through the dotenv hand-over. The package comes from a loopback npm registry
 // by version. Merge requests and other branches build the project only.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readdir, readFile } from 'node:fs/promises'
 import { connect, createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import {
   component,
@@ -38,7 +38,7 @@ let webhook: WebhookServer
 let npmCache: string
 const runs: PipelineRun[] = []
 // The servers, the npm cache, then each project; pushed images go with the registry's folder.
-const cleanup = new Cleanup()
+const cleanup = useCleanup(120_000)
 
 beforeAll(async () => {
   const started = await cleanup.startAll({
@@ -50,8 +50,6 @@ beforeAll(async () => {
   await publishProject(npmRegistry)
   npmCache = await cleanup.tempDir('olympe-npm-cache-')
 }, 120_000)
-
-afterAll(() => cleanup.run(), 120_000)
 
 async function sampleProject(codeasdata: boolean): Promise<GitlabProject> {
   const ci = [

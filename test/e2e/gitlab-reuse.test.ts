@@ -4,10 +4,10 @@
 // restores them. The package comes from a loopback npm registry by version; the images go to a
 // registry with auth on the real engine. (GitLab's separation of protected branches' caches is
 // GitLab's own, and cannot run here.)
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { BASE_IMAGES, docker, dockerLogin, pushImage, removeImages } from '../helpers/docker-env.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import {
@@ -32,7 +32,7 @@ let npmCache: string
 let project: GitlabProject
 let image: string
 const runs: PipelineRun[] = []
-const cleanup = new Cleanup()
+const cleanup = useCleanup(120_000)
 
 beforeAll(async () => {
   const started = await cleanup.startAll({
@@ -68,8 +68,6 @@ beforeAll(async () => {
   )
   image = `${suite.registry.host}/acme/shop/frontend`
 }, 180_000)
-
-afterAll(() => cleanup.run(), 120_000)
 
 /** A pipeline on the default branch, on a fresh engine: only the registry and the cache remain. */
 async function pipeline(): Promise<PipelineRun> {

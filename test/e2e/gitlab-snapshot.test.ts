@@ -1,10 +1,10 @@
 // gitlab/snapshot.yml in a scheduled pipeline, run by gitlab-ci-local: the configuration comes
 // from a File-type CI/CD variable (it holds the git token), the password from DRAW_PASSWORD, the
 // package from a loopback npm registry; the snapshot lands in a real git remote over HTTP.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import {
   DRAW_PASSWORD,
   DRAW_USERNAME,
@@ -35,7 +35,7 @@ let npmRegistry: Verdaccio
 let scratch: string
 let project: GitlabProject
 const runs: PipelineRun[] = []
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 
 beforeAll(async () => {
   ;({ gitServer, npmRegistry } = await cleanup.startAll({
@@ -59,8 +59,6 @@ beforeAll(async () => {
   ].join('\n')
   project = cleanup.track('GitLab project', await createGitlabProject({ '.gitlab-ci.yml': ci }))
 }, 60_000)
-
-afterAll(() => cleanup.run())
 
 /** What GitLab does for a File variable: writes the value to a file, the variable holds its path. */
 async function fileVariable(name: string, value: unknown): Promise<string> {

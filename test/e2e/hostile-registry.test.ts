@@ -4,11 +4,11 @@
 // token realm points at another address over plain http, one named only by `payload-file`,
 // and one whose error codes carry GitLab section markers. Each registry records the
 // Authorization headers it received; the token service counts the requests it got.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { createHash, randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { Cleanup, withCleanup } from '../helpers/cleanup.js'
+import { withCleanup, useCleanup } from '../helpers/cleanup.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import {
@@ -38,7 +38,7 @@ const MANIFEST_DIGEST = `sha256:${createHash('sha256').update(MANIFEST).digest('
 const FORGED_CODE = 'X\r\u001b[0Ksection_start:1:evil\r\u001b[0KFAKE'
 const ESCAPED_CODE = "'X\\x0d\\x1b[0Ksection_start:1:evil\\x0d\\x1b[0KFAKE'"
 
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 let webhook: WebhookServer
 /** Every run's texts, for the secret scan at the end. */
 const runs: Record<string, string> = {}
@@ -46,7 +46,6 @@ const runs: Record<string, string> = {}
 beforeAll(async () => {
   webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
 })
-afterAll(() => cleanup.run())
 
 /** A registry on loopback, played by `respond`; `host` is `127.0.0.1:<port>`. */
 async function startRegistry(

@@ -5,7 +5,7 @@ import {
   TOOLKIT_INPUTS,
   salesSnapshot,
 } from '../helpers/fake-toolkit.js'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { startCuttingProxy, type CuttingProxy } from '../helpers/cutting-proxy.js'
 import { SAMPLE_PROJECT, SHA, startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { startGitServer, type GitServer } from '../helpers/git-server.js'
@@ -31,7 +31,7 @@ const portOf = (host: string): number => Number(host.split(':')[1])
 describe('build-images when the registry refuses or drops the push', () => {
   let suite: DockerSuite
   let proxy: CuttingProxy
-  const cleanup = new Cleanup()
+  const cleanup = useCleanup()
   beforeAll(async () => {
     suite = cleanup.track('docker suite', await startDockerSuite())
     proxy = cleanup.track(
@@ -42,7 +42,6 @@ describe('build-images when the registry refuses or drops the push', () => {
       ),
     )
   }, 60_000)
-  afterAll(() => cleanup.run())
 
   const build = (registry: string, repository: string, credentials: boolean): Promise<RunResult> =>
     runAsGithub('build-images', {

@@ -3,15 +3,15 @@
 // taken out, so that apt must fetch them from DEBIAN_MIRROR, a loopback server that serves what
 // deb.debian.org serves (it forwards there, as an instance's apt proxy would), bookworm's and the
 // pinned trixie packages alike. On a base that holds everything, it fetches nothing.
-import { afterAll, beforeAll, expect, test } from '@jest/globals'
+import { beforeAll, expect, test } from '@jest/globals'
 import { createServer, request, type Server } from 'node:http'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { docker, ensureDockerDaemon } from '../helpers/docker-env.js'
 import { ensureJobImageBases, INSTALL_TOOLS, type JobImageBases } from '../helpers/job-image.js'
 
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 let bases: JobImageBases
 let mirror: { url: string; paths: string[] }
 let resolver: string
@@ -47,8 +47,6 @@ beforeAll(async () => {
   resolver = join(scratch, 'resolv.conf')
   await writeFile(resolver, 'nameserver 127.0.0.9\noptions timeout:1 attempts:1\n')
 }, 900_000)
-
-afterAll(() => cleanup.run())
 
 /** install-tools.sh in a throwaway container of the Debian base, after `before`; its output. */
 function inBase(before: string, env: Record<string, string> = {}): Promise<string> {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import {
   DRAW_PASSWORD,
   DRAW_USERNAME,
@@ -22,12 +22,11 @@ const FRONTEND = 'registry.example.com/shop/frontend:main-1a2b3c4'
 
 let webhook: WebhookServer
 let workspace: string
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 beforeAll(async () => {
   webhook = cleanup.track('webhook', await startWebhookServer(answer(200), HOOK_PATH))
   workspace = await cleanup.tempDir('olympe-local-action-ws-')
 })
-afterAll(() => cleanup.run())
 
 const visible = (run: LocalActionRun): Record<string, string> => ({
   stdout: run.stdout,

@@ -1,10 +1,10 @@
 // The npm package as users get it: `npm pack` holds what they run and nothing else, and the
 // package fetched by version from a registry runs from an empty folder, outside this checkout.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js'
 import { lsFilesInRoot } from '../helpers/repo-copy.js'
 import { ROOT } from '../helpers/run-action.js'
@@ -32,7 +32,7 @@ describe('npm pack', () => {
   let out: string
   let size: number
   let packed: string[]
-  const cleanup = new Cleanup()
+  const cleanup = useCleanup()
   beforeAll(async () => {
     out = await cleanup.tempDir('olympe-pack-list-')
     const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' }
@@ -49,7 +49,6 @@ describe('npm pack', () => {
       .map((entry) => join(entry.parentPath, entry.name).slice(join(out, 'package/').length))
       .sort()
   }, 60_000)
-  afterAll(() => cleanup.run())
 
   test(`packs to at most ${BUDGET_BYTES} bytes (350 KiB)`, () => {
     const over = `${size} bytes packed: ${size - BUDGET_BYTES} over the budget of ${BUDGET_BYTES} bytes (350 KiB). See what grew with \`npm pack --dry-run --json\`; a library only the GitHub actions load can be left out of the package as dist/.npmignore does.`
@@ -109,7 +108,7 @@ describe('the published package, run from a clean folder', () => {
     .split(delimiter)
     .filter((dir) => !dir.includes('node_modules'))
     .join(delimiter)
-  const cleanup = new Cleanup()
+  const cleanup = useCleanup()
   const npx = (args: string[], env: Record<string, string> = {}): Promise<Captured> =>
     capture('npx', ['--yes', `olympe-deploy-actions@${version}`, ...args], {
       env: {
@@ -130,7 +129,6 @@ describe('the published package, run from a clean folder', () => {
     home = await cleanup.tempDir('olympe-pack-home-')
     folder = await cleanup.tempDir('olympe-pack-clean-')
   }, 120_000)
-  afterAll(() => cleanup.run())
 
   test('`olympe-deploy --version` prints the version npx asked for', async () => {
     const result = await npx(['--version'])

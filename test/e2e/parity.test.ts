@@ -4,8 +4,8 @@
 // fetched by version). The webhook must receive byte-identical payloads.
 import type { InputSpec } from '../../src/core/definition.js'
 import { deployDefinition } from '../../src/core/deploy/definition.js'
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { Cleanup } from '../helpers/cleanup.js'
+import { beforeAll, describe, expect, test } from '@jest/globals'
+import { useCleanup } from '../helpers/cleanup.js'
 import {
   component,
   createGitlabProject,
@@ -90,7 +90,7 @@ let webhook: WebhookServer
 let npmCache: string
 const runs: PipelineRun[] = []
 const githubLogs: Record<string, string> = {}
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 
 beforeAll(async () => {
   ;({ registry, webhook } = await cleanup.startAll({
@@ -100,8 +100,6 @@ beforeAll(async () => {
   await publishProject(registry)
   npmCache = await cleanup.tempDir('olympe-npm-cache-')
 }, 60_000)
-
-afterAll(() => cleanup.run())
 
 /** GitLab inputs are typed: `force-sync: true` is a YAML boolean there, a string on GitHub. */
 function gitlabValue(name: string, value: string): string {

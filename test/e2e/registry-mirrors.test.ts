@@ -6,11 +6,11 @@
 // and deploy's image check asks the mirror for an image of Docker Hub. The runs are GitLab jobs of
 // the build-images template, whose `cache:` keeps the record of what the default branch built
 // (OLYMPE_REUSE_RECORDS), which reuse needs.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { chmod } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { pushImage, startRegistry, type Registry } from '../helpers/docker-env.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { buildahStore, giveTo, rootlessUser, type RootlessUser } from '../helpers/rootless.js'
@@ -34,7 +34,7 @@ let suite: DockerSuite
 let mirror: Registry
 let project: TemplateProject
 let store: Record<string, string>
-const cleanup = new Cleanup()
+const cleanup = useCleanup(120_000)
 let runs = 0
 
 beforeAll(async () => {
@@ -62,8 +62,6 @@ beforeAll(async () => {
   await chmod(dirname(project.dir), 0o755)
   await giveTo(user, project.dir)
 }, 300_000)
-
-afterAll(() => cleanup.run(), 120_000)
 
 const MIRRORS = (): string => `docker.io=${mirror.host}/dockerhub`
 

@@ -2,12 +2,12 @@
 // repository where the version is bumped and dist/ goes stale), the release notes quoted from
 // CHANGELOG.md, the major tag moved on a real remote, and the release workflow that runs them
 // (actionlint checks it with the other workflows, in workflows.test.ts).
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readFileSync, readdirSync } from 'node:fs'
 import { appendFile, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parse } from 'yaml'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { git } from '../helpers/git-repos.js'
 import { NODE24 } from '../helpers/node-binaries.js'
 import { copyRepository, type RepoCopy } from '../helpers/repo-copy.js'
@@ -84,11 +84,10 @@ describe('.ci/release-check.mjs on this repository', () => {
 describe(`releasing v${NEXT} in a copy of the repository`, () => {
   let copy: RepoCopy
   const tag = `v${NEXT}`
-  const cleanup = new Cleanup()
+  const cleanup = useCleanup()
   beforeAll(async () => {
     copy = cleanup.track('repository copy', await copyRepository())
   }, 120_000)
-  afterAll(() => cleanup.run())
 
   test('after `npm version`, the check names the templates not rebuilt and the missing CHANGELOG section', async () => {
     expect((await npm(copy.dir, ['version', NEXT, '--no-git-tag-version'])).code).toBe(0)
@@ -164,14 +163,13 @@ describe('.ci/release-notes.mjs', () => {
     '- First release.',
     '',
   ].join('\n')
-  const cleanup = new Cleanup()
+  const cleanup = useCleanup()
   beforeAll(async () => {
     dir = await cleanup.tempDir('olympe-notes-')
     await mkdir(join(dir, '.ci'))
     await copyFile(join(ROOT, '.ci/release-notes.mjs'), join(dir, '.ci/release-notes.mjs'))
     await writeFile(join(dir, 'CHANGELOG.md'), CHANGELOG)
   })
-  afterAll(() => cleanup.run())
 
   test('quote the version’s CHANGELOG section and say how to use the release', async () => {
     const run = await node(dir, 'release-notes.mjs', ['v1.1.0'], {
@@ -231,7 +229,7 @@ describe('.ci/move-major-tag.sh on a real remote', () => {
       timeoutMs: 120_000,
     })
 
-  const cleanup = new Cleanup()
+  const cleanup = useCleanup()
   beforeAll(async () => {
     const dir = await cleanup.tempDir('olympe-major-tag-')
     remote = join(dir, 'remote.git')
@@ -239,7 +237,6 @@ describe('.ci/move-major-tag.sh on a real remote', () => {
     await git(['init', '-q', '--bare', '-b', 'main', remote])
     await git(['clone', '-q', remote, work])
   })
-  afterAll(() => cleanup.run())
 
   test('points v1 at the newest 1.x release, and leaves it there for an older one', async () => {
     const first = await commitAndTag('v1.0.0')

@@ -1,14 +1,13 @@
 // The files the command line writes for GitLab (`--dotenv`, `--annotations`), under the names
 // both templates use, when the repository holds a symbolic link there: the link is replaced by
 // the report, and the file it points at is left as it was.
-import { afterAll, describe, expect, test } from '@jest/globals'
+import { describe, expect, test } from '@jest/globals'
 import { lstat, mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { runCli } from '../helpers/run-action.js'
 
-const cleanup = new Cleanup()
-afterAll(() => cleanup.run())
+const cleanup = useCleanup()
 
 const KEPT = 'a file of the job that no report may overwrite\n'
 

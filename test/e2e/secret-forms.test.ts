@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { rm } from 'node:fs/promises'
 import {
   DRAW_PASSWORD,
@@ -6,7 +6,7 @@ import {
   TOOLKIT_INPUTS,
   salesSnapshot,
 } from '../helpers/fake-toolkit.js'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { type GitServer } from '../helpers/git-server.js'
 import { gitServerForSuite, makeWorkspace } from '../helpers/git-snapshot.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
@@ -62,7 +62,7 @@ describe('a toolkit that echoes DRAW_PASSWORD encoded', () => {
 describe('a webhook that redirects to an address built from the token', () => {
   const TOKEN = 'Wh-Token-Mixed-Case-42'
   let webhook: WebhookServer
-  const cleanup = new Cleanup()
+  const cleanup = useCleanup()
   beforeAll(async () => {
     const base64 = Buffer.from(`bearer:${TOKEN}`).toString('base64')
     webhook = cleanup.track(
@@ -74,7 +74,6 @@ describe('a webhook that redirects to an address built from the token', () => {
       ),
     )
   })
-  afterAll(() => cleanup.run())
 
   test('the Location is named with every form of the token masked', async () => {
     const run = await runAsGithub('deploy', {
@@ -93,11 +92,10 @@ describe('a webhook that redirects to an address built from the token', () => {
 
 describe('a secret too short to mask everywhere', () => {
   let webhook: WebhookServer
-  const cleanup = new Cleanup()
+  const cleanup = useCleanup()
   beforeAll(async () => {
     webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
   })
-  afterAll(() => cleanup.run())
   const inputs = (): Record<string, string> => ({
     'webhook-url': webhook.url,
     'webhook-token': 'abc12',

@@ -5,7 +5,7 @@
 // it, never shows in anything the step prints or writes, in any of the forms the redactor masks
 // (raw, percent-encoded and -decoded, upper- and lower-case, base64 at each alignment). Each run
 // is the built bundle, as the GitHub runner runs it or as a GitLab job runs `olympe-deploy`.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import fc from 'fast-check'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -21,7 +21,7 @@ import { mirrorCredentials } from '../../src/core/registry/mirrors.js'
 import { pastedPrivateKey, signingKeyParts } from '../../src/core/signing/pem.js'
 import { MIN_SECRET_LENGTH } from '../../src/core/shared/secrets.js'
 import { urlCredentials } from '../../src/core/shared/url-credentials.js'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { runAsGithub, runCli, type ActionId } from '../helpers/run-action.js'
 import { findSecrets } from '../helpers/secrets.js'
 
@@ -108,8 +108,7 @@ const CHARS = Array.from(
   'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/@:#?%+=-_.~!$&*()[]{}<>|^`\'",;\\éß€',
 )
 
-const cleanup = new Cleanup()
-afterAll(() => cleanup.run())
+const cleanup = useCleanup()
 
 /** Everything a run printed and wrote: logs, outputs, the summary, dotenv and annotations. */
 async function runStep(

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
 import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { startCuttingProxy } from '../helpers/cutting-proxy.js'
 import {
   DRAW_PASSWORD,
@@ -28,7 +28,7 @@ import {
 } from '../helpers/webhook-server.js'
 
 const TOKEN = 'Cancel-Token-5e1f9a7c'
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 let webhook: WebhookServer
 /** A registry that never answers: the image check waits on it. */
 let registry: WebhookServer
@@ -39,7 +39,6 @@ beforeAll(async () => {
   registry = cleanup.track('registry', await startWebhookServer(faults.neverAnswer(), '/v2/'))
   app = cleanup.track('app', await startAppServer())
 })
-afterAll(() => cleanup.run())
 
 const STOPPED =
   'it stopped the processes it had started and removed the files it had made for itself, then exited without finishing.'

@@ -1,8 +1,8 @@
 // What an app serves reaches the GitHub job summary (its table, its note, its links): it shows as
 // text wherever it lands, never as a link or markup of the app's choosing.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { runAsGithub } from '../helpers/run-action.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 
@@ -12,7 +12,7 @@ const SHOWN = '\\[Promote-now\\](https://evil.example/promote)'
 
 let webhook: WebhookServer
 let app: AppServer
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 beforeAll(async () => {
   app = cleanup.track('app', await startAppServer())
   webhook = cleanup.track(
@@ -23,7 +23,6 @@ beforeAll(async () => {
     }),
   )
 })
-afterAll(() => cleanup.run())
 
 describe('a version that reads as a Markdown link', () => {
   test('shows escaped in the summary table and in its note, and no link of it is made', async () => {

@@ -10,12 +10,12 @@
 // two pairs left (`master` with a lock file, `main` without) run the workflow up to its install
 // step. What does not depend on the project (the lint, every install line and cache) is checked
 // statically in workflows.test.ts.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { ensureTemplateBaseImages } from '../helpers/template-base-images.js'
@@ -63,7 +63,7 @@ const runs: WorkflowRun[] = []
 const homes: string[] = []
 // The servers, then each project (its work tree, HOME and npm cache); the images go with the
 // registry's own folder, and the docker suite removes their local copies.
-const cleanup = new Cleanup()
+const cleanup = useCleanup(120_000)
 
 beforeAll(async () => {
   const started = await cleanup.startAll({
@@ -82,8 +82,6 @@ beforeAll(async () => {
   await ensureTemplateBaseImages()
   lockFile = await templateLockFile(registry)
 }, 180_000)
-
-afterAll(() => cleanup.run(), 120_000)
 
 async function adopt(options: { branch?: string; lock?: boolean } = {}): Promise<TemplateProject> {
   const project = await createTemplateProject({

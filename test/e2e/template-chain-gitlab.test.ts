@@ -10,12 +10,12 @@
 // running them; the build job alone on `main` with a committed lock file (npm ci); and
 // gitlab/snapshot.yml's install of the project's toolkit. The install lines themselves are
 // checked statically in test/unit/gitlab/templates.test.ts and workflows.test.ts.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import {
   DRAW_PASSWORD,
@@ -80,7 +80,7 @@ const runs: PipelineRun[] = []
 const caches: string[] = []
 // The servers, the File variables gitlab-ci-local leaves in /tmp, the scratch folder (variables
 // files), each run's npm cache, then each project; the images go with the registry's own folder.
-const cleanup = new Cleanup()
+const cleanup = useCleanup(120_000)
 
 beforeAll(async () => {
   const started = await cleanup.startAll({
@@ -104,8 +104,6 @@ beforeAll(async () => {
   lockFile = await templateLockFile(registry)
   templateIgnore = await readFile(join(TEMPLATE_FIXTURE, '.gitignore'), 'utf8')
 }, 180_000)
-
-afterAll(() => cleanup.run(), 120_000)
 
 /**
  * The template as a GitLab project whose default branch is `defaultBranch` (master unless told),

@@ -3,11 +3,11 @@
 // `build:draw`, `build:node` and `npx olympe buildCodeAsData` lay out dist/ as the template's
 // webpack config and the toolkit do, and build-images labels the three images with the Draw
 // version (2.15.3), not the app's version that the template writes into dist/web/version.json.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { existsSync } from 'node:fs'
 import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { Cleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/cleanup.js'
 import { dockerRun, run } from '../helpers/docker-env.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
@@ -34,7 +34,7 @@ let project: TemplateProject
 let builds: StepRun[]
 // The servers, then each project and variant: undone after the suite, even when beforeAll
 // stopped halfway.
-const cleanup = new Cleanup()
+const cleanup = useCleanup(120_000)
 
 beforeAll(async () => {
   ;({ registry, suite } = await cleanup.startAll({
@@ -45,8 +45,6 @@ beforeAll(async () => {
   project = await adopt({ appVersion: APP_VERSION, files: { '.npmrc': registry.npmrc('env') } })
   builds = await installAndBuild(project, registry.token)
 }, 180_000)
-
-afterAll(() => cleanup.run(), 120_000)
 
 async function adopt(
   options: Parameters<typeof createTemplateProject>[0],
