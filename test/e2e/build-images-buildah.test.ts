@@ -11,13 +11,10 @@ import type { ChildProcess } from 'node:child_process'
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto'
 import { chmod, cp, readdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import {
-  startActionsCacheServer,
-  type ActionsCacheServer,
-} from '../helpers/actions-cache-server.js'
-import { useCleanup } from '../helpers/cleanup.js'
+import { startActionsCacheServer } from '../helpers/actions-cache-server.js'
+import { useCleanup, useServers } from '../helpers/cleanup.js'
 import { docker, dockerLogin, dockerRun, pushImage } from '../helpers/docker-env.js'
-import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { startDockerSuite } from '../helpers/docker-suite.js'
 import type { ImageManifest } from '../helpers/docker-registry.js'
 import { killAll, runningProcesses, whenGone } from '../helpers/processes.js'
 import {
@@ -39,7 +36,6 @@ import {
   STAND_IN_VERSIONS,
   startTemplateRegistry,
   type TemplateProject,
-  type TemplateRegistry,
 } from '../helpers/template-project.js'
 
 const KINDS = ['frontend', 'backend', 'codeasdata'] as const
@@ -54,29 +50,23 @@ const TOKEN = `npm_${randomBytes(12).toString('hex')}`
 const RUN_MS = 600_000
 
 let user: RootlessUser
-let npm: TemplateRegistry
-let suite: DockerSuite
-let cache: ActionsCacheServer
 let project: TemplateProject
 /** The job's temporary folder, and Buildah's store (its environment), the user's own, as on its runner. */
 let jobTemp: string
 let store: Record<string, string>
 let repository: string
 const cleanup = useCleanup(120_000)
+const { npm, suite, cache } = useServers(
+  { npm: startTemplateRegistry, suite: startDockerSuite, cache: startActionsCacheServer },
+  cleanup,
+  120_000,
+)
 /** The digests each image had after the last run. */
 let last: Record<Kind, string>
 let runs = 0
 
 beforeAll(async () => {
   user = await rootlessUser()
-  const started = await cleanup.startAll({
-    'template registry': startTemplateRegistry(),
-    'docker suite': startDockerSuite(),
-    'actions cache': startActionsCacheServer(),
-  })
-  npm = started['template registry']
-  suite = started['docker suite']
-  cache = started['actions cache']
   // The instance's own copy of Docker Hub's bases, in the push registry under dockerhub/.
   const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
   await dockerLogin(suite.registry, { env })

@@ -3,12 +3,12 @@
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
+import { rollout, startAppServer, version, type AppServer, deploys } from '../helpers/app-server.js'
 import { useCleanup } from '../helpers/cleanup.js'
 import { SAMPLE_PROJECT, SHA, startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { runAsGithub } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 
 const WEBHOOK_TOKEN = 'whk-token-5e2a9d7c1b'
 
@@ -151,10 +151,7 @@ describe('build-images then deploy', () => {
         version((request.afterDeployMs ?? 0) >= 2000 ? release : '1.3.9'),
       ),
     )
-    webhook.respondWith((request, index, res) => {
-      app.deployed()
-      void answer(200)(request, index, res)
-    })
+    webhook.respondWith(deploys(app))
     const deployed = await runAsGithub('deploy', {
       inputs: {
         'webhook-url': webhook.url,

@@ -5,7 +5,7 @@
 // webhook's POST; the frontend image, with the labels build-images gives it (the version and the
 // served files' digests), is in a registry with a password. Polls are a second apart; the
 // assertions are on order and counts (polls, conditional requests, full downloads), never times.
-import { beforeAll, describe, expect, test } from '@jest/globals'
+import { describe, expect, test } from '@jest/globals'
 import {
   servedFilesLabel,
   site,
@@ -13,13 +13,14 @@ import {
   type AppRequest,
   type AppServer,
   type FrontendBuild,
+  deploys,
 } from '../helpers/app-server.js'
-import { useCleanup } from '../helpers/cleanup.js'
-import { startRegistry, type Registry } from '../helpers/docker-registry.js'
+import { useCleanup, useServers, useStarted } from '../helpers/cleanup.js'
+import { startRegistry } from '../helpers/docker-registry.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { runnerCommands } from '../helpers/runner-commands.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { startWebhookServer } from '../helpers/webhook-server.js'
 
 const TOKEN = 'wh-token-5c2e8a1f7b'
 const HOOK_PATH = '/hooks/2b4d6f8a0c1e-evidence'
@@ -37,26 +38,22 @@ const BEFORE_SAME_VERSION = built('1.4.0', 'the build before', 20)
 /** This pipeline's build: 1.4.0, new code. */
 const THIS = built('1.4.0', 'this build', 22)
 
-let webhook: WebhookServer
-let app: AppServer
-let preview: AppServer
-let registry: Registry
 const runs: RunResult[] = []
 const cleanup = useCleanup()
-
-beforeAll(async () => {
-  const started = await cleanup.startAll({
-    app: startAppServer(),
-    preview: startAppServer(),
-    registry: startRegistry({ user: 'deploy-bot', password: REGISTRY_PASSWORD }),
-    webhook: startWebhookServer((request, index, res) => {
-      app.deployed()
-      preview.deployed()
-      void answer(200)(request, index, res)
-    }, HOOK_PATH),
-  })
-  ;({ app, preview, registry, webhook } = started)
-}, 60_000)
+const { app, preview, registry } = useServers(
+  {
+    app: startAppServer,
+    preview: startAppServer,
+    registry: () => startRegistry({ user: 'deploy-bot', password: REGISTRY_PASSWORD }),
+  },
+  cleanup,
+  60_000,
+)
+const webhook = useStarted(
+  'webhook',
+  () => startWebhookServer(deploys(app, preview), HOOK_PATH),
+  cleanup,
+)
 
 let images = 0
 /** The frontend image of this run, labelled as build-images labels it. */

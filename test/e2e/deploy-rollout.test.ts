@@ -2,39 +2,26 @@
 // version.json and status route follow a script that the webhook's POST starts. Polls are a second
 // apart and `wait-minutes` a fraction of a minute; assertions are on order and counts, with
 // generous upper bounds, never on how long something took.
-import { beforeAll, describe, expect, test } from '@jest/globals'
+import { describe, expect, test } from '@jest/globals'
 import {
   rollout,
-  startAppServer,
   status,
   version,
   type AppScript,
-  type AppServer,
+  deploys,
+  useDeployedApp,
 } from '../helpers/app-server.js'
-import { useCleanup } from '../helpers/cleanup.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { runnerCommands } from '../helpers/runner-commands.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { answer } from '../helpers/webhook-server.js'
 
 const TOKEN = 'wh-token-3b8d1f6a2c'
 const HOOK_PATH = '/hooks/7a1c9e3b5d2f-deploy-key'
 const OLD = '1.3.0'
 const NEW = '1.4.0'
 
-let webhook: WebhookServer
-let app: AppServer
-const cleanup = useCleanup()
-beforeAll(async () => {
-  app = cleanup.track('app', await startAppServer())
-  webhook = cleanup.track(
-    'webhook',
-    await startWebhookServer((request, index, res) => {
-      app.deployed()
-      void answer(200)(request, index, res)
-    }, HOOK_PATH),
-  )
-})
+const { app, webhook } = useDeployedApp({ hookPath: HOOK_PATH })
 
 /** The deploy step with a fast watch: a poll a second, for at most `wait-minutes` (0.2: 12 s). */
 function deploy(inputs: Record<string, string> = {}): Promise<RunResult> {
@@ -223,10 +210,7 @@ describe('the rollout watch, through the deploy bundle', () => {
       ).toEqual(['version before'])
       expect(failed.outputs).toMatchObject({ status: '500', rollout: 'not-watched' })
     } finally {
-      webhook.respondWith((request, index, res) => {
-        app.deployed()
-        void answer(200)(request, index, res)
-      })
+      webhook.respondWith(deploys(app))
     }
   })
 

@@ -14,7 +14,7 @@ import { useCleanup } from '../helpers/cleanup.js'
 import { docBlocks, isWorkflow, where, type DocBlock } from '../helpers/markdown.js'
 import { docker, ensureBaseImages, ensureDockerDaemon, BASE_IMAGES } from '../helpers/docker-env.js'
 import { NODE24 } from '../helpers/node-binaries.js'
-import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
+import { rollout, version, useDeployedApp } from '../helpers/app-server.js'
 import { ROOT } from '../helpers/run-action.js'
 import { capture, run } from '../helpers/run-process.js'
 import { startVerdaccio, publishProject, type Verdaccio } from '../helpers/verdaccio.js'
@@ -342,18 +342,7 @@ describe('GitHub workflow examples', () => {
   )
 
   describe('run through the runner helpers', () => {
-    let webhook: WebhookServer
-    let app: AppServer
-    beforeAll(async () => {
-      app = cleanup.track('app', await startAppServer())
-      webhook = cleanup.track(
-        'webhook',
-        await startWebhookServer((request, index, res) => {
-          app.deployed()
-          void answer(200)(request, index, res)
-        }),
-      )
-    })
+    const { app, webhook } = useDeployedApp({ cleanup })
 
     test.each(named(byKind('workflow')))(
       '%s deploys, and the environment links the app',

@@ -23,11 +23,9 @@ import { ROOT } from '../helpers/run-action.js'
 import { capture } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
+import { PACKAGE_VERSION } from '../helpers/job-image.js'
 
 const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' }
-const VERSION = (
-  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
-).version
 const COMPONENTS = readdirSync(join(ROOT, 'gitlab'))
   .filter((file) => file.endsWith('.yml'))
   .map((file) => file.slice(0, -'.yml'.length))
@@ -88,9 +86,9 @@ describe('.ci/catalog-layout.mjs', () => {
       code: 0,
       stderr: '',
       stdout:
-        `Laid out the catalog project ${CATALOG_PATH} for ${VERSION} in ${catalog}: components ` +
+        `Laid out the catalog project ${CATALOG_PATH} for ${PACKAGE_VERSION} in ${catalog}: components ` +
         `${COMPONENTS.join(', ')}, which run in the job image ${PREFIX}/olympe-deploy:<release>. ` +
-        `Commit it and tag the commit '${VERSION}': the tag pipeline builds that image.\n`,
+        `Commit it and tag the commit '${PACKAGE_VERSION}': the tag pipeline builds that image.\n`,
     })
     expect(await filesUnder(catalog)).toEqual(
       [
@@ -112,7 +110,7 @@ describe('.ci/catalog-layout.mjs', () => {
       const readme = await read(`templates/${name}/README.md`)
       expect(readme.startsWith(`# Component \`${name}\`\n`)).toBe(true)
       expect(readme).toContain(
-        `- component: $CI_SERVER_FQDN/<group>/olympe-deploy-actions/${name}@${VERSION}`,
+        `- component: $CI_SERVER_FQDN/<group>/olympe-deploy-actions/${name}@${PACKAGE_VERSION}`,
       )
     }
     for (const file of ['Dockerfile', 'install-tools.sh'])
@@ -124,7 +122,7 @@ describe('.ci/catalog-layout.mjs', () => {
     )
     expect(await read('README.md')).toBe(readFileSync(join(ROOT, 'gitlab/README.md'), 'utf8'))
     expect(await read('LICENSE.md')).toBe(readFileSync(join(ROOT, 'LICENSE'), 'utf8'))
-    const notes = await ciScript('release-notes.mjs', [VERSION])
+    const notes = await ciScript('release-notes.mjs', [PACKAGE_VERSION])
     expect(await read('RELEASE-NOTES.md')).toBe(notes.stdout)
     // The project's pipeline knows where its components look for the job image.
     expect(await read('.gitlab-ci.yml')).toBe(
@@ -236,7 +234,7 @@ describe('.ci/catalog-layout.mjs', () => {
       code: 1,
       stdout: '',
       stderr:
-        `'${tarball}' holds olympe-deploy-actions@0.9.0, not olympe-deploy-actions@${VERSION}: ` +
+        `'${tarball}' holds olympe-deploy-actions@0.9.0, not olympe-deploy-actions@${PACKAGE_VERSION}: ` +
         'give the tarball of the version being laid out.\n',
     })
     await expect(readdir(refusedFolder)).rejects.toThrow(/ENOENT/)
@@ -296,9 +294,9 @@ describe('the laid-out catalog project run by gitlab-ci-local', () => {
       })
     await inTagged('init', '-q', '-b', 'main')
     await inTagged('add', '-A')
-    await inTagged('commit', '-q', '-m', `Release ${VERSION}`)
-    await inTagged('tag', VERSION)
-    await inTagged('push', '-q', server.urlFor(CATALOG_PATH), 'main', VERSION)
+    await inTagged('commit', '-q', '-m', `Release ${PACKAGE_VERSION}`)
+    await inTagged('tag', PACKAGE_VERSION)
+    await inTagged('push', '-q', server.urlFor(CATALOG_PATH), 'main', PACKAGE_VERSION)
   }, 120_000)
 
   async function project(
@@ -332,7 +330,7 @@ describe('the laid-out catalog project run by gitlab-ci-local', () => {
     })
     const include = (name: string, inputs: Record<string, string | boolean>): string =>
       [
-        `  - component: ${host()}/${CATALOG_PATH}/${name}@${VERSION}`,
+        `  - component: ${host()}/${CATALOG_PATH}/${name}@${PACKAGE_VERSION}`,
         '    inputs:',
         ...Object.entries(inputs).map(([key, value]) => `      ${key}: ${JSON.stringify(value)}`),
         '',
@@ -389,7 +387,7 @@ describe('the laid-out catalog project run by gitlab-ci-local', () => {
       expect(outcome(run)).toEqual({ code: 0, tail: '' })
       const log = run.jobLogs['olympe-deploy'] ?? ''
       expect(log).toContain(
-        `olympe-deploy ${VERSION} runs as: npx --yes olympe-deploy-actions@${VERSION}\n`,
+        `olympe-deploy ${PACKAGE_VERSION} runs as: npx --yes olympe-deploy-actions@${PACKAGE_VERSION}\n`,
       )
       expect(log).toContain('"image": "registry.example.com/shop/frontend:2.0.0"')
     }, 180_000)

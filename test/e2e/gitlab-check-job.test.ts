@@ -11,6 +11,7 @@ import {
   sampleOlympeProject,
   type PipelineOptions,
   type PipelineRun,
+  ciFile,
 } from '../helpers/gitlab-ci-local.js'
 import { freePort } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -39,15 +40,10 @@ async function checkJob(
   inputs: Record<string, string>,
   options: Pick<PipelineOptions, 'gitlabCiLocalDefaults' | 'env'> = {},
 ): Promise<PipelineRun> {
-  const ci = [
-    'stages: [build, deploy]',
-    'include:',
-    `  - component: ${component('pipeline')}`,
-    '    inputs:',
-    '      registry: registry.example.com',
-    ...Object.entries(inputs).map(([name, value]) => `      ${name}: ${value}`),
-    '',
-  ].join('\n')
+  const ci = ciFile(
+    ['build', 'deploy'],
+    [{ component: component('pipeline'), inputs: { registry: 'registry.example.com', ...inputs } }],
+  )
   const project = cleanup.track('project', await sampleOlympeProject(ci))
   const run = await runPipeline(project, {
     jobs: ['olympe-check'],

@@ -9,41 +9,29 @@
 // loopback webhook. On a runner without a Docker socket, the image jobs build with the image's
 // Buildah, as the image's environment sets it up (STORAGE_DRIVER, BUILDAH_ISOLATION), the bases
 // from the instance's mirror of Docker Hub.
-import { beforeAll, describe, expect, test } from '@jest/globals'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { useCleanup } from '../helpers/cleanup.js'
-import { BASE_IMAGES, docker as dockerCli, dockerLogin, pushImage } from '../helpers/docker-env.js'
-import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
-import { git, startGitServer, type GitServer } from '../helpers/git-server.js'
+import { describe, expect, test } from '@jest/globals'
+import { BASE_IMAGES, docker as dockerCli, pushImage } from '../helpers/docker-env.js'
+import { git } from '../helpers/git-server.js'
 import {
   logsOf,
   outcome,
   runPipeline,
   sampleOlympeProject,
   type PipelineRun,
+  ciFile,
 } from '../helpers/gitlab-ci-local.js'
 import {
   CATALOG_PATH,
   catalogJobImage,
-  catalogRelease,
-  ensureJobImageBases,
   gitAuth,
-  mirrorBases,
   offlineExecutor,
-  type CatalogRelease,
-  type JobImageBases,
+  useCatalogInstance,
+  PACKAGE_VERSION,
+  COMPONENT_VERSION,
 } from '../helpers/job-image.js'
-import { ROOT } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { answer } from '../helpers/webhook-server.js'
 
-const VERSION = (
-  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
-).version
-// gitlab-ci-local gives `component.version` for a partial version or `~latest` (as GitLab does
-// for catalog releases), not for a full one: the consumer includes `@<major>.<minor>`.
-const MINOR = VERSION.replace(/\.\d+$/, '')
 const GIT_TOKEN = 'jobimage-git-token-4e1a9c'
 const WEBHOOK_TOKEN = 'jobimage-webhook-token-2b8d7f'
 const HOOK_PATH = '/hooks/9c1e5a7b3d2f-jobimage'
@@ -52,38 +40,17 @@ const HOOK_PATH = '/hooks/9c1e5a7b3d2f-jobimage'
 const RELEASE_MS = 900_000
 const CONSUMER_MS = 600_000
 
-let docker: DockerSuite
-let gitServer: GitServer
-let webhook: WebhookServer
-let bases: JobImageBases
-let mirrored: { debian: string; node: string }
-let release: CatalogRelease
+const instance = useCatalogInstance({
+  gitToken: GIT_TOKEN,
+  hookPath: HOOK_PATH,
+  projectPath: CATALOG_PATH,
+  layoutPath: CATALOG_PATH,
+  timeoutMs: RELEASE_MS,
+})
+const { cleanup, docker, gitServer, webhook } = instance
 const runs: PipelineRun[] = []
-const cleanup = useCleanup(120_000)
-
-beforeAll(async () => {
-  const started = await cleanup.startAll({
-    'docker suite': startDockerSuite(),
-    'git server': startGitServer({ token: GIT_TOKEN }),
-    webhook: startWebhookServer(undefined, HOOK_PATH),
-  })
-  docker = started['docker suite']
-  gitServer = started['git server']
-  webhook = started.webhook
-  bases = await ensureJobImageBases()
-  await dockerLogin(docker.registry, {
-    env: { ...process.env, DOCKER_CONFIG: docker.dockerConfig },
-  })
-  mirrored = await mirrorBases(docker.registry, bases, { DOCKER_CONFIG: docker.dockerConfig })
-  release = await catalogRelease(cleanup, {
-    gitServer,
-    registry: docker.registry,
-    bases,
-    mirrored,
-    projectPath: CATALOG_PATH,
-    layoutPath: CATALOG_PATH,
-  })
-}, RELEASE_MS)
+const releasedComponent = (name: string): string =>
+  `${instance.release.componentHost}/${CATALOG_PATH}/${name}@${COMPONENT_VERSION}`
 
 describe("the catalog project's tag pipeline", () => {
   let run: PipelineRun
@@ -91,14 +58,14 @@ describe("the catalog project's tag pipeline", () => {
   test(
     'builds the job image with Buildah from the mirrored bases, pushes it, and dry-runs the deploy component in it',
     async () => {
-      run = await release.run({ DOCKER_CONFIG: docker.dockerConfig })
+      run = await instance.release.run({ DOCKER_CONFIG: docker.dockerConfig })
       runs.push(run)
       expect(outcome(run)).toEqual({ code: 0, tail: '' })
-      const image = catalogJobImage(docker.registry, CATALOG_PATH, VERSION)
-      expect(run.output).toContain(`job-image starting ${mirrored.debian} (build)`)
+      const image = catalogJobImage(docker.registry, CATALOG_PATH, PACKAGE_VERSION)
+      expect(run.output).toContain(`job-image starting ${instance.mirrored.debian} (build)`)
       const { digest, config } = await docker.registry.manifest(
         `${CATALOG_PATH}/olympe-deploy`,
-        VERSION,
+        PACKAGE_VERSION,
       )
       expect(run.jobLogs['job-image']).toContain(`Pushed the job image ${image}@${digest}.`)
       // The layout's prefix is this project's registry path: no hint to give.
@@ -107,15 +74,15 @@ describe("the catalog project's tag pipeline", () => {
       )
       expect(config.Labels).toMatchObject({
         'org.opencontainers.image.title': 'olympe-deploy',
-        'org.opencontainers.image.version': VERSION,
+        'org.opencontainers.image.version': PACKAGE_VERSION,
         'org.opencontainers.image.source': `https://gitlab.example.com/${CATALOG_PATH}`,
       })
       const dryRun = run.jobLogs['catalog-deploy-dry-run'] ?? ''
       expect(run.output).toContain(`catalog-deploy-dry-run starting ${image} (test)`)
-      expect(dryRun).toContain(`olympe-deploy ${VERSION} runs as: olympe-deploy\n`)
+      expect(dryRun).toContain(`olympe-deploy ${PACKAGE_VERSION} runs as: olympe-deploy\n`)
       expect(dryRun).toContain('"image": "registry.example.com/catalog-check/frontend:1.0.0"')
       expect(run.jobLogs['create-release']).toContain(
-        `Releasing ${CATALOG_PATH} ${VERSION} to the CI/CD catalog`,
+        `Releasing ${CATALOG_PATH} ${PACKAGE_VERSION} to the CI/CD catalog`,
       )
     },
     RELEASE_MS,
@@ -124,26 +91,26 @@ describe("the catalog project's tag pipeline", () => {
   test(
     'no release without the image: a tag that is not the package version stops the pipeline in the image build',
     async () => {
-      const tag = VERSION.replace(/\d+$/, (patch) => String(Number(patch) + 1))
-      const failed = await release.run(
+      const tag = PACKAGE_VERSION.replace(/\d+$/, (patch) => String(Number(patch) + 1))
+      const failed = await instance.release.run(
         { DOCKER_CONFIG: docker.dockerConfig },
         { CI_COMMIT_TAG: tag },
       )
       runs.push(failed)
       expect(failed.code).not.toBe(0)
       expect(failed.jobLogs['job-image']).toContain(
-        `package/ holds olympe-deploy-actions '${VERSION}', not the image's version '${tag}'.`,
+        `package/ holds olympe-deploy-actions '${PACKAGE_VERSION}', not the image's version '${tag}'.`,
       )
       expect(failed.jobLogs['catalog-deploy-dry-run']).toBeUndefined()
       expect(failed.jobLogs['create-release']).toBeUndefined()
-      expect(await docker.registry.tags(`${CATALOG_PATH}/olympe-deploy`)).toEqual([VERSION])
+      expect(await docker.registry.tags(`${CATALOG_PATH}/olympe-deploy`)).toEqual([PACKAGE_VERSION])
     },
     RELEASE_MS,
   )
 
   test('the image holds Node.js 24, the package, the Docker CLI with buildx, and Buildah', async () => {
     expect(run).toBeDefined()
-    const image = catalogJobImage(docker.registry, CATALOG_PATH, VERSION)
+    const image = catalogJobImage(docker.registry, CATALOG_PATH, PACKAGE_VERSION)
     const printed = await dockerCli(
       [
         'run',
@@ -158,7 +125,7 @@ describe("the catalog project's tag pipeline", () => {
     )
     const lines = printed.trim().split('\n')
     expect(lines[0]).toMatch(/^v24\./)
-    expect(lines.slice(1, 3)).toEqual([VERSION, 'npm'])
+    expect(lines.slice(1, 3)).toEqual([PACKAGE_VERSION, 'npm'])
     expect(lines[3]).toMatch(/^Docker version 26\./)
     expect(lines[4]).toMatch(/^github\.com\/docker\/buildx 0\.13\./)
     expect(lines[5]).toMatch(/^buildah version 1\.28\./)
@@ -170,28 +137,25 @@ describe('a project that includes the released pipeline component', () => {
   test(
     'runs check, build, images and deploy in the job image, with npm and name resolution unreachable',
     async () => {
-      const image = catalogJobImage(docker.registry, CATALOG_PATH, VERSION)
-      const ci = [
-        'stages: [build, deploy]',
-        'include:',
-        `  - component: ${release.componentHost}/${CATALOG_PATH}/pipeline@${MINOR}`,
+      const image = catalogJobImage(docker.registry, CATALOG_PATH, PACKAGE_VERSION)
+      const ci = ciFile(
+        ['build', 'deploy'],
+        [{ component: releasedComponent('pipeline') }],
         // What the runners cannot reach, checked where the jobs run.
-        'offline-runner:',
-        '  stage: .pre',
-        `  image: ${image}`,
-        '  script:',
-        '    - if getent hosts registry.npmjs.org deb.debian.org; then exit 1; fi',
-        '    - if npm view olympe-deploy-actions version; then exit 1; fi',
-        '',
-      ].join('\n')
+        [
+          'offline-runner:',
+          '  stage: .pre',
+          `  image: ${image}`,
+          '  script:',
+          '    - if getent hosts registry.npmjs.org deb.debian.org; then exit 1; fi',
+          '    - if npm view olympe-deploy-actions version; then exit 1; fi',
+        ],
+      )
       const project = cleanup.track(
         'consumer project',
         await sampleOlympeProject(ci, { origin: `${gitServer.baseUrl}/acme/shop.git` }),
       )
-      webhook.respondWith((_request, _index, res) => {
-        res.writeHead(200, { 'Content-Type': 'application/json' })
-        res.end('{"message":"success"}')
-      })
+      webhook.respondWith(answer(200))
       const scratch = await cleanup.tempDir('olympe-job-image-consumer-')
       const result = await runPipeline(project, {
         variables: {
@@ -208,7 +172,7 @@ describe('a project that includes the released pipeline component', () => {
           npm_config_update_notifier: 'false',
         },
         env: { DOCKER_CONFIG: docker.dockerConfig, ...gitAuth(GIT_TOKEN) },
-        docker: await offlineExecutor(scratch, bases, { dockerSocket: true }),
+        docker: await offlineExecutor(scratch, instance.bases, { dockerSocket: true }),
         timeoutMs: CONSUMER_MS,
       })
       runs.push(result)
@@ -225,7 +189,7 @@ describe('a project that includes the released pipeline component', () => {
       for (const job of ['olympe-check', 'olympe-images', 'olympe-deploy'])
         expect({ job, log: result.jobLogs[job] }).toEqual({
           job,
-          log: expect.stringContaining(`olympe-deploy ${VERSION} runs as: olympe-deploy\n`),
+          log: expect.stringContaining(`olympe-deploy ${PACKAGE_VERSION} runs as: olympe-deploy\n`),
         })
       const sha = (await git(['rev-parse', 'HEAD'], { cwd: project.dir })).trim().slice(0, 7)
       const references = ['frontend', 'backend'].map(
@@ -249,27 +213,25 @@ describe('the same component on a runner without a Docker socket', () => {
   test(
     "builds the images with the job image's Buildah, its bases from 'registry-mirrors'",
     async () => {
-      const image = catalogJobImage(docker.registry, CATALOG_PATH, VERSION)
+      const image = catalogJobImage(docker.registry, CATALOG_PATH, PACKAGE_VERSION)
       // The instance's copy of Docker Hub's bases, under dockerhub/ of its registry.
       const env = { ...process.env, DOCKER_CONFIG: docker.dockerConfig }
       for (const base of Object.values(BASE_IMAGES))
         await pushImage(base, `${docker.registry.host}/dockerhub/${base}`, { env })
-      const ci = [
-        'stages: [build, deploy]',
-        'include:',
-        `  - component: ${release.componentHost}/${CATALOG_PATH}/pipeline@${MINOR}`,
-        '    inputs:',
-        `      registry-mirrors: docker.io=${docker.registry.host}/dockerhub`,
-        '',
-      ].join('\n')
+      const ci = ciFile(
+        ['build', 'deploy'],
+        [
+          {
+            component: releasedComponent('pipeline'),
+            inputs: { 'registry-mirrors': `docker.io=${docker.registry.host}/dockerhub` },
+          },
+        ],
+      )
       const project = cleanup.track(
         'consumer project without Docker',
         await sampleOlympeProject(ci, { origin: `${gitServer.baseUrl}/acme/shop-buildah.git` }),
       )
-      webhook.respondWith((_request, _index, res) => {
-        res.writeHead(200, { 'Content-Type': 'application/json' })
-        res.end('{"message":"success"}')
-      })
+      webhook.respondWith(answer(200))
       const scratch = await cleanup.tempDir('olympe-job-image-buildah-')
       const result = await runPipeline(project, {
         variables: {
@@ -284,7 +246,7 @@ describe('the same component on a runner without a Docker socket', () => {
         env: { DOCKER_CONFIG: docker.dockerConfig, ...gitAuth(GIT_TOKEN) },
         // No Docker socket; Buildah's chroot in a container needs what the trial in
         // docs/self-hosting.md found (the executor gives --privileged).
-        docker: await offlineExecutor(scratch, bases, { privileged: true }),
+        docker: await offlineExecutor(scratch, instance.bases, { privileged: true }),
         timeoutMs: CONSUMER_MS,
       })
       runs.push(result)

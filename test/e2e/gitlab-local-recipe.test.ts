@@ -7,20 +7,23 @@
 import { beforeAll, expect, test } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { useCleanup } from '../helpers/cleanup.js'
-import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
-import { git, startGitServer, type GitServer } from '../helpers/git-server.js'
-import { sampleOlympeProject, type GitlabProject } from '../helpers/gitlab-ci-local.js'
-import { CATALOG_PATH, gitAuth, publishCatalog } from '../helpers/job-image.js'
+import { useCleanup, useServers } from '../helpers/cleanup.js'
+import { startDockerSuite } from '../helpers/docker-suite.js'
+import { git, startGitServer } from '../helpers/git-server.js'
+import { sampleOlympeProject, type GitlabProject, ciFile } from '../helpers/gitlab-ci-local.js'
+import {
+  CATALOG_PATH,
+  gitAuth,
+  publishCatalog,
+  PACKAGE_VERSION,
+  COMPONENT_VERSION,
+} from '../helpers/job-image.js'
 import { ROOT } from '../helpers/run-action.js'
 import { capture } from '../helpers/run-process.js'
 import { expectNoSecrets, GITLAB_LOG } from '../helpers/secrets.js'
-import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
-import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { startProjectRegistry } from '../helpers/verdaccio.js'
+import { startWebhookServer, answer } from '../helpers/webhook-server.js'
 
-const VERSION = (
-  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
-).version
 const GIT_TOKEN = 'recipe-git-token-1f5b3d'
 const WEBHOOK_TOKEN = 'recipe-webhook-token-8a6c4e'
 const HOOK_PATH = '/hooks/6d8f0a2c4e1b-recipe'
@@ -36,33 +39,29 @@ function recipe(): string {
 }
 
 const cleanup = useCleanup(120_000)
-let docker: DockerSuite
-let gitServer: GitServer
-let webhook: WebhookServer
-let npmRegistry: Verdaccio
+const { docker, gitServer, webhook, npmRegistry } = useServers(
+  {
+    docker: startDockerSuite,
+    gitServer: () => startGitServer({ token: GIT_TOKEN }),
+    webhook: () => startWebhookServer(undefined, HOOK_PATH),
+    npmRegistry: startProjectRegistry,
+  },
+  cleanup,
+  120_000,
+)
 let project: GitlabProject
 let componentHost: string
 
 beforeAll(async () => {
-  const started = await cleanup.startAll({
-    'docker suite': startDockerSuite(),
-    'git server': startGitServer({ token: GIT_TOKEN }),
-    webhook: startWebhookServer(undefined, HOOK_PATH),
-    verdaccio: startVerdaccio(),
-  })
-  ;({ 'docker suite': docker, 'git server': gitServer, webhook, verdaccio: npmRegistry } = started)
-  await publishProject(npmRegistry)
   ;({ componentHost } = await publishCatalog(cleanup, {
     gitServer,
     projectPath: CATALOG_PATH,
     layoutPath: CATALOG_PATH,
   }))
-  const ci = [
-    'stages: [build, deploy]',
-    'include:',
-    `  - component: ${componentHost}/${CATALOG_PATH}/pipeline@${VERSION.replace(/\.\d+$/, '')}`,
-    '',
-  ].join('\n')
+  const ci = ciFile(
+    ['build', 'deploy'],
+    [{ component: `${componentHost}/${CATALOG_PATH}/pipeline@${COMPONENT_VERSION}` }],
+  )
   project = cleanup.track(
     'project',
     await sampleOlympeProject(ci, { origin: `${gitServer.baseUrl}/acme/shop.git` }),
@@ -78,10 +77,7 @@ test('is one command', () => {
 test(
   'runs the pipeline in the shell: check, build, images on the engine, and the deploy',
   async () => {
-    webhook.respondWith((_request, _index, res) => {
-      res.writeHead(200, { 'Content-Type': 'application/json' })
-      res.end('{"message":"success"}')
-    })
+    webhook.respondWith(answer(200))
     const npmCache = await cleanup.tempDir('olympe-recipe-npm-')
     const run = await capture('bash', ['-e', '-c', recipe()], {
       cwd: project.dir,
@@ -113,7 +109,7 @@ test(
     // What the document says it warns about.
     expect(output).toContain('[CI_REGISTRY,GITLAB_CI,CI_PROJECT_DIR]')
     expect(output).toContain(
-      `olympe-deploy ${VERSION} runs as: npx --yes olympe-deploy-actions@${VERSION}`,
+      `olympe-deploy ${PACKAGE_VERSION} runs as: npx --yes olympe-deploy-actions@${PACKAGE_VERSION}`,
     )
     const sha = (await git(['rev-parse', 'HEAD'], { cwd: project.dir })).trim().slice(0, 7)
     const frontend = `${docker.registry.host}/acme/shop/frontend:main-${sha}`

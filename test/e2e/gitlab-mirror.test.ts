@@ -5,41 +5,26 @@
 // ran, a project that includes them fails to pull it (the way mirrors of image-backed components
 // break); the pipeline then builds it from the mirrored bases and names the input its consumers
 // must set; without that input they look for the image under the upstream path, with it they run.
-import { beforeAll, describe, expect, test } from '@jest/globals'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { useCleanup } from '../helpers/cleanup.js'
-import { dockerLogin } from '../helpers/docker-env.js'
-import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
-import { startGitServer, type GitServer } from '../helpers/git-server.js'
+import { describe, expect, test } from '@jest/globals'
 import {
   createGitlabProject,
   logsOf,
   outcome,
   runPipeline,
   type PipelineRun,
+  ciFile,
 } from '../helpers/gitlab-ci-local.js'
 import {
   CATALOG_PATH,
   catalogJobImage,
-  catalogRelease,
-  ensureJobImageBases,
   gitAuth,
-  mirrorBases,
   offlineExecutor,
-  type CatalogRelease,
-  type JobImageBases,
+  useCatalogInstance,
+  PACKAGE_VERSION,
+  COMPONENT_VERSION,
 } from '../helpers/job-image.js'
-import { ROOT } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 
-const VERSION = (
-  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
-).version
-// gitlab-ci-local gives `component.version` for a partial version or `~latest` (as GitLab does
-// for catalog releases), not for a full one: the consumers include `@<major>.<minor>`.
-const MINOR = VERSION.replace(/\.\d+$/, '')
 const MIRROR_PATH = 'tools/olympe-deploy-actions'
 const GIT_TOKEN = 'mirror-git-token-7d3e0b'
 const WEBHOOK_TOKEN = 'mirror-webhook-token-c4a8e2'
@@ -47,58 +32,35 @@ const HOOK_PATH = '/hooks/2e4f6a8c0b1d-mirror'
 const RELEASE_MS = 900_000
 const CONSUMER_MS = 300_000
 
-let docker: DockerSuite
-let gitServer: GitServer
-let webhook: WebhookServer
-let bases: JobImageBases
-let mirror: CatalogRelease
+// Step 1 of the recipe: the bases in the instance's registry (useCatalogInstance mirrors them);
+// step 2: the catalog project as upstream laid it out, copied to the instance's own path.
+const instance = useCatalogInstance({
+  gitToken: GIT_TOKEN,
+  hookPath: HOOK_PATH,
+  projectPath: MIRROR_PATH,
+  layoutPath: CATALOG_PATH,
+  serverHost: 'gitlab.internal.example',
+  timeoutMs: RELEASE_MS,
+})
+const { cleanup, docker, gitServer, webhook } = instance
 const runs: PipelineRun[] = []
-const cleanup = useCleanup(120_000)
-
-beforeAll(async () => {
-  const started = await cleanup.startAll({
-    'docker suite': startDockerSuite(),
-    'git server': startGitServer({ token: GIT_TOKEN }),
-    webhook: startWebhookServer(undefined, HOOK_PATH),
-  })
-  docker = started['docker suite']
-  gitServer = started['git server']
-  webhook = started.webhook
-  webhook.respondWith((_request, _index, res) => {
-    res.writeHead(200, { 'Content-Type': 'application/json' })
-    res.end('{"message":"success"}')
-  })
-  bases = await ensureJobImageBases()
-  const env = { DOCKER_CONFIG: docker.dockerConfig }
-  await dockerLogin(docker.registry, { env: { ...process.env, ...env } })
-  // Step 1 of the recipe: the bases in the instance's registry.
-  const mirrored = await mirrorBases(docker.registry, bases, env)
-  // Step 2: the catalog project as upstream laid it out, copied to the instance's own path.
-  mirror = await catalogRelease(cleanup, {
-    gitServer,
-    registry: docker.registry,
-    bases,
-    mirrored,
-    projectPath: MIRROR_PATH,
-    layoutPath: CATALOG_PATH,
-    serverHost: 'gitlab.internal.example',
-  })
-}, RELEASE_MS)
 
 /** A project of the instance that deploys with the copy's deploy component, with `inputs`. */
 async function consumer(inputs: Record<string, string>): Promise<PipelineRun> {
-  const lines = Object.entries(inputs).map(([key, value]) => `      ${key}: ${value}`)
-  const ci = [
-    'stages: [deploy]',
-    'include:',
-    `  - component: ${mirror.componentHost}/${MIRROR_PATH}/deploy@${MINOR}`,
-    '    inputs:',
-    `      frontend-image: ${docker.registry.host}/acme/shop/frontend:1.4.0`,
-    `      backend-images: ${docker.registry.host}/acme/shop/backend:1.4.0`,
-    "      verify-images: 'false'",
-    ...lines,
-    '',
-  ].join('\n')
+  const ci = ciFile(
+    ['deploy'],
+    [
+      {
+        component: `${instance.release.componentHost}/${MIRROR_PATH}/deploy@${COMPONENT_VERSION}`,
+        inputs: {
+          'frontend-image': `${docker.registry.host}/acme/shop/frontend:1.4.0`,
+          'backend-images': `${docker.registry.host}/acme/shop/backend:1.4.0`,
+          'verify-images': "'false'",
+          ...inputs,
+        },
+      },
+    ],
+  )
   const project = cleanup.track(
     'consumer project',
     await createGitlabProject(
@@ -118,15 +80,15 @@ async function consumer(inputs: Record<string, string>): Promise<PipelineRun> {
       npm_config_fetch_retries: '0',
     },
     env: { DOCKER_CONFIG: docker.dockerConfig, ...gitAuth(GIT_TOKEN) },
-    docker: await offlineExecutor(scratch, bases),
+    docker: await offlineExecutor(scratch, instance.bases),
     timeoutMs: CONSUMER_MS,
   })
   runs.push(run)
   return run
 }
 
-const mirrorImage = (): string => catalogJobImage(docker.registry, MIRROR_PATH, VERSION)
-const upstreamImage = (): string => catalogJobImage(docker.registry, CATALOG_PATH, VERSION)
+const mirrorImage = (): string => catalogJobImage(docker.registry, MIRROR_PATH, PACKAGE_VERSION)
+const upstreamImage = (): string => catalogJobImage(docker.registry, CATALOG_PATH, PACKAGE_VERSION)
 
 describe('a copy of the catalog project at tools/olympe-deploy-actions', () => {
   test(
@@ -144,10 +106,13 @@ describe('a copy of the catalog project at tools/olympe-deploy-actions', () => {
   test(
     'its tag pipeline builds the job image in its own registry and names the input its consumers need',
     async () => {
-      const run = await mirror.run({ DOCKER_CONFIG: docker.dockerConfig })
+      const run = await instance.release.run({ DOCKER_CONFIG: docker.dockerConfig })
       runs.push(run)
       expect(outcome(run)).toEqual({ code: 0, tail: '' })
-      const { digest } = await docker.registry.manifest(`${MIRROR_PATH}/olympe-deploy`, VERSION)
+      const { digest } = await docker.registry.manifest(
+        `${MIRROR_PATH}/olympe-deploy`,
+        PACKAGE_VERSION,
+      )
       const log = run.jobLogs['job-image'] ?? ''
       expect(log).toContain(`Pushed the job image ${mirrorImage()}@${digest}.`)
       expect(log).toContain(
@@ -156,7 +121,7 @@ describe('a copy of the catalog project at tools/olympe-deploy-actions', () => {
           `Give each include of them the input job-image-prefix: ${docker.registry.host}/${MIRROR_PATH}`,
       )
       expect(run.jobLogs['catalog-deploy-dry-run']).toContain(
-        `olympe-deploy ${VERSION} runs as: olympe-deploy\n`,
+        `olympe-deploy ${PACKAGE_VERSION} runs as: olympe-deploy\n`,
       )
     },
     RELEASE_MS,
@@ -181,7 +146,7 @@ describe('a copy of the catalog project at tools/olympe-deploy-actions', () => {
       expect(outcome(run)).toEqual({ code: 0, tail: '' })
       expect(run.output).toContain(`olympe-deploy starting ${mirrorImage()} (deploy)`)
       expect(run.jobLogs['olympe-deploy']).toContain(
-        `olympe-deploy ${VERSION} runs as: olympe-deploy\n`,
+        `olympe-deploy ${PACKAGE_VERSION} runs as: olympe-deploy\n`,
       )
       expect(webhook.requests).toHaveLength(1)
       expect(JSON.parse(webhook.requests[0]?.body ?? '')).toMatchObject({

@@ -7,8 +7,8 @@ import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readdir, readFile } from 'node:fs/promises'
 import { connect, createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
-import { useCleanup } from '../helpers/cleanup.js'
-import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { useCleanup, useServers } from '../helpers/cleanup.js'
+import { startDockerSuite } from '../helpers/docker-suite.js'
 import {
   component,
   listJobs,
@@ -18,11 +18,12 @@ import {
   sampleOlympeProject,
   type GitlabProject,
   type PipelineRun,
+  ciFile,
 } from '../helpers/gitlab-ci-local.js'
 import { run as runProcess } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
-import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { startProjectRegistry } from '../helpers/verdaccio.js'
+import { startWebhookServer } from '../helpers/webhook-server.js'
 
 const TOKEN = 'gl-pipeline-token-58c2e1'
 const HOOK_PATH = '/hooks/b7c6d5e4f3a2-deploy-key'
@@ -32,36 +33,30 @@ const HOOK_PATH = '/hooks/b7c6d5e4f3a2-deploy-key'
 const PIPELINE_MS = 180_000
 const TEST_MS = PIPELINE_MS + 60_000
 
-let docker: DockerSuite
-let npmRegistry: Verdaccio
-let webhook: WebhookServer
 let npmCache: string
 const runs: PipelineRun[] = []
 // The servers, the npm cache, then each project; pushed images go with the registry's folder.
 const cleanup = useCleanup(120_000)
-
+const { docker, npmRegistry, webhook } = useServers(
+  {
+    docker: startDockerSuite,
+    npmRegistry: startProjectRegistry,
+    webhook: () => startWebhookServer(undefined, HOOK_PATH),
+  },
+  cleanup,
+  120_000,
+)
 beforeAll(async () => {
-  const started = await cleanup.startAll({
-    'docker suite': startDockerSuite(),
-    verdaccio: startVerdaccio(),
-    webhook: startWebhookServer(undefined, HOOK_PATH),
-  })
-  ;[docker, npmRegistry, webhook] = [started['docker suite'], started.verdaccio, started.webhook]
-  await publishProject(npmRegistry)
   npmCache = await cleanup.tempDir('olympe-npm-cache-')
-}, 120_000)
+})
 
 async function sampleProject(codeasdata: boolean): Promise<GitlabProject> {
-  const ci = [
-    'stages: [build, deploy]',
-    'include:',
-    `  - component: ${component('pipeline')}`,
-    '    inputs:',
-    `      registry: ${docker.registry.host}`,
-    `      npm-registry: ${npmRegistry.url}`,
-    `      codeasdata: ${String(codeasdata)}`,
-    '',
-  ].join('\n')
+  const inputs = {
+    registry: docker.registry.host,
+    'npm-registry': npmRegistry.url,
+    codeasdata: String(codeasdata),
+  }
+  const ci = ciFile(['build', 'deploy'], [{ component: component('pipeline'), inputs }])
   return cleanup.track('sample project', await sampleOlympeProject(ci))
 }
 
@@ -416,25 +411,28 @@ describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine',
   test(
     'build-images.yml and deploy.yml included separately hand the images over by dotenv',
     async () => {
-      const ci = [
-        'stages: [build, images, deploy]',
-        'include:',
-        `  - component: ${component('build-images')}`,
-        '    inputs:',
-        '      stage: images',
-        `      registry: ${docker.registry.host}`,
-        `      npm-registry: ${npmRegistry.url}`,
-        '      tag-template: "{branch}-{run-id}"',
-        `  - component: ${component('deploy')}`,
-        '    inputs:',
-        `      npm-registry: ${npmRegistry.url}`,
+      const ci = ciFile(
+        ['build', 'images', 'deploy'],
+        [
+          {
+            component: component('build-images'),
+            inputs: {
+              stage: 'images',
+              registry: docker.registry.host,
+              'npm-registry': npmRegistry.url,
+              'tag-template': '"{branch}-{run-id}"',
+            },
+          },
+          { component: component('deploy'), inputs: { 'npm-registry': npmRegistry.url } },
+        ],
         // The project's own build job, as a team that does not use pipeline.yml writes it.
-        'build:',
-        '  stage: build',
-        '  script: [npm ci, npm run build:draw, npm run build:node]',
-        '  artifacts: { paths: [dist/] }',
-        '',
-      ].join('\n')
+        [
+          'build:',
+          '  stage: build',
+          '  script: [npm ci, npm run build:draw, npm run build:node]',
+          '  artifacts: { paths: [dist/] }',
+        ],
+      )
       const project = cleanup.track('sample project', await sampleOlympeProject(ci))
       const run = await pipeline(project)
 

@@ -7,9 +7,9 @@
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup, useServers } from '../helpers/cleanup.js'
 import { BASE_IMAGES, docker, dockerLogin, pushImage, removeImages } from '../helpers/docker-env.js'
-import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { startDockerSuite } from '../helpers/docker-suite.js'
 import {
   component,
   createGitlabProject,
@@ -18,44 +18,38 @@ import {
   runPipeline,
   type GitlabProject,
   type PipelineRun,
+  ciFile,
 } from '../helpers/gitlab-ci-local.js'
 import { git } from '../helpers/git-server.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
+import { startProjectRegistry } from '../helpers/verdaccio.js'
 
 const JOB = 'olympe-build-images'
 const PIPELINE_MS = 180_000
 
-let suite: DockerSuite
-let npmRegistry: Verdaccio
 let npmCache: string
 let project: GitlabProject
 let image: string
 const runs: PipelineRun[] = []
 const cleanup = useCleanup(120_000)
+const { suite, npmRegistry } = useServers(
+  { suite: startDockerSuite, npmRegistry: startProjectRegistry },
+  cleanup,
+  120_000,
+)
 
 beforeAll(async () => {
-  const started = await cleanup.startAll({
-    'docker suite': startDockerSuite(),
-    verdaccio: startVerdaccio(),
-  })
-  ;[suite, npmRegistry] = [started['docker suite'], started.verdaccio]
-  await publishProject(npmRegistry)
   npmCache = await cleanup.tempDir('olympe-npm-cache-')
   const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
   await dockerLogin(suite.registry, { env })
   const base = `${suite.registry.host}/${BASE_IMAGES.frontend}`
   await pushImage(BASE_IMAGES.frontend, base, { env })
-  const ci = [
-    'stages: [build]',
-    'include:',
-    `  - component: ${component('build-images')}`,
-    '    inputs:',
-    `      registry: ${suite.registry.host}`,
-    `      npm-registry: ${npmRegistry.url}`,
-    '      images: frontend',
-    '',
-  ].join('\n')
+  const inputs = {
+    registry: suite.registry.host,
+    'npm-registry': npmRegistry.url,
+    images: 'frontend',
+  }
+  const ci = ciFile(['build'], [{ component: component('build-images'), inputs }])
   project = cleanup.track(
     'gitlab project',
     await createGitlabProject({

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup, useServers } from '../helpers/cleanup.js'
 import {
   DRAW_PASSWORD,
   DRAW_USERNAME,
@@ -13,7 +13,7 @@ import {
   TOOLKIT_COMMAND,
   salesSnapshot,
 } from '../helpers/fake-toolkit.js'
-import { startGitServer, type GitServer } from '../helpers/git-server.js'
+import { startGitServer } from '../helpers/git-server.js'
 import {
   component,
   createGitlabProject,
@@ -22,41 +22,43 @@ import {
   runPipeline,
   type GitlabProject,
   type PipelineRun,
+  ciFile,
 } from '../helpers/gitlab-ci-local.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
+import { startProjectRegistry } from '../helpers/verdaccio.js'
 
 const TOKEN = 'glpat-snapshotToken7d3e9a1c'
 const BASIC = Buffer.from(`${TOKEN}:`).toString('base64')
 const REPO = 'acme/shop-cad'
 
-let gitServer: GitServer
-let npmRegistry: Verdaccio
 let scratch: string
 let project: GitlabProject
 const runs: PipelineRun[] = []
 const cleanup = useCleanup()
+const { gitServer, npmRegistry } = useServers(
+  { gitServer: () => startGitServer({ token: TOKEN }), npmRegistry: startProjectRegistry },
+  cleanup,
+  60_000,
+)
 
 beforeAll(async () => {
-  ;({ gitServer, npmRegistry } = await cleanup.startAll({
-    gitServer: startGitServer({ token: TOKEN }),
-    npmRegistry: startVerdaccio(),
-  }))
-  await publishProject(npmRegistry)
   await gitServer.createRepo(REPO)
   scratch = await cleanup.tempDir('olympe-gitlab-snapshot-')
-  const ci = [
-    'stages: [build]',
-    'include:',
-    `  - component: ${component('snapshot')}`,
-    '    inputs:',
-    '      config: $SNAPSHOT_CONFIG',
-    `      toolkit-command: ${JSON.stringify(TOOLKIT_COMMAND)}`,
-    `      draw-username: ${DRAW_USERNAME}`,
-    '      install-dependencies: false',
-    `      npm-registry: ${npmRegistry.url}`,
-    '',
-  ].join('\n')
+  const ci = ciFile(
+    ['build'],
+    [
+      {
+        component: component('snapshot'),
+        inputs: {
+          config: '$SNAPSHOT_CONFIG',
+          'toolkit-command': JSON.stringify(TOOLKIT_COMMAND),
+          'draw-username': DRAW_USERNAME,
+          'install-dependencies': 'false',
+          'npm-registry': npmRegistry.url,
+        },
+      },
+    ],
+  )
   project = cleanup.track('GitLab project', await createGitlabProject({ '.gitlab-ci.yml': ci }))
 }, 60_000)
 

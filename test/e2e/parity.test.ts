@@ -5,7 +5,7 @@
 import type { InputSpec } from '../../src/core/definition.js'
 import { deployDefinition } from '../../src/core/deploy/definition.js'
 import { beforeAll, describe, expect, test } from '@jest/globals'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup, useServers } from '../helpers/cleanup.js'
 import {
   component,
   createGitlabProject,
@@ -16,8 +16,8 @@ import {
 } from '../helpers/gitlab-ci-local.js'
 import { runAsGithub } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
-import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { startProjectRegistry } from '../helpers/verdaccio.js'
+import { startWebhookServer } from '../helpers/webhook-server.js'
 
 const TOKEN = 'parity-token-0e9d8c7b'
 const HOOK_PATH = '/hooks/1a2b3c4d5e6f-parity'
@@ -85,21 +85,18 @@ const SCENARIOS: [string, Record<string, string>, string][] = [
   ],
 ]
 
-let registry: Verdaccio
-let webhook: WebhookServer
 let npmCache: string
 const runs: PipelineRun[] = []
 const githubLogs: Record<string, string> = {}
 const cleanup = useCleanup()
-
+const { registry, webhook } = useServers(
+  { registry: startProjectRegistry, webhook: () => startWebhookServer(undefined, HOOK_PATH) },
+  cleanup,
+  60_000,
+)
 beforeAll(async () => {
-  ;({ registry, webhook } = await cleanup.startAll({
-    registry: startVerdaccio(),
-    webhook: startWebhookServer(undefined, HOOK_PATH),
-  }))
-  await publishProject(registry)
   npmCache = await cleanup.tempDir('olympe-npm-cache-')
-}, 60_000)
+})
 
 /** GitLab inputs are typed: `force-sync: true` is a YAML boolean there, a string on GitHub. */
 function gitlabValue(name: string, value: string): string {

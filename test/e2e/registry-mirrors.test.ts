@@ -10,9 +10,9 @@ import { beforeAll, describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { chmod } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { useCleanup } from '../helpers/cleanup.js'
-import { pushImage, startRegistry, type Registry } from '../helpers/docker-env.js'
-import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { useCleanup, useServers } from '../helpers/cleanup.js'
+import { pushImage, startRegistry } from '../helpers/docker-env.js'
+import { startDockerSuite } from '../helpers/docker-suite.js'
 import { buildahStore, giveTo, rootlessUser, type RootlessUser } from '../helpers/rootless.js'
 import { runAsGithub, runCli, type RunOptions, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -30,27 +30,26 @@ type Kind = (typeof KINDS)[number]
 const RUN_MS = 600_000
 
 let user: RootlessUser
-let suite: DockerSuite
-let mirror: Registry
 let project: TemplateProject
 let store: Record<string, string>
 const cleanup = useCleanup(120_000)
+const { npm, suite, mirror } = useServers(
+  {
+    npm: startTemplateRegistry,
+    suite: startDockerSuite,
+    // Open for pulls, as many instances' mirrors of Docker Hub are.
+    mirror: () => startRegistry({ user: 'unused', password: 'unused-password', anonymous: true }),
+  },
+  cleanup,
+  120_000,
+)
 let runs = 0
 
 beforeAll(async () => {
   user = await rootlessUser()
-  const started = await cleanup.startAll({
-    'template registry': startTemplateRegistry(),
-    'docker suite': startDockerSuite(),
-    // Open for pulls, as many instances' mirrors of Docker Hub are.
-    mirror: startRegistry({ user: 'unused', password: 'unused-password', anonymous: true }),
-  })
-  suite = started['docker suite']
-  mirror = started.mirror
   await ensureTemplateBaseImages()
   for (const base of Object.values(TEMPLATE_BASE_IMAGES))
     await pushImage(base, `${mirror.host}/dockerhub/${base}`)
-  const npm = started['template registry']
   project = cleanup.track(
     'template project',
     await createTemplateProject({ appVersion: '1.4.0', files: { '.npmrc': npm.npmrc('env') } }),

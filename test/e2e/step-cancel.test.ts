@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
-import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
+import { rollout, startAppServer, version, type AppServer, deploys } from '../helpers/app-server.js'
 import { useCleanup } from '../helpers/cleanup.js'
 import { startCuttingProxy } from '../helpers/cutting-proxy.js'
 import {
@@ -20,12 +20,7 @@ import { startGitServer } from '../helpers/git-server.js'
 import { makeWorkspace, scratch } from '../helpers/git-snapshot.js'
 import { runAsGithub, runCli, type RunOptions, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import {
-  answer,
-  faults,
-  startWebhookServer,
-  type WebhookServer,
-} from '../helpers/webhook-server.js'
+import { faults, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 
 const TOKEN = 'Cancel-Token-5e1f9a7c'
 const cleanup = useCleanup()
@@ -124,10 +119,7 @@ describe('a cancelled deploy says how far it got, and writes its outputs', () =>
   test.each(PLATFORMS)(
     'on %s, during the rollout watch: accepted, the watch cancelled',
     async (platform) => {
-      webhook.respondWith((request, index, res) => {
-        app.deployed()
-        void answer(200)(request, index, res)
-      })
+      webhook.respondWith(deploys(app))
       app.play(rollout('1.3.0', () => version('1.3.0')))
       const polls = (): number =>
         app.requests.filter((request) => request.poll !== undefined).length

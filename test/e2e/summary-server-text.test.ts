@@ -1,28 +1,14 @@
 // What an app serves reaches the GitHub job summary (its table, its note, its links): it shows as
 // text wherever it lands, never as a link or markup of the app's choosing.
-import { beforeAll, describe, expect, test } from '@jest/globals'
-import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
-import { useCleanup } from '../helpers/cleanup.js'
+import { describe, expect, test } from '@jest/globals'
+import { rollout, version, useDeployedApp } from '../helpers/app-server.js'
 import { runAsGithub } from '../helpers/run-action.js'
-import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 
 /** A version as version.json may hold it (visible ASCII, no space), that reads as a link. */
 const HOSTILE = '[Promote-now](https://evil.example/promote)'
 const SHOWN = '\\[Promote-now\\](https://evil.example/promote)'
 
-let webhook: WebhookServer
-let app: AppServer
-const cleanup = useCleanup()
-beforeAll(async () => {
-  app = cleanup.track('app', await startAppServer())
-  webhook = cleanup.track(
-    'webhook',
-    await startWebhookServer((request, index, res) => {
-      app.deployed()
-      void answer(200)(request, index, res)
-    }),
-  )
-})
+const { app, webhook } = useDeployedApp()
 
 describe('a version that reads as a Markdown link', () => {
   test('shows escaped in the summary table and in its note, and no link of it is made', async () => {

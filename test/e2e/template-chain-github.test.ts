@@ -14,9 +14,9 @@ import { beforeAll, describe, expect, test } from '@jest/globals'
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
-import { useCleanup } from '../helpers/cleanup.js'
-import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { rollout, startAppServer, version, deploys } from '../helpers/app-server.js'
+import { useCleanup, useServers } from '../helpers/cleanup.js'
+import { startDockerSuite } from '../helpers/docker-suite.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { ensureTemplateBaseImages } from '../helpers/template-base-images.js'
 import { npmInstalls, npmLogs, ociLabels, webRootOwners } from '../helpers/template-chain.js'
@@ -26,9 +26,8 @@ import {
   startTemplateRegistry,
   templateLockFile,
   type TemplateProject,
-  type TemplateRegistry,
 } from '../helpers/template-project.js'
-import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 import { condition, evaluate, type ExpressionScope } from '../helpers/workflow-expressions.js'
 import {
   runWorkflow,
@@ -51,34 +50,30 @@ const CHAIN_MS = 180_000
 const INSTALL_MS = 60_000
 const ROLLBACK_MS = 60_000
 
-let registry: TemplateRegistry
-let suite: DockerSuite
-let hooks: Record<'staging' | 'production', WebhookServer>
-/** The production app, whose version.json follows the production webhook's POST. */
-let app: AppServer
-/** Staging's app, whose version.json follows the staging webhook's POST. */
-let stagingApp: AppServer
 let lockFile: string
 const runs: WorkflowRun[] = []
 const homes: string[] = []
 // The servers, then each project (its work tree, HOME and npm cache); the images go with the
 // registry's own folder, and the docker suite removes their local copies.
 const cleanup = useCleanup(120_000)
+const servers = useServers(
+  {
+    registry: startTemplateRegistry,
+    suite: startDockerSuite,
+    stagingHook: () => startWebhookServer(undefined, PATHS.staging),
+    productionHook: () => startWebhookServer(undefined, PATHS.production),
+    app: startAppServer,
+    stagingApp: startAppServer,
+  },
+  cleanup,
+  120_000,
+)
+const { registry, suite, stagingApp } = servers
+/** The production app, whose version.json follows the production webhook's POST. */
+const app = servers.app
+const hooks = { staging: servers.stagingHook, production: servers.productionHook }
 
 beforeAll(async () => {
-  const started = await cleanup.startAll({
-    'template registry': startTemplateRegistry(),
-    'docker suite': startDockerSuite(),
-    'staging webhook': startWebhookServer(undefined, PATHS.staging),
-    'production webhook': startWebhookServer(undefined, PATHS.production),
-    'production app': startAppServer(),
-    'staging app': startAppServer(),
-  })
-  app = started['production app']
-  stagingApp = started['staging app']
-  registry = started['template registry']
-  suite = started['docker suite']
-  hooks = { staging: started['staging webhook'], production: started['production webhook'] }
   await ensureTemplateBaseImages()
   lockFile = await templateLockFile(registry)
 }, 180_000)
@@ -139,14 +134,8 @@ function github(
 
 async function run(file: string, options: WorkflowRunOptions): Promise<WorkflowRun> {
   // Each run starts with no request received.
-  hooks.staging.respondWith((request, index, res) => {
-    stagingApp.deployed()
-    void answer(200)(request, index, res)
-  })
-  hooks.production.respondWith((request, index, res) => {
-    app.deployed()
-    void answer(200)(request, index, res)
-  })
+  hooks.staging.respondWith(deploys(stagingApp))
+  hooks.production.respondWith(deploys(app))
   const result = await runWorkflow(file, options)
   runs.push(result)
   return result

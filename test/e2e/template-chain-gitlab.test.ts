@@ -14,9 +14,9 @@ import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
-import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
-import { useCleanup } from '../helpers/cleanup.js'
-import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { rollout, startAppServer, version, deploys } from '../helpers/app-server.js'
+import { useCleanup, useServers } from '../helpers/cleanup.js'
+import { startDockerSuite } from '../helpers/docker-suite.js'
 import {
   DRAW_PASSWORD,
   DRAW_USERNAME,
@@ -24,7 +24,7 @@ import {
   PLATFORM_STATE,
   salesSnapshot,
 } from '../helpers/fake-toolkit.js'
-import { startGitServer, type GitServer } from '../helpers/git-server.js'
+import { startGitServer } from '../helpers/git-server.js'
 import {
   component,
   createGitlabProject,
@@ -39,6 +39,7 @@ import {
   type GitlabProject,
   type PipelineOptions,
   type PipelineRun,
+  ciFile,
 } from '../helpers/gitlab-ci-local.js'
 import { ROOT } from '../helpers/run-action.js'
 import { run as runProcess } from '../helpers/run-process.js'
@@ -50,10 +51,9 @@ import {
   startTemplateRegistry,
   TEMPLATE_FIXTURE,
   templateLockFile,
-  type TemplateRegistry,
 } from '../helpers/template-project.js'
 import { publishProject } from '../helpers/verdaccio.js'
-import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { startWebhookServer } from '../helpers/webhook-server.js'
 
 const WEBHOOK_TOKEN = 'gl-template-token-7b3d9f1e'
 const HOOK_PATH = '/hooks/4f6a8c0e2b1d-template'
@@ -67,12 +67,6 @@ const PIPELINE_MS = 180_000
 const JOB_MS = 90_000
 const CHECKS_MS = 60_000
 
-let registry: TemplateRegistry
-let docker: DockerSuite
-let webhook: WebhookServer
-let gitServer: GitServer
-/** The production app, whose version.json follows the webhook's POST. */
-let app: AppServer
 let lockFile: string
 let scratch: string
 let templateIgnore: string
@@ -81,20 +75,22 @@ const caches: string[] = []
 // The servers, the File variables gitlab-ci-local leaves in /tmp, the scratch folder (variables
 // files), each run's npm cache, then each project; the images go with the registry's own folder.
 const cleanup = useCleanup(120_000)
+const servers = useServers(
+  {
+    registry: startTemplateRegistry,
+    docker: startDockerSuite,
+    webhook: () => startWebhookServer(undefined, HOOK_PATH),
+    gitServer: () => startGitServer({ token: GIT_TOKEN }),
+    app: startAppServer,
+  },
+  cleanup,
+  120_000,
+)
+const { registry, docker, webhook, gitServer } = servers
+/** The production app, whose version.json follows the webhook's POST. */
+const app = servers.app
 
 beforeAll(async () => {
-  const started = await cleanup.startAll({
-    'template registry': startTemplateRegistry(),
-    'docker suite': startDockerSuite(),
-    webhook: startWebhookServer(undefined, HOOK_PATH),
-    'git server': startGitServer({ token: GIT_TOKEN }),
-    app: startAppServer(),
-  })
-  app = started.app
-  registry = started['template registry']
-  docker = started['docker suite']
-  webhook = started.webhook
-  gitServer = started['git server']
   // The copies of the npmrc file (token included) gitlab-ci-local writes to /tmp and leaves.
   cleanup.add('npmrc File variables', () => removeFileVariables(registry.token))
   scratch = await cleanup.tempDir('olympe-template-gitlab-')
@@ -150,11 +146,7 @@ async function pipeline(
   project: GitlabProject,
   options: PipelineOptions = {},
 ): Promise<PipelineRun> {
-  webhook.respondWith((_request, _index, res) => {
-    app.deployed()
-    res.writeHead(200, { 'Content-Type': 'application/json' })
-    res.end('{"message":"success"}')
-  })
+  webhook.respondWith(deploys(app))
   const npmCache = await cleanup.tempDir('olympe-template-gitlab-npm-')
   caches.push(npmCache)
   const result = await runPipeline(project, {
@@ -193,17 +185,13 @@ const printed = (log = ''): string =>
     .join('\n')
 
 function pipelineCi(inputs: Record<string, string | boolean>): string {
-  const lines = Object.entries(inputs).map(
-    ([name, value]) => `      ${name}: ${JSON.stringify(value)}`,
+  const written = Object.entries(inputs).map(
+    ([name, value]) => [name, JSON.stringify(value)] as const,
   )
-  return [
-    'stages: [build, deploy]',
-    'include:',
-    `  - component: ${component('pipeline')}`,
-    '    inputs:',
-    ...lines,
-    '',
-  ].join('\n')
+  return ciFile(
+    ['build', 'deploy'],
+    [{ component: component('pipeline'), inputs: Object.fromEntries(written) }],
+  )
 }
 
 async function headOf(project: GitlabProject): Promise<string> {
@@ -476,16 +464,19 @@ test(
       config,
       JSON.stringify([salesSnapshot(gitServer.urlFor(repo), 'Snapshot {folder}')]),
     )
-    const ci = [
-      'stages: [build]',
-      'include:',
-      `  - component: ${component('snapshot')}`,
-      '    inputs:',
-      '      config: $SNAPSHOT_CONFIG',
-      `      draw-username: ${DRAW_USERNAME}`,
-      '      npmrc: $OLYMPE_NPMRC',
-      '',
-    ].join('\n')
+    const ci = ciFile(
+      ['build'],
+      [
+        {
+          component: component('snapshot'),
+          inputs: {
+            config: '$SNAPSHOT_CONFIG',
+            'draw-username': DRAW_USERNAME,
+            npmrc: '$OLYMPE_NPMRC',
+          },
+        },
+      ],
+    )
     const project = await templateProject(ci)
     const result = await pipeline(project, {
       variables: { CI_PIPELINE_SOURCE: 'schedule', SNAPSHOT_CONFIG: config, DRAW_PASSWORD },

@@ -3,36 +3,24 @@
 // that holds '/', '@', ':', '#', '?', '%' or digits only is either read as the password it is
 // (the user part runs to the last '@') or refused without being quoted, and no form of it shows
 // in the log, the outputs, the summary, the dotenv report or the annotations report.
-import { beforeAll, describe, expect, test } from '@jest/globals'
+import { describe, expect, test } from '@jest/globals'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ACTION_DEFINITIONS } from '../../src/core/action-list.js'
 import { mirrorCredentials } from '../../src/core/registry/mirrors.js'
 import { urlCredentials } from '../../src/core/shared/url-credentials.js'
-import { rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
+import { rollout, version, useDeployedApp } from '../helpers/app-server.js'
 import { useCleanup } from '../helpers/cleanup.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { runnerCommands } from '../helpers/runner-commands.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 
 const TOKEN = 'url-creds-token-4d9e'
 const USER = 'ci-user'
 const NEW = '1.4.0'
 
-let webhook: WebhookServer
-let app: AppServer
 const cleanup = useCleanup()
-beforeAll(async () => {
-  app = cleanup.track('app', await startAppServer())
-  webhook = cleanup.track(
-    'webhook',
-    await startWebhookServer((request, index, res) => {
-      app.deployed()
-      void answer(200)(request, index, res)
-    }),
-  )
-})
+const { app, webhook } = useDeployedApp({ cleanup })
 
 const refusal = (chars: string[]): string =>
   `holds ${chars.map((c) => `'${c}'`).join(', ')} in its user name or password (before the '@'), where a URL parser reads the end of the host; write ${chars.length === 1 ? 'it' : 'them'} percent-encoded (${chars.map((c) => `'${c}' as %${c.charCodeAt(0).toString(16).toUpperCase()}`).join(', ')}).`

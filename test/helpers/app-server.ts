@@ -7,6 +7,8 @@
 import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import { useCleanup, useStarted, type Cleanup } from './cleanup.js'
+import { answer, startWebhookServer, type Responder, type WebhookServer } from './webhook-server.js'
 
 export interface AppRequest {
   /** `version` for …/version.json, `status` for …/OlympeServer/status. */
@@ -118,6 +120,28 @@ export async function startAppServer(): Promise<AppServer> {
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
+}
+
+/** The platform accepting a deployment: answers 200 and starts each app's script (its clock). */
+export const deploys =
+  (...apps: AppServer[]): Responder =>
+  (request, index, res) => {
+    for (const app of apps) app.deployed()
+    return answer(200)(request, index, res)
+  }
+
+/**
+ * An app on loopback and the platform's webhook (at `hookPath`) that deploys it, for a suite:
+ * both started before its tests and stopped with `cleanup` after them.
+ */
+export function useDeployedApp(options: { hookPath?: string; cleanup?: Cleanup } = {}): {
+  app: AppServer
+  webhook: WebhookServer
+} {
+  const { hookPath, cleanup = useCleanup() } = options
+  const app = useStarted('app', startAppServer, cleanup)
+  const webhook = useStarted('webhook', () => startWebhookServer(deploys(app), hookPath), cleanup)
+  return { app, webhook }
 }
 
 function versionOf(reply: Reply): string {

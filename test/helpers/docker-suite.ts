@@ -4,8 +4,7 @@
 import { randomBytes } from 'node:crypto'
 import { cp, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { beforeAll } from '@jest/globals'
-import { startOwning, useCleanup, type Cleanup } from './cleanup.js'
+import { startOwning, useCleanup, useStarted, type Cleanup } from './cleanup.js'
 import {
   ensureBaseImages,
   ensureDockerDaemon,
@@ -71,34 +70,8 @@ export async function startDockerSuite(): Promise<DockerSuite> {
 
 /**
  * The Docker suite of a test file (or a `describe`): started in a `beforeAll`, stopped with
- * `cleanup` (by default one of its own) after the tests. What it hands back reads the started
- * suite, so the tests use it as they would the suite itself.
+ * `cleanup` (by default one of its own) after the tests.
  */
 export function useDockerSuite(cleanup: Cleanup = useCleanup()): DockerSuite {
-  let started: DockerSuite | undefined
-  beforeAll(async () => {
-    started = cleanup.track('docker suite', await startDockerSuite())
-  }, 60_000)
-  const suite = (): DockerSuite => {
-    if (!started) throw new Error('The Docker suite is used before its beforeAll started it.')
-    return started
-  }
-  return {
-    get registry() {
-      return suite().registry
-    },
-    get spy() {
-      return suite().spy
-    },
-    get dockerConfig() {
-      return suite().dockerConfig
-    },
-    get env() {
-      return suite().env
-    },
-    uniqueRepository: (label) => suite().uniqueRepository(label),
-    copyProject: () => suite().copyProject(),
-    storedAuths: () => suite().storedAuths(),
-    stop: () => suite().stop(),
-  }
+  return useStarted('docker suite', startDockerSuite, cleanup, 60_000)
 }

@@ -18,6 +18,22 @@ export const PROJECT_PATH = 'acme/shop'
 export const component = (name: string): string =>
   `$CI_SERVER_FQDN/${PROJECT_PATH}/${name}@$CI_COMMIT_SHA`
 
+/** One `include:` entry of a .gitlab-ci.yml: a component and its inputs (YAML values as written). */
+export interface Included {
+  component: string
+  inputs?: Record<string, string>
+}
+
+/** A project's .gitlab-ci.yml: its stages, the components it includes, then its own `jobs` lines. */
+export function ciFile(stages: string[], included: Included[], jobs: string[] = []): string {
+  const includes = included.flatMap(({ component: name, inputs = {} }) => [
+    `  - component: ${name}`,
+    ...(Object.keys(inputs).length > 0 ? ['    inputs:'] : []),
+    ...Object.entries(inputs).map(([input, value]) => `      ${input}: ${value}`),
+  ])
+  return [`stages: [${stages.join(', ')}]`, 'include:', ...includes, ...jobs, ''].join('\n')
+}
+
 export interface GitlabProject {
   dir: string
   /**

@@ -11,13 +11,15 @@
 // Each is made once for the engine, under a tag derived from what it is made of, so that every
 // later suite of the CI run (and of a later run on the same machine) reuses it. Suites that start
 // at once take turns through a lock folder, and the second finds the images made.
+import { beforeAll } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { chmod, cp, mkdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { withCleanup, type Cleanup } from './cleanup.js'
-import { docker, imageExists, pushImage, type Registry } from './docker-env.js'
-import { basicAuth, git, type GitServer } from './git-server.js'
+import { useCleanup, useServers, withCleanup, type Cleanup } from './cleanup.js'
+import { docker, dockerLogin, imageExists, pushImage, type Registry } from './docker-env.js'
+import { startDockerSuite, type DockerSuite } from './docker-suite.js'
+import { basicAuth, git, startGitServer, type GitServer } from './git-server.js'
 import {
   createGitlabProject,
   runPipeline,
@@ -27,6 +29,7 @@ import {
 import { NODE24 } from './node-binaries.js'
 import { ROOT } from './run-action.js'
 import { capture, errorMessage, run } from './run-process.js'
+import { startWebhookServer, type WebhookServer } from './webhook-server.js'
 
 export const INSTALL_TOOLS = join(ROOT, '.ci/job-image/install-tools.sh')
 const LOCK = '/tmp/olympe-deploy-job-image-bases.lock'
@@ -297,6 +300,15 @@ export async function publishCatalog(
 const packageVersion = (): string =>
   (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version
 
+/** The package's version: the catalog release's tag and the job image's. */
+export const PACKAGE_VERSION = packageVersion()
+/**
+ * The version a consumer includes the released components at, `<major>.<minor>`: gitlab-ci-local
+ * gives `component.version` for a partial version or `~latest` (as GitLab does for catalog
+ * releases), not for a full one.
+ */
+export const COMPONENT_VERSION = PACKAGE_VERSION.replace(/\.\d+$/, '')
+
 export interface CatalogReleaseOptions {
   gitServer: GitServer
   /** The instance's registry, where the mirrored bases are and the job image goes. */
@@ -374,4 +386,60 @@ export async function catalogRelease(
       })
     },
   }
+}
+
+export interface CatalogInstance {
+  cleanup: Cleanup
+  /** The instance's registry (the suite's, logged in to in its DOCKER_CONFIG) and engine. */
+  docker: DockerSuite
+  gitServer: GitServer
+  /** The platform's webhook, answering 200 unless a test says otherwise. */
+  webhook: WebhookServer
+  /** Set once the suite's beforeAll has run: */
+  bases: JobImageBases
+  mirrored: { debian: string; node: string }
+  release: CatalogRelease
+}
+
+/**
+ * A self-managed instance without Internet access, for a suite: its registry, its git server
+ * (that wants `gitToken`), the platform's webhook at `hookPath`, the job image's bases mirrored in
+ * the registry, and the catalog project published at `projectPath` (laid out for `layoutPath`)
+ * with its tag pipeline ready to run. Made before the suite's tests, undone after them.
+ */
+export function useCatalogInstance(
+  options: { gitToken: string; hookPath: string; timeoutMs: number } & Pick<
+    CatalogReleaseOptions,
+    'projectPath' | 'layoutPath' | 'serverHost'
+  >,
+): CatalogInstance {
+  const cleanup = useCleanup(120_000)
+  const servers = useServers(
+    {
+      docker: startDockerSuite,
+      gitServer: () => startGitServer({ token: options.gitToken }),
+      webhook: () => startWebhookServer(undefined, options.hookPath),
+    },
+    cleanup,
+    120_000,
+  )
+  const instance = { cleanup, ...servers } as CatalogInstance
+  beforeAll(async () => {
+    const { docker: suite, gitServer } = servers
+    const bases = await ensureJobImageBases()
+    const env = { DOCKER_CONFIG: suite.dockerConfig }
+    await dockerLogin(suite.registry, { env: { ...process.env, ...env } })
+    const mirrored = await mirrorBases(suite.registry, bases, env)
+    const release = await catalogRelease(cleanup, {
+      gitServer,
+      registry: suite.registry,
+      bases,
+      mirrored,
+      projectPath: options.projectPath,
+      layoutPath: options.layoutPath,
+      serverHost: options.serverHost,
+    })
+    Object.assign(instance, { bases, mirrored, release })
+  }, options.timeoutMs)
+  return instance
 }

@@ -237,6 +237,18 @@ export async function publishProject(
   })
 }
 
+/** A loopback registry that holds this project, as the jobs' `npx olympe-deploy-actions` asks. */
+export async function startProjectRegistry(): Promise<Verdaccio> {
+  const registry = await startVerdaccio()
+  try {
+    await publishProject(registry)
+    return registry
+  } catch (error) {
+    await registry.stop()
+    throw error
+  }
+}
+
 async function runtimeDependencyFolders(): Promise<string[]> {
   // `npm ls` exits non-zero on any oddity of the dev tree; its list of folders is still right.
   const { stdout: listing } = await capture(
