@@ -105,9 +105,7 @@ const name = (kind: Kind, repo = repository): string => `${repo}/${kind}`
 
 function inputs(extra: Record<string, string> = {}): Record<string, string> {
   return {
-    registry: suite.registry.host,
-    'registry-username': suite.registry.user,
-    'registry-password': suite.registry.password,
+    ...suite.pushInputs,
     codeasdata: 'true',
     'registry-mirrors': `docker.io=${suite.registry.host}/dockerhub`,
     'build-secrets': `NPM_TOKEN=${TOKEN}`,

@@ -42,9 +42,7 @@ function build(options: Partial<RunOptions> = {}): Promise<RunResult> {
   return runCli('build-images', {
     cwd: project,
     inputs: {
-      registry: suite.registry.host,
-      'registry-username': suite.registry.user,
-      'registry-password': suite.registry.password,
+      ...suite.pushInputs,
       'registry-mirrors': `docker.io=${suite.registry.host}/dockerhub`,
       images: 'frontend',
       push: 'false',

@@ -6,6 +6,7 @@ import {
   SAMPLE_PROJECT,
   SHA,
   useDockerSuite,
+  gitlabPush,
 } from '../helpers/docker-suite.js'
 import { REGISTRY_LOGIN_HELP } from '../../src/platform/context.js'
 import { runCli, type RunResult } from '../helpers/run-action.js'
@@ -47,15 +48,8 @@ async function cli(
 
 function gitlab(repository: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
-    GITLAB_CI: 'true',
-    CI_PIPELINE_SOURCE: 'push',
-    CI_COMMIT_BRANCH: 'main',
-    CI_DEFAULT_BRANCH: 'main',
-    CI_COMMIT_SHA: SHA,
-    CI_PIPELINE_ID: '777',
-    CI_PROJECT_PATH: repository,
+    ...gitlabPush(repository, SAMPLE_PROJECT),
     CI_PROJECT_URL: `https://gitlab.example/${repository}`,
-    CI_PROJECT_DIR: SAMPLE_PROJECT,
     ...extra,
   }
 }

@@ -31,9 +31,7 @@ describe('build-images then deploy', () => {
     const built = await runAsGithub('build-images', {
       cwd: SAMPLE_PROJECT,
       inputs: {
-        registry: suite.registry.host,
-        'registry-username': suite.registry.user,
-        'registry-password': suite.registry.password,
+        ...suite.pushInputs,
         codeasdata: 'true',
       },
       env: { ...suite.env, GITHUB_SHA: SHA, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: '9' },
@@ -115,9 +113,7 @@ describe('build-images then deploy', () => {
     const built = await runAsGithub('build-images', {
       cwd: project,
       inputs: {
-        registry: suite.registry.host,
-        'registry-username': suite.registry.user,
-        'registry-password': suite.registry.password,
+        ...suite.pushInputs,
       },
       env: {
         ...suite.env,

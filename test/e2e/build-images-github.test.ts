@@ -12,6 +12,7 @@ import {
   SAMPLE_PROJECT,
   SHA,
   useDockerSuite,
+  githubPush,
 } from '../helpers/docker-suite.js'
 import { runAsGithub, type RunOptions, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -34,16 +35,12 @@ async function buildImages(run: Run): Promise<RunResult> {
   const result = await runAsGithub('build-images', {
     cwd: run.cwd ?? SAMPLE_PROJECT,
     inputs: {
-      registry: suite.registry.host,
-      'registry-username': suite.registry.user,
-      'registry-password': suite.registry.password,
+      ...suite.pushInputs,
       ...run.inputs,
     },
     env: {
       ...suite.env,
-      GITHUB_SHA: SHA,
-      GITHUB_REPOSITORY: run.repository,
-      GITHUB_RUN_ID: '4242',
+      ...githubPush(run.repository),
       GITHUB_SERVER_URL: 'https://github.example',
       ...run.env,
     },

@@ -8,7 +8,7 @@ import { readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { useCleanup } from '../helpers/cleanup.js'
 import { docker, dockerRun } from '../helpers/docker-env.js'
-import { SHA, useDockerSuite } from '../helpers/docker-suite.js'
+import { useDockerSuite, githubPush, gitlabPush } from '../helpers/docker-suite.js'
 import { killAll, runningProcesses, whenGone } from '../helpers/processes.js'
 import { runAsGithub, runCli, type RunOptions, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -25,23 +25,6 @@ async function projectWith(step: string): Promise<string> {
   await writeFile(join(project, 'docker/frontend.Dockerfile'), `${BASE}${step}\n${COPY}`)
   return project
 }
-
-const githubEnv = (repository: string): Record<string, string> => ({
-  GITHUB_SHA: SHA,
-  GITHUB_REPOSITORY: repository,
-  GITHUB_RUN_ID: '4242',
-})
-
-const gitlabEnv = (repository: string, project: string): Record<string, string> => ({
-  GITLAB_CI: 'true',
-  CI_PIPELINE_SOURCE: 'push',
-  CI_COMMIT_BRANCH: 'main',
-  CI_DEFAULT_BRANCH: 'main',
-  CI_COMMIT_SHA: SHA,
-  CI_PIPELINE_ID: '777',
-  CI_PROJECT_PATH: repository,
-  CI_PROJECT_DIR: project,
-})
 
 describe('build-images cancelled during a build', () => {
   // Old runs died at once: the step's Docker config, with `auth` = base64(user:password), stayed
@@ -71,9 +54,7 @@ describe('build-images cancelled during a build', () => {
       const options: RunOptions = {
         cwd: project,
         inputs: {
-          registry: suite.registry.host,
-          'registry-username': suite.registry.user,
-          'registry-password': suite.registry.password,
+          ...suite.pushInputs,
           images: 'frontend',
           'frontend-image-name': `${repository}/frontend`,
         },
@@ -81,8 +62,8 @@ describe('build-images cancelled during a build', () => {
           ...suite.env,
           TMPDIR: machineTemp,
           ...(platform === 'github'
-            ? { ...githubEnv(repository), RUNNER_TEMP: jobTemp }
-            : { ...gitlabEnv(repository, project), RUNNER_TEMP_PROJECT_DIR: jobTemp }),
+            ? { ...githubPush(repository), RUNNER_TEMP: jobTemp }
+            : { ...gitlabPush(repository, project), RUNNER_TEMP_PROJECT_DIR: jobTemp }),
         },
         timeoutMs: 120_000,
         onSpawn: (child) => (step = child),
@@ -147,15 +128,13 @@ describe("'build-secrets' on the real engine", () => {
     const result = await runAsGithub('build-images', {
       cwd: project,
       inputs: {
-        registry: suite.registry.host,
-        'registry-username': suite.registry.user,
-        'registry-password': suite.registry.password,
+        ...suite.pushInputs,
         images: 'frontend',
         'frontend-image-name': `${repository}/frontend`,
         'build-secrets': `NPM_TOKEN=${token}\nother.id=${other}\n`,
         'build-args': `NPM_AUTH_TOKEN=${argValue}`,
       },
-      env: { ...suite.env, ...githubEnv(repository) },
+      env: { ...suite.env, ...githubPush(repository) },
     })
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)

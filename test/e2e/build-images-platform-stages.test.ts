@@ -93,9 +93,7 @@ async function buildImages(): Promise<RunResult> {
   const result = await runAsGithub('build-images', {
     cwd: project,
     inputs: {
-      registry: suite.registry.host,
-      'registry-username': suite.registry.user,
-      'registry-password': suite.registry.password,
+      ...suite.pushInputs,
       images: 'frontend',
       platform: TARGET,
     },

@@ -63,9 +63,7 @@ async function buildFrontend(which: Case, inputs: Record<string, string> = {}): 
   const result = await runAsGithub('build-images', {
     cwd: which.project,
     inputs: {
-      registry: suite.registry.host,
-      'registry-username': suite.registry.user,
-      'registry-password': suite.registry.password,
+      ...suite.pushInputs,
       images: 'frontend',
       ...inputs,
     },

@@ -74,9 +74,7 @@ async function build(
   const common: RunOptions = {
     cwd: project.dir,
     inputs: {
-      registry: suite.registry.host,
-      'registry-username': suite.registry.user,
-      'registry-password': suite.registry.password,
+      ...suite.pushInputs,
       codeasdata: 'true',
       builder: options.builder,
       ...(options.mirrors === undefined ? {} : { 'registry-mirrors': options.mirrors }),

@@ -466,9 +466,7 @@ describe('build-images on the real engine, with signing-key', () => {
     const run = await runAsGithub('build-images', {
       cwd: project,
       inputs: {
-        registry: suite.registry.host,
-        'registry-username': suite.registry.user,
-        'registry-password': suite.registry.password,
+        ...suite.pushInputs,
         codeasdata: 'true',
         'signing-key': ours.key,
         'signing-key-password': KEY_PASSWORD,

@@ -180,9 +180,7 @@ async function buildImagesOn(
   const result = await runAsGithub('build-images', {
     cwd: dir,
     inputs: {
-      registry: suite.registry.host,
-      'registry-username': suite.registry.user,
-      'registry-password': suite.registry.password,
+      ...suite.pushInputs,
       ...inputs,
     },
     env: {

@@ -6,9 +6,9 @@
 // with nginx's ETag and Last-Modified, and a 304 for a conditional request that matches.
 import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
 import { useCleanup, useStarted, type Cleanup } from './cleanup.js'
 import { answer, startWebhookServer, type Responder, type WebhookServer } from './webhook-server.js'
+import { listenOnLoopback } from './loopback.js'
 
 export interface AppRequest {
   /** `version` for …/version.json, `status` for …/OlympeServer/status. */
@@ -73,7 +73,6 @@ export async function startAppServer(): Promise<AppServer> {
   let polls = 0
   const requests: AppRequest[] = []
   const served: string[] = []
-  const sockets = new Set<Socket>()
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = req.url ?? ''
     const pathname = path.replace(/\?.*$/, '')
@@ -95,12 +94,7 @@ export async function startAppServer(): Promise<AppServer> {
     res.writeHead(reply.status, reply.headers ?? {})
     res.end(reply.body ?? '')
   })
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
+  const { port, stop } = await listenOnLoopback(server)
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
@@ -115,10 +109,7 @@ export async function startAppServer(): Promise<AppServer> {
       requests.length = 0
       served.length = 0
     },
-    stop: async () => {
-      for (const socket of sockets) socket.destroy()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-    },
+    stop,
   }
 }
 

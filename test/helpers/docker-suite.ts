@@ -18,6 +18,25 @@ export const SAMPLE_PROJECT = join(import.meta.dirname, '../fixtures/sample-proj
 export const SAMPLE_DRAW_VERSION = '2.11.3'
 export const SHA = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
 
+/** A push to main, as the GitHub runner describes it to a step of `repository`. */
+export const githubPush = (repository: string): Record<string, string> => ({
+  GITHUB_SHA: SHA,
+  GITHUB_REPOSITORY: repository,
+  GITHUB_RUN_ID: '4242',
+})
+
+/** A push pipeline on main, as GitLab describes it to a job of `repository` checked out in `dir`. */
+export const gitlabPush = (repository: string, dir: string): Record<string, string> => ({
+  GITLAB_CI: 'true',
+  CI_PIPELINE_SOURCE: 'push',
+  CI_COMMIT_BRANCH: 'main',
+  CI_DEFAULT_BRANCH: 'main',
+  CI_COMMIT_SHA: SHA,
+  CI_PIPELINE_ID: '777',
+  CI_PROJECT_PATH: repository,
+  CI_PROJECT_DIR: dir,
+})
+
 export interface DockerSuite {
   registry: Registry
   spy: DockerSpy
@@ -25,6 +44,8 @@ export interface DockerSuite {
   dockerConfig: string
   /** Environment for the process under test: the private DOCKER_CONFIG and the spy's PATH. */
   env: Record<string, string>
+  /** build-images' inputs that push to the suite's registry with its login. */
+  pushInputs: Record<string, string>
   /** A repository name no other test uses, so image names never collide. */
   uniqueRepository(label: string): string
   /** A copy of the sample project that a test may break. */
@@ -51,6 +72,11 @@ export async function startDockerSuite(): Promise<DockerSuite> {
       spy,
       dockerConfig,
       env: { DOCKER_CONFIG: dockerConfig, PATH: spy.path },
+      pushInputs: {
+        registry: registry.host,
+        'registry-username': registry.user,
+        'registry-password': registry.password,
+      },
       uniqueRepository: (label) =>
         `acme/${label}-${process.pid}-${++counter}-${randomBytes(3).toString('hex')}`,
       copyProject: async () => {

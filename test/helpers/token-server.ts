@@ -3,8 +3,8 @@
 // hands out RS256 JWTs that the registry trusts through the certificate in its root bundle.
 import { randomBytes, sign } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
 import { makeTlsFiles } from './tls-certificates.js'
+import { listenOnLoopback } from './loopback.js'
 
 export interface TokenRequest {
   /** The user of the Basic login, or undefined when the request came without one. */
@@ -47,7 +47,6 @@ export async function startTokenServer(options: TokenServerOptions): Promise<Tok
   const certificate = tls.cert.replace(/-----[A-Z ]+-----|\s/g, '')
   const requests: TokenRequest[] = []
   const issued: string[] = []
-  const sockets = new Set<Socket>()
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://token.invalid')
@@ -79,12 +78,7 @@ export async function startTokenServer(options: TokenServerOptions): Promise<Tok
   }
 
   const server = createServer(handle)
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
+  const { port, stop } = await listenOnLoopback(server)
   return {
     realm: `http://127.0.0.1:${port}/token`,
     service,
@@ -93,8 +87,7 @@ export async function startTokenServer(options: TokenServerOptions): Promise<Tok
     requests,
     issued,
     stop: async () => {
-      for (const socket of sockets) socket.destroy()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await stop()
       await tls.remove()
     },
   }

@@ -5,7 +5,7 @@ import {
   type ServerResponse,
 } from 'node:http'
 import { createServer as createTlsServer } from 'node:https'
-import type { AddressInfo, Socket } from 'node:net'
+import { listenOnLoopback } from './loopback.js'
 
 export interface ReceivedRequest {
   method: string
@@ -72,7 +72,6 @@ export async function startWebhookServer(
   } = typeof options === 'string' ? { path: options } : options
   let respond = initial
   const requests: ReceivedRequest[] = []
-  const sockets = new Set<Socket>()
   let connections = 0
   const handler: RequestListener = (req, res) => {
     const chunks: Buffer[] = []
@@ -89,15 +88,10 @@ export async function startWebhookServer(
     })
   }
   const server = tls ? createTlsServer(tls, handler) : createServer(handler)
-  server.on('connection', (socket: Socket) => {
-    connections++
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
+  server.on('connection', () => connections++)
   // A refused TLS handshake must not crash the test process.
   server.on('tlsClientError', () => undefined)
-  await new Promise<void>((resolve) => server.listen(0, listen, resolve))
-  const { port } = server.address() as AddressInfo
+  const { port, stop } = await listenOnLoopback(server, listen)
   return {
     url: `${tls ? 'https' : 'http'}://${host}:${port}${path}`,
     port,
@@ -108,10 +102,7 @@ export async function startWebhookServer(
       connections = 0
       respond = responder
     },
-    stop: async () => {
-      for (const socket of sockets) socket.destroy()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-    },
+    stop,
   }
 }
 
