@@ -2,11 +2,11 @@
 // outputs), and by hand in a git checkout, where git says which branch and commit this is.
 import { describe, expect, test } from '@jest/globals'
 import {
+  gitlabPush,
   SAMPLE_DRAW_VERSION,
   SAMPLE_PROJECT,
   SHA,
   useDockerSuite,
-  gitlabPush,
 } from '../helpers/docker-suite.js'
 import { REGISTRY_LOGIN_HELP } from '../../src/platform/context.js'
 import { runCli, type RunResult } from '../helpers/run-action.js'

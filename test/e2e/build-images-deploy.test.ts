@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { rollout, startAppServer, version, type AppServer, deploys } from '../helpers/app-server.js'
+import { deploys, rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
 import { useCleanup } from '../helpers/cleanup.js'
 import { SAMPLE_PROJECT, SHA, startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { runAsGithub } from '../helpers/run-action.js'

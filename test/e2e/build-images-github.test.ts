@@ -8,11 +8,11 @@ import { join } from 'node:path'
 import { withCleanup } from '../helpers/cleanup.js'
 import { docker, dockerRun } from '../helpers/docker-env.js'
 import {
+  githubPush,
   SAMPLE_DRAW_VERSION,
   SAMPLE_PROJECT,
   SHA,
   useDockerSuite,
-  githubPush,
 } from '../helpers/docker-suite.js'
 import { runAsGithub, type RunOptions, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'

@@ -7,13 +7,13 @@
 // assertions are on order and counts (polls, conditional requests, full downloads), never times.
 import { describe, expect, test } from '@jest/globals'
 import {
+  deploys,
   servedFilesLabel,
   site,
   startAppServer,
   type AppRequest,
   type AppServer,
   type FrontendBuild,
-  deploys,
 } from '../helpers/app-server.js'
 import { useCleanup, useServers, useStarted } from '../helpers/cleanup.js'
 import { startRegistry } from '../helpers/docker-registry.js'

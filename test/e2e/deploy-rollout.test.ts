@@ -4,12 +4,12 @@
 // generous upper bounds, never on how long something took.
 import { describe, expect, test } from '@jest/globals'
 import {
+  deploys,
   rollout,
   status,
+  useDeployedApp,
   version,
   type AppScript,
-  deploys,
-  useDeployedApp,
 } from '../helpers/app-server.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { runnerCommands } from '../helpers/runner-commands.js'

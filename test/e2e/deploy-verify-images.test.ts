@@ -9,7 +9,7 @@ import { createServer } from 'node:http'
 import { writeFile } from 'node:fs/promises'
 import type { AddressInfo, Socket } from 'node:net'
 import { join } from 'node:path'
-import { withCleanup, useCleanup } from '../helpers/cleanup.js'
+import { useCleanup, withCleanup } from '../helpers/cleanup.js'
 import {
   dockerLogin,
   ensureBaseImages,

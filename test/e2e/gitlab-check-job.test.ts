@@ -5,13 +5,13 @@
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { useCleanup } from '../helpers/cleanup.js'
 import {
+  ciFile,
   component,
   logsOf,
   runPipeline,
   sampleOlympeProject,
   type PipelineOptions,
   type PipelineRun,
-  ciFile,
 } from '../helpers/gitlab-ci-local.js'
 import { freePort } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'

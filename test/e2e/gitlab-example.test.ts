@@ -6,11 +6,11 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { useCleanup } from '../helpers/cleanup.js'
 import {
-  PROJECT_PATH,
   createGitlabProject,
   listEnvironments,
   listJobs,
   previewPipeline,
+  PROJECT_PATH,
   type GitlabProject,
 } from '../helpers/gitlab-ci-local.js'
 import { EXIT_CODES } from '../../src/core/shared/exit-codes.js'

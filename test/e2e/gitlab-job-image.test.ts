@@ -13,21 +13,22 @@ import { describe, expect, test } from '@jest/globals'
 import { BASE_IMAGES, docker as dockerCli, pushImage } from '../helpers/docker-env.js'
 import { git } from '../helpers/git-server.js'
 import {
+  ciFile,
+  GitlabProject,
   logsOf,
   outcome,
   runPipeline,
   sampleOlympeProject,
   type PipelineRun,
-  ciFile,
 } from '../helpers/gitlab-ci-local.js'
 import {
   CATALOG_PATH,
   catalogJobImage,
+  COMPONENT_VERSION,
   gitAuth,
   offlineExecutor,
-  useCatalogInstance,
   PACKAGE_VERSION,
-  COMPONENT_VERSION,
+  useCatalogInstance,
 } from '../helpers/job-image.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { answer } from '../helpers/webhook-server.js'
@@ -49,6 +50,39 @@ const instance = useCatalogInstance({
 })
 const { cleanup, docker, gitServer, webhook } = instance
 const runs: PipelineRun[] = []
+/**
+ * A consumer's pipeline on the instance's runners (`executor`: a Docker socket, or privileged),
+ * with the registry's login, the webhook, and npm unreachable; it must succeed.
+ */
+async function consumerPipeline(
+  project: GitlabProject,
+  executor: { dockerSocket?: boolean; privileged?: boolean },
+): Promise<PipelineRun> {
+  webhook.respondWith(answer(200))
+  const scratch = await cleanup.tempDir('olympe-job-image-consumer-')
+  const result = await runPipeline(project, {
+    variables: {
+      CI_REGISTRY: docker.registry.host,
+      CI_REGISTRY_USER: docker.registry.user,
+      CI_REGISTRY_PASSWORD: docker.registry.password,
+      WEBHOOK_URL: webhook.url,
+      WEBHOOK_TOKEN,
+      // An npm registry that answers nothing: the jobs must not need one.
+      npm_config_registry: 'http://127.0.0.1:9/',
+      npm_config_fetch_retries: '0',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      npm_config_update_notifier: 'false',
+    },
+    env: { DOCKER_CONFIG: docker.dockerConfig, ...gitAuth(GIT_TOKEN) },
+    docker: await offlineExecutor(scratch, instance.bases, executor),
+    timeoutMs: CONSUMER_MS,
+  })
+  runs.push(result)
+  expect(outcome(result)).toEqual({ code: 0, tail: '' })
+  return result
+}
+
 const releasedComponent = (name: string): string =>
   `${instance.release.componentHost}/${CATALOG_PATH}/${name}@${COMPONENT_VERSION}`
 
@@ -155,28 +189,7 @@ describe('a project that includes the released pipeline component', () => {
         'consumer project',
         await sampleOlympeProject(ci, { origin: `${gitServer.baseUrl}/acme/shop.git` }),
       )
-      webhook.respondWith(answer(200))
-      const scratch = await cleanup.tempDir('olympe-job-image-consumer-')
-      const result = await runPipeline(project, {
-        variables: {
-          CI_REGISTRY: docker.registry.host,
-          CI_REGISTRY_USER: docker.registry.user,
-          CI_REGISTRY_PASSWORD: docker.registry.password,
-          WEBHOOK_URL: webhook.url,
-          WEBHOOK_TOKEN,
-          // An npm registry that answers nothing: the jobs must not need one.
-          npm_config_registry: 'http://127.0.0.1:9/',
-          npm_config_fetch_retries: '0',
-          npm_config_audit: 'false',
-          npm_config_fund: 'false',
-          npm_config_update_notifier: 'false',
-        },
-        env: { DOCKER_CONFIG: docker.dockerConfig, ...gitAuth(GIT_TOKEN) },
-        docker: await offlineExecutor(scratch, instance.bases, { dockerSocket: true }),
-        timeoutMs: CONSUMER_MS,
-      })
-      runs.push(result)
-      expect(outcome(result)).toEqual({ code: 0, tail: '' })
+      const result = await consumerPipeline(project, { dockerSocket: true })
       expect(Object.keys(result.jobLogs).sort()).toEqual([
         'offline-runner',
         'olympe-build',
@@ -231,26 +244,9 @@ describe('the same component on a runner without a Docker socket', () => {
         'consumer project without Docker',
         await sampleOlympeProject(ci, { origin: `${gitServer.baseUrl}/acme/shop-buildah.git` }),
       )
-      webhook.respondWith(answer(200))
-      const scratch = await cleanup.tempDir('olympe-job-image-buildah-')
-      const result = await runPipeline(project, {
-        variables: {
-          CI_REGISTRY: docker.registry.host,
-          CI_REGISTRY_USER: docker.registry.user,
-          CI_REGISTRY_PASSWORD: docker.registry.password,
-          WEBHOOK_URL: webhook.url,
-          WEBHOOK_TOKEN,
-          npm_config_registry: 'http://127.0.0.1:9/',
-          npm_config_fetch_retries: '0',
-        },
-        env: { DOCKER_CONFIG: docker.dockerConfig, ...gitAuth(GIT_TOKEN) },
-        // No Docker socket; Buildah's chroot in a container needs what the trial in
-        // docs/self-hosting.md found (the executor gives --privileged).
-        docker: await offlineExecutor(scratch, instance.bases, { privileged: true }),
-        timeoutMs: CONSUMER_MS,
-      })
-      runs.push(result)
-      expect(outcome(result)).toEqual({ code: 0, tail: '' })
+      // No Docker socket; Buildah's chroot in a container needs what the trial in
+      // docs/self-hosting.md found (the executor gives --privileged).
+      const result = await consumerPipeline(project, { privileged: true })
       expect(result.output).toContain(`olympe-images starting ${image} (`)
       const log = result.jobLogs['olympe-images'] ?? ''
       expect(log).toMatch(

@@ -10,19 +10,19 @@ import { join } from 'node:path'
 import { useCleanup, useServers } from '../helpers/cleanup.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
 import { git, startGitServer } from '../helpers/git-server.js'
-import { sampleOlympeProject, type GitlabProject, ciFile } from '../helpers/gitlab-ci-local.js'
+import { ciFile, sampleOlympeProject, type GitlabProject } from '../helpers/gitlab-ci-local.js'
 import {
   CATALOG_PATH,
-  gitAuth,
-  publishCatalog,
-  PACKAGE_VERSION,
   COMPONENT_VERSION,
+  gitAuth,
+  PACKAGE_VERSION,
+  publishCatalog,
 } from '../helpers/job-image.js'
 import { ROOT } from '../helpers/run-action.js'
 import { capture } from '../helpers/run-process.js'
 import { expectNoSecrets, GITLAB_LOG } from '../helpers/secrets.js'
 import { startProjectRegistry } from '../helpers/verdaccio.js'
-import { startWebhookServer, answer } from '../helpers/webhook-server.js'
+import { answer, startWebhookServer } from '../helpers/webhook-server.js'
 
 const GIT_TOKEN = 'recipe-git-token-1f5b3d'
 const WEBHOOK_TOKEN = 'recipe-webhook-token-8a6c4e'

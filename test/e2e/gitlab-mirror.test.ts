@@ -7,21 +7,21 @@
 // must set; without that input they look for the image under the upstream path, with it they run.
 import { describe, expect, test } from '@jest/globals'
 import {
+  ciFile,
   createGitlabProject,
   logsOf,
   outcome,
   runPipeline,
   type PipelineRun,
-  ciFile,
 } from '../helpers/gitlab-ci-local.js'
 import {
   CATALOG_PATH,
   catalogJobImage,
+  COMPONENT_VERSION,
   gitAuth,
   offlineExecutor,
-  useCatalogInstance,
   PACKAGE_VERSION,
-  COMPONENT_VERSION,
+  useCatalogInstance,
 } from '../helpers/job-image.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 

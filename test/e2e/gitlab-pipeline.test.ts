@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { useCleanup, useServers } from '../helpers/cleanup.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
 import {
+  ciFile,
   component,
   listJobs,
   logsOf,
@@ -18,7 +19,6 @@ import {
   sampleOlympeProject,
   type GitlabProject,
   type PipelineRun,
-  ciFile,
 } from '../helpers/gitlab-ci-local.js'
 import { run as runProcess } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'

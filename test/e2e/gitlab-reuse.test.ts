@@ -11,6 +11,7 @@ import { useCleanup, useServers } from '../helpers/cleanup.js'
 import { BASE_IMAGES, docker, dockerLogin, pushImage, removeImages } from '../helpers/docker-env.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
 import {
+  ciFile,
   component,
   createGitlabProject,
   logsOf,
@@ -18,7 +19,6 @@ import {
   runPipeline,
   type GitlabProject,
   type PipelineRun,
-  ciFile,
 } from '../helpers/gitlab-ci-local.js'
 import { git } from '../helpers/git-server.js'
 import { expectNoSecrets } from '../helpers/secrets.js'

@@ -10,11 +10,12 @@ import {
   DRAW_USERNAME,
   IDS,
   PLATFORM_STATE,
-  TOOLKIT_COMMAND,
   salesSnapshot,
+  TOOLKIT_COMMAND,
 } from '../helpers/fake-toolkit.js'
 import { startGitServer } from '../helpers/git-server.js'
 import {
+  ciFile,
   component,
   createGitlabProject,
   logsOf,
@@ -22,7 +23,6 @@ import {
   runPipeline,
   type GitlabProject,
   type PipelineRun,
-  ciFile,
 } from '../helpers/gitlab-ci-local.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { startProjectRegistry } from '../helpers/verdaccio.js'

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals'
 import { createHash, randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { withCleanup, useCleanup } from '../helpers/cleanup.js'
+import { useCleanup, withCleanup } from '../helpers/cleanup.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import {

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals
 import {
   DRAW_PASSWORD,
   PLATFORM_STATE,
-  TOOLKIT_INPUTS,
   salesSnapshot,
+  TOOLKIT_INPUTS,
 } from '../helpers/fake-toolkit.js'
 import { useCleanup } from '../helpers/cleanup.js'
 import { startCuttingProxy, type CuttingProxy } from '../helpers/cutting-proxy.js'

@@ -3,8 +3,8 @@ import { rm } from 'node:fs/promises'
 import {
   DRAW_PASSWORD,
   PLATFORM_STATE,
-  TOOLKIT_INPUTS,
   salesSnapshot,
+  TOOLKIT_INPUTS,
 } from '../helpers/fake-toolkit.js'
 import { useCleanup } from '../helpers/cleanup.js'
 import { type GitServer } from '../helpers/git-server.js'

@@ -6,8 +6,8 @@ import {
   IDS,
   PLATFORM_STATE,
   TOOLKIT_COMMAND,
-  writePlatformState,
   TOOLKIT_INPUTS,
+  writePlatformState,
 } from '../helpers/fake-toolkit.js'
 import { git, type GitServer } from '../helpers/git-server.js'
 import { gitServerForSuite, makeWorkspace, scratch } from '../helpers/git-snapshot.js'

@@ -8,8 +8,8 @@ import {
   IDS,
   PLATFORM_STATE,
   SESSION_TOKEN,
-  writePlatformState,
   TOOLKIT_INPUTS,
+  writePlatformState,
 } from '../helpers/fake-toolkit.js'
 import { type GitServer } from '../helpers/git-server.js'
 import {

@@ -7,14 +7,14 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
-import { rollout, startAppServer, version, type AppServer, deploys } from '../helpers/app-server.js'
+import { deploys, rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
 import { useCleanup } from '../helpers/cleanup.js'
 import { startCuttingProxy } from '../helpers/cutting-proxy.js'
 import {
   DRAW_PASSWORD,
   PLATFORM_STATE,
-  TOOLKIT_INPUTS,
   salesSnapshot,
+  TOOLKIT_INPUTS,
 } from '../helpers/fake-toolkit.js'
 import { startGitServer } from '../helpers/git-server.js'
 import { makeWorkspace, scratch } from '../helpers/git-snapshot.js'

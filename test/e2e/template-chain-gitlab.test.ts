@@ -14,7 +14,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
-import { rollout, startAppServer, version, deploys } from '../helpers/app-server.js'
+import { deploys, rollout, startAppServer, version } from '../helpers/app-server.js'
 import { useCleanup, useServers } from '../helpers/cleanup.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
 import {
@@ -26,6 +26,7 @@ import {
 } from '../helpers/fake-toolkit.js'
 import { startGitServer } from '../helpers/git-server.js'
 import {
+  ciFile,
   component,
   createGitlabProject,
   jobState,
@@ -39,7 +40,6 @@ import {
   type GitlabProject,
   type PipelineOptions,
   type PipelineRun,
-  ciFile,
 } from '../helpers/gitlab-ci-local.js'
 import { ROOT } from '../helpers/run-action.js'
 import { run as runProcess } from '../helpers/run-process.js'
