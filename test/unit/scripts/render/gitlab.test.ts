@@ -67,7 +67,7 @@ describe('renderTemplate', () => {
     [
       'an unknown action',
       region('', 'deploys inputs').join('\n'),
-      "gitlab/test.yml: There is no action 'deploys' in src/core/definitions.ts.",
+      "gitlab/test.yml: There is no action 'deploys' in src/core/action-list.ts.",
     ],
     [
       'a boolean set in the variables',
