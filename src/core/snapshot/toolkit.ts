@@ -2,7 +2,12 @@ import { join } from 'node:path'
 import { ActionError, CancelledError, errorMessage, quote } from '../shared/errors.js'
 import { commandLine } from '../shared/exec.js'
 import type { SnapshotEntry } from './config.js'
-import { NOTHING_LEFT, type SnapshotPorts, type ToolkitExit, type ToolkitProcesses } from './ports.js'
+import {
+  NOTHING_LEFT,
+  type SnapshotPorts,
+  type ToolkitExit,
+  type ToolkitProcesses,
+} from './ports.js'
 
 export interface ToolkitSettings {
   argv: string[]
