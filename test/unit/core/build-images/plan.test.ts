@@ -11,6 +11,7 @@ import { renderTags } from '../../../../src/core/build-images/check.js'
 import { planImages, type PlanFacts } from '../../../../src/core/build-images/plan.js'
 import { buildOutputs, formatSize } from '../../../../src/core/build-images/report.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
+import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 const SHA = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
 const context: CiContext = {
@@ -229,13 +230,13 @@ describe('outputs', () => {
       skipped: 'true',
       version: '',
       reused: '[]',
-      'frontend-image': '',
-      'frontend-digest': '',
-      'backend-image': '',
-      'backend-digest': '',
-      'codeasdata-image': '',
-      'codeasdata-digest': '',
       images: '[]',
+      ...Object.fromEntries(
+        ['frontend', 'backend', 'codeasdata'].flatMap((kind) => [
+          [`${kind}-image`, ''],
+          [`${kind}-digest`, ''],
+        ]),
+      ),
     })
   })
 
@@ -274,13 +275,11 @@ describe('outputs', () => {
     ])
   })
 
-  test.each([
+  eachAnswer('size %j reads %j', formatSize, [
     [undefined, 'size unknown'],
     [999, '999 B'],
     [1_984_513, '2.0 MB'],
     [123_456_789, '123.5 MB'],
     [2_500_000_000, '2.5 GB'],
-  ])('size %j reads %j', (bytes, text) => {
-    expect(formatSize(bytes)).toBe(text)
-  })
+  ])
 })
