@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals'
 import { ActionError, CancelledError } from '../../../../src/core/shared/errors.js'
-import type { Files, Logger } from '../../../../src/core/shared/ports.js'
+import type { Files } from '../../../../src/core/shared/ports.js'
 import { Redactor } from '../../../../src/core/shared/redactor.js'
 import type { SnapshotEntry } from '../../../../src/core/snapshot/config.js'
 import type { ToolkitExit, ToolkitRunner } from '../../../../src/core/snapshot/ports.js'
@@ -11,6 +11,7 @@ import {
   toolkitEnv,
   type ToolkitSettings,
 } from '../../../../src/core/snapshot/toolkit.js'
+import { recordingLogger } from '../../../helpers/recording-logger.js'
 
 const RED = (text: string): string => `\u001b[31m${text}\u001b[39m`
 
@@ -53,12 +54,7 @@ async function run(
   options?: Parameters<ToolkitRunner>[2]
 }> {
   const redactor = new Redactor()
-  const log: string[] = []
-  const warnings: string[] = []
-  const logger = {
-    info: (line: string) => void log.push(redactor.redact(line)),
-    warning: (line: string) => void warnings.push(redactor.redact(line)),
-  } as unknown as Logger
+  const { logger, infos: log, warnings } = recordingLogger((line) => redactor.redact(line))
   let options: Parameters<ToolkitRunner>[2] | undefined
   const runToolkit: ToolkitRunner = (_command, _args, given) => {
     options = given
