@@ -154,83 +154,68 @@ const canMakeCgroup = (): boolean => {
   return probe !== undefined
 }
 
+/** What the run says it found of the processes that left its group (none survived). */
+const found = (contained: boolean, escaped: number, outputHeld = false): object => ({
+  contained,
+  escaped,
+  survivors: [],
+  outputHeld,
+})
+
+/** Runs `escaping(...)` as the toolkit, then ends its `sleep <seconds>` whatever the test saw. */
+async function withEscaping(
+  seconds: number,
+  child: Parameters<typeof escaping>,
+  extra: object,
+  check: (exit: Awaited<ReturnType<typeof runProcessGroup>>) => Promise<void>,
+): Promise<void> {
+  try {
+    await check(await runProcessGroup(process.execPath, escaping(...child), options([], extra)))
+  } finally {
+    killAll(sleeping(seconds)())
+  }
+}
+
 describe('runProcessGroup and the processes that leave the group', () => {
   // Old runs waited for the output's end for ever (keep), or ended leaving the child running
-  // with the toolkit's environment (close).
-  test.each([
-    ['keeps', 'keep', 3101],
-    ['closes', 'close', 3102],
-  ] as const)(
-    'a child that calls setsid and %s the output: found and ended at the timeout',
-    async (_what, output, seconds) => {
-      try {
-        const exit = await runProcessGroup(
-          process.execPath,
-          escaping(seconds, output, 'hang'),
-          options([], { timeoutMs: 500 }),
-        )
-        expect(exit.stopped).toEqual({ reason: 'timeout' })
-        expect(exit.processes).toEqual({
-          contained: canMakeCgroup(),
-          escaped: 1,
-          survivors: [],
-          outputHeld: false,
-        })
-        expect(await whenGone(sleeping(seconds))).toEqual([])
-      } finally {
-        killAll(sleeping(seconds)())
-      }
-    },
-    30_000,
-  )
+  // with the toolkit's environment (close). Each test's child sleeps a number of seconds of its own.
+  describe.each([
+    ['keeps', 'keep', 3101, 3103],
+    ['closes', 'close', 3102, 3104],
+  ] as const)('a child that calls setsid and %s the output', (_what, output, hangs, exits) => {
+    test(
+      'found and ended at the timeout',
+      () =>
+        withEscaping(hangs, [hangs, output, 'hang'], { timeoutMs: 500 }, async (exit) => {
+          expect(exit.stopped).toEqual({ reason: 'timeout' })
+          expect(exit.processes).toEqual(found(canMakeCgroup(), 1))
+          expect(await whenGone(sleeping(hangs))).toEqual([])
+        }),
+      30_000,
+    )
 
-  test.each([
-    ['keeps', 'keep', 3103],
-    ['closes', 'close', 3104],
-  ] as const)(
-    'without a cgroup, a child that calls setsid and %s the output is found by its parent or its environment',
-    async (_what, output, seconds) => {
-      try {
-        const exit = await runProcessGroup(
-          process.execPath,
-          escaping(seconds, output, 'exit'),
-          options([], { track: { cgroup: false } }),
-        )
-        expect(exit).toMatchObject({ code: 0, stopped: undefined })
-        expect(exit.processes).toEqual({
-          contained: false,
-          escaped: 1,
-          survivors: [],
-          outputHeld: false,
-        })
-        expect(await whenGone(sleeping(seconds))).toEqual([])
-      } finally {
-        killAll(sleeping(seconds)())
-      }
-    },
-    30_000,
-  )
+    test(
+      'without a cgroup, found by its parent or its environment',
+      () =>
+        withEscaping(exits, [exits, output, 'exit'], { track: { cgroup: false } }, async (exit) => {
+          expect(exit).toMatchObject({ code: 0, stopped: undefined })
+          expect(exit.processes).toEqual(found(false, 1))
+          expect(await whenGone(sleeping(exits))).toEqual([])
+        }),
+      30_000,
+    )
+  })
 
   test('a child that no trace leads to, holding the output: the run ends all the same, and says so', async () => {
     const seconds = 3105
-    try {
-      // It has an environment of its own, calls setsid, and is handed to init when the toolkit
-      // exits before anything looks at its parent: without a cgroup, nothing says it is the
-      // toolkit's.
-      const exit = await runProcessGroup(
-        process.execPath,
-        escaping(seconds, 'keep', 'exit', { PATH: process.env.PATH }),
-        options([], { track: { cgroup: false, pollMs: 600_000 } }),
-      )
-      expect(exit.processes).toEqual({
-        contained: false,
-        escaped: 0,
-        survivors: [],
-        outputHeld: true,
-      })
+    // It has an environment of its own, calls setsid, and is handed to init when the toolkit
+    // exits before anything looks at its parent: without a cgroup, nothing says it is the
+    // toolkit's.
+    const child: Parameters<typeof escaping> = [seconds, 'keep', 'exit', { PATH: process.env.PATH }]
+    await withEscaping(seconds, child, { track: { cgroup: false, pollMs: 600_000 } }, (exit) => {
+      expect(exit.processes).toEqual(found(false, 0, true))
       expect(sleeping(seconds)()).toHaveLength(1)
-    } finally {
-      killAll(sleeping(seconds)())
-    }
+      return Promise.resolve()
+    })
   }, 30_000)
 })
