@@ -105,36 +105,36 @@ describe("deploy's check phase", () => {
     )
   })
 
-  test("the login's registry is decided here: two registries and no 'registry' are refused", async () => {
-    const { logger } = recordingLogger()
-    const error = await checkDeploy(
+  /** The check phase with a login, the images checked, and these images. */
+  const checkLoginFor = (
+    images: Partial<Record<DeployInputName, string>>,
+  ): ReturnType<typeof checkDeploy> =>
+    checkDeploy(
       raw({
         'verify-images': 'auto',
-        'frontend-image': 'a.example/shop/frontend:1',
-        'backend-images': 'b.example/shop/api:1',
         'registry-username': 'ci',
         'registry-password': 'pw-123456',
+        ...images,
       }),
       { parseYaml: JSON.parse },
       { workspace: '/ws' },
-      { logger, files: memoryFiles({}), clock: frozenClock('2026-01-01T00:00:00Z') },
-    ).catch((reason: unknown) => reason)
+      {
+        logger: recordingLogger().logger,
+        files: memoryFiles({}),
+        clock: frozenClock('2026-01-01T00:00:00Z'),
+      },
+    )
+
+  test("the login's registry is decided here: two registries and no 'registry' are refused", async () => {
+    const error = await checkLoginFor({
+      'frontend-image': 'a.example/shop/frontend:1',
+      'backend-images': 'b.example/shop/api:1',
+    }).catch((reason: unknown) => reason)
     expect((error as InputError).input).toBe('registry')
   })
 
   test("one registry: the login is for it, and the check phase's result says so", async () => {
-    const { logger } = recordingLogger()
-    const checked = await checkDeploy(
-      raw({
-        'verify-images': 'auto',
-        'frontend-image': 'a.example/shop/frontend:1',
-        'registry-username': 'ci',
-        'registry-password': 'pw-123456',
-      }),
-      { parseYaml: JSON.parse },
-      { workspace: '/ws' },
-      { logger, files: memoryFiles({}), clock: frozenClock('2026-01-01T00:00:00Z') },
-    )
+    const checked = await checkLoginFor({ 'frontend-image': 'a.example/shop/frontend:1' })
     expect(checked.login?.registry).toBe('a.example')
   })
 })
