@@ -27,6 +27,8 @@ const context: CiContext = {
   registryLoginHelp: 'Check the login.',
 }
 const now = new Date('2026-11-22T10:00:00.000Z')
+/** A build of main whose draw_version and project version are known. */
+const MAIN_BUILD = { branch: 'main', drawVersion: '2.11.3', version: '1.4.0', now }
 
 function inputs(
   given: Partial<Record<BuildImagesInputName, string>> = {},
@@ -51,12 +53,7 @@ function planned(
 
 describe('image plan', () => {
   test('two images by default, with references, SOURCES_PATH and labels', () => {
-    const plans = planned(inputs({ registry: 'r.io' }), context, {
-      branch: 'main',
-      drawVersion: '2.11.3',
-      version: '1.4.0',
-      now,
-    })
+    const plans = planned(inputs({ registry: 'r.io' }), context, MAIN_BUILD)
     expect(plans.map((plan) => plan.kind)).toEqual(['frontend', 'backend'])
     expect(plans[0]).toEqual({
       kind: 'frontend',
@@ -167,12 +164,7 @@ describe('image plan', () => {
   })
 
   test("the project's version is the OCI version label, after draw_version", () => {
-    const plans = planned(inputs({ registry: 'r.io' }), context, {
-      branch: 'main',
-      drawVersion: '2.11.3',
-      version: '1.4.0',
-      now,
-    })
+    const plans = planned(inputs({ registry: 'r.io' }), context, MAIN_BUILD)
     expect(plans[0]?.command.labels.slice(0, 2)).toEqual([
       ['draw_version', '2.11.3'],
       ['org.opencontainers.image.version', '1.4.0'],
