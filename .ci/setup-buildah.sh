@@ -14,26 +14,7 @@ export DEBIAN_FRONTEND=noninteractive
 log() { printf 'setup-buildah: %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-is_installed() {
-  [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" == 'install ok installed' ]]
-}
-
-install_packages() {
-  local -a missing=()
-  local pkg
-  for pkg in "${PACKAGES[@]}"; do is_installed "$pkg" || missing+=("$pkg"); done
-  if ((${#missing[@]} == 0)); then
-    log "already installed: ${PACKAGES[*]}"
-    return
-  fi
-  ((EUID == 0)) || die "installing ${missing[*]} needs root"
-  log "installing: ${missing[*]} (bookworm's: the trixie pin of setup-docker.sh keeps them there)"
-  # None of the recommends: chroot isolation needs no runtime, the vfs driver no fuse-overlayfs.
-  if ! apt-get install -y --no-install-recommends "${missing[@]}"; then
-    apt-get update
-    apt-get install -y --no-install-recommends "${missing[@]}"
-  fi
-}
+source "$(dirname "$0")/debian-packages.sh"
 
 # The first free range after every range /etc/subuid (or subgid) already gives.
 next_range_start() {
@@ -76,6 +57,8 @@ report() {
   log "buildah runs rootless as $ROOTLESS_USER ($(id -u "$ROOTLESS_USER"))"
 }
 
-install_packages
+# Bookworm's: the trixie pin of setup-docker.sh keeps them there. None of the recommends: chroot
+# isolation needs no runtime, the vfs driver no fuse-overlayfs.
+install_missing "${PACKAGES[@]}"
 ensure_user
 report

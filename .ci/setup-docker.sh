@@ -28,6 +28,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 log() { printf 'setup-docker: %s\n' "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
+source "$(dirname "$0")/debian-packages.sh"
 need_root() { ((EUID == 0)) || die "$1 needs root"; }
 
 daemon_answers() { docker info >/dev/null 2>&1; }
@@ -41,10 +42,6 @@ engine_is_current() {
     (($(server_major) >= MIN_ENGINE_MAJOR))
 }
 
-is_installed() {
-  [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" == 'install ok installed' ]]
-}
-
 installed_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
 
 # docker.io is current when its packaged version is 24 or newer (bookworm's is 20.10).
@@ -53,11 +50,6 @@ engine_package_is_current() {
   is_installed docker-buildx || return 1
   version="$(installed_version docker.io)"
   [[ "${version%%.*}" =~ ^[0-9]+$ ]] && ((${version%%.*} >= MIN_ENGINE_MAJOR))
-}
-
-missing_tools() {
-  local pkg
-  for pkg in "${TOOL_PACKAGES[@]}"; do is_installed "$pkg" || printf '%s\n' "$pkg"; done
 }
 
 # The machine's own Debian source (its URIs, mirror and keyring), with the suite renamed: the
@@ -80,26 +72,6 @@ add_engine_suite() {
     printf 'Package: *\nPin: release n=%s\nPin-Priority: 100\n' "$ENGINE_SUITE" >"$SUITE_PIN"
     log "added $SUITE_PIN (priority 100: nothing comes from $ENGINE_SUITE unless asked for)"
   fi
-}
-
-# Stale lists can point at files the mirror no longer has: refresh once and retry.
-apt_install() {
-  if ! apt-get install -y --no-install-recommends "$@"; then
-    log 'install failed, refreshing package lists and retrying'
-    apt-get update
-    apt-get install -y --no-install-recommends "$@"
-  fi
-}
-
-# An image without package lists (or with lists that predate a package) needs an update first.
-lists_lack_candidates() {
-  local pkg candidate
-  compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null || return 0
-  for pkg in "$@"; do
-    candidate="$(apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ { print $2 }')"
-    [[ -n "$candidate" && "$candidate" != '(none)' ]] || return 0
-  done
-  return 1
 }
 
 # Whether this run installed a new engine that must replace a daemon already running.
@@ -125,18 +97,6 @@ install_engine() {
   ENGINE_INSTALLED=true
 }
 
-install_tools() {
-  local -a missing
-  mapfile -t missing < <(missing_tools)
-  if ((${#missing[@]} == 0)); then
-    log 'tools already installed'
-    return
-  fi
-  need_root "installing ${missing[*]}"
-  log "installing: ${missing[*]}"
-  if lists_lack_candidates "${missing[@]}"; then apt-get update; fi
-  apt_install "${missing[@]}"
-}
 
 daemon_process_alive() {
   [[ -s "$DOCKERD_PIDFILE" ]] && kill -0 "$(cat "$DOCKERD_PIDFILE")" 2>/dev/null
@@ -205,7 +165,7 @@ if [[ "${1:-}" == --add-suite-only ]]; then
 fi
 
 install_engine
-install_tools
+install_missing "${TOOL_PACKAGES[@]}"
 stop_old_daemon
 start_daemon
 report_versions

@@ -9,7 +9,7 @@ export DEBIAN_FRONTEND=noninteractive
 bash .ci/setup-docker.sh
 bash .ci/setup-buildah.sh
 bash .ci/setup-cosign.sh
-if [ -f .ci/setup-gitlab.sh ]; then bash .ci/setup-gitlab.sh; fi
+bash .ci/setup-gitlab.sh
 bash .ci/setup-job-image.sh
 # The snapshot suites run the toolkit as the step does as root: in a cgroup of its own, which needs
 # a writable cgroup2 hierarchy. Most Linux machines mount one; mount it where none is.

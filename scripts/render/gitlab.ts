@@ -35,7 +35,7 @@ const secretVariable = (name: string): string =>
 
 function action(id: string): ActionDefinition {
   const found = ACTION_DEFINITIONS.find((definition) => definition.id === id)
-  if (!found) throw new Error(`There is no action '${id}' in src/core/definitions.ts.`)
+  if (!found) throw new Error(`There is no action '${id}' in src/core/action-list.ts.`)
   return found
 }
 

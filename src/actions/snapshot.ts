@@ -6,7 +6,7 @@ import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
 import { filesFor, nodeFiles } from '../tools/files.js'
 import { createGitPort } from '../tools/git.js'
-import { runProcessGroup } from '../tools/process-group.js'
+import { runToolkit } from '../tools/toolkit-runner.js'
 import { isStepDebug } from '../platform/step-debug.js'
 
 export const snapshotAction: Action<SnapshotInputName, CheckedSnapshot> = {
@@ -27,8 +27,7 @@ export const snapshotAction: Action<SnapshotInputName, CheckedSnapshot> = {
       {
         ...platform,
         git: createGitPort({ redact: platform.redact, signal: cancel.signal }),
-        runToolkit: (command, args, options) =>
-          runProcessGroup(command, args, { ...options, cancel }),
+        runToolkit: (command, args, options) => runToolkit(command, args, { ...options, cancel }),
         files: filesFor(cancel),
         clock: systemClock,
         variable: (name) => process.env[name],

@@ -26,12 +26,16 @@ import { BuilderCommandError, type ImageBuilder } from '../core/build-images/por
 import type { RegistryMirrors } from '../core/registry/mirrors.js'
 import { usesPlainHttp } from '../core/registry/reference.js'
 import type { Env } from '../core/shared/env.js'
-import { errorMessage } from '../core/shared/errors.js'
 import type { Exec, ExecResult } from '../core/shared/exec.js'
 import { parseImageReference } from '../core/shared/image-ref.js'
 import type { StepCancellation } from './cancel.js'
 import { jobDockerConfigPath } from './docker.js'
-import { runBuilderCommand, type BuilderCommandOptions } from './builder-command.js'
+import {
+  readPulling,
+  runBuilderCommand,
+  versionsOnce,
+  type BuilderCommandOptions,
+} from './builder-command.js'
 import { stepFolder, type StepFolder } from './step-folder.js'
 
 export interface BuildahOptions {
@@ -53,21 +57,16 @@ export function createBuildah(exec: Exec, options: BuildahOptions): ImageBuilder
   const run = (argv: string[], extra: BuilderCommandOptions = {}): Promise<ExecResult> =>
     runBuilderCommand(exec, 'buildah', buildahCommandName(argv), argv, session?.env, extra)
 
-  let versions: ReturnType<ImageBuilder['versions']> | undefined = options.known?.client
-    ? Promise.resolve(options.known)
-    : undefined
-  const askVersions: ImageBuilder['versions'] = async () => {
-    let result: ExecResult
-    try {
-      result = await exec('buildah', buildahVersionArgv(), { env: session?.env })
-    } catch (error) {
-      return { problem: `the buildah command could not start (${errorMessage(error)})` }
-    }
-    const found = parseBuildahVersion(result.stdout)
-    if (result.code === 0 && found.client) return found
-    const said = result.stderr.trim().split('\n').slice(-3).join(' ')
-    return { ...found, problem: said || `buildah version exited with ${result.code}` }
-  }
+  const versions = versionsOnce(exec, 'buildah', buildahVersionArgv(), session?.env, {
+    known: options.known,
+    answered: (found) => found.client !== undefined,
+    read: (result, said) => {
+      const found = parseBuildahVersion(result.stdout)
+      if (result.code === 0 && found.client) return found
+      return { ...found, problem: said || `buildah version exited with ${result.code}` }
+    },
+    askAgain: false,
+  })
   const inspect = async (reference: string): Promise<BuildahImage> => {
     const { stdout } = await run(buildahInspectArgv(reference, settings))
     const image = parseBuildahInspect(stdout)
@@ -80,21 +79,18 @@ export function createBuildah(exec: Exec, options: BuildahOptions): ImageBuilder
   /** The image as the store holds it, pulled first when it does not. */
   const held = async (reference: string): Promise<BuildahImage> => {
     await session?.reach([reference])
-    try {
-      return await inspect(reference)
-    } catch (error) {
-      if (!(error instanceof BuilderCommandError && saysImageNotKnown(error.tail.join('\n'))))
-        throw error
-    }
-    await run(buildahPullArgv(reference, settings))
-    return inspect(reference)
+    return readPulling(
+      () => inspect(reference),
+      () => run(buildahPullArgv(reference, settings)),
+      saysImageNotKnown,
+    )
   }
 
   return {
     name: 'buildah',
-    versions: () => (versions ??= askVersions()),
+    versions,
     async setup() {
-      const found = await (versions ??= askVersions())
+      const found = await versions()
       return { kind: 'buildah', version: found.client ?? 'unknown', ...settings }
     },
     async login(server, username, password) {

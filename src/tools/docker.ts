@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs'
 import { copyFile, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { secretEnvironment, type HistoryEntry } from '../core/build-images/build-command.js'
+import { secretEnvironment } from '../core/build-images/build-command.js'
 import {
   builderInspectArgv,
   buildArgv,
@@ -32,10 +32,14 @@ import {
 } from '../core/build-images/docker-args.js'
 import { BuilderCommandError, type ImageBuilder } from '../core/build-images/ports.js'
 import type { Env } from '../core/shared/env.js'
-import { errorMessage } from '../core/shared/errors.js'
 import type { Exec, ExecResult } from '../core/shared/exec.js'
 import type { StepCancellation } from './cancel.js'
-import { runBuilderCommand, type BuilderCommandOptions } from './builder-command.js'
+import {
+  readPulling,
+  runBuilderCommand,
+  versionsOnce,
+  type BuilderCommandOptions,
+} from './builder-command.js'
 import { stepFolder } from './step-folder.js'
 
 export interface DockerOptions {
@@ -54,20 +58,17 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): ImageBuil
   const run = (argv: string[], extra: BuilderCommandOptions = {}): Promise<ExecResult> =>
     runBuilderCommand(exec, 'docker', dockerCommandName(argv), argv, options.env, extra)
 
-  let versions: ReturnType<ImageBuilder['versions']> | undefined = options.known?.server
-    ? Promise.resolve(options.known)
-    : undefined
-  const askVersions: ImageBuilder['versions'] = async () => {
-    let result: ExecResult
-    try {
-      result = await exec('docker', versionArgv(), { env: options.env })
-    } catch (error) {
-      return { problem: `the docker command could not start (${errorMessage(error)})` }
-    }
-    const found = parseVersions(result.stdout)
-    const said = result.stderr.trim().split('\n').slice(-3).join(' ')
-    return result.code === 0 || found.server ? found : { ...found, problem: said }
-  }
+  // An answer is kept for the step (the pre-flight check and the platform of the fingerprints
+  // both need it); no answer is asked again, as a Docker-in-Docker service may be starting.
+  const versions = versionsOnce(exec, 'docker', versionArgv(), options.env, {
+    known: options.known,
+    answered: (found) => found.server !== undefined,
+    read: (result, said) => {
+      const found = parseVersions(result.stdout)
+      return result.code === 0 || found.server ? found : { ...found, problem: said }
+    },
+    askAgain: true,
+  })
 
   const askBuilder = async (): Promise<DockerBuilder> => {
     // The docker command itself reads this variable; the exec port adds options.env to ours.
@@ -89,17 +90,13 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): ImageBuil
     return { kind: 'buildkit', ...found }
   }
   let builder: Promise<DockerBuilder> | undefined
+  /** What `read` finds of the image in the engine's store, pulled first when it is not there. */
+  const held = <T>(reference: string, read: () => Promise<T>): Promise<T> =>
+    readPulling(read, () => run(pullArgv(reference)), saysNoSuchImage)
 
   return {
     name: 'docker',
-    // An answer is kept for the step (the pre-flight check and the platform of the fingerprints
-    // both need it); no answer is asked again, as a Docker-in-Docker service may be starting.
-    versions: async () => {
-      versions ??= askVersions()
-      const answer = await versions
-      if (!answer.server) versions = undefined
-      return answer
-    },
+    versions,
     setup: () => (builder ??= askBuilder()),
     async login(server, username, password) {
       await run(loginArgv(server, username), { input: password })
@@ -145,35 +142,16 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): ImageBuil
         )
       return digest
     },
-    async onBuildTriggers(reference) {
-      const inspect = async (): Promise<string[]> => {
+    onBuildTriggers: (reference) =>
+      held(reference, async () => {
         const { stdout } = await run(onBuildArgv(reference))
         const triggers = parseOnBuild(stdout)
         if (triggers) return triggers
         throw new BuilderCommandError('docker image inspect', 'printed no ONBUILD list', [stdout])
-      }
-      try {
-        return await inspect()
-      } catch (error) {
-        if (!(error instanceof BuilderCommandError && saysNoSuchImage(error.tail.join('\n'))))
-          throw error
-      }
-      await run(pullArgv(reference))
-      return inspect()
-    },
+      }),
     // A base that a mirror served as a named context is in BuildKit's store, not the engine's.
-    async history(reference) {
-      const read = async (): Promise<HistoryEntry[]> =>
-        parseHistory((await run(historyArgv(reference))).stdout)
-      try {
-        return await read()
-      } catch (error) {
-        if (!(error instanceof BuilderCommandError && saysNoSuchImage(error.tail.join('\n'))))
-          throw error
-      }
-      await run(pullArgv(reference))
-      return read()
-    },
+    history: (reference) =>
+      held(reference, async () => parseHistory((await run(historyArgv(reference))).stdout)),
     async imageSize(reference) {
       try {
         return parseImageSize((await run(imageSizeArgv(reference))).stdout)

@@ -1,3 +1,14 @@
+// How the actions run programs, and why each way (the one place that says so):
+// - docker and buildah (build-images), and the one `git rev-parse` that reads a local run's commit
+//   and branch (platform/context.ts): @actions/exec, through the Exec port below. It is the
+//   runner's own library for a tool's argv and output; loaded on first use, so deploy on GitLab,
+//   which runs no tool, never loads it.
+// - git for the snapshot's clone, commit and push (tools/git.ts): simple-git, a typed client of
+//   git whose errors do not keep the environment the token travels in (never argv).
+// - the platform's toolkit (tools/toolkit-runner.ts): a process group of its own, with the
+//   processes that leave it tracked, since the toolkit (npx, olympe, node snapshooter.js) starts
+//   children that hold DRAW_PASSWORD. @actions/exec can neither start a program in a group of its
+//   own nor hand back its pid.
 import { CancelledError } from '../core/shared/errors.js'
 import type { Exec, ExecOptions } from '../core/shared/exec.js'
 import { cancelSignalName, type StepCancellation } from './cancel.js'

@@ -1,7 +1,8 @@
-// What Linux says about the processes a tool started, for the runner in process-group.ts. A tool's
-// process group holds what it starts until a process calls setsid (a session and group of its
-// own): from then on only its parent (until that parent exits and it is handed to init), the
-// environment it inherited, and a cgroup it was started in still tie it to the tool.
+// What Linux says about the processes a tool started: for the toolkit's runner
+// (toolkit-runner.ts), and for ending what a cancelled step's other tools started (exec.ts,
+// git.ts). A tool's process group holds what it starts until a process calls setsid (a session
+// and group of its own): from then on only its parent (until that parent exits and it is handed
+// to init), the environment it inherited, and a cgroup it was started in still tie it to the tool.
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'

@@ -12,7 +12,7 @@ import type { GitPort, GitWorktree, SnapshotPorts } from '../../src/core/snapsho
 import { runSnapshot } from '../../src/core/snapshot/run.js'
 import { createGitPort } from '../../src/tools/git.js'
 import { nodeFiles } from '../../src/tools/files.js'
-import { runProcessGroup } from '../../src/tools/process-group.js'
+import { runToolkit as runProcessGroup } from '../../src/tools/toolkit-runner.js'
 import { Cleanup } from './cleanup.js'
 import { PLATFORM_STATE, TOOLKIT_INPUTS } from './fake-toolkit.js'
 import { git } from './git-repos.js'

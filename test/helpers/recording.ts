@@ -1,5 +1,7 @@
-// The one recording logger and reporter of the tests: what a core function logs, outputs and
-// summarises, kept in order so a test can assert on it.
+// The recording logger and reporter of the tests: what a core function logs, outputs and
+// summarises, kept in order so a test can assert on it. `recordingTools` keeps everything, with
+// the level or group in front of each line; `recordingLogger` keeps the lines by level, as the
+// runner's masking would show them.
 import type { Logger, Reporter, Summary } from '../../src/core/shared/ports.js'
 
 export interface Recorded {
@@ -35,4 +37,45 @@ export function recordingTools(): Recorded {
     },
   }
   return { logger, reporter, lines, outputs, summaries }
+}
+
+/** What a step said through its logger, kept for the test to read. */
+export interface RecordingLogger {
+  logger: Logger
+  /** Every line in order: info lines as said, warnings and errors after `warning: ` or `error: `. */
+  lines: string[]
+  infos: string[]
+  warnings: string[]
+  /** Each warning with the title of its annotation, where it has one. */
+  annotations: { message: string; title?: string }[]
+}
+
+/**
+ * A logger that keeps what it is told (debug lines and group titles are not kept: a group only
+ * runs its body). `redact` is applied to each line first, as the runner's masking would.
+ */
+export function recordingLogger(
+  redact: (text: string) => string = (text) => text,
+): RecordingLogger {
+  const lines: string[] = []
+  const infos: string[] = []
+  const warnings: string[] = []
+  const annotations: RecordingLogger['annotations'] = []
+  const logger: Logger = {
+    info: (said) => {
+      const message = redact(said)
+      infos.push(message)
+      lines.push(message)
+    },
+    warning: (said, annotation) => {
+      const message = redact(said)
+      warnings.push(message)
+      annotations.push({ message, title: annotation?.title })
+      lines.push(`warning: ${message}`)
+    },
+    error: (said) => lines.push(`error: ${redact(said)}`),
+    debug: () => undefined,
+    group: (_title, body) => body(),
+  }
+  return { logger, lines, infos, warnings, annotations }
 }

@@ -1,4 +1,5 @@
 import type { RegistryMirrors } from '../registry/mirrors.js'
+import { jsonValue } from '../shared/json-text.js'
 import {
   secretArgv,
   sharedBuildArgv,
@@ -177,12 +178,8 @@ export interface BuildahImage {
 
 /** The image's Docker config, history and manifest; undefined when the output is not that. */
 export function parseBuildahInspect(output: string): BuildahImage | undefined {
-  let document: unknown
-  try {
-    document = JSON.parse(output)
-  } catch {
-    return undefined
-  }
+  const document = jsonValue(output)
+  if (document === undefined) return undefined
   if (!isObject(document)) return undefined
   const docker = isObject(document.Docker) ? document.Docker : {}
   const config = isObject(docker.config) ? docker.config : {}

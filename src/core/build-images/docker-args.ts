@@ -1,6 +1,7 @@
 import { basename } from 'node:path'
 import { DOCKER_HUB, registryName } from '../registry/reference.js'
 import { parseImageReference } from '../shared/image-ref.js'
+import { jsonValue } from '../shared/json-text.js'
 import {
   secretArgv,
   sharedBuildArgv,
@@ -137,12 +138,8 @@ export function buildkitDisabled(value: string | undefined): boolean {
 
 /** `--metadata-file` JSON: `containerimage.digest` is the digest of what was pushed. */
 export function parseBuildMetadata(text: string): string | undefined {
-  let document: unknown
-  try {
-    document = JSON.parse(text)
-  } catch {
-    return undefined
-  }
+  const document = jsonValue(text)
+  if (document === undefined) return undefined
   const digest = stringAt(document, 'containerimage.digest')
   return digest && /^sha256:[0-9a-f]{64}$/.test(digest) ? digest : undefined
 }
@@ -222,12 +219,8 @@ export function parsePushDigest(output: string, reference: string): string | und
 
 /** `docker version --format '{{json .}}'` prints the client part even when no daemon answers. */
 export function parseVersions(output: string): BuilderVersions {
-  let document: unknown
-  try {
-    document = JSON.parse(output.trim())
-  } catch {
-    return {}
-  }
+  const document = jsonValue(output.trim())
+  if (document === undefined) return {}
   const os = stringAt(document, 'Server', 'Os')
   const arch = stringAt(document, 'Server', 'Arch')
   return {

@@ -172,37 +172,39 @@ class ShellWord {
       } else words.addChar(taken)
       result += taken
     }
-    if (stop !== undefined)
-      throw new ShellSyntaxError(`unexpected end of statement while looking for matching ${stop}`)
+    if (stop !== undefined) throw unmatched(stop)
     return { word: result, words: words.getWords() }
   }
 
-  private processSingleQuote(): string {
+  /** Reads a quoted word's opening quote: kept in the word with `rawQuotes`. */
+  private openQuote(): string {
     const quote = this.next() as string
-    let result = this.options.rawQuotes ? quote : ''
+    return this.options.rawQuotes ? quote : ''
+  }
+
+  /** The quoted text once its closing quote is read: the quote kept with `rawQuotes`. */
+  private closeQuote(text: string, quote: string): string {
+    return this.options.rawQuotes ? text + quote : text
+  }
+
+  private processSingleQuote(): string {
+    let result = this.openQuote()
     for (;;) {
       const ch = this.next()
-      if (ch === undefined)
-        throw new ShellSyntaxError(
-          'unexpected end of statement while looking for matching single-quote',
-        )
-      if (ch === "'") return this.options.rawQuotes ? result + ch : result
+      if (ch === undefined) throw unmatched('single-quote')
+      if (ch === "'") return this.closeQuote(result, ch)
       result += ch
     }
   }
 
   private processDoubleQuote(): string {
-    const quote = this.next() as string
-    let result = this.options.rawQuotes ? quote : ''
+    let result = this.openQuote()
     for (;;) {
       const ch = this.peek()
-      if (ch === undefined)
-        throw new ShellSyntaxError(
-          'unexpected end of statement while looking for matching double-quote',
-        )
+      if (ch === undefined) throw unmatched('double-quote')
       if (ch === '"') {
         this.next()
-        return this.options.rawQuotes ? result + ch : result
+        return this.closeQuote(result, ch)
       }
       if (ch === '$') {
         result += this.processDollar()
@@ -297,4 +299,9 @@ class ShellWord {
     }
     return name
   }
+}
+
+/** The statement ended inside a quote or a brace: BuildKit's words for it. */
+function unmatched(what: string): ShellSyntaxError {
+  return new ShellSyntaxError(`unexpected end of statement while looking for matching ${what}`)
 }

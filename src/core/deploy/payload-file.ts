@@ -1,10 +1,9 @@
-import { resolve } from 'node:path'
 import * as v from 'valibot'
-import { errorMessage, InputError, quote } from '../shared/errors.js'
+import { InputError, quote } from '../shared/errors.js'
 import { describeIssues } from '../shared/issues.js'
 import { parseJsonText } from '../shared/json-text.js'
 import type { Files } from '../shared/ports.js'
-import { inWorkspace } from '../shared/workspace-file.js'
+import { readWorkspaceFile } from '../shared/workspace-file.js'
 import { BasePayloadSchema, PAYLOAD_WORDING, type BasePayload } from './payload-schema.js'
 
 /** A payload is a few hundred bytes; a file a thousand times larger is not one. */
@@ -43,34 +42,17 @@ export async function readBasePayload(
 }
 
 async function readPayloadText(path: string, workspace: string, files: Files): Promise<string> {
-  const fullPath = resolve(workspace, path)
-  const found = await files.stat(fullPath)
-  if (!found)
-    throw payloadFileError(
-      path,
-      `there is no file at ${quote(fullPath)}; give a path relative to the workspace`,
-    )
-  const inside = await inWorkspace(fullPath, workspace, files)
-  if ('problem' in inside)
-    throw payloadFileError(
-      path,
-      `${inside.problem}; keep the payload file in the repository (a symbolic link that stays inside it is fine)`,
-    )
-  if (found.kind === 'directory')
-    throw payloadFileError(path, 'it is a directory; give the path of a JSON file')
-  if (found.kind !== 'file')
-    throw payloadFileError(
-      path,
-      'it is not a regular file (a FIFO, a socket or a device), which the step could wait on forever; give the path of a JSON file',
-    )
-  if (found.size > MAX_PAYLOAD_FILE_BYTES)
-    throw payloadFileError(
-      path,
-      `it is ${found.size} bytes, more than the 1 MiB (${MAX_PAYLOAD_FILE_BYTES} bytes) a payload file may have; check that it is the right file`,
-    )
-  try {
-    return await files.readText(inside.real)
-  } catch (error) {
-    throw payloadFileError(path, `cannot read it (${errorMessage(error)})`)
-  }
+  const read = await readWorkspaceFile(path, workspace, files, MAX_PAYLOAD_FILE_BYTES, {
+    missing: 'give a path relative to the workspace',
+    outside:
+      'keep the payload file in the repository (a symbolic link that stays inside it is fine)',
+    notAFile: (kind) =>
+      kind === 'directory'
+        ? 'it is a directory; give the path of a JSON file'
+        : 'it is not a regular file (a FIFO, a socket or a device), which the step could wait on forever; give the path of a JSON file',
+    tooLarge: (size) =>
+      `it is ${size} bytes, more than the 1 MiB (${MAX_PAYLOAD_FILE_BYTES} bytes) a payload file may have; check that it is the right file`,
+  })
+  if ('problem' in read) throw payloadFileError(path, read.problem)
+  return read.text
 }

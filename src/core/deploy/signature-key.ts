@@ -1,7 +1,6 @@
-import { resolve } from 'node:path'
-import { errorMessage, InputError, quote } from '../shared/errors.js'
+import { InputError, quote } from '../shared/errors.js'
 import type { Files } from '../shared/ports.js'
-import { inWorkspace } from '../shared/workspace-file.js'
+import { readWorkspaceFile } from '../shared/workspace-file.js'
 import { looksLikePem } from '../signing/pem.js'
 import { parsePublicKey, PUBLIC_KEY_EXPECTED, type PublicKeyInfo } from '../signing/public-key.js'
 import { keyVerifier, type SignatureVerifier } from '../signing/signer.js'
@@ -42,40 +41,19 @@ function keyFileError(path: string, problem: string): InputError {
 }
 
 /**
- * The public key in a file of the workspace (see inWorkspace): a regular file of at most
+ * The public key in a file of the workspace (see readWorkspaceFile): a regular file of at most
  * 64 KiB.
  */
 async function readKeyFile(path: string, workspace: string, files: Files): Promise<PublicKeyInfo> {
-  const full = resolve(workspace, path)
-  const found = await files.stat(full)
-  if (!found)
-    throw keyFileError(
-      path,
-      `there is no file at ${quote(full)}; give the public key's PEM text, or its path relative to the workspace`,
-    )
-  const inside = await inWorkspace(full, workspace, files)
-  if ('problem' in inside)
-    throw keyFileError(
-      path,
-      `${inside.problem}; keep the public key in the repository, or give its PEM text`,
-    )
-  if (found.kind !== 'file')
-    throw keyFileError(
-      path,
-      'it is not a regular file; give the path of the public key (cosign.pub)',
-    )
-  if (found.size > MAX_KEY_FILE_BYTES)
-    throw keyFileError(
-      path,
-      `it is ${found.size} bytes, more than the ${MAX_KEY_FILE_BYTES} a public key file may have; check that it is cosign.pub`,
-    )
-  let text: string
-  try {
-    text = await files.readText(inside.real)
-  } catch (error) {
-    throw keyFileError(path, `cannot read it (${errorMessage(error)})`)
-  }
-  const key = parsePublicKey(text)
+  const read = await readWorkspaceFile(path, workspace, files, MAX_KEY_FILE_BYTES, {
+    missing: "give the public key's PEM text, or its path relative to the workspace",
+    outside: 'keep the public key in the repository, or give its PEM text',
+    notAFile: () => 'it is not a regular file; give the path of the public key (cosign.pub)',
+    tooLarge: (size) =>
+      `it is ${size} bytes, more than the ${MAX_KEY_FILE_BYTES} a public key file may have; check that it is cosign.pub`,
+  })
+  if ('problem' in read) throw keyFileError(path, read.problem)
+  const key = parsePublicKey(read.text)
   if ('problem' in key) throw keyFileError(path, `the file ${key.problem}`)
   return key
 }

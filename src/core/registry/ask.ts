@@ -21,6 +21,18 @@ export class Unreachable extends Error {
   override readonly name = 'Unreachable'
 }
 
+/** What `write` says went wrong (undefined: nothing), an unreachable registry's message too. */
+export async function writeProblem(
+  write: () => Promise<string | undefined>,
+): Promise<string | undefined> {
+  try {
+    return await write()
+  } catch (error) {
+    if (error instanceof Unreachable) return error.message
+    throw error
+  }
+}
+
 export interface AskPorts {
   http: HttpClient
   clock: Clock

@@ -1,4 +1,4 @@
-import { Unreachable } from './ask.js'
+import { writeProblem } from './ask.js'
 import { errorCodesOf } from './manifests.js'
 import { isRefusal, type RegistrySession } from './session.js'
 
@@ -12,12 +12,12 @@ const MAX_ANSWER_BYTES = 64 * 1024
  * with the bytes. `digest` must be the SHA-256 of `text`'s UTF-8 bytes. Undefined once the
  * registry holds it, else why not.
  */
-export async function pushBlob(
+export function pushBlob(
   session: RegistrySession,
   digest: string,
   text: string,
 ): Promise<string | undefined> {
-  try {
+  return writeProblem(async () => {
     const head = await session.send({
       method: 'HEAD',
       path: `blobs/${digest}`,
@@ -25,14 +25,13 @@ export async function pushBlob(
     })
     if (isRefusal(head)) return head.detail
     if (head.status === 200) return undefined
-    const start = await session.send({
+    const start = await session.sendWrite({
       method: 'POST',
       path: 'blobs/uploads/',
       headers: { 'Content-Length': '0' },
       maxBodyBytes: MAX_ANSWER_BYTES,
     })
-    if (isRefusal(start)) return start.detail
-    if (start.status === 401 || start.status === 403) return session.refused(start.status).detail
+    if (typeof start === 'string') return start
     const location = start.headers.location
     if (start.status !== 202 || !location)
       return `the registry answered HTTP ${start.status}${errorCodesOf(start.body)} to the start of an upload${start.status === 202 ? ', with no Location' : ''}`
@@ -43,7 +42,7 @@ export async function pushBlob(
       return `the registry gave an upload address that is not a URL ('${session.shown(location, 120)}')`
     }
     at.searchParams.set('digest', digest)
-    const put = await session.send({
+    const put = await session.sendWrite({
       method: 'PUT',
       path: '',
       at,
@@ -51,13 +50,9 @@ export async function pushBlob(
       body: text,
       maxBodyBytes: MAX_ANSWER_BYTES,
     })
-    if (isRefusal(put)) return put.detail
-    if (put.status === 401 || put.status === 403) return session.refused(put.status).detail
+    if (typeof put === 'string') return put
     if (put.status !== 201 && put.status !== 204)
       return `the registry answered HTTP ${put.status}${errorCodesOf(put.body)} to the upload of ${digest}`
     return undefined
-  } catch (error) {
-    if (error instanceof Unreachable) return error.message
-    throw error
-  }
+  })
 }

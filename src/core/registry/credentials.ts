@@ -1,5 +1,6 @@
 import { parseImageReference } from '../shared/image-ref.js'
 import { refine } from '../shared/inputs.js'
+import { isPortNumber, PORT_RANGE } from '../shared/port-number.js'
 
 /** Where images go: `docker login` needs the host alone, references need the namespace too. */
 export interface RegistryTarget {
@@ -43,8 +44,8 @@ export function parseRegistry(raw: string): RegistryTarget | { problem: string }
   if (typeof parsed === 'string' || parsed.domain !== host)
     return { problem: `is not a registry host; ${REGISTRY_EXPECTED}` }
   const port = /:(\d+)$/.exec(host)?.[1]
-  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535))
-    return { problem: `has port ${port}, which is not from 1 to 65535; ${REGISTRY_EXPECTED}` }
+  if (port !== undefined && !isPortNumber(port))
+    return { problem: `has port ${port}, which is not ${PORT_RANGE}; ${REGISTRY_EXPECTED}` }
   return { host, prefix }
 }
 

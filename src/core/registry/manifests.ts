@@ -3,7 +3,7 @@ import { errorMessage } from '../shared/errors.js'
 import type { HttpResponse } from '../shared/http.js'
 import { isLoopbackHost } from '../shared/loopback.js'
 import { parseJsonText } from '../shared/json-text.js'
-import { ask, Unreachable } from './ask.js'
+import { ask, Unreachable, writeProblem } from './ask.js'
 import { isRefusal, type RegistrySession, type Refusal } from './session.js'
 
 /**
@@ -43,8 +43,6 @@ const CONFIG_TYPES = new Set([
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024
 /** An image configuration: history and inline cache metadata included, far below this. */
 const MAX_CONFIG_BYTES = 8 * 1024 * 1024
-/** Registries send blobs from their storage (S3, a CDN) through a redirect or two. */
-const MAX_REDIRECTS = 3
 
 /** A manifest as the registry holds it: its bytes (valid UTF-8 JSON), type and digest. */
 export interface Manifest {
@@ -112,21 +110,20 @@ export async function readImage(
 }
 
 /** PUTs `manifest` under `tag`; undefined when the tag now names it, else why not. */
-export async function tagManifest(
+export function tagManifest(
   session: RegistrySession,
   manifest: Manifest,
   tag: string,
 ): Promise<string | undefined> {
-  try {
-    const put = await session.send({
+  return writeProblem(async () => {
+    const put = await session.sendWrite({
       method: 'PUT',
       path: `manifests/${tag}`,
       headers: { 'Content-Type': manifest.mediaType },
       body: manifest.body,
       maxBodyBytes: 64 * 1024,
     })
-    if (isRefusal(put)) return put.detail
-    if (put.status === 401 || put.status === 403) return session.refused(put.status).detail
+    if (typeof put === 'string') return put
     if (put.status !== 201 && put.status !== 200)
       return `the registry answered HTTP ${put.status}${errorCodesOf(put.body)}`
     // The registry says which digest the tag now names; when it does not, ask it.
@@ -144,10 +141,7 @@ export async function tagManifest(
     if (digest !== manifest.digest)
       return `the registry gave the tag ${digest ? `'${digest}'` : 'no digest'}, not ${manifest.digest}`
     return undefined
-  } catch (error) {
-    if (error instanceof Unreachable) return error.message
-    throw error
-  }
+  })
 }
 
 export type Got =
@@ -314,6 +308,9 @@ export async function getBlob(
 function isRedirect(status: number): boolean {
   return status === 301 || status === 302 || status === 303 || status === 307 || status === 308
 }
+
+/** Registries send blobs from their storage (S3, a CDN) through a redirect or two. */
+const MAX_REDIRECTS = 3
 
 function redirectTarget(response: HttpResponse, origin: string, hops: number): URL | string {
   if (hops >= MAX_REDIRECTS) return `more than ${MAX_REDIRECTS} redirects`

@@ -93,6 +93,18 @@ export class RegistrySession {
     return this.once(request)
   }
 
+  /**
+   * `send` for a write: its refusal, or a login the registry refused (HTTP 401, 403), comes back
+   * as what to tell the user.
+   */
+  async sendWrite(request: SessionRequest): Promise<HttpResponse | string> {
+    const response = await this.send(request)
+    if (isRefusal(response)) return response.detail
+    if (response.status === 401 || response.status === 403)
+      return this.refused(response.status).detail
+    return response
+  }
+
   /** `by` (the registry, or its token service) refused the login, or anonymous access. */
   refused(status: number, by = 'the registry'): Refusal {
     const login = this.credentials

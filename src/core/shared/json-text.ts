@@ -16,6 +16,18 @@ export function parseJsonText(text: string): { value: unknown } | { problem: str
   }
 }
 
+/**
+ * JSON that a tool or a registry wrote, where a failure needs no position: its value, or
+ * undefined when it is not JSON (no JSON text parses to undefined).
+ */
+export function jsonValue(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
+  }
+}
+
 function where(text: string, offset: number): string {
   const before = text.slice(0, offset)
   const line = before.split('\n').length

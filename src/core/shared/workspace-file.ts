@@ -1,6 +1,6 @@
-import { isAbsolute, relative, sep } from 'node:path'
-import { quote } from './errors.js'
-import type { Files } from './ports.js'
+import { isAbsolute, relative, resolve, sep } from 'node:path'
+import { errorMessage, quote } from './errors.js'
+import type { Files, PathKind } from './ports.js'
 
 /**
  * A file the user names (`payload-file`, a public key) must be in the workspace once every
@@ -20,4 +20,42 @@ export async function inWorkspace(
   const way = relative(root, real)
   if (way !== '..' && !way.startsWith(`..${sep}`) && !isAbsolute(way)) return { real }
   return { problem: `it resolves to ${quote(real)}, outside the workspace ${quote(root)}` }
+}
+
+/** What each input adds to the problems of its file: what to do, in its own words. */
+export interface WorkspaceFileAdvice {
+  /** After `there is no file at '<path>'; `. */
+  missing: string
+  /** After the problem of a file that resolves outside the workspace. */
+  outside: string
+  /** The whole problem of a directory or of a file that is not a regular one. */
+  notAFile: (kind: Exclude<PathKind, 'file'>) => string
+  /** The whole problem of a file larger than `maxBytes`. */
+  tooLarge: (size: number) => string
+}
+
+/**
+ * The text of a file the user names, `path` relative to the workspace: a regular file (a FIFO or
+ * a device would block the step forever), inside the workspace (see inWorkspace), of at most
+ * `maxBytes`; or the problem, each kind worded once, with what the input's `advice` adds.
+ */
+export async function readWorkspaceFile(
+  path: string,
+  workspace: string,
+  files: Pick<Files, 'stat' | 'realpath' | 'readText'>,
+  maxBytes: number,
+  advice: WorkspaceFileAdvice,
+): Promise<{ text: string } | { problem: string }> {
+  const fullPath = resolve(workspace, path)
+  const found = await files.stat(fullPath)
+  if (!found) return { problem: `there is no file at ${quote(fullPath)}; ${advice.missing}` }
+  const inside = await inWorkspace(fullPath, workspace, files)
+  if ('problem' in inside) return { problem: `${inside.problem}; ${advice.outside}` }
+  if (found.kind !== 'file') return { problem: advice.notAFile(found.kind) }
+  if (found.size > maxBytes) return { problem: advice.tooLarge(found.size) }
+  try {
+    return { text: await files.readText(inside.real) }
+  } catch (error) {
+    return { problem: `cannot read it (${errorMessage(error)})` }
+  }
 }

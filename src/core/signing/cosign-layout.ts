@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { jsonValue } from '../shared/json-text.js'
 
 /**
  * Cosign's key-based signatures as cosign 2 writes and reads them (sigstore's "simple signing"):
@@ -66,12 +67,8 @@ export interface PayloadClaims {
 }
 
 export function readPayload(text: string): PayloadClaims | { problem: string } {
-  let document: unknown
-  try {
-    document = JSON.parse(text)
-  } catch {
-    return { problem: 'its payload is not JSON' }
-  }
+  const document = jsonValue(text)
+  if (document === undefined) return { problem: 'its payload is not JSON' }
   const critical = field(document, 'critical')
   const digest = field(field(critical, 'image'), 'docker-manifest-digest')
   if (typeof digest !== 'string' || digest === '')

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { decimalMinutes, refine } from '../shared/inputs.js'
+import { isPortNumber, PORT_RANGE } from '../shared/port-number.js'
 import { splitCommand } from './command.js'
 
 /** The snapshot inputs that need a rule of their own, each from its text to its value. */
@@ -27,10 +28,9 @@ export const orchestratorHost = refine<string | undefined>((raw) => {
 
 export const optionalPort = refine<number | undefined>((raw) => {
   if (raw === '') return undefined
-  const port = Number(raw)
-  if (!/^\d+$/.test(raw) || port < 1 || port > 65535)
-    return { problem: 'expected a port number from 1 to 65535 (443 makes the toolkit use TLS)' }
-  return port
+  if (!isPortNumber(raw))
+    return { problem: `expected a port number ${PORT_RANGE} (443 makes the toolkit use TLS)` }
+  return Number(raw)
 })
 
 export const gitUserName = refine<string | undefined>((raw) => {

@@ -101,6 +101,14 @@ export interface ToolkitProcesses {
   outputHeld: boolean
 }
 
+/** A run that left no process running (or never started one). */
+export const NOTHING_LEFT: ToolkitProcesses = {
+  contained: true,
+  escaped: 0,
+  survivors: [],
+  outputHeld: false,
+}
+
 /**
  * Runs the toolkit in a process group of its own, so that stopping it (timeout, cancellation)
  * stops every process it started, not only the first. Throws only when it cannot start.

@@ -2,7 +2,12 @@ import { join } from 'node:path'
 import { ActionError, CancelledError, errorMessage, quote } from '../shared/errors.js'
 import { commandLine } from '../shared/exec.js'
 import type { SnapshotEntry } from './config.js'
-import type { SnapshotPorts, ToolkitExit, ToolkitProcesses } from './ports.js'
+import {
+  NOTHING_LEFT,
+  type SnapshotPorts,
+  type ToolkitExit,
+  type ToolkitProcesses,
+} from './ports.js'
 
 export interface ToolkitSettings {
   argv: string[]
@@ -63,13 +68,6 @@ export async function exportEntry(
   if (result.stopped || result.code !== 0) throw toolkitFailure(entry, settings, result, last)
   const warning = leftBehind(entry, processesOf(result))
   if (warning) tools.logger.warning(warning)
-}
-
-const NOTHING_LEFT: ToolkitProcesses = {
-  contained: true,
-  escaped: 0,
-  survivors: [],
-  outputHeld: false,
 }
 
 const processesOf = (result: ToolkitExit): ToolkitProcesses => result.processes ?? NOTHING_LEFT

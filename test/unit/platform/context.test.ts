@@ -66,26 +66,31 @@ describe('the CI context', () => {
     })
   })
 
-  test('GitHub, a pull request: its head branch, never the merge ref', async () => {
-    const context = await detect(await fixtureEnv('github_pull_request'))
-    expect(context).toMatchObject({
-      event: 'pull_request',
-      isPullRequest: true,
-      branch: 'feature/login',
-      defaultBranch: 'master',
-    })
-  })
-
-  test('GitHub, a manual run on GitHub Enterprise Server', async () => {
-    const context = await detect(await fixtureEnv('github_workflow_dispatch'))
-    expect(context).toMatchObject({
-      event: 'workflow_dispatch',
-      isPullRequest: false,
-      branch: 'main',
-      defaultBranch: 'main',
-      runId: '77',
-      repositoryUrl: 'https://github.acme.internal/acme/shop',
-    })
+  test.each([
+    [
+      'a pull request: its head branch, never the merge ref',
+      'github_pull_request',
+      {
+        event: 'pull_request',
+        isPullRequest: true,
+        branch: 'feature/login',
+        defaultBranch: 'master',
+      },
+    ],
+    [
+      'a manual run on GitHub Enterprise Server',
+      'github_workflow_dispatch',
+      {
+        event: 'workflow_dispatch',
+        isPullRequest: false,
+        branch: 'main',
+        defaultBranch: 'main',
+        runId: '77',
+        repositoryUrl: 'https://github.acme.internal/acme/shop',
+      },
+    ],
+  ])('GitHub, %s', async (_name, fixture, expected) => {
+    expect(await detect(await fixtureEnv(fixture))).toMatchObject(expected)
   })
 
   test('GitHub, a tag: no branch', async () => {

@@ -43,15 +43,15 @@ describe('reuseRecordsFor: where the CI keeps what the default branch built', ()
   })
 })
 
+/** The records kept in the folder OLYMPE_REUSE_RECORDS names, in the project folder given. */
+const recordsIn = (folder: string, project: string): ReturnType<typeof cacheFolderRecords> =>
+  cacheFolderRecords({ OLYMPE_REUSE_RECORDS: folder }, nodeFiles, project)
+
 describe('cacheFolderRecords: one JSON file in the cached folder', () => {
   test('added records are found, exactly; the file keeps the newest', async () => {
     await withCleanup(async (cleanup) => {
       const project = await cleanup.tempDir('olympe-records-')
-      const records = cacheFolderRecords(
-        { OLYMPE_REUSE_RECORDS: '.olympe-reuse' },
-        nodeFiles,
-        project,
-      )
+      const records = recordsIn('.olympe-reuse', project)
       if (!records) throw new Error('no store')
       expect(await records.has(RECORD)).toBe(false)
       expect(await records.add([RECORD])).toBeUndefined()
@@ -72,22 +72,14 @@ describe('cacheFolderRecords: one JSON file in the cached folder', () => {
       const project = await cleanup.tempDir('olympe-records-')
       const outside = await cleanup.tempDir('olympe-outside-')
       await symlink(outside, join(project, '.olympe-reuse'))
-      const linked = cacheFolderRecords(
-        { OLYMPE_REUSE_RECORDS: '.olympe-reuse' },
-        nodeFiles,
-        project,
-      )
+      const linked = recordsIn('.olympe-reuse', project)
       expect(await linked?.add([RECORD])).toBe(
         "'.olympe-reuse' leads through a symbolic link, which is never followed",
       )
       await expect(linked?.has(RECORD)).rejects.toThrow(
         "'.olympe-reuse' leads through a symbolic link, which is never followed",
       )
-      const escaping = cacheFolderRecords(
-        { OLYMPE_REUSE_RECORDS: '../elsewhere' },
-        nodeFiles,
-        project,
-      )
+      const escaping = recordsIn('../elsewhere', project)
       expect(await escaping?.add([RECORD])).toBe(
         "OLYMPE_REUSE_RECORDS '../elsewhere' is not a folder inside the project folder",
       )
@@ -99,11 +91,7 @@ describe('cacheFolderRecords: one JSON file in the cached folder', () => {
       const project = await cleanup.tempDir('olympe-records-')
       await mkdir(join(project, '.olympe-reuse'))
       await writeFile(join(project, '.olympe-reuse/records.json'), '{not json')
-      const records = cacheFolderRecords(
-        { OLYMPE_REUSE_RECORDS: '.olympe-reuse' },
-        nodeFiles,
-        project,
-      )
+      const records = recordsIn('.olympe-reuse', project)
       expect(await records?.add([RECORD])).toBeUndefined()
       expect(await records?.has(RECORD)).toBe(true)
     })

@@ -55,6 +55,51 @@ async function run(
   }
 }
 
+const BUILDKIT_FAILURE = [
+  '#4 [1/2] FROM docker.io/olympeio/backend-base:stable',
+  '#4 CACHED',
+  '',
+  '#5 [internal] load build context',
+  '#5 transferring context: 2B done',
+  '#5 DONE 0.0s',
+  '',
+  '#6 [2/2] COPY dist/nodee /home/node/app',
+  '#6 ERROR: failed to calculate checksum of ref 79ac02b4-34fc-4161-adbb-dc99242a6a14::eqlfhw6obr015we5u65x9l9nr: "/dist/nodee": not found',
+  '------',
+  ' > [2/2] COPY dist/nodee /home/node/app:',
+  '------',
+  'backend.Dockerfile:3',
+  '--------------------',
+  '   1 |     FROM olympeio/backend-base:stable',
+  '   2 |     ARG SOURCES_PATH',
+  '   3 | >>> COPY dist/nodee /home/node/app',
+  '   4 |     ',
+  '--------------------',
+  'ERROR: failed to solve: failed to compute cache key: failed to calculate checksum of ref 79ac02b4-34fc-4161-adbb-dc99242a6a14::eqlfhw6obr015we5u65x9l9nr: "/dist/nodee": not found',
+]
+
+/** The legacy builder's tail: its deprecation banner, a blank line, the failing step. */
+const LEGACY_FAILURE = [
+  'DEPRECATED: The legacy builder is deprecated and will be removed in a future release.',
+  '            Install the buildx component to build images with BuildKit:',
+  '            https://docs.docker.com/go/buildx/',
+  '',
+  'Step 3/3 : RUN exit 3',
+]
+
+/** The message of a backend build whose `command` failed with this output `tail`. */
+async function failWith(tail: string[], command = 'docker buildx build'): Promise<string> {
+  const docker = fakeDocker()
+  docker.build = () => Promise.reject(new BuilderCommandError(command, 'exited with 1', tail))
+  const { logger } = recordingTools()
+  const error = await buildAndPush(
+    [planFor('backend')],
+    { push: true, loggedIn: true, loginHelp: HELP },
+    { builder: docker, logger, redact },
+  ).catch((caught: unknown) => caught)
+  return (error as Error).message
+}
+
 describe('build and push', () => {
   test('the three builds run side by side, each pushed after its own build', async () => {
     const docker = fakeDocker({ buildMs: { frontend: 30, backend: 5, codeasdata: 15 } })
@@ -106,26 +151,8 @@ describe('build and push', () => {
   })
 
   test('the legacy builder banner and blank lines are left out of the tail', async () => {
-    const docker = fakeDocker()
-    docker.build = () =>
-      Promise.reject(
-        new BuilderCommandError('docker build', 'exited with 1', [
-          'DEPRECATED: The legacy builder is deprecated and will be removed in a future release.',
-          '            Install the buildx component to build images with BuildKit:',
-          '            https://docs.docker.com/go/buildx/',
-          '',
-          'Step 3/3 : RUN exit 3',
-        ]),
-      )
-    const { logger } = recordingTools()
-    const error = await buildAndPush(
-      [planFor('backend')],
-      { push: true, loggedIn: true, loginHelp: HELP },
-      { builder: docker, logger, redact },
-    ).catch((caught: unknown) => caught)
-    expect((error as Error).message).toContain(
-      'Last lines of its output:\n  Step 3/3 : RUN exit 3\nFix',
-    )
+    const message = await failWith(LEGACY_FAILURE, 'docker build')
+    expect(message).toContain('Last lines of its output:\n  Step 3/3 : RUN exit 3\nFix')
   })
 
   test('the failure names the image, the command, its output tail and the fix', async () => {
@@ -246,43 +273,8 @@ describe('the builder decides where images go', () => {
 
 // The end of `docker buildx build --progress=plain` output for a COPY whose source is missing
 // (Docker 26.1.5, buildx 0.13.1), verbatim.
-const BUILDKIT_FAILURE = [
-  '#4 [1/2] FROM docker.io/olympeio/backend-base:stable',
-  '#4 CACHED',
-  '',
-  '#5 [internal] load build context',
-  '#5 transferring context: 2B done',
-  '#5 DONE 0.0s',
-  '',
-  '#6 [2/2] COPY dist/nodee /home/node/app',
-  '#6 ERROR: failed to calculate checksum of ref 79ac02b4-34fc-4161-adbb-dc99242a6a14::eqlfhw6obr015we5u65x9l9nr: "/dist/nodee": not found',
-  '------',
-  ' > [2/2] COPY dist/nodee /home/node/app:',
-  '------',
-  'backend.Dockerfile:3',
-  '--------------------',
-  '   1 |     FROM olympeio/backend-base:stable',
-  '   2 |     ARG SOURCES_PATH',
-  '   3 | >>> COPY dist/nodee /home/node/app',
-  '   4 |     ',
-  '--------------------',
-  'ERROR: failed to solve: failed to compute cache key: failed to calculate checksum of ref 79ac02b4-34fc-4161-adbb-dc99242a6a14::eqlfhw6obr015we5u65x9l9nr: "/dist/nodee": not found',
-]
 
 describe('BuildKit failures', () => {
-  async function failWith(tail: string[]): Promise<string> {
-    const docker = fakeDocker()
-    docker.build = () =>
-      Promise.reject(new BuilderCommandError('docker buildx build', 'exited with 1', tail))
-    const { logger } = recordingTools()
-    const error = await buildAndPush(
-      [planFor('backend')],
-      { push: true, loggedIn: true, loginHelp: HELP },
-      { builder: docker, logger, redact },
-    ).catch((caught: unknown) => caught)
-    return (error as Error).message
-  }
-
   test('the tail starts at the failing step, and a missing COPY source points at .dockerignore', async () => {
     expect(await failWith(BUILDKIT_FAILURE)).toBe(
       [

@@ -6,13 +6,11 @@ import {
 } from '../../../../src/core/build-images/definition.js'
 import { runBuildImages } from '../../../../src/core/build-images/run.js'
 import { withDefaults } from '../../../../src/core/definition.js'
-import type { CiContext } from '../../../../src/core/shared/context.js'
 import { ActionError, InputError } from '../../../../src/core/shared/errors.js'
 import type { Files } from '../../../../src/core/shared/ports.js'
-import { fakeBuilders, fakeDocker } from '../../../helpers/docker-fake.js'
-import { recordingTools } from '../../../helpers/recording.js'
-import { failure, fakeNetwork } from '../../../helpers/fake-registry.js'
-import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
+import { fakeDocker, type FakeDocker } from '../../../helpers/docker-fake.js'
+import { memoryFiles } from '../../../helpers/memory-files.js'
+import { buildImagesPorts, PUSH_TO_MAIN } from '../../../helpers/unit-fakes.js'
 
 const DOCKERFILE = 'FROM base\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n'
 const DOCKERFILES: Record<string, string> = {
@@ -24,17 +22,7 @@ const BUILT: Record<string, string> = {
   '/p/dist/node/main.js': '',
 }
 
-const context: CiContext = {
-  platform: 'github',
-  workspace: '/p',
-  event: 'push',
-  isPullRequest: false,
-  branch: 'main',
-  defaultBranch: 'main',
-  sha: '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d',
-  repository: 'acme/shop',
-  registryLoginHelp: 'Check the login.',
-}
+const context = PUSH_TO_MAIN
 
 /** Files that count each read of a Dockerfile, and refuse them once `closed`. */
 function countingFiles(tree: Record<string, string>): Files & { reads: string[]; closed: boolean } {
@@ -65,21 +53,9 @@ const raw = (
 ): Record<BuildImagesInputName, string> =>
   withDefaults(buildImagesDefinition, { registry: 'r.io', ...given })
 
-function ports(
-  files: Files,
-): Parameters<typeof runBuildImages>[2] & { docker: ReturnType<typeof fakeDocker> } {
-  const recorded = recordingTools()
+function ports(files: Files): ReturnType<typeof buildImagesPorts> & { docker: FakeDocker } {
   const docker = fakeDocker({ server: '26.1.5' })
-  return {
-    ...recorded,
-    redact: (text: string) => text,
-    registerSecret: () => undefined,
-    docker,
-    builders: fakeBuilders(docker),
-    files,
-    clock: frozenClock('2026-11-22T10:00:00Z'),
-    http: fakeNetwork(() => failure('dns')).http,
-  }
+  return { ...buildImagesPorts(docker, files), docker }
 }
 
 describe("build-images' check phase", () => {

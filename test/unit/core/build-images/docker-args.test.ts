@@ -26,6 +26,7 @@ import {
   secretEnvironment,
   type BuildCommand,
 } from '../../../../src/core/build-images/build-command.js'
+import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 const base: BuildCommand = {
   dockerfile: '/p/docker/frontend.Dockerfile',
@@ -420,15 +421,13 @@ describe('builder driver detection', () => {
     expect(parseBuilderInspect(output)).toEqual(expected)
   })
 
-  test.each<[string, boolean]>([
+  eachAnswer('buildx missing in %j: %j', saysBuildxMissing, [
     ["docker: 'buildx' is not a docker command.\nSee 'docker --help'", true],
     ["unknown command: docker buildx\n\nRun 'docker --help' for more information", true],
     ['docker: unknown command: docker buildx', true],
     ['ERROR: no builder "nope" found', false],
     ['Cannot connect to the Docker daemon at unix:///var/run/docker.sock', false],
-  ])('buildx missing in %j: %j', (output, missing) => {
-    expect(saysBuildxMissing(output)).toBe(missing)
-  })
+  ])
 
   test.each<[string | undefined, boolean]>([
     ['0', true],

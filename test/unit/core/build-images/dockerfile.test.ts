@@ -6,23 +6,26 @@ import {
   type BaseFacts,
   type Stage,
 } from '../../../../src/core/build-images/dockerfile.js'
+import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 const only = (dockerfile: string, args: [string, string][] = []): Stage | undefined =>
   readStages(dockerfile, args)[0]
 
 describe('readStages: ARG SOURCES_PATH in a stage', () => {
-  test.each([
-    ['ARG SOURCES_PATH', true],
-    ['  arg SOURCES_PATH=dist/web', true],
-    ['ARG A=1 SOURCES_PATH', true],
-    ['ARG SOURCES_PATH_2', false],
-    ['# ARG SOURCES_PATH', false],
-    ['ENV SOURCES_PATH=dist', false],
-    ['COPY $SOURCES_PATH /x', false],
-    ['ONBUILD ARG SOURCES_PATH', false],
-  ])('%j declares it: %s', (line, expected) => {
-    expect(only(`FROM x\n${line}\n`)?.declaresSourcesPath).toBe(expected)
-  })
+  eachAnswer(
+    '%j declares it: %s',
+    (line: string) => only(`FROM x\n${line}\n`)?.declaresSourcesPath,
+    [
+      ['ARG SOURCES_PATH', true],
+      ['  arg SOURCES_PATH=dist/web', true],
+      ['ARG A=1 SOURCES_PATH', true],
+      ['ARG SOURCES_PATH_2', false],
+      ['# ARG SOURCES_PATH', false],
+      ['ENV SOURCES_PATH=dist', false],
+      ['COPY $SOURCES_PATH /x', false],
+      ['ONBUILD ARG SOURCES_PATH', false],
+    ],
+  )
 
   test('an ARG before the first FROM is global: it declares nothing in a stage', () => {
     expect(only('ARG SOURCES_PATH\nFROM x\nCOPY $SOURCES_PATH /app\n')).toMatchObject({
@@ -33,16 +36,14 @@ describe('readStages: ARG SOURCES_PATH in a stage', () => {
 })
 
 describe('readStages: uses of $SOURCES_PATH', () => {
-  test.each([
+  eachAnswer('%j uses it: %s', (line: string) => only(`FROM x\n${line}\n`)?.usesSourcesPath, [
     ['COPY --chown=nginx:root $SOURCES_PATH /usr/share/nginx/html', true],
     ['COPY ${SOURCES_PATH} /app', true],
     ['COPY ${SOURCES_PATH:-dist} /app', true],
     ['COPY $SOURCES_PATHS /app', false],
     ['COPY dist/web /app', false],
     ['# COPY $SOURCES_PATH /app', false],
-  ])('%j uses it: %s', (line, expected) => {
-    expect(only(`FROM x\n${line}\n`)?.usesSourcesPath).toBe(expected)
-  })
+  ])
 
   test('a continued line is one instruction', () => {
     expect(only('FROM x\nCOPY \\\n  $SOURCES_PATH \\\n  /app\n')?.usesSourcesPath).toBe(true)

@@ -63,16 +63,19 @@ describe('branch gate', () => {
     expect(!decision.build && decision.reason).toContain(reason)
   })
 
-  test.each([
-    ['main', 'main', true],
-    ['main', 'main2', false],
-    ['release/*', 'release/1.2', true],
-    ['release/*', 'release/a/b', true],
-    ['*', 'anything/at/all', true],
-    ['v1.*', 'v1x', false],
-    ['v1.*', 'v1.2', true],
-    ['feat-(x)', 'feat-(x)', true],
-  ])('pattern %j matches %j: %s', (pattern, branch, expected) => {
+  // Each pattern, with the branches it matches (true) or not (false).
+  const matches: Record<string, Record<string, boolean>> = {
+    main: { main: true, main2: false },
+    'release/*': { 'release/1.2': true, 'release/a/b': true },
+    '*': { 'anything/at/all': true },
+    'v1.*': { v1x: false, 'v1.2': true },
+    'feat-(x)': { 'feat-(x)': true },
+  }
+  test.each(
+    Object.entries(matches).flatMap(([pattern, branches]) =>
+      Object.entries(branches).map(([branch, expected]) => [pattern, branch, expected] as const),
+    ),
+  )('pattern %j matches %j: %s', (pattern, branch, expected) => {
     expect(branchMatches(pattern, branch)).toBe(expected)
   })
 })

@@ -13,6 +13,7 @@ import { looksSecret } from '../../../../src/core/build-images/input-parsers.js'
 import { secretsIn } from '../../../../src/core/shared/input-secrets.js'
 import type { InputError } from '../../../../src/core/shared/errors.js'
 import { inputErrorOf } from '../../../helpers/input-errors.js'
+import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 type Given = Partial<Record<BuildImagesInputName, string>>
 const PASSWORD = 'pw-7d1e9c3b5a'
@@ -293,7 +294,7 @@ describe('build-images inputs', () => {
 })
 
 describe('what is masked and warned about', () => {
-  test.each<[string, boolean]>([
+  eachAnswer('%s looks secret: %s', looksSecret, [
     ['NPM_TOKEN', true],
     ['api_key', true],
     ['PASSWORD', true],
@@ -305,9 +306,7 @@ describe('what is masked and warned about', () => {
     ['KEYBOARD', false],
     ['NODE_ENV', false],
     ['TOKENIZER', false],
-  ])('%s looks secret: %s', (name, secret) => {
-    expect(looksSecret(name)).toBe(secret)
-  })
+  ])
 
   test('the secrets of build-secrets and build-args, from their parse, or their lines when it fails', () => {
     const { inputs } = buildImagesDefinition

@@ -11,6 +11,7 @@ import { renderTags } from '../../../../src/core/build-images/check.js'
 import { planImages, type PlanFacts } from '../../../../src/core/build-images/plan.js'
 import { buildOutputs, formatSize } from '../../../../src/core/build-images/report.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
+import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 const SHA = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
 const context: CiContext = {
@@ -26,6 +27,8 @@ const context: CiContext = {
   registryLoginHelp: 'Check the login.',
 }
 const now = new Date('2026-11-22T10:00:00.000Z')
+/** A build of main whose draw_version and project version are known. */
+const MAIN_BUILD = { branch: 'main', drawVersion: '2.11.3', version: '1.4.0', now }
 
 function inputs(
   given: Partial<Record<BuildImagesInputName, string>> = {},
@@ -50,12 +53,7 @@ function planned(
 
 describe('image plan', () => {
   test('two images by default, with references, SOURCES_PATH and labels', () => {
-    const plans = planned(inputs({ registry: 'r.io' }), context, {
-      branch: 'main',
-      drawVersion: '2.11.3',
-      version: '1.4.0',
-      now,
-    })
+    const plans = planned(inputs({ registry: 'r.io' }), context, MAIN_BUILD)
     expect(plans.map((plan) => plan.kind)).toEqual(['frontend', 'backend'])
     expect(plans[0]).toEqual({
       kind: 'frontend',
@@ -166,12 +164,7 @@ describe('image plan', () => {
   })
 
   test("the project's version is the OCI version label, after draw_version", () => {
-    const plans = planned(inputs({ registry: 'r.io' }), context, {
-      branch: 'main',
-      drawVersion: '2.11.3',
-      version: '1.4.0',
-      now,
-    })
+    const plans = planned(inputs({ registry: 'r.io' }), context, MAIN_BUILD)
     expect(plans[0]?.command.labels.slice(0, 2)).toEqual([
       ['draw_version', '2.11.3'],
       ['org.opencontainers.image.version', '1.4.0'],
@@ -229,13 +222,13 @@ describe('outputs', () => {
       skipped: 'true',
       version: '',
       reused: '[]',
-      'frontend-image': '',
-      'frontend-digest': '',
-      'backend-image': '',
-      'backend-digest': '',
-      'codeasdata-image': '',
-      'codeasdata-digest': '',
       images: '[]',
+      ...Object.fromEntries(
+        ['frontend', 'backend', 'codeasdata'].flatMap((kind) => [
+          [`${kind}-image`, ''],
+          [`${kind}-digest`, ''],
+        ]),
+      ),
     })
   })
 
@@ -274,13 +267,11 @@ describe('outputs', () => {
     ])
   })
 
-  test.each([
+  eachAnswer('size %j reads %j', formatSize, [
     [undefined, 'size unknown'],
     [999, '999 B'],
     [1_984_513, '2.0 MB'],
     [123_456_789, '123.5 MB'],
     [2_500_000_000, '2.5 GB'],
-  ])('size %j reads %j', (bytes, text) => {
-    expect(formatSize(bytes)).toBe(text)
-  })
+  ])
 })

@@ -8,14 +8,7 @@ import { BUILT_AS_LABEL, FINGERPRINT_LABEL } from '../../../../src/core/build-im
 import { checkBuildImages } from '../../../../src/core/build-images/check.js'
 import { runBuildImages } from '../../../../src/core/build-images/run.js'
 import { withDefaults } from '../../../../src/core/definition.js'
-import type { CiContext } from '../../../../src/core/shared/context.js'
-import {
-  fakeBuilders,
-  fakeDocker,
-  type FakeDocker,
-  type FakeDockerScript,
-} from '../../../helpers/docker-fake.js'
-import { recordingTools } from '../../../helpers/recording.js'
+import { fakeDocker, type FakeDocker, type FakeDockerScript } from '../../../helpers/docker-fake.js'
 import {
   failure,
   fakeNetwork,
@@ -24,7 +17,8 @@ import {
   type MemoryRegistry,
   type RegistryScript,
 } from '../../../helpers/fake-registry.js'
-import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
+import { memoryFiles } from '../../../helpers/memory-files.js'
+import { buildImagesPorts, PUSH_TO_MAIN } from '../../../helpers/unit-fakes.js'
 
 const SHA1 = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
 const SHA2 = '5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f80'
@@ -43,18 +37,6 @@ const PROJECT: Record<string, string> = {
   '/p/dist/node/main.js': 'console.log(1)',
   '/p/dist/codeAsData/import_order.json': '[]',
   '/p/package.json': '{"version":"1.4.0"}',
-}
-
-const context: CiContext = {
-  platform: 'github',
-  workspace: '/p',
-  event: 'push',
-  isPullRequest: false,
-  branch: 'main',
-  defaultBranch: 'main',
-  sha: SHA1,
-  repository: 'acme/shop',
-  registryLoginHelp: 'Check the login.',
 }
 
 /** The CI's records (ci-record.ts) in memory: what the default branch's runs added. */
@@ -115,10 +97,11 @@ async function run(
     builder?: FakeDockerScript
   } = {},
 ): Promise<Ran> {
-  const recorded = recordingTools()
   const docker = fakeDocker(options.builder ?? { server: '26.1.5' })
   const network = fakeNetwork(registry.script)
-  const ctx = { ...context, sha: options.sha ?? SHA1, branch: options.branch ?? 'main' }
+  const files = memoryFiles(options.files ?? PROJECT)
+  const ports = buildImagesPorts(docker, files, { network, records })
+  const ctx = { ...PUSH_TO_MAIN, sha: options.sha ?? SHA1, branch: options.branch ?? 'main' }
   const raw = withDefaults(buildImagesDefinition, {
     registry: 'r.io',
     codeasdata: 'true',
@@ -127,22 +110,12 @@ async function run(
   })
   const ran = (error?: unknown): Ran => ({
     docker,
-    lines: recorded.lines,
-    outputs: recorded.outputs,
-    summary: JSON.stringify(recorded.summaries),
+    lines: ports.lines,
+    outputs: ports.outputs,
+    summary: JSON.stringify(ports.summaries),
     ...(error === undefined ? {} : { error }),
   })
   try {
-    const ports = {
-      ...recorded,
-      redact: (text: string) => text,
-      registerSecret: () => undefined,
-      builders: fakeBuilders(docker),
-      files: memoryFiles(options.files ?? PROJECT),
-      clock: frozenClock('2026-11-22T10:00:00Z'),
-      http: network.http,
-      records,
-    }
     await runBuildImages(await checkBuildImages(raw, ctx, ctx, ports), ctx, ports)
     return ran()
   } catch (error) {

@@ -11,8 +11,9 @@ import { runBuildImages } from '../../../../src/core/build-images/run.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
 import { withDefaults } from '../../../../src/core/definition.js'
 import { fakeBuilders, fakeDocker, type FakeDockerScript } from '../../../helpers/docker-fake.js'
-import { recordingTools } from '../../../helpers/recording.js'
-import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
+import type { Recorded } from '../../../helpers/recording.js'
+import { memoryFiles } from '../../../helpers/memory-files.js'
+import { buildImagesPorts, PUSH_TO_MAIN } from '../../../helpers/unit-fakes.js'
 import { failure, fakeNetwork, type RegistryScript } from '../../../helpers/fake-registry.js'
 import type { HttpRequest } from '../../../../src/core/shared/http.js'
 
@@ -35,18 +36,6 @@ const PROJECT: Record<string, string> = {
   '/p/node_modules/@olympeio/draw/package.json': '{"name":"@olympeio/draw","version":"2.11.3"}',
 }
 
-const context: CiContext = {
-  platform: 'github',
-  workspace: '/p',
-  event: 'push',
-  isPullRequest: false,
-  branch: 'main',
-  defaultBranch: 'main',
-  sha: '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d',
-  repository: 'acme/shop',
-  registryLoginHelp: 'Check the login.',
-}
-
 async function runWith(
   options: {
     given?: Given
@@ -59,31 +48,23 @@ async function runWith(
     other?: FakeDockerScript
   } = {},
 ): Promise<
-  ReturnType<typeof recordingTools> & {
+  Recorded & {
     docker: ReturnType<typeof fakeDocker>
     builders: ReturnType<typeof fakeBuilders>
     requests: HttpRequest[]
     error?: unknown
   }
 > {
-  const recorded = recordingTools()
   const docker = fakeDocker({ server: '20.10.24', ...options.docker })
   const other = options.other && fakeDocker(options.other)
   const builders = fakeBuilders(docker, other ? { others: { [other.name]: other } } : {})
   const network = fakeNetwork(options.registry ?? (() => failure('dns')))
-  const ctx = { ...context, ...options.context }
-  const ran = { ...recorded, docker, builders, requests: network.requests }
+  const files = memoryFiles(options.files ?? PROJECT)
+  const ports = buildImagesPorts(docker, files, { builders, network })
+  const ctx = { ...PUSH_TO_MAIN, ...options.context }
+  const ran = { ...ports, docker, builders, requests: network.requests }
   try {
     const raw = withDefaults(buildImagesDefinition, { registry: 'r.io', ...options.given })
-    const ports = {
-      ...recorded,
-      redact: (text: string) => text,
-      registerSecret: () => undefined,
-      builders,
-      files: memoryFiles(options.files ?? PROJECT),
-      clock: frozenClock('2026-11-22T10:00:00Z'),
-      http: network.http,
-    }
     await runBuildImages(await checkBuildImages(raw, ctx, ctx, ports), ctx, ports)
     return ran
   } catch (error) {

@@ -5,6 +5,7 @@ import {
   ShellNotUnderstood,
   ShellSyntaxError,
 } from '../../../../src/core/build-images/shell-words.js'
+import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 const env = new Map([
   ['A', 'a'],
@@ -13,7 +14,7 @@ const env = new Map([
 const word = (text: string, escape = '\\'): string => processWord(text, env, escape)
 
 describe("processWord: BuildKit's expansion of one word", () => {
-  test.each([
+  eachAnswer('%j is %j', (text: string) => word(text), [
     ['$A/x', 'a/x'],
     ['${A}b', 'ab'],
     ['$UNSET/x', '/x'],
@@ -27,9 +28,7 @@ describe("processWord: BuildKit's expansion of one word", () => {
     ['\\$A', '$A'],
     ['$', '$'],
     ['a$1b', 'ab'],
-  ])('%j is %j', (text, expected) => {
-    expect(word(text)).toBe(expected)
-  })
+  ])
 
   test('the escape token may be the backtick', () => {
     expect(word('`$A', '`')).toBe('$A')

@@ -196,57 +196,52 @@ const BASE_LAYERS = [
   { createdBy: '', bytes: 1_984_285 },
 ]
 
+/** The history the engine gives: the base's layers, and the built image's (`added` on top). */
+const builtOn = (
+  ...added: { createdBy: string; bytes: number }[]
+): FakeDockerScript['history'] => ({
+  'base:1': BASE_LAYERS,
+  'r.io/shop/frontend:main-1a2b3c4': [...added, ...BASE_LAYERS],
+})
+
 describe('checkCopiedSize', () => {
   test('a COPY of about the sources passes', async () => {
-    const { problem } = await copied({
-      'base:1': BASE_LAYERS,
-      'r.io/shop/frontend:main-1a2b3c4': [
+    const { problem } = await copied(
+      builtOn(
         {
           createdBy: 'COPY --chown=nginx:root dist/web /usr/share/nginx/html # buildkit',
           bytes: 300_006,
         },
         { createdBy: 'ARG SOURCES_PATH', bytes: 0 },
-        ...BASE_LAYERS,
-      ],
-    })
+      ),
+    )
     expect(problem).toBeUndefined()
   })
 
   test('a COPY far larger than the sources stops the push and says what was copied', async () => {
-    const { problem } = await copied({
-      'base:1': BASE_LAYERS,
-      'r.io/shop/frontend:main-1a2b3c4': [
-        {
-          createdBy: 'COPY --chown=nginx:root  /usr/share/nginx/html # buildkit',
-          bytes: 212_000_000,
-        },
-        ...BASE_LAYERS,
-      ],
-    })
+    const { problem } = await copied(
+      builtOn({
+        createdBy: 'COPY --chown=nginx:root  /usr/share/nginx/html # buildkit',
+        bytes: 212_000_000,
+      }),
+    )
     expect(problem).toBe(
       "The frontend image was built but not pushed: its step 'COPY --chown=nginx:root  /usr/share/nginx/html' added 212.0 MB, while 'dist/web' holds 0.3 MB. It copied more than the build output, most likely the whole build context (.git, node_modules, .env files…). Check the COPY lines of 'docker/frontend.Dockerfile' (COPY $SOURCES_PATH, with SOURCES_PATH declared; not COPY .) and its .dockerignore.",
     )
   })
 
   test("the legacy builder's history is read the same way", async () => {
-    const { problem } = await copied({
-      'base:1': BASE_LAYERS,
-      'r.io/shop/frontend:main-1a2b3c4': [
-        {
-          createdBy: '/bin/sh -c #(nop) COPY dir:08514f54 in /usr/share/nginx/html ',
-          bytes: 5_000_000,
-        },
-        ...BASE_LAYERS,
-      ],
-    })
+    const { problem } = await copied(
+      builtOn({
+        createdBy: '/bin/sh -c #(nop) COPY dir:08514f54 in /usr/share/nginx/html ',
+        bytes: 5_000_000,
+      }),
+    )
     expect(problem).toContain("its step 'COPY dir:08514f54 in /usr/share/nginx/html' added 5.0 MB")
   })
 
   test("the base image's own large COPY layers are not counted", async () => {
-    const { problem } = await copied({
-      'base:1': BASE_LAYERS,
-      'r.io/shop/frontend:main-1a2b3c4': BASE_LAYERS,
-    })
+    const { problem } = await copied(builtOn())
     expect(problem).toBeUndefined()
   })
 

@@ -4,8 +4,9 @@ import { checkDeploy } from '../../../../src/core/deploy/check.js'
 import { deployDefinition, type DeployInputName } from '../../../../src/core/deploy/definition.js'
 import { runDeploy } from '../../../../src/core/deploy/run.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
-import type { Files, Logger } from '../../../../src/core/shared/ports.js'
+import type { Files } from '../../../../src/core/shared/ports.js'
 import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
+import { recordingLogger } from '../../../helpers/recording.js'
 
 const BASE = '{"backends": {"deployRules": [{"source": "api", "target": ".*"}]}}'
 
@@ -26,20 +27,6 @@ function countingFiles(tree: Record<string, string>): Files & { reads: string[];
   return counted
 }
 
-function recorder(): { logger: Logger; lines: string[] } {
-  const lines: string[] = []
-  return {
-    lines,
-    logger: {
-      info: (message) => lines.push(message),
-      warning: (message) => lines.push(`warning: ${message}`),
-      error: () => undefined,
-      debug: () => undefined,
-      group: (_title, run) => run(),
-    },
-  }
-}
-
 function raw(given: Partial<Record<DeployInputName, string>>): Record<DeployInputName, string> {
   return withDefaults(deployDefinition, {
     'webhook-url': 'https://h.example/deploy/5e6f7a8b9c0d',
@@ -52,7 +39,7 @@ function raw(given: Partial<Record<DeployInputName, string>>): Record<DeployInpu
 describe("deploy's check phase", () => {
   test('payload-file is read once, in the check; the run sends what it found and reads nothing', async () => {
     const files = countingFiles({ '/ws/p.json': BASE })
-    const { logger } = recorder()
+    const { logger } = recordingLogger()
     const clock = frozenClock('2026-01-01T00:00:00Z')
     const checked = await checkDeploy(
       raw({ 'payload-file': 'p.json', 'backend-images': 'r.io/shop/api:1' }),
@@ -96,7 +83,7 @@ describe("deploy's check phase", () => {
   })
 
   test('no image: refused by a run, taken to come later by check-only, which says so', async () => {
-    const { logger, lines } = recorder()
+    const { logger, lines } = recordingLogger()
     const ports = { logger, files: memoryFiles({}), clock: frozenClock('2026-01-01T00:00:00Z') }
     const tools = { parseYaml: JSON.parse }
     const run = await checkDeploy(raw({}), tools, { workspace: '/ws' }, ports).catch(
@@ -118,36 +105,36 @@ describe("deploy's check phase", () => {
     )
   })
 
-  test("the login's registry is decided here: two registries and no 'registry' are refused", async () => {
-    const { logger } = recorder()
-    const error = await checkDeploy(
+  /** The check phase with a login, the images checked, and these images. */
+  const checkLoginFor = (
+    images: Partial<Record<DeployInputName, string>>,
+  ): ReturnType<typeof checkDeploy> =>
+    checkDeploy(
       raw({
         'verify-images': 'auto',
-        'frontend-image': 'a.example/shop/frontend:1',
-        'backend-images': 'b.example/shop/api:1',
         'registry-username': 'ci',
         'registry-password': 'pw-123456',
+        ...images,
       }),
       { parseYaml: JSON.parse },
       { workspace: '/ws' },
-      { logger, files: memoryFiles({}), clock: frozenClock('2026-01-01T00:00:00Z') },
-    ).catch((reason: unknown) => reason)
+      {
+        logger: recordingLogger().logger,
+        files: memoryFiles({}),
+        clock: frozenClock('2026-01-01T00:00:00Z'),
+      },
+    )
+
+  test("the login's registry is decided here: two registries and no 'registry' are refused", async () => {
+    const error = await checkLoginFor({
+      'frontend-image': 'a.example/shop/frontend:1',
+      'backend-images': 'b.example/shop/api:1',
+    }).catch((reason: unknown) => reason)
     expect((error as InputError).input).toBe('registry')
   })
 
   test("one registry: the login is for it, and the check phase's result says so", async () => {
-    const { logger } = recorder()
-    const checked = await checkDeploy(
-      raw({
-        'verify-images': 'auto',
-        'frontend-image': 'a.example/shop/frontend:1',
-        'registry-username': 'ci',
-        'registry-password': 'pw-123456',
-      }),
-      { parseYaml: JSON.parse },
-      { workspace: '/ws' },
-      { logger, files: memoryFiles({}), clock: frozenClock('2026-01-01T00:00:00Z') },
-    )
+    const checked = await checkLoginFor({ 'frontend-image': 'a.example/shop/frontend:1' })
     expect(checked.login?.registry).toBe('a.example')
   })
 })

@@ -15,6 +15,7 @@ import {
   type VersionAnswer,
 } from '../../../../src/core/deploy/rollout.js'
 import type { FileAnswer } from '../../../../src/core/deploy/served.js'
+import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 const BUILD_JS = `sha256:${'b'.repeat(64)}`
 const OLD_JS = `sha256:${'a'.repeat(64)}`
@@ -534,7 +535,7 @@ describe('the final messages', () => {
     )
   })
 
-  test.each([
+  eachAnswer('%i ms reads %s', formatElapsed, [
     [0, '0 s'],
     [1499, '1 s'],
     [59_000, '59 s'],
@@ -543,7 +544,5 @@ describe('the final messages', () => {
     [3_600_000, '1 h'],
     [21_600_000, '6 h'],
     [3_780_000, '1 h 3 min'],
-  ])('%i ms reads %s', (ms, text) => {
-    expect(formatElapsed(ms)).toBe(text)
-  })
+  ])
 })

@@ -7,10 +7,11 @@ import { deployDefinition, type DeployInputName } from '../../../../src/core/dep
 import { checkDeploy } from '../../../../src/core/deploy/check.js'
 import { runDeploy } from '../../../../src/core/deploy/run.js'
 import type { HttpRequest, HttpResponse } from '../../../../src/core/shared/http.js'
-import type { Logger, Summary } from '../../../../src/core/shared/ports.js'
+import type { Summary } from '../../../../src/core/shared/ports.js'
 import type { StepEnd } from '../../../../src/core/shared/step-end.js'
 import { fakeNetwork, respond, type Answer } from '../../../helpers/fake-registry.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
+import { recordingLogger } from '../../../helpers/recording.js'
 
 const sha = (text: string): string => `sha256:${createHash('sha256').update(text).digest('hex')}`
 /** The template's main.js is not content-hashed: a new build with the same version changes it. */
@@ -70,7 +71,8 @@ async function deploy(
   app: App = () => version('1.3.0'),
   options: { webhook?: Answer; labels?: Record<string, string>; preview?: App } = {},
 ): Promise<Run> {
-  const run: Run = { outputs: {}, requests: [], info: [], warnings: [], summaries: [] }
+  const { logger, infos: info, warnings } = recordingLogger()
+  const run: Run = { outputs: {}, requests: [], info, warnings, summaries: [] }
   const images = registry(options.labels ?? LABELS)
   const network: ReturnType<typeof fakeNetwork> = fakeNetwork((request) => {
     run.requests.push(`${request.method} ${request.url.host} ${request.url.pathname}`)
@@ -83,13 +85,6 @@ async function deploy(
       return (options.preview ?? app)(now, request)
     return app(now, request)
   })
-  const logger: Logger = {
-    info: (message) => run.info.push(message),
-    warning: (message) => run.warnings.push(message),
-    error: () => undefined,
-    debug: () => undefined,
-    group: (_title, body) => body(),
-  }
   const raw = withDefaults(deployDefinition, {
     'webhook-url': 'https://h.example/deploy/5e6f7a8b9c0d',
     'webhook-token': 'tok-9c8b7a6d5e',

@@ -8,8 +8,9 @@ import {
   type HttpRequest,
   type HttpResponse,
 } from '../../../../src/core/shared/http.js'
-import type { Logger, Summary } from '../../../../src/core/shared/ports.js'
+import type { Summary } from '../../../../src/core/shared/ports.js'
 import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
+import { recordingLogger } from '../../../helpers/recording.js'
 
 const TOKEN = 'tok-9c8b7a6d5e'
 
@@ -42,16 +43,8 @@ async function deploy(
   const outputs: Record<string, string> = {}
   const requests: HttpRequest[] = []
   const registryRequests: HttpRequest[] = []
-  const info: string[] = []
-  const warnings: string[] = []
+  const { logger, infos: info, warnings } = recordingLogger()
   const summaries: Summary[] = []
-  const logger: Logger = {
-    info: (message) => info.push(message),
-    warning: (message) => warnings.push(message),
-    error: () => undefined,
-    debug: () => undefined,
-    group: (_title, run) => run(),
-  }
   const raw = withDefaults(deployDefinition, {
     'webhook-url': 'https://h.example/deploy/5e6f7a8b9c0d',
     'webhook-token': TOKEN,

@@ -3,6 +3,7 @@ import { deployDefinition } from '../../../../src/core/deploy/definition.js'
 import { looksLikeToken } from '../../../../src/core/deploy/secrets.js'
 import { secretsIn } from '../../../../src/core/shared/input-secrets.js'
 import { Redactor } from '../../../../src/core/shared/redactor.js'
+import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 /** The secrets of `webhook-url`, as the platform reads them from its specification. */
 const webhookUrlSecrets = (url: string): string[] =>
@@ -80,28 +81,25 @@ describe('webhookUrlSecrets', () => {
 })
 
 describe('looksLikeToken', () => {
-  test.each([
-    '5e6f7a8b9c0d',
-    's3cr3t-k3y',
-    'pa$$word',
-    'abcdefghijklmnopqrstuvwxyz',
-    'a1b2c3d4',
-    'ZGVwbG95OnRva2Vu',
-  ])('%j is a token', (part) => {
-    expect(looksLikeToken(part)).toBe(true)
-  })
-
-  test.each([
-    'deploy',
-    'hooks',
-    'api',
-    'v1',
-    'webhooks',
-    'api-v1',
-    'production',
-    'deploy-key',
-    'a1b2c3',
-  ])('%j is a word', (part) => {
-    expect(looksLikeToken(part)).toBe(false)
-  })
+  eachAnswer('%j is a token: %s', looksLikeToken, [
+    ...[
+      '5e6f7a8b9c0d',
+      's3cr3t-k3y',
+      'pa$$word',
+      'abcdefghijklmnopqrstuvwxyz',
+      'a1b2c3d4',
+      'ZGVwbG95OnRva2Vu',
+    ].map((part) => [part, true] as const),
+    ...[
+      'deploy',
+      'hooks',
+      'api',
+      'v1',
+      'webhooks',
+      'api-v1',
+      'production',
+      'deploy-key',
+      'a1b2c3',
+    ].map((part) => [part, false] as const),
+  ])
 })

@@ -10,7 +10,7 @@ import {
 import type { RegistryLogin } from '../../../../src/core/registry/credentials.js'
 import { ActionError, InputError } from '../../../../src/core/shared/errors.js'
 import type { HttpRequest } from '../../../../src/core/shared/http.js'
-import type { Logger, Reporter } from '../../../../src/core/shared/ports.js'
+import type { Reporter } from '../../../../src/core/shared/ports.js'
 import {
   failure,
   fakeNetwork,
@@ -18,6 +18,7 @@ import {
   type RegistryScript,
 } from '../../../helpers/fake-registry.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
+import { recordingLogger } from '../../../helpers/recording.js'
 
 const DIGEST = `sha256:${'1'.repeat(64)}`
 const OTHER = `sha256:${'2'.repeat(64)}`
@@ -61,19 +62,13 @@ async function verify(
   files: Record<string, string> = {},
 ): Promise<Verified> {
   const network = fakeNetwork(registries)
+  const { logger, infos, annotations } = recordingLogger()
   const result: Verified = {
     outputs: {},
-    infos: [],
-    warnings: [],
+    infos,
+    warnings: annotations,
     requests: network.requests,
     secrets: [],
-  }
-  const logger: Logger = {
-    info: (message) => result.infos.push(message),
-    warning: (message, annotation) => result.warnings.push({ message, title: annotation?.title }),
-    error: () => undefined,
-    debug: () => undefined,
-    group: (_title, run) => run(),
   }
   const reporter: Reporter = {
     setOutput: (name, value) => (result.outputs[name] = value),

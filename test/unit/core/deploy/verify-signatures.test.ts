@@ -19,8 +19,9 @@ import { keySigner, keyVerifier } from '../../../../src/core/signing/signer.js'
 import { addSignature } from '../../../../src/core/signing/signatures.js'
 import { nodeFiles } from '../../../../src/tools/files.js'
 import { withCleanup } from '../../../helpers/cleanup.js'
-import { fakeNetwork, memoryRegistry } from '../../../helpers/fake-registry.js'
+import { fakeNetwork, memoryRegistry, type FakeNetwork } from '../../../helpers/fake-registry.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
+import { recordingLogger } from '../../../helpers/recording.js'
 
 const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' })
 const PUBLIC_PEM = pair.publicKey.export({ format: 'pem', type: 'spki' }).toString()
@@ -36,21 +37,9 @@ const VERIFIER = keyVerifier(publicKey, 'verify-signatures')
 const REPOSITORY = 'shop/frontend'
 const IMAGE = `reg.example.com/${REPOSITORY}:main`
 
-async function check(
-  prepare: (registry: ReturnType<typeof memoryRegistry>, session: RegistrySession) => Promise<void>,
-  verifyMode: 'auto' | 'true' = 'auto',
-): Promise<{ error?: unknown; infos: string[] }> {
-  const registry = memoryRegistry('https://reg.example.com')
-  const network = fakeNetwork(registry.script)
-  const infos: string[] = []
-  const logger: Logger = {
-    info: (line) => infos.push(line),
-    warning: (line) => infos.push(`warning: ${line}`),
-    error: () => undefined,
-    debug: () => undefined,
-    group: (_title, body) => body(),
-  }
-  const ports = {
+/** The image check's ports: the fake network, nothing reported, no Docker config. */
+function checkPorts(network: FakeNetwork, logger: Logger): Parameters<typeof verifyImages>[2] {
+  return {
     ...network,
     logger,
     reporter: { setOutput: () => undefined, summary: () => Promise.resolve() },
@@ -59,6 +48,16 @@ async function check(
     files: memoryFiles({}),
     dockerConfigPath: '/nowhere/config.json',
   }
+}
+
+async function check(
+  prepare: (registry: ReturnType<typeof memoryRegistry>, session: RegistrySession) => Promise<void>,
+  verifyMode: 'auto' | 'true' = 'auto',
+): Promise<{ error?: unknown; infos: string[] }> {
+  const registry = memoryRegistry('https://reg.example.com')
+  const network = fakeNetwork(registry.script)
+  const { logger, lines: infos } = recordingLogger()
+  const ports = checkPorts(network, logger)
   const target = registryImage(IMAGE)
   if ('problem' in target) throw new Error(target.problem)
   const deadline = startDeadline(network.clock, 60)
@@ -148,21 +147,7 @@ describe('the image check with verify-signatures', () => {
   test("a registry that cannot be asked fails under 'auto' too: nothing unchecked is deployed", async () => {
     const registry = memoryRegistry('https://other.example.com')
     const network = fakeNetwork(registry.script)
-    const ports = {
-      ...network,
-      logger: {
-        info: () => undefined,
-        warning: () => undefined,
-        error: () => undefined,
-        debug: () => undefined,
-        group: <T>(_t: string, body: () => Promise<T>) => body(),
-      },
-      reporter: { setOutput: () => undefined, summary: () => Promise.resolve() },
-      redact: (text: string) => text,
-      registerSecret: () => undefined,
-      files: memoryFiles({}),
-      dockerConfigPath: '/nowhere/config.json',
-    }
+    const ports = checkPorts(network, recordingLogger().logger)
     const checking = verifyImages(
       { frontend: { image: IMAGE } },
       {

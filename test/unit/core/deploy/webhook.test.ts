@@ -5,8 +5,8 @@ import {
   type HttpRequest,
   type HttpResponse,
 } from '../../../../src/core/shared/http.js'
-import type { Logger } from '../../../../src/core/shared/ports.js'
 import { startDeadline } from '../../../../src/core/shared/deadline.js'
+import { recordingLogger } from '../../../helpers/recording.js'
 
 type Step = HttpResponse | HttpFailure
 const ok: HttpResponse = {
@@ -38,14 +38,7 @@ async function call(
   let now = 0
   const requests: HttpRequest[] = []
   const waits: number[] = []
-  const said: string[] = []
-  const logger: Logger = {
-    info: (message) => said.push(message),
-    warning: (message) => said.push(`warning: ${message}`),
-    error: () => undefined,
-    debug: () => undefined,
-    group: (_t, run) => run(),
-  }
+  const { logger, lines: said } = recordingLogger()
   const clock = {
     sleep: (ms: number) => {
       waits.push(ms)

@@ -6,6 +6,7 @@ import {
 } from '../../../../src/core/registry/credentials.js'
 import { loginForms } from '../../../../src/core/registry/inputs.js'
 import { basicAuth } from '../../../../src/core/shared/http.js'
+import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 describe('registry credentials', () => {
   test('basicAuth is base64 of user:password, and parseBasicAuth reads it back', () => {
@@ -57,13 +58,11 @@ describe('registry credentials', () => {
     expect(loginFromInputs(username, password)).toEqual(expected)
   })
 
-  test.each([
+  eachAnswer('registry %s', parseRegistry, [
     ['ghcr.io', { host: 'ghcr.io', prefix: 'ghcr.io' }],
     ['ghcr.io/acme/', { host: 'ghcr.io', prefix: 'ghcr.io/acme' }],
     ['localhost:5000', { host: 'localhost:5000', prefix: 'localhost:5000' }],
-  ])('registry %s', (raw, expected) => {
-    expect(parseRegistry(raw)).toEqual(expected)
-  })
+  ])
 
   test.each([
     ['https://ghcr.io', 'has a scheme;'],

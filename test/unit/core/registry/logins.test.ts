@@ -15,8 +15,9 @@ import {
 } from '../../../../src/core/registry/logins.js'
 import { registryImage, type RegistryImage } from '../../../../src/core/registry/reference.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
-import type { Files, Logger } from '../../../../src/core/shared/ports.js'
+import type { Files } from '../../../../src/core/shared/ports.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
+import { recordingLogger } from '../../../helpers/recording.js'
 
 const CONFIG = '/home/runner/.docker/config.json'
 const DOCKER = `the Docker config ${CONFIG}`
@@ -46,14 +47,8 @@ interface Seen {
 }
 
 function ports(files: Files = memoryFiles({})): LoginPorts & Seen {
-  const seen: Seen = { infos: [], secrets: [], reads: [] }
-  const logger: Logger = {
-    info: (message) => seen.infos.push(message),
-    warning: () => undefined,
-    error: () => undefined,
-    debug: () => undefined,
-    group: (_title, run) => run(),
-  }
+  const { logger, infos } = recordingLogger()
+  const seen: Seen = { infos, secrets: [], reads: [] }
   return {
     ...seen,
     logger,

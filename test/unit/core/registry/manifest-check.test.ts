@@ -76,6 +76,15 @@ async function check(
 const head = (request: HttpRequest): string =>
   `${request.method} ${request.url.href} ${request.headers.Authorization ?? '-'}`
 
+/** A registry that answers `status`, with the error `code` in the body of a GET (a HEAD has none). */
+const bodyOnGet =
+  (status: number, code: string): RegistryScript =>
+  (request) =>
+    request.method === 'HEAD' ? respond(status) : respond(status, {}, errorBody(code))
+
+/** The outcome of an image the registry would not show with the login the step has (or none). */
+const unauthorised = (detail: string): CheckOutcome => ({ kind: 'unauthorised', detail })
+
 describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
   test('an open registry: one HEAD that accepts every manifest kind, its digest', async () => {
     const { outcome, requests } = await check(() =>
@@ -107,11 +116,11 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
 
     test('without a login, anonymous access is refused', async () => {
       const { outcome, requests } = await check(basicRegistry)
-      expect(outcome).toEqual({
-        kind: 'unauthorised',
-        detail:
+      expect(outcome).toEqual(
+        unauthorised(
           "the registry refused anonymous access (HTTP 401); give 'registry-username' and 'registry-password', or run `docker login` in an earlier step",
-      })
+        ),
+      )
       expect(requests).toHaveLength(1)
     })
 
@@ -119,11 +128,11 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
       const { outcome } = await check(basicRegistry, {
         credentials: { ...LOGIN, password: 'wrong' },
       })
-      expect(outcome).toEqual({
-        kind: 'unauthorised',
-        detail:
+      expect(outcome).toEqual(
+        unauthorised(
           "the registry refused the login from 'registry-username' and 'registry-password' (HTTP 401); check that the user name and the password or token are right, and that this user may pull 'app/web'",
-      })
+        ),
+      )
     })
   })
 
@@ -161,11 +170,9 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
       [
         'the token service refuses the login',
         () => respond(401, {}, errorBody('UNAUTHORIZED')),
-        {
-          kind: 'unauthorised',
-          detail:
-            "the token service auth.example.com refused the login from 'registry-username' and 'registry-password' (HTTP 401); check that the user name and the password or token are right, and that this user may pull 'app/web'",
-        },
+        unauthorised(
+          "the token service auth.example.com refused the login from 'registry-username' and 'registry-password' (HTTP 401); check that the user name and the password or token are right, and that this user may pull 'app/web'",
+        ),
       ],
       [
         'the token service gives no token',
@@ -213,11 +220,11 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
             }),
           options,
         )
-        expect(outcome).toEqual({
-          kind: 'unauthorised',
-          detail:
+        expect(outcome).toEqual(
+          unauthorised(
             "the registry's token service is a plain http:// address (auth.example.com): a token service is asked over https, or over http only on the address of a registry on this machine, so it was not asked",
-        })
+          ),
+        )
         expect(requests.map(head)).toEqual([`HEAD ${MANIFEST} -`])
       },
     )
@@ -228,11 +235,11 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
           'WWW-Authenticate': 'Bearer realm="https://169.254.169.254/latest/meta-data",service="r"',
         }),
       )
-      expect(outcome).toEqual({
-        kind: 'unauthorised',
-        detail:
+      expect(outcome).toEqual(
+        unauthorised(
           "the registry's token service is at a link-local address (169.254.0.0/16 or fe80::/10, where cloud metadata services answer) (169.254.169.254), which is asked only when the registry itself is on that address, so it was not asked",
-      })
+        ),
+      )
       expect(requests).toHaveLength(1)
     })
 
@@ -257,73 +264,62 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
       ])
     })
 
-    test('a realm that is no URL', async () => {
-      const { outcome } = await check(() =>
-        respond(401, { 'WWW-Authenticate': 'Bearer realm="token",service="r"' }),
-      )
+    test.each([
+      ['a realm that is no URL', 'Bearer realm="token",service="r"', "'token'"],
+      [
+        "a realm's control characters are shown escaped",
+        'Bearer realm="a\u001b[0Kb\rc"',
+        "'a\\x1b[0Kb\\x0dc'",
+      ],
+    ])('%s', async (_name, challenge, shown) => {
+      const { outcome } = await check(() => respond(401, { 'WWW-Authenticate': challenge }))
       expect(outcome).toEqual({
         kind: 'unreachable',
-        detail: "the registry named no usable token service (realm 'token')",
-      })
-    })
-
-    test("a realm's control characters are shown escaped", async () => {
-      const { outcome } = await check(() =>
-        respond(401, { 'WWW-Authenticate': 'Bearer realm="a\u001b[0Kb\rc"' }),
-      )
-      expect(outcome).toEqual({
-        kind: 'unreachable',
-        detail: "the registry named no usable token service (realm 'a\\x1b[0Kb\\x0dc')",
+        detail: `the registry named no usable token service (realm ${shown})`,
       })
     })
   })
 
   test('a 401 without a challenge that can be answered', async () => {
     const { outcome } = await check(() => respond(401, { 'WWW-Authenticate': 'Negotiate' }))
-    expect(outcome).toEqual({
-      kind: 'unauthorised',
-      detail:
+    expect(outcome).toEqual(
+      unauthorised(
         "the registry answered 401 with no challenge this step can answer (WWW-Authenticate: 'Negotiate')",
-    })
+      ),
+    )
     const hostile = await check(() =>
       respond(401, { 'WWW-Authenticate': `Negotiate \u001b]8;;x\u0007${'y'.repeat(300)}` }),
     )
-    expect(hostile.outcome).toEqual({
-      kind: 'unauthorised',
-      detail: `the registry answered 401 with no challenge this step can answer (WWW-Authenticate: 'Negotiate \\x1b]8;;x\\x07${'y'.repeat(177)}… (cut)')`,
-    })
+    expect(hostile.outcome).toEqual(
+      unauthorised(
+        `the registry answered 401 with no challenge this step can answer (WWW-Authenticate: 'Negotiate \\x1b]8;;x\\x07${'y'.repeat(177)}… (cut)')`,
+      ),
+    )
   })
 
   describe('what the answer means', () => {
     test.each<[string, RegistryScript, CheckOutcome]>([
       [
         '404: missing, with the code the GET body gives',
-        (request) =>
-          request.method === 'HEAD'
-            ? respond(404)
-            : respond(404, {}, errorBody('MANIFEST_UNKNOWN')),
+        bodyOnGet(404, 'MANIFEST_UNKNOWN'),
         { kind: 'missing', detail: 'HTTP 404, MANIFEST_UNKNOWN' },
       ],
       ['404 with no body: missing', () => respond(404), { kind: 'missing', detail: 'HTTP 404' }],
       [
         'another status with NAME_UNKNOWN: missing',
-        (request) =>
-          request.method === 'HEAD' ? respond(400) : respond(400, {}, errorBody('NAME_UNKNOWN')),
+        bodyOnGet(400, 'NAME_UNKNOWN'),
         { kind: 'missing', detail: 'HTTP 400, NAME_UNKNOWN' },
       ],
       [
         '403: refused',
         () => respond(403),
-        {
-          kind: 'unauthorised',
-          detail:
-            "the registry refused anonymous access (HTTP 403); give 'registry-username' and 'registry-password', or run `docker login` in an earlier step",
-        },
+        unauthorised(
+          "the registry refused anonymous access (HTTP 403); give 'registry-username' and 'registry-password', or run `docker login` in an earlier step",
+        ),
       ],
       [
         '500: cannot be asked',
-        (request) =>
-          request.method === 'HEAD' ? respond(500) : respond(500, {}, errorBody('UNKNOWN')),
+        bodyOnGet(500, 'UNKNOWN'),
         { kind: 'unreachable', detail: 'the registry answered HTTP 500, UNKNOWN' },
       ],
       [

@@ -5,6 +5,7 @@ import {
   registryName,
   type RegistryImage,
 } from '../../../../src/core/registry/reference.js'
+import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 const DIGEST = `sha256:${'a'.repeat(64)}`
 
@@ -146,7 +147,7 @@ describe('registryImage: a reference to the registry API that serves it', () => 
 })
 
 describe('registryName: the one name credentials are matched by', () => {
-  test.each([
+  eachAnswer('%s → %s', registryName, [
     ['docker.io', 'docker.io'],
     ['index.docker.io', 'docker.io'],
     ['registry-1.docker.io', 'docker.io'],
@@ -155,7 +156,5 @@ describe('registryName: the one name credentials are matched by', () => {
     ['https://GHCR.io', 'ghcr.io'],
     ['registry.example.com:5050', 'registry.example.com:5050'],
     ['registry.example.com/v2/', 'registry.example.com'],
-  ])('%s → %s', (server, name) => {
-    expect(registryName(server)).toBe(name)
-  })
+  ])
 })

@@ -1,11 +1,12 @@
 import { describe, expect, test } from '@jest/globals'
 import { parseImageReference } from '../../../../src/core/shared/image-ref.js'
+import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 const DIGEST = `sha256:${'a'.repeat(64)}`
 const SHA512 = `sha512:${'0123456789abcdef'.repeat(8)}`
 
 describe('parseImageReference', () => {
-  test.each([
+  eachAnswer('accepts %s', parseImageReference, [
     [
       'registry.example.com/shop/frontend:1.2.0',
       { domain: 'registry.example.com', path: 'shop/frontend', tag: '1.2.0' },
@@ -20,9 +21,7 @@ describe('parseImageReference', () => {
     [`reg.io/a/b:1@${DIGEST}`, { domain: 'reg.io', path: 'a/b', tag: '1', digest: DIGEST }],
     [`reg.io/a/b@${SHA512}`, { domain: 'reg.io', path: 'a/b', digest: SHA512 }],
     ['reg.io/a__b/c-d.e:Tag_1.0-x', { domain: 'reg.io', path: 'a__b/c-d.e', tag: 'Tag_1.0-x' }],
-  ])('accepts %s', (reference, expected) => {
-    expect(parseImageReference(reference)).toEqual(expected)
-  })
+  ])
 
   test.each([
     ['', 'is not an image reference'],

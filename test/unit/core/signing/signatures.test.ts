@@ -14,6 +14,7 @@ import { keySigner, type Signer } from '../../../../src/core/signing/signer.js'
 import { addSignature, readSignatures } from '../../../../src/core/signing/signatures.js'
 import { fakeNetwork, memoryRegistry, type MemoryRegistry } from '../../../helpers/fake-registry.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
+import { recordingLogger } from '../../../helpers/recording.js'
 
 const ORIGIN = 'https://reg.example.com'
 const REPOSITORY = 'acme/shop/frontend'
@@ -42,16 +43,10 @@ function world(): World {
   const network = fakeNetwork(registry.script)
   const target = registryImage(`reg.example.com/${REPOSITORY}:main`)
   if ('problem' in target) throw new Error(target.problem)
-  const lines: string[] = []
+  const { logger, lines } = recordingLogger()
   const ports = {
     ...network,
-    logger: {
-      info: (line: string) => lines.push(line),
-      warning: (line: string) => lines.push(`warning: ${line}`),
-      error: (line: string) => lines.push(`error: ${line}`),
-      debug: () => undefined,
-      group: <T>(_title: string, body: () => Promise<T>) => body(),
-    },
+    logger,
     registerSecret: () => undefined,
     redact: (text: string) => text,
     files: memoryFiles({}),

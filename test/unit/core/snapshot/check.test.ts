@@ -8,6 +8,7 @@ import {
 import { ActionError } from '../../../../src/core/shared/errors.js'
 import type { Files } from '../../../../src/core/shared/ports.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
+import { recordingLogger } from '../../../helpers/recording.js'
 
 const ENTRY = (outputDir: string, git?: object): object => ({
   snapshooter: { name: 'sales', rootTags: ['01850a59bb68c324907a'], outputDir },
@@ -32,13 +33,7 @@ function check(
       files: linked,
       registerSecret: () => undefined,
       variable: () => undefined,
-      logger: {
-        info: () => undefined,
-        warning: () => undefined,
-        error: () => undefined,
-        debug: () => undefined,
-        group: (_title, run) => run(),
-      },
+      logger: recordingLogger().logger,
     },
   )
 }

@@ -6,6 +6,7 @@ import {
 } from '../../../../src/core/snapshot/git-errors.js'
 import { parseRepoUrl } from '../../../../src/core/snapshot/repo-url.js'
 import { credentialsInText } from '../../../../src/core/shared/url-credentials.js'
+import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64')
 
@@ -155,14 +156,12 @@ describe('git messages', () => {
     expect(classifyGitMessage(message)).toBe('rejected')
   })
 
-  test.each<[string, string]>([
+  eachAnswer('%s is %s', classifyGitMessage, [
     [' ! [remote rejected] HEAD -> main (pre-receive hook declined)', 'other'],
     ["remote: Repository not found.\nfatal: repository 'https://h/x.git/' not found", 'not-found'],
     ['Author identity unknown\n\n*** Please tell me who you are.', 'identity'],
     ['fatal: unable to access: Could not resolve host: h', 'other'],
-  ])('%s is %s', (message, kind) => {
-    expect(classifyGitMessage(message)).toBe(kind)
-  })
+  ])
 
   test('cleaning drops hints and blank lines, keeps a few lines, strips URL credentials', () => {
     const message = `To https://tok@h/x.git\n ! [rejected] main (fetch first)\nhint: Updates were rejected\n\n${'x\n'.repeat(20)}`

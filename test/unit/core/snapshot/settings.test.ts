@@ -1,19 +1,17 @@
 import { describe, expect, test } from '@jest/globals'
 import { ActionError, InputError } from '../../../../src/core/shared/errors.js'
-import type { SnapshotInputs } from '../../../../src/core/snapshot/inputs.js'
+import { withDefaults } from '../../../../src/core/definition.js'
+import { snapshotDefinition } from '../../../../src/core/snapshot/definition.js'
+import { parseSnapshotInputs, type SnapshotInputs } from '../../../../src/core/snapshot/inputs.js'
 import {
   checkTempFolder,
   checkWorkingFolder,
   settingWarnings,
 } from '../../../../src/core/snapshot/settings.js'
 
+/** The inputs as the defaults give them (inputs.test.ts checks those), with `given` on top. */
 const inputs = (given: Partial<SnapshotInputs>): SnapshotInputs => ({
-  config: 'res/snapshot-config.json',
-  toolkitCommand: ['npx', 'olympe', 'snapshot'],
-  toolkitTimeoutMinutes: 60,
-  pushAttempts: 3,
-  dryRun: false,
-  checkOnly: false,
+  ...parseSnapshotInputs(withDefaults(snapshotDefinition, {})),
   ...given,
 })
 

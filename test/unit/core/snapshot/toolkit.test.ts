@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals'
 import { ActionError, CancelledError } from '../../../../src/core/shared/errors.js'
-import type { Files, Logger } from '../../../../src/core/shared/ports.js'
+import type { Files } from '../../../../src/core/shared/ports.js'
 import { Redactor } from '../../../../src/core/shared/redactor.js'
 import type { SnapshotEntry } from '../../../../src/core/snapshot/config.js'
 import type { ToolkitExit, ToolkitRunner } from '../../../../src/core/snapshot/ports.js'
@@ -11,6 +11,7 @@ import {
   toolkitEnv,
   type ToolkitSettings,
 } from '../../../../src/core/snapshot/toolkit.js'
+import { recordingLogger } from '../../../helpers/recording.js'
 
 const RED = (text: string): string => `\u001b[31m${text}\u001b[39m`
 
@@ -53,12 +54,7 @@ async function run(
   options?: Parameters<ToolkitRunner>[2]
 }> {
   const redactor = new Redactor()
-  const log: string[] = []
-  const warnings: string[] = []
-  const logger = {
-    info: (line: string) => void log.push(redactor.redact(line)),
-    warning: (line: string) => void warnings.push(redactor.redact(line)),
-  } as unknown as Logger
+  const { logger, infos: log, warnings } = recordingLogger((line) => redactor.redact(line))
   let options: Parameters<ToolkitRunner>[2] | undefined
   const runToolkit: ToolkitRunner = (_command, _args, given) => {
     options = given
@@ -175,26 +171,29 @@ describe('running the toolkit for one entry', () => {
     )
   })
 
-  test('stopped without a cgroup: the message claims no more than the step could find', async () => {
-    const { error } = await run([], {
-      code: 1,
-      stopped: { reason: 'timeout' },
-      processes: { contained: false, escaped: 0, survivors: [], outputHeld: false },
-    })
-    expect(error?.message).toContain(
+  test.each([
+    [
+      'without a cgroup: the message claims no more than the step could find',
+      { contained: false, escaped: 0, outputHeld: false },
       'so it was stopped with every process it had started that the step could find (SIGTERM, then SIGKILL after 3 s). Nothing was committed or pushed.',
-    )
-  })
-
-  test('stopped with processes that had left its group: it says how many', async () => {
+    ],
+    [
+      'with processes that had left its group: it says how many',
+      { contained: true, escaped: 2, outputHeld: false },
+      'so it was stopped with every process it had started, 2 of them in a session of its own (SIGTERM, then SIGKILL after 3 s).',
+    ],
+    [
+      'while a process no trace leads to holds its output: it says so',
+      { contained: false, escaped: 0, outputHeld: true },
+      "so it was stopped (SIGTERM, then SIGKILL after 3 s), but not every process it had started. Nothing was committed or pushed. A process it had started that the step could not find still holds the toolkit's output open, with the toolkit's environment, 'draw-password' included: find it among the processes of the job's user and end it, unless the runner is thrown away after the job.",
+    ],
+  ])('stopped %s', async (_name, processes, message) => {
     const { error } = await run([], {
       code: 1,
       stopped: { reason: 'timeout' },
-      processes: { contained: true, escaped: 2, survivors: [], outputHeld: false },
+      processes: { ...processes, survivors: [] },
     })
-    expect(error?.message).toContain(
-      'so it was stopped with every process it had started, 2 of them in a session of its own (SIGTERM, then SIGKILL after 3 s).',
-    )
+    expect(error?.message).toContain(message)
   })
 
   test('cancelled, with a process still running: it names it and says what to do', async () => {
@@ -213,17 +212,6 @@ describe('running the toolkit for one entry', () => {
       "The step was cancelled (SIGTERM) while the toolkit exported entry 'sales' (res/snapshot-config.json [0]): the toolkit was stopped (SIGTERM, then SIGKILL after 3 s), but not every process it had started. Nothing was committed or pushed. Still running: 4242 (node), with the toolkit's environment, 'draw-password' included: end it (kill -KILL 4242) unless the runner is thrown away after the job.",
     )
     expect(error?.message).not.toContain('every process it had started (')
-  })
-
-  test('stopped while a process no trace leads to holds its output: it says so', async () => {
-    const { error } = await run([], {
-      code: 1,
-      stopped: { reason: 'timeout' },
-      processes: { contained: false, escaped: 0, survivors: [], outputHeld: true },
-    })
-    expect(error?.message).toContain(
-      "so it was stopped (SIGTERM, then SIGKILL after 3 s), but not every process it had started. Nothing was committed or pushed. A process it had started that the step could not find still holds the toolkit's output open, with the toolkit's environment, 'draw-password' included: find it among the processes of the job's user and end it, unless the runner is thrown away after the job.",
-    )
   })
 
   test('an export that succeeds but leaves processes behind: a warning, ended or not', async () => {

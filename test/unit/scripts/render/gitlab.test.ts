@@ -53,43 +53,49 @@ describe('renderTemplate', () => {
     expect(renderTemplate('gitlab/test.yml', rendered, '9.9.9')).toBe(rendered)
   })
 
-  test.each([
+  test.each<[string, { region: string } | { source: string }, string]>([
     [
       'a BEGIN without its END',
-      'job:\n  variables:\n    # BEGIN GENERATED: deploy variables\n  # END GENERATED\n',
+      {
+        source: 'job:\n  variables:\n    # BEGIN GENERATED: deploy variables\n  # END GENERATED\n',
+      },
       "gitlab/test.yml: '# BEGIN GENERATED: deploy variables' has no '# END GENERATED' at its indentation.",
     ],
     [
       'an unknown kind of region',
-      region('', 'deploy settings').join('\n'),
+      { region: 'deploy settings' },
       "gitlab/test.yml: Unknown generated region 'deploy settings': expected '<action> inputs [without <input>…]', '<action>[+<action>…] variables|exports [with <input>=<value>…]', 'package.json version' or 'not-live exit code'.",
     ],
     [
       'an unknown action',
-      region('', 'deploys inputs').join('\n'),
-      "gitlab/test.yml: There is no action 'deploys' in src/core/definitions.ts.",
+      { region: 'deploys inputs' },
+      "gitlab/test.yml: There is no action 'deploys' in src/core/action-list.ts.",
     ],
     [
       'a boolean set in the variables',
-      region('', 'deploy variables with dry-run=true').join('\n'),
+      { region: 'deploy variables with dry-run=true' },
       "gitlab/test.yml: Region 'deploy variables with dry-run=true': 'dry-run' is none of the deploy inputs it holds",
     ],
     [
       'the spec inputs of two actions',
-      region('', 'build-images+deploy inputs').join('\n'),
+      { region: 'build-images+deploy inputs' },
       "gitlab/test.yml: Region 'build-images+deploy inputs': the spec inputs of one action only.",
     ],
     [
       'a value for an input neither action has',
-      region('', 'build-images+deploy variables with toolkit-command=x').join('\n'),
+      { region: 'build-images+deploy variables with toolkit-command=x' },
       "gitlab/test.yml: Region 'build-images+deploy variables with toolkit-command=x': 'toolkit-command' is none of the build-images or deploy inputs it holds",
     ],
     [
       'an input neither declared nor given a value',
-      `spec:\n  inputs: {}\n---\njob:\n  variables:\n${region('    ', 'deploy variables').join('\n')}\n`,
+      {
+        source: `spec:\n  inputs: {}\n---\njob:\n  variables:\n${region('    ', 'deploy variables').join('\n')}\n`,
+      },
       "gitlab/test.yml: Region 'deploy variables' has no value for 'verify-images': declare that input in spec: inputs, or add 'verify-images=<value>' to the region.",
     ],
-  ])('reports %s', (_name, source, message) => {
+  ])('reports %s', (_name, given, message) => {
+    // A region alone, or a whole template.
+    const source = 'region' in given ? region('', given.region).join('\n') : given.source
     expect(() => renderTemplate('gitlab/test.yml', `${source}\n`, '1.0.0')).toThrow(message)
   })
 })
@@ -137,13 +143,16 @@ describe('a region for a job that runs several actions', () => {
   })
 
   test("gives each `with` item to the action that has the input, and each action's own the rest", () => {
-    expect(rendered).toContain('    INPUT_IMAGES: frontend\n')
-    // Empty, as a YAML string (Prettier later writes its quotes as '').
-    expect(rendered).toContain('    INPUT_FRONTEND_IMAGE: ""\n')
-    expect(rendered).toContain('    INPUT_BACKEND_IMAGES: ""\n')
-    expect(rendered).toContain('    INPUT_WEBHOOK_TOKEN: $WEBHOOK_TOKEN\n')
-    expect(rendered).toContain('    INPUT_TAG_TEMPLATE: $[[ inputs.tag-template ]]\n')
-    expect(rendered).toContain('    INPUT_TIMEOUT_SECONDS: $[[ inputs.timeout-seconds ]]\n')
+    for (const variable of [
+      'INPUT_IMAGES: frontend',
+      // Empty, as a YAML string (Prettier later writes its quotes as '').
+      'INPUT_FRONTEND_IMAGE: ""',
+      'INPUT_BACKEND_IMAGES: ""',
+      'INPUT_WEBHOOK_TOKEN: $WEBHOOK_TOKEN',
+      'INPUT_TAG_TEMPLATE: $[[ inputs.tag-template ]]',
+      'INPUT_TIMEOUT_SECONDS: $[[ inputs.timeout-seconds ]]',
+    ])
+      expect(rendered).toContain(`    ${variable}\n`)
   })
 
   test('refuses two actions that need different values for one variable', () => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { StepCancellation } from '../../../src/tools/cancel.js'
-import { runProcessGroup } from '../../../src/tools/process-group.js'
+import { runToolkit } from '../../../src/tools/toolkit-runner.js'
 import { makeCgroup } from '../../../src/tools/process-tree.js'
 import { killAll, runningProcesses, whenGone } from '../../helpers/processes.js'
 import { capture } from '../../helpers/run-process.js'
@@ -29,11 +29,11 @@ const WITH_CHILD = 'sleep 300 & echo "child $!"; wait'
 const childPid = (lines: readonly string[]): number =>
   Number(/^child (\d+)$/.exec(lines.find((l) => l.startsWith('child ')) ?? '')?.[1])
 
-function options(lines: string[], extra: object = {}): Parameters<typeof runProcessGroup>[2] {
+function options(lines: string[], extra: object = {}): Parameters<typeof runToolkit>[2] {
   return { cwd: '/', env: {}, timeoutMs: 60_000, onLine: (l: string) => lines.push(l), ...extra }
 }
 
-describe('runProcessGroup', () => {
+describe('runToolkit', () => {
   test('the defect it exists for: killing the first process alone leaves its child running', async () => {
     const tools: ChildProcess[] = []
     const ended = capture('sh', ['-c', WITH_CHILD], { onSpawn: (tool) => tools.push(tool) })
@@ -53,14 +53,14 @@ describe('runProcessGroup', () => {
 
   test('at the timeout the whole group is stopped, and the run says so', async () => {
     const lines: string[] = []
-    const exit = await runProcessGroup('sh', ['-c', WITH_CHILD], options(lines, { timeoutMs: 300 }))
+    const exit = await runToolkit('sh', ['-c', WITH_CHILD], options(lines, { timeoutMs: 300 }))
     expect(exit).toMatchObject({ code: 1, stopped: { reason: 'timeout' }, graceMs: 3000 })
     expect(await gone(childPid(lines))).toBe(true)
   })
 
   test('a group that ignores SIGTERM gets SIGKILL after the grace period', async () => {
     const lines: string[] = []
-    const exit = await runProcessGroup(
+    const exit = await runToolkit(
       'sh',
       ['-c', `trap '' TERM; ${WITH_CHILD}`],
       options(lines, { timeoutMs: 300, graceMs: 300 }),
@@ -71,7 +71,7 @@ describe('runProcessGroup', () => {
 
   test('what the tool leaves running when it exits is stopped too', async () => {
     const lines: string[] = []
-    const exit = await runProcessGroup('sh', ['-c', 'sleep 300 & echo "child $!"'], options(lines))
+    const exit = await runToolkit('sh', ['-c', 'sleep 300 & echo "child $!"'], options(lines))
     expect(exit).toMatchObject({ code: 0, graceMs: 3000 })
     expect(exit.processes).toMatchObject({ escaped: 0, survivors: [], outputHeld: false })
     expect(await gone(childPid(lines))).toBe(true)
@@ -79,7 +79,7 @@ describe('runProcessGroup', () => {
 
   test('lines from both streams, the last without a line break, and the exit code', async () => {
     const lines: string[] = []
-    const exit = await runProcessGroup(
+    const exit = await runToolkit(
       'sh',
       ['-c', 'echo out; echo "é err" >&2; printf "last"; exit 3'],
       options(lines, { env: { LOG_LEVEL: 'info' } }),
@@ -95,18 +95,18 @@ describe('runProcessGroup', () => {
       'process.stdout.write(Buffer.from([0x78, 0xc3]))',
       'setTimeout(() => process.stdout.write(Buffer.from([0xa9, 0x0a])), 200)',
     ].join(';')
-    await runProcessGroup(process.execPath, ['-e', script], options(lines))
+    await runToolkit(process.execPath, ['-e', script], options(lines))
     expect(lines).toEqual(['xé'])
   })
 
   test('a program that does not exist rejects', async () => {
-    await expect(runProcessGroup('no-such-olympe-tool', [], options([]))).rejects.toThrow(/ENOENT/)
+    await expect(runToolkit('no-such-olympe-tool', [], options([]))).rejects.toThrow(/ENOENT/)
   })
 
   test('cancelling the step stops the whole group, and the run says which signal', async () => {
     const lines: string[] = []
     const cancel = new StepCancellation()
-    const running = runProcessGroup('sh', ['-c', WITH_CHILD], {
+    const running = runToolkit('sh', ['-c', WITH_CHILD], {
       ...options(lines),
       onLine: (line) => {
         lines.push(line)
@@ -154,83 +154,68 @@ const canMakeCgroup = (): boolean => {
   return probe !== undefined
 }
 
-describe('runProcessGroup and the processes that leave the group', () => {
-  // Old runs waited for the output's end for ever (keep), or ended leaving the child running
-  // with the toolkit's environment (close).
-  test.each([
-    ['keeps', 'keep', 3101],
-    ['closes', 'close', 3102],
-  ] as const)(
-    'a child that calls setsid and %s the output: found and ended at the timeout',
-    async (_what, output, seconds) => {
-      try {
-        const exit = await runProcessGroup(
-          process.execPath,
-          escaping(seconds, output, 'hang'),
-          options([], { timeoutMs: 500 }),
-        )
-        expect(exit.stopped).toEqual({ reason: 'timeout' })
-        expect(exit.processes).toEqual({
-          contained: canMakeCgroup(),
-          escaped: 1,
-          survivors: [],
-          outputHeld: false,
-        })
-        expect(await whenGone(sleeping(seconds))).toEqual([])
-      } finally {
-        killAll(sleeping(seconds)())
-      }
-    },
-    30_000,
-  )
+/** What the run says it found of the processes that left its group (none survived). */
+const found = (contained: boolean, escaped: number, outputHeld = false): object => ({
+  contained,
+  escaped,
+  survivors: [],
+  outputHeld,
+})
 
-  test.each([
-    ['keeps', 'keep', 3103],
-    ['closes', 'close', 3104],
-  ] as const)(
-    'without a cgroup, a child that calls setsid and %s the output is found by its parent or its environment',
-    async (_what, output, seconds) => {
-      try {
-        const exit = await runProcessGroup(
-          process.execPath,
-          escaping(seconds, output, 'exit'),
-          options([], { track: { cgroup: false } }),
-        )
-        expect(exit).toMatchObject({ code: 0, stopped: undefined })
-        expect(exit.processes).toEqual({
-          contained: false,
-          escaped: 1,
-          survivors: [],
-          outputHeld: false,
-        })
-        expect(await whenGone(sleeping(seconds))).toEqual([])
-      } finally {
-        killAll(sleeping(seconds)())
-      }
-    },
-    30_000,
-  )
+/** Runs `escaping(...)` as the toolkit, then ends its `sleep <seconds>` whatever the test saw. */
+async function withEscaping(
+  seconds: number,
+  child: Parameters<typeof escaping>,
+  extra: object,
+  check: (exit: Awaited<ReturnType<typeof runToolkit>>) => Promise<void>,
+): Promise<void> {
+  try {
+    await check(await runToolkit(process.execPath, escaping(...child), options([], extra)))
+  } finally {
+    killAll(sleeping(seconds)())
+  }
+}
+
+describe('runToolkit and the processes that leave the group', () => {
+  // Old runs waited for the output's end for ever (keep), or ended leaving the child running
+  // with the toolkit's environment (close). Each test's child sleeps a number of seconds of its own.
+  describe.each([
+    ['keeps', 'keep', 3101, 3103],
+    ['closes', 'close', 3102, 3104],
+  ] as const)('a child that calls setsid and %s the output', (_what, output, hangs, exits) => {
+    test(
+      'found and ended at the timeout',
+      () =>
+        withEscaping(hangs, [hangs, output, 'hang'], { timeoutMs: 500 }, async (exit) => {
+          expect(exit.stopped).toEqual({ reason: 'timeout' })
+          expect(exit.processes).toEqual(found(canMakeCgroup(), 1))
+          expect(await whenGone(sleeping(hangs))).toEqual([])
+        }),
+      30_000,
+    )
+
+    test(
+      'without a cgroup, found by its parent or its environment',
+      () =>
+        withEscaping(exits, [exits, output, 'exit'], { track: { cgroup: false } }, async (exit) => {
+          expect(exit).toMatchObject({ code: 0, stopped: undefined })
+          expect(exit.processes).toEqual(found(false, 1))
+          expect(await whenGone(sleeping(exits))).toEqual([])
+        }),
+      30_000,
+    )
+  })
 
   test('a child that no trace leads to, holding the output: the run ends all the same, and says so', async () => {
     const seconds = 3105
-    try {
-      // It has an environment of its own, calls setsid, and is handed to init when the toolkit
-      // exits before anything looks at its parent: without a cgroup, nothing says it is the
-      // toolkit's.
-      const exit = await runProcessGroup(
-        process.execPath,
-        escaping(seconds, 'keep', 'exit', { PATH: process.env.PATH }),
-        options([], { track: { cgroup: false, pollMs: 600_000 } }),
-      )
-      expect(exit.processes).toEqual({
-        contained: false,
-        escaped: 0,
-        survivors: [],
-        outputHeld: true,
-      })
+    // It has an environment of its own, calls setsid, and is handed to init when the toolkit
+    // exits before anything looks at its parent: without a cgroup, nothing says it is the
+    // toolkit's.
+    const child: Parameters<typeof escaping> = [seconds, 'keep', 'exit', { PATH: process.env.PATH }]
+    await withEscaping(seconds, child, { track: { cgroup: false, pollMs: 600_000 } }, (exit) => {
+      expect(exit.processes).toEqual(found(false, 0, true))
       expect(sleeping(seconds)()).toHaveLength(1)
-    } finally {
-      killAll(sleeping(seconds)())
-    }
+      return Promise.resolve()
+    })
   }, 30_000)
 })

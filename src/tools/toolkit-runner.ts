@@ -1,23 +1,23 @@
-// The one way the actions run a program: in a process group of its own, so that a timeout or a
-// cancelled step stops it together with every process it started. Stopping the first process
-// alone leaves its children running: `npx` starts `olympe`, which starts `node snapshooter.js`,
-// and the docker command runs its buildx plugin as a child (test/unit/tools/process-group.test.ts
-// shows that defect). @actions/exec, which ran the other tools before, can neither start a
-// program in a group of its own nor hand back its pid.
+// The platform's toolkit runner (the snapshot's ToolkitRunner port): the toolkit runs in a
+// process group of its own, so that a timeout or a cancelled step stops it together with every
+// process it started. Stopping the first process alone leaves its children running: `npx` starts
+// `olympe`, which starts `node snapshooter.js` (test/unit/tools/toolkit-runner.test.ts shows that
+// defect). Why the toolkit has a runner of its own, beside @actions/exec and simple-git: exec.ts.
 //
 // A process that calls setsid leaves the group (a session of its own), so the group's signal
 // misses it; one that keeps the output pipe open would also keep the run waiting for the pipe's
-// end for ever. For the platform's toolkit, which holds DRAW_PASSWORD in its environment, the run
-// also finds such processes: by parent (polled while the toolkit runs, before an orphan is handed
-// to init), by a variable only this run's processes inherit, and, where this process may make
-// one, by a cgroup that every process the toolkit starts stays in (see process-tree.ts).
+// end for ever. The toolkit holds DRAW_PASSWORD in its environment, so the run also finds such
+// processes: by parent (polled while the toolkit runs, before an orphan is handed to init), by a
+// variable only this run's processes inherit, and, where this process may make one, by a cgroup
+// that every process the toolkit starts stays in (see process-tree.ts).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import type {
-  ToolkitExit,
-  ToolkitProcesses,
-  ToolkitRunOptions,
-  ToolkitStop,
+import {
+  NOTHING_LEFT,
+  type ToolkitExit,
+  type ToolkitProcesses,
+  type ToolkitRunOptions,
+  type ToolkitStop,
 } from '../core/snapshot/ports.js'
 import { cancelSignalName, type StepCancellation } from './cancel.js'
 import { lineSplitter } from './lines.js'
@@ -167,14 +167,7 @@ export async function runGroup(
   }
 }
 
-const NOTHING_LEFT: ToolkitProcesses = {
-  contained: true,
-  escaped: 0,
-  survivors: [],
-  outputHeld: false,
-}
-
-export interface GroupOptions extends ToolkitRunOptions {
+export interface ToolkitRunnerOptions extends ToolkitRunOptions {
   graceMs?: number
   cancel?: StepCancellation
   /** How the processes that leave the group are found (Linux); tracked by default. */
@@ -182,13 +175,13 @@ export interface GroupOptions extends ToolkitRunOptions {
 }
 
 /**
- * The platform's toolkit: each output line (stdout and stderr) to `onLine`, stdin closed, and the
- * processes that leave its group tracked (see the top of this file).
+ * Runs the platform's toolkit: each output line (stdout and stderr) to `onLine`, stdin closed,
+ * and the processes that leave its group tracked (see the top of this file).
  */
-export async function runProcessGroup(
+export async function runToolkit(
   command: string,
   args: readonly string[],
-  options: GroupOptions,
+  options: ToolkitRunnerOptions,
 ): Promise<ToolkitExit> {
   const out = lineSplitter({ onLine: options.onLine })
   const err = lineSplitter({ onLine: options.onLine })
