@@ -17,7 +17,6 @@ import {
   GitlabProject,
   logsOf,
   outcome,
-  runPipeline,
   sampleOlympeProject,
   type PipelineRun,
 } from '../helpers/gitlab-ci-local.js'
@@ -25,9 +24,8 @@ import {
   CATALOG_PATH,
   catalogJobImage,
   COMPONENT_VERSION,
-  gitAuth,
-  offlineExecutor,
   PACKAGE_VERSION,
+  runConsumerPipeline,
   useCatalogInstance,
 } from '../helpers/job-image.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -50,32 +48,15 @@ const instance = useCatalogInstance({
 })
 const { cleanup, docker, gitServer, webhook } = instance
 const runs: PipelineRun[] = []
-/**
- * A consumer's pipeline on the instance's runners (`executor`: a Docker socket, or privileged),
- * with the registry's login, the webhook, and npm unreachable; it must succeed.
- */
+/** A consumer's pipeline on the instance's runners (`executor`): it must succeed. */
 async function consumerPipeline(
   project: GitlabProject,
   executor: { dockerSocket?: boolean; privileged?: boolean },
 ): Promise<PipelineRun> {
   webhook.respondWith(answer(200))
-  const scratch = await cleanup.tempDir('olympe-job-image-consumer-')
-  const result = await runPipeline(project, {
-    variables: {
-      CI_REGISTRY: docker.registry.host,
-      CI_REGISTRY_USER: docker.registry.user,
-      CI_REGISTRY_PASSWORD: docker.registry.password,
-      WEBHOOK_URL: webhook.url,
-      WEBHOOK_TOKEN,
-      // An npm registry that answers nothing: the jobs must not need one.
-      npm_config_registry: 'http://127.0.0.1:9/',
-      npm_config_fetch_retries: '0',
-      npm_config_audit: 'false',
-      npm_config_fund: 'false',
-      npm_config_update_notifier: 'false',
-    },
-    env: { DOCKER_CONFIG: docker.dockerConfig, ...gitAuth(GIT_TOKEN) },
-    docker: await offlineExecutor(scratch, instance.bases, executor),
+  const result = await runConsumerPipeline(instance, project, {
+    webhookToken: WEBHOOK_TOKEN,
+    executor,
     timeoutMs: CONSUMER_MS,
   })
   runs.push(result)

@@ -11,16 +11,14 @@ import {
   createGitlabProject,
   logsOf,
   outcome,
-  runPipeline,
   type PipelineRun,
 } from '../helpers/gitlab-ci-local.js'
 import {
   CATALOG_PATH,
   catalogJobImage,
   COMPONENT_VERSION,
-  gitAuth,
-  offlineExecutor,
   PACKAGE_VERSION,
+  runConsumerPipeline,
   useCatalogInstance,
 } from '../helpers/job-image.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -68,19 +66,8 @@ async function consumer(inputs: Record<string, string>): Promise<PipelineRun> {
       { templates: false, origin: `${gitServer.baseUrl}/acme/shop.git` },
     ),
   )
-  const scratch = await cleanup.tempDir('olympe-mirror-consumer-')
-  const run = await runPipeline(project, {
-    variables: {
-      CI_REGISTRY: docker.registry.host,
-      CI_REGISTRY_USER: docker.registry.user,
-      CI_REGISTRY_PASSWORD: docker.registry.password,
-      WEBHOOK_URL: webhook.url,
-      WEBHOOK_TOKEN,
-      npm_config_registry: 'http://127.0.0.1:9/',
-      npm_config_fetch_retries: '0',
-    },
-    env: { DOCKER_CONFIG: docker.dockerConfig, ...gitAuth(GIT_TOKEN) },
-    docker: await offlineExecutor(scratch, instance.bases),
+  const run = await runConsumerPipeline(instance, project, {
+    webhookToken: WEBHOOK_TOKEN,
     timeoutMs: CONSUMER_MS,
   })
   runs.push(run)

@@ -24,6 +24,7 @@ import {
   createGitlabProject,
   runPipeline,
   type DockerExecutor,
+  type GitlabProject,
   type PipelineRun,
 } from './gitlab-ci-local.js'
 import { NODE24 } from './node-binaries.js'
@@ -395,6 +396,8 @@ export interface CatalogInstance {
   gitServer: GitServer
   /** The platform's webhook, answering 200 unless a test says otherwise. */
   webhook: WebhookServer
+  /** The token the git server wants. */
+  gitToken: string
   /** Set once the suite's beforeAll has run: */
   bases: JobImageBases
   mirrored: { debian: string; node: string }
@@ -423,7 +426,7 @@ export function useCatalogInstance(
     cleanup,
     120_000,
   )
-  const instance = { cleanup, ...servers } as CatalogInstance
+  const instance = { cleanup, gitToken: options.gitToken, ...servers } as CatalogInstance
   beforeAll(async () => {
     const { docker: suite, gitServer } = servers
     const bases = await ensureJobImageBases()
@@ -442,4 +445,40 @@ export function useCatalogInstance(
     Object.assign(instance, { bases, mirrored, release })
   }, options.timeoutMs)
   return instance
+}
+
+/**
+ * A consumer project's pipeline on the instance's runners, which reach nothing outside it: the
+ * registry's login as CI_REGISTRY*, the webhook with `webhookToken`, an npm registry that answers
+ * nothing (the jobs must not need one), and the Docker executor of `executor` (the engine's
+ * socket mounted, or privileged for Buildah).
+ */
+export async function runConsumerPipeline(
+  instance: CatalogInstance,
+  project: GitlabProject,
+  options: {
+    webhookToken: string
+    executor?: { dockerSocket?: boolean; privileged?: boolean }
+    timeoutMs: number
+  },
+): Promise<PipelineRun> {
+  const { cleanup, docker: suite, webhook } = instance
+  const scratch = await cleanup.tempDir('olympe-catalog-consumer-')
+  return runPipeline(project, {
+    variables: {
+      CI_REGISTRY: suite.registry.host,
+      CI_REGISTRY_USER: suite.registry.user,
+      CI_REGISTRY_PASSWORD: suite.registry.password,
+      WEBHOOK_URL: webhook.url,
+      WEBHOOK_TOKEN: options.webhookToken,
+      npm_config_registry: 'http://127.0.0.1:9/',
+      npm_config_fetch_retries: '0',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      npm_config_update_notifier: 'false',
+    },
+    env: { DOCKER_CONFIG: suite.dockerConfig, ...gitAuth(instance.gitToken) },
+    docker: await offlineExecutor(scratch, instance.bases, options.executor),
+    timeoutMs: options.timeoutMs,
+  })
 }
