@@ -97,29 +97,33 @@ async function fileInImage(which: Case, run: Built, path: string): Promise<strin
 const FROM = (): string => `FROM ${base}\nARG SOURCES_PATH\n`
 
 describe('build-images: what a first run built is not reused when what BuildKit reads changed', () => {
-  test('1. `<<` inside a word of LABEL is no heredoc: a COPY after it is read, and its change rebuilds', async () => {
-    const which = await newCase(
+  // A COPY that a careless reading of the Dockerfile would miss: its file changes, so it rebuilds.
+  test.each<[string, string, (from: string) => string]>([
+    [
+      '1. `<<` inside a word of LABEL is no heredoc: a COPY after it is read, and its change rebuilds',
       'heredoc',
-      `${FROM()}LABEL note=shift<<EOF\nCOPY extra/ /extra/\nCOPY $SOURCES_PATH /usr/share/nginx/html\n`,
-    )
-    await buildFrontend(which)
-    await writeFile(join(which.project, 'extra/note.txt'), 'second\n')
-    const second = await buildFrontend(which)
-    expect(second.built).toBe(true)
-    expect(await fileInImage(which, second, '/extra/note.txt')).toBe('second\n')
-  }, 240_000)
-
-  test('2. `# escape=`` makes ` the continuation: a line ending in \\ does not hide the COPY after it', async () => {
-    const which = await newCase(
+      (from) => `${from}LABEL note=shift<<EOF\n`,
+    ],
+    [
+      '2. `# escape=`` makes ` the continuation: a line ending in \\ does not hide the COPY after it',
       'escape',
-      `# escape=\`\n${FROM()}RUN echo \\\nCOPY extra/ /extra/\nCOPY $SOURCES_PATH /usr/share/nginx/html\n`,
-    )
-    await buildFrontend(which)
-    await writeFile(join(which.project, 'extra/note.txt'), 'second\n')
-    const second = await buildFrontend(which)
-    expect(second.built).toBe(true)
-    expect(await fileInImage(which, second, '/extra/note.txt')).toBe('second\n')
-  }, 240_000)
+      (from) => `# escape=\`\n${from}RUN echo \\\n`,
+    ],
+  ])(
+    '%s',
+    async (_title, label, before) => {
+      const which = await newCase(
+        label,
+        `${before(FROM())}COPY extra/ /extra/\nCOPY $SOURCES_PATH /usr/share/nginx/html\n`,
+      )
+      await buildFrontend(which)
+      await writeFile(join(which.project, 'extra/note.txt'), 'second\n')
+      const second = await buildFrontend(which)
+      expect(second.built).toBe(true)
+      expect(await fileInImage(which, second, '/extra/note.txt')).toBe('second\n')
+    },
+    240_000,
+  )
 
   test('3. a wildcard that matches a link: BuildKit copies its target, whose change rebuilds', async () => {
     const which = await newCase('link', `${FROM()}COPY dist/web/*.js /js/\n`)

@@ -5,6 +5,7 @@ import { externalAddress, startConnectProxy, type ConnectProxy } from '../helper
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { makeTlsFiles, type TlsFiles } from '../helpers/tls-certificates.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { platformServingApp } from '../helpers/app-server.js'
 
 // A corporate network: the webhook host resolves only on the proxy's side, the proxy is the only
 // way out, and the webhook's certificate is signed by the company's own authority.
@@ -132,14 +133,7 @@ describe('deploy behind a proxy, to a webhook with a private CA', () => {
 
   test('the rollout watch goes out through the same proxy and trusts the same CA', async () => {
     // The platform's host serves the app too: version.json flips once the POST arrived.
-    webhook.respondWith((request, index, res) => {
-      const posted = webhook.requests.some((each) => each.method === 'POST')
-      if (request.path.startsWith('/version.json'))
-        return answer(200, { version: posted ? '1.4.0' : '1.3.0' })(request, index, res)
-      if (request.path === '/OlympeServer/status')
-        return answer(200, { status: 'ok' })(request, index, res)
-      return answer(200, { message: 'success' })(request, index, res)
-    })
+    webhook.respondWith(platformServingApp(webhook, '1.3.0', '1.4.0'))
     const before = proxy.tunnels.length
     const run = await runAsGithub('deploy', {
       inputs: {

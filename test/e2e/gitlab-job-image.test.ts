@@ -31,17 +31,13 @@ import {
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { answer } from '../helpers/webhook-server.js'
 
-const GIT_TOKEN = 'jobimage-git-token-4e1a9c'
-const WEBHOOK_TOKEN = 'jobimage-webhook-token-2b8d7f'
-const HOOK_PATH = '/hooks/9c1e5a7b3d2f-jobimage'
 // The catalog pipeline builds a 550 MB image with Buildah's vfs driver; on two shared cores it
 // took about two minutes. The consumer's pipeline pulls that image, then runs four jobs.
 const RELEASE_MS = 900_000
 const CONSUMER_MS = 600_000
 
 const instance = useCatalogInstance({
-  gitToken: GIT_TOKEN,
-  hookPath: HOOK_PATH,
+  name: 'jobimage',
   projectPath: CATALOG_PATH,
   layoutPath: CATALOG_PATH,
   timeoutMs: RELEASE_MS,
@@ -55,7 +51,6 @@ async function consumerPipeline(
 ): Promise<PipelineRun> {
   webhook.respondWith(answer(200))
   const result = await runConsumerPipeline(instance, project, {
-    webhookToken: WEBHOOK_TOKEN,
     executor,
     timeoutMs: CONSUMER_MS,
   })
@@ -254,11 +249,5 @@ describe('the same component on a runner without a Docker socket', () => {
 // Last on purpose: it reads what every run above printed.
 test('no job log or output holds a secret', () => {
   expect(runs.length).toBe(4)
-  expectNoSecrets(logsOf(runs), [
-    GIT_TOKEN,
-    WEBHOOK_TOKEN,
-    webhook.url,
-    HOOK_PATH,
-    docker.registry.password,
-  ])
+  expectNoSecrets(logsOf(runs), instance.secrets())
 })

@@ -24,17 +24,13 @@ import {
 import { expectNoSecrets } from '../helpers/secrets.js'
 
 const MIRROR_PATH = 'tools/olympe-deploy-actions'
-const GIT_TOKEN = 'mirror-git-token-7d3e0b'
-const WEBHOOK_TOKEN = 'mirror-webhook-token-c4a8e2'
-const HOOK_PATH = '/hooks/2e4f6a8c0b1d-mirror'
 const RELEASE_MS = 900_000
 const CONSUMER_MS = 300_000
 
 // Step 1 of the recipe: the bases in the instance's registry (useCatalogInstance mirrors them);
 // step 2: the catalog project as upstream laid it out, copied to the instance's own path.
 const instance = useCatalogInstance({
-  gitToken: GIT_TOKEN,
-  hookPath: HOOK_PATH,
+  name: 'mirror',
   projectPath: MIRROR_PATH,
   layoutPath: CATALOG_PATH,
   serverHost: 'gitlab.internal.example',
@@ -67,7 +63,6 @@ async function consumer(inputs: Record<string, string>): Promise<PipelineRun> {
     ),
   )
   const run = await runConsumerPipeline(instance, project, {
-    webhookToken: WEBHOOK_TOKEN,
     timeoutMs: CONSUMER_MS,
   })
   runs.push(run)
@@ -147,11 +142,5 @@ describe('a copy of the catalog project at tools/olympe-deploy-actions', () => {
 // Last on purpose: it reads what every run above printed.
 test('no job log or output holds a secret', () => {
   expect(runs.length).toBe(4)
-  expectNoSecrets(logsOf(runs), [
-    GIT_TOKEN,
-    WEBHOOK_TOKEN,
-    webhook.url,
-    HOOK_PATH,
-    docker.registry.password,
-  ])
+  expectNoSecrets(logsOf(runs), instance.secrets())
 })

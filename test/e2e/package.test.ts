@@ -13,6 +13,7 @@ import { expectNoSecrets } from '../helpers/secrets.js'
 import { makeTlsFiles, type TlsFiles } from '../helpers/tls-certificates.js'
 import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { platformServingApp } from '../helpers/app-server.js'
 
 /** What a job runs, the templates it may include, and the README; the guides stay in the repository. */
 const SHIPPED = ['bin', 'dist', 'gitlab/*.yml', 'README.md', 'LICENSE', 'package.json']
@@ -199,14 +200,7 @@ describe('the published package, run from a clean folder', () => {
 
     test('a GitLab job: the image check, the webhook call and the rollout watch go through its tunnels', async () => {
       // The platform's host serves the app too: version.json flips once the POST arrived.
-      webhook.respondWith((request, index, res) => {
-        const posted = webhook.requests.some((each) => each.method === 'POST')
-        if (request.path.startsWith('/version.json'))
-          return answer(200, { version: posted ? '1.4.0' : '1.3.0' })(request, index, res)
-        if (request.path === '/OlympeServer/status')
-          return answer(200, { status: 'ok' })(request, index, res)
-        return answer(200, { message: 'success' })(request, index, res)
-      })
+      webhook.respondWith(platformServingApp(webhook, '1.3.0', '1.4.0'))
       const before = proxy.tunnels.length
       const result = await npx(
         [

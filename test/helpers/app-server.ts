@@ -122,6 +122,22 @@ export const deploys =
   }
 
 /**
+ * The platform's host serving the app too, as the responder of `webhook`: version.json says
+ * `before` until a POST has arrived and `after` once one has, the status route answers ok, and
+ * any other request is an accepted deployment.
+ */
+export const platformServingApp =
+  (webhook: WebhookServer, before: string, after: string): Responder =>
+  (request, index, res) => {
+    const posted = webhook.requests.some((each) => each.method === 'POST')
+    if (request.path.startsWith('/version.json'))
+      return answer(200, { version: posted ? after : before })(request, index, res)
+    if (request.path === '/OlympeServer/status')
+      return answer(200, { status: 'ok' })(request, index, res)
+    return answer(200, { message: 'success' })(request, index, res)
+  }
+
+/**
  * An app on loopback and the platform's webhook (at `hookPath`) that deploys it, for a suite:
  * both started before its tests and stopped with `cleanup` after them.
  */

@@ -12,7 +12,7 @@
 // later suite of the CI run (and of a later run on the same machine) reuses it. Suites that start
 // at once take turns through a lock folder, and the second finds the images made.
 import { beforeAll } from '@jest/globals'
-import { createHash } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { chmod, cp, mkdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
@@ -396,8 +396,11 @@ export interface CatalogInstance {
   gitServer: GitServer
   /** The platform's webhook, answering 200 unless a test says otherwise. */
   webhook: WebhookServer
-  /** The token the git server wants. */
+  /** The token the git server wants, and the one the webhook is called with. */
   gitToken: string
+  webhookToken: string
+  /** What no log or output may hold: the tokens, the webhook's address, the registry's password. */
+  secrets(): string[]
   /** Set once the suite's beforeAll has run: */
   bases: JobImageBases
   mirrored: { debian: string; node: string }
@@ -405,28 +408,39 @@ export interface CatalogInstance {
 }
 
 /**
- * A self-managed instance without Internet access, for a suite: its registry, its git server
- * (that wants `gitToken`), the platform's webhook at `hookPath`, the job image's bases mirrored in
- * the registry, and the catalog project published at `projectPath` (laid out for `layoutPath`)
- * with its tag pipeline ready to run. Made before the suite's tests, undone after them.
+ * A self-managed instance without Internet access, for a suite (`name` goes into its tokens): its
+ * registry, its git server, the platform's webhook, the job image's bases mirrored in the
+ * registry, and the catalog project published at `projectPath` (laid out for `layoutPath`) with
+ * its tag pipeline ready to run. Made before the suite's tests, undone after them.
  */
 export function useCatalogInstance(
-  options: { gitToken: string; hookPath: string; timeoutMs: number } & Pick<
+  options: { name: string; timeoutMs: number } & Pick<
     CatalogReleaseOptions,
     'projectPath' | 'layoutPath' | 'serverHost'
   >,
 ): CatalogInstance {
+  const unique = (): string => randomBytes(6).toString('hex')
+  const gitToken = `${options.name}-git-token-${unique()}`
+  const webhookToken = `${options.name}-webhook-token-${unique()}`
+  const hookPath = `/hooks/${unique()}-${options.name}`
   const cleanup = useCleanup(120_000)
   const servers = useServers(
     {
       docker: startDockerSuite,
-      gitServer: () => startGitServer({ token: options.gitToken }),
-      webhook: () => startWebhookServer(undefined, options.hookPath),
+      gitServer: () => startGitServer({ token: gitToken }),
+      webhook: () => startWebhookServer(undefined, hookPath),
     },
     cleanup,
     120_000,
   )
-  const instance = { cleanup, gitToken: options.gitToken, ...servers } as CatalogInstance
+  const secrets = (): string[] => [
+    gitToken,
+    webhookToken,
+    servers.webhook.url,
+    hookPath,
+    servers.docker.registry.password,
+  ]
+  const instance = { cleanup, gitToken, webhookToken, secrets, ...servers } as CatalogInstance
   beforeAll(async () => {
     const { docker: suite, gitServer } = servers
     const bases = await ensureJobImageBases()
@@ -449,18 +463,14 @@ export function useCatalogInstance(
 
 /**
  * A consumer project's pipeline on the instance's runners, which reach nothing outside it: the
- * registry's login as CI_REGISTRY*, the webhook with `webhookToken`, an npm registry that answers
+ * registry's login as CI_REGISTRY*, the webhook and its token, an npm registry that answers
  * nothing (the jobs must not need one), and the Docker executor of `executor` (the engine's
  * socket mounted, or privileged for Buildah).
  */
 export async function runConsumerPipeline(
   instance: CatalogInstance,
   project: GitlabProject,
-  options: {
-    webhookToken: string
-    executor?: { dockerSocket?: boolean; privileged?: boolean }
-    timeoutMs: number
-  },
+  options: { executor?: { dockerSocket?: boolean; privileged?: boolean }; timeoutMs: number },
 ): Promise<PipelineRun> {
   const { cleanup, docker: suite, webhook } = instance
   const scratch = await cleanup.tempDir('olympe-catalog-consumer-')
@@ -470,7 +480,7 @@ export async function runConsumerPipeline(
       CI_REGISTRY_USER: suite.registry.user,
       CI_REGISTRY_PASSWORD: suite.registry.password,
       WEBHOOK_URL: webhook.url,
-      WEBHOOK_TOKEN: options.webhookToken,
+      WEBHOOK_TOKEN: instance.webhookToken,
       npm_config_registry: 'http://127.0.0.1:9/',
       npm_config_fetch_retries: '0',
       npm_config_audit: 'false',
