@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from '@jest/globals'
+import { describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -9,12 +9,11 @@ import {
   servedFilesLabel,
 } from '../../../../src/core/shared/image-labels.js'
 import { nodeFiles } from '../../../../src/tools/files.js'
-import { Cleanup } from '../../../helpers/cleanup.js'
+import { useCleanup } from '../../../helpers/cleanup.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
 
 const sha = (text: string): string => `sha256:${createHash('sha256').update(text).digest('hex')}`
-const cleanup = new Cleanup()
-afterAll(() => cleanup.run())
+const cleanup = useCleanup()
 
 // The official template's index.html, after its webpack build replaced $VERSION.
 const TEMPLATE_INDEX = `<!doctype html>

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { beforeAll, describe, expect, test } from '@jest/globals'
 import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
@@ -8,10 +8,10 @@ import {
 } from '../../../../src/core/snapshot/boundary.js'
 import type { SnapshotEntry } from '../../../../src/core/snapshot/config.js'
 import { nodeFiles } from '../../../../src/tools/files.js'
-import { Cleanup } from '../../../helpers/cleanup.js'
+import { useCleanup } from '../../../helpers/cleanup.js'
 
 // On the disk (a temp folder): links are what this checks, and a memory tree has none.
-const cleanup = new Cleanup()
+const cleanup = useCleanup()
 let scratch = ''
 let outside = ''
 beforeAll(async () => {
@@ -19,7 +19,6 @@ beforeAll(async () => {
   outside = join(scratch, 'outside')
   await mkdir(outside)
 })
-afterAll(() => cleanup.run())
 
 let roots = 0
 async function rootWith(layout: (dir: string) => Promise<void>): Promise<OutputRoot> {
