@@ -1,14 +1,14 @@
 // `olympe-deploy` itself, as a GitLab job or a person meets it: the commands, and what happens
 // when none or an unknown one is given.
-import { beforeAll, describe, expect, test } from '@jest/globals'
+import { describe, expect, test } from '@jest/globals'
 import { cp, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { Cleanup, useCleanup } from '../helpers/cleanup.js'
+import { Cleanup, useCleanup, useStarted } from '../helpers/cleanup.js'
 import { NODE24 } from '../helpers/node-binaries.js'
 import { fixture, ROOT } from '../helpers/run-action.js'
 import { capture } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { answer, startWebhookServer } from '../helpers/webhook-server.js'
 
 const BIN = join(ROOT, 'bin/olympe-deploy.js')
 const env = { PATH: process.env.PATH ?? '' }
@@ -114,10 +114,7 @@ describe('what a GitLab deploy job loads', () => {
 
 describe("'check-only': a pipeline's first job", () => {
   const cleanup = useCleanup()
-  let webhook: WebhookServer
-  beforeAll(async () => {
-    webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
-  })
+  const webhook = useStarted('webhook', () => startWebhookServer(answer(200)), cleanup)
 
   const gitlabJob = (inputs: Record<string, string>): Record<string, string> => ({
     ...env,
@@ -128,27 +125,31 @@ describe("'check-only': a pipeline's first job", () => {
     CI_COMMIT_SHA: '5e6f708192a3b4c5d6e7f8091a2b3c4d1a2b3c4d',
     ...inputs,
   })
+  const CHECKED =
+    "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true."
+  /** `olympe-deploy <action> --check-only` in a GitLab job with these variables, in `cwd`. */
+  const checkOnly = (
+    action: string,
+    variables: Record<string, string>,
+    cwd = ROOT,
+  ): ReturnType<typeof capture> =>
+    capture(NODE24, [BIN, action, '--check-only'], { env: gitlabJob(variables), cwd })
 
   test('valid deploy inputs: said so, and nothing is sent', async () => {
-    const run = await capture(NODE24, [BIN, 'deploy', '--check-only'], {
-      env: gitlabJob({
-        INPUT_WEBHOOK_URL: webhook.url,
-        INPUT_WEBHOOK_TOKEN: 'Check-Only-Token-1',
-        INPUT_FRONTEND_IMAGE: '127.0.0.1:1/shop/frontend:1.4.0',
-      }),
-      cwd: ROOT,
+    const run = await checkOnly('deploy', {
+      INPUT_WEBHOOK_URL: webhook.url,
+      INPUT_WEBHOOK_TOKEN: 'Check-Only-Token-1',
+      INPUT_FRONTEND_IMAGE: '127.0.0.1:1/shop/frontend:1.4.0',
     })
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' })
-    expect(run.stdout).toContain(
-      "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true.",
-    )
+    expect(run.stdout).toContain(CHECKED)
     expect(webhook.requests).toHaveLength(0)
   })
 
   test('a missing secret: named, exit 1, and nothing is sent', async () => {
-    const run = await capture(NODE24, [BIN, 'deploy', '--check-only'], {
-      env: gitlabJob({ INPUT_WEBHOOK_URL: webhook.url, INPUT_WEBHOOK_TOKEN: '' }),
-      cwd: ROOT,
+    const run = await checkOnly('deploy', {
+      INPUT_WEBHOOK_URL: webhook.url,
+      INPUT_WEBHOOK_TOKEN: '',
     })
     expect(run.code).toBe(1)
     expect(run.stderr).toContain(
@@ -163,20 +164,19 @@ describe("'check-only': a pipeline's first job", () => {
     const shimLog = join(dir, 'calls.log')
     // The project as a first job sees it: its Dockerfiles, and none of the builds (dist/).
     await cp(fixture('olympe-project-template', 'docker'), join(dir, 'docker'), { recursive: true })
-    const run = await capture(NODE24, [BIN, 'build-images', '--check-only'], {
-      env: gitlabJob({
+    const run = await checkOnly(
+      'build-images',
+      {
         PATH: `${shim}:${env.PATH}`,
         SHIM_LOG: shimLog,
         INPUT_REGISTRY: 'registry.example.com',
         INPUT_REGISTRY_USERNAME: 'ci',
         INPUT_REGISTRY_PASSWORD: 'Check-Only-Password-2',
-      }),
-      cwd: dir,
-    })
-    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' })
-    expect(run.stdout).toContain(
-      "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true.",
+      },
+      dir,
     )
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' })
+    expect(run.stdout).toContain(CHECKED)
     expect(await readFile(shimLog, 'utf8').catch(() => '')).toBe('')
     expectNoSecrets({ stdout: run.stdout }, ['Check-Only-Password-2'])
   })
