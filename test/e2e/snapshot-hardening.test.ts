@@ -44,6 +44,28 @@ async function freshRepo(): Promise<string> {
   return name
 }
 
+interface TrackedRun {
+  repo: string
+  workspace: string
+  /** The file where the fake toolkit and its children write their pids. */
+  pids: string
+  /** The variable every process of the run inherits, in whatever session it ends up. */
+  ofThisRun: string
+}
+
+/** `body` with a fresh repository and workspace; what is left of the run is killed after it. */
+async function withTrackedRun(body: (run: TrackedRun) => Promise<void>): Promise<void> {
+  const repo = await freshRepo()
+  const workspace = await makeWorkspace([gitEntry(repo)])
+  const pids = path.join(await scratch.tempDir('pids-'), 'pids')
+  const ofThisRun = `FAKE_TOOLKIT_PIDS=${pids}`
+  try {
+    await body({ repo, workspace, pids, ofThisRun })
+  } finally {
+    killAll(processesWithEnv(ofThisRun))
+  }
+}
+
 const snapshooter = (outputDir = 'snapshot/sales'): object => ({
   name: 'sales',
   rootTags: [IDS.sales],
@@ -228,12 +250,7 @@ describe('what the real toolkit does', () => {
   test.each(['keep-output', 'close-output'])(
     'the escaping toolkit (%s) ends within the timeout with nothing of its left running',
     async (form) => {
-      const repo = await freshRepo()
-      const workspace = await makeWorkspace([gitEntry(repo)])
-      const pids = path.join(await scratch.tempDir('pids-'), 'pids')
-      // Every process of the run inherits this variable, in whatever session it ends up.
-      const ofThisRun = `FAKE_TOOLKIT_PIDS=${pids}`
-      try {
+      await withTrackedRun(async ({ repo, workspace, pids, ofThisRun }) => {
         const run = await github(workspace, {
           inputs: { 'toolkit-timeout-minutes': '0.02' },
           env: { FAKE_TOOLKIT_HANG: '1', FAKE_TOOLKIT_ESCAPE: form, FAKE_TOOLKIT_PIDS: pids },
@@ -248,18 +265,12 @@ describe('what the real toolkit does', () => {
         expect(await whenGone(() => processesWithEnv(ofThisRun))).toEqual([])
         expect(server.refUpdates(repo)).toEqual([])
         expectNoSecrets(captured(run), SECRETS)
-      } finally {
-        killAll(processesWithEnv(ofThisRun))
-      }
+      })
     },
   )
 
   test('a toolkit that exports, exits and leaves a child in a session of its own on its output: pushed, the child ended, and a warning', async () => {
-    const repo = await freshRepo()
-    const workspace = await makeWorkspace([gitEntry(repo)])
-    const pids = path.join(await scratch.tempDir('pids-'), 'pids')
-    const ofThisRun = `FAKE_TOOLKIT_PIDS=${pids}`
-    try {
+    await withTrackedRun(async ({ workspace, pids, ofThisRun }) => {
       const run = await github(workspace, {
         env: { FAKE_TOOLKIT_ESCAPE: 'keep-output', FAKE_TOOLKIT_PIDS: pids },
         timeoutMs: 60_000,
@@ -272,9 +283,7 @@ describe('what the real toolkit does', () => {
       expect(run.outputs.changed).toBe('true')
       expect(await whenGone(() => processesWithEnv(ofThisRun))).toEqual([])
       expectNoSecrets(captured(run), SECRETS)
-    } finally {
-      killAll(processesWithEnv(ofThisRun))
-    }
+    })
   })
 
   test('LOG_LEVEL=info, unless the step runs in debug mode: then the password and rndCook are masked', async () => {
