@@ -11,7 +11,7 @@ import { mirrorCredentials } from '../../src/core/registry/mirrors.js'
 import { urlCredentials } from '../../src/core/shared/url-credentials.js'
 import { rollout, useDeployedApp, version } from '../helpers/app-server.js'
 import { useCleanup } from '../helpers/cleanup.js'
-import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
+import { runAsGithub, runCli, type ActionId, type RunResult } from '../helpers/run-action.js'
 import { runnerCommands } from '../helpers/runner-commands.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
@@ -110,12 +110,20 @@ describe('an app-url password that holds what a URL parser misreads', () => {
   })
 })
 
+/** Every input, in every action, whose specification says it may carry this kind of secret. */
+const inputsHolding = (kind: unknown): (readonly [ActionId, string])[] =>
+  ACTION_DEFINITIONS.flatMap((definition) =>
+    Object.entries(definition.inputs)
+      .filter(([, spec]) => spec.secret === kind)
+      .map(([name]) => [definition.id, name] as const),
+  )
+
+/** The action in check-only mode, with `name` given as a command-line flag. */
+const withFlag = (action: ActionId, name: string, value: string): ReturnType<typeof runCli> =>
+  runCli(action, { inputs: { 'check-only': 'true' }, args: [`--${name}`, value] })
+
 /** Every input whose specification says it may carry credentials in a URL, in every action. */
-const CREDENTIAL_INPUTS = ACTION_DEFINITIONS.flatMap((definition) =>
-  Object.entries(definition.inputs)
-    .filter(([, spec]) => spec.secret === urlCredentials)
-    .map(([name]) => [definition.id, name] as const),
-)
+const CREDENTIAL_INPUTS = inputsHolding(urlCredentials)
 
 describe('an input that may carry credentials in a URL, given as a command-line flag', () => {
   test('app-url is one of them', () => {
@@ -127,27 +135,21 @@ describe('an input that may carry credentials in a URL, given as a command-line 
     async (action, name) => {
       const variable = `INPUT_${name.toUpperCase().replace(/-/g, '_')}`
       const warning = `Warning: '${name}' was given as a flag that holds credentials in its URL (user:password@), which process lists and job logs can show: prefer the ${variable} environment variable.\n`
-      const flagged = await runCli(action, {
-        inputs: { 'check-only': 'true' },
-        args: [`--${name}`, `https://${USER}:Fl4g-pass-word@shop.example.com`],
-      })
+      const flagged = await withFlag(
+        action,
+        name,
+        `https://${USER}:Fl4g-pass-word@shop.example.com`,
+      )
       expect(flagged.stderr).toContain(warning)
       expectNoSecrets({ stdout: flagged.stdout, stderr: flagged.stderr }, ['Fl4g-pass-word'])
-      const plain = await runCli(action, {
-        inputs: { 'check-only': 'true' },
-        args: [`--${name}`, 'https://shop.example.com'],
-      })
+      const plain = await withFlag(action, name, 'https://shop.example.com')
       expect(plain.stderr).not.toContain(`'${name}' was given as a flag`)
     },
   )
 })
 
 /** Every input whose specification says a mirror may be given with credentials, in every action. */
-const MIRROR_INPUTS = ACTION_DEFINITIONS.flatMap((definition) =>
-  Object.entries(definition.inputs)
-    .filter(([, spec]) => spec.secret === mirrorCredentials)
-    .map(([name]) => [definition.id, name] as const),
-)
+const MIRROR_INPUTS = inputsHolding(mirrorCredentials)
 
 describe('a mirror given with credentials, as a command-line flag', () => {
   test('registry-mirrors of both actions is one of them', () => {
@@ -164,10 +166,11 @@ describe('a mirror given with credentials, as a command-line flag', () => {
     async (action, name) => {
       const variable = `INPUT_${name.toUpperCase().replace(/-/g, '_')}`
       const warning = `Warning: '${name}' was given as a flag that holds credentials in a mirror ('user:password@host'), which process lists and job logs can show: prefer the ${variable} environment variable.\n`
-      const flagged = await runCli(action, {
-        inputs: { 'check-only': 'true' },
-        args: [`--${name}`, `docker.io=${USER}:Fl4g-pass@word@registry.internal/hub`],
-      })
+      const flagged = await withFlag(
+        action,
+        name,
+        `docker.io=${USER}:Fl4g-pass@word@registry.internal/hub`,
+      )
       expect(flagged.stderr).toContain(warning)
       expect(flagged.code).toBe(1)
       expect(`${flagged.stdout}${flagged.stderr}`).toContain(
@@ -177,10 +180,7 @@ describe('a mirror given with credentials, as a command-line flag', () => {
         'Fl4g-pass@word',
         `${USER}:Fl4g-pass@word`,
       ])
-      const plain = await runCli(action, {
-        inputs: { 'check-only': 'true' },
-        args: [`--${name}`, 'docker.io=registry.internal/hub'],
-      })
+      const plain = await withFlag(action, name, 'docker.io=registry.internal/hub')
       expect(plain.stderr).not.toContain(`'${name}' was given as a flag`)
     },
   )
