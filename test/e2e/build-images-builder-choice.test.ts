@@ -4,7 +4,7 @@
 // The bundle runs as the CLI, as a GitLab job does; nothing is pushed (push: false).
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { createServer, connect, type Server } from 'node:net'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import { BASE_IMAGES, dockerLogin, freePort, pushImage } from '../helpers/docker-env.js'
 import { SHA, useDockerSuite } from '../helpers/docker-suite.js'
 import { buildahStore, giveTo, rootlessUser, type RootlessUser } from '../helpers/rootless.js'

@@ -12,7 +12,7 @@ import {
   startActionsCacheServer,
   type ActionsCacheServer,
 } from '../helpers/actions-cache-server.js'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import {
   BASE_IMAGES,
   docker,

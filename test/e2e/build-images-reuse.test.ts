@@ -13,7 +13,7 @@ import {
   startActionsCacheServer,
   type ActionsCacheServer,
 } from '../helpers/actions-cache-server.js'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import { startCuttingProxy } from '../helpers/cutting-proxy.js'
 import {
   BASE_IMAGES,

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from '@jest/globals'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js'
 import { expectNoSecrets } from '../helpers/secrets.js'

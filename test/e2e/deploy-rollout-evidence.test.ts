@@ -15,7 +15,7 @@ import {
   type AppServer,
   type FrontendBuild,
 } from '../helpers/app-server.js'
-import { useCleanup, useServers, useStarted } from '../helpers/cleanup.js'
+import { useCleanup, useServers, useStarted } from '../helpers/suite.js'
 import { startRegistry } from '../helpers/docker-registry.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { runnerCommands } from '../helpers/runner-commands.js'

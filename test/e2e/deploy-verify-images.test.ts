@@ -9,7 +9,8 @@ import { createServer } from 'node:http'
 import { writeFile } from 'node:fs/promises'
 import type { AddressInfo, Socket } from 'node:net'
 import { join } from 'node:path'
-import { useCleanup, withCleanup } from '../helpers/cleanup.js'
+import { withCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import {
   dockerLogin,
   ensureBaseImages,

@@ -14,7 +14,7 @@ import { readBuildInputs } from '../../src/core/build-images/dockerfile.js'
 import { readIgnoreFile } from '../../src/core/build-images/dockerignore.js'
 import { fingerprintOf, sourceDigest } from '../../src/core/build-images/fingerprint.js'
 import { nodeFiles } from '../../src/tools/files.js'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import { ensureDockerDaemon, run } from '../helpers/docker-env.js'
 
 const SEED = 2311

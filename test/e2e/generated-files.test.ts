@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { cp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import { NODE24 } from '../helpers/node-binaries.js'
 import { ROOT } from '../helpers/run-action.js'
 import { capture, type Captured } from '../helpers/run-process.js'

@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { parseAllDocuments } from 'yaml'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import {
   createGitlabProject,
   listJobs,

@@ -3,7 +3,7 @@
 // version, the registry unreachable). The job says that it is npm, and not the team's variables;
 // and each step's first line says which platform it took itself to run on, and why.
 import { beforeAll, describe, expect, test } from '@jest/globals'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import {
   ciFile,
   component,

@@ -10,7 +10,7 @@ import {
   version as serving,
   type AppServer,
 } from '../helpers/app-server.js'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import {
   component,
   createGitlabProject,

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import {
   createGitlabProject,
   listEnvironments,

@@ -7,7 +7,7 @@
 import { beforeAll, expect, test } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { useCleanup, useServers } from '../helpers/cleanup.js'
+import { useCleanup, useServers } from '../helpers/suite.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
 import { git, startGitServer } from '../helpers/git-server.js'
 import { ciFile, sampleOlympeProject, type GitlabProject } from '../helpers/gitlab-ci-local.js'

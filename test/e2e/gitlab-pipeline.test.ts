@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readdir, readFile } from 'node:fs/promises'
 import { connect, createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
-import { useCleanup, useServers } from '../helpers/cleanup.js'
+import { useCleanup, useServers } from '../helpers/suite.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
 import {
   ciFile,

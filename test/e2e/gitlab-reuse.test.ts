@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { useCleanup, useServers } from '../helpers/cleanup.js'
+import { useCleanup, useServers } from '../helpers/suite.js'
 import { BASE_IMAGES, docker, dockerLogin, pushImage, removeImages } from '../helpers/docker-env.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
 import {

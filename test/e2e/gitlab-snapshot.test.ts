@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { useCleanup, useServers } from '../helpers/cleanup.js'
+import { useCleanup, useServers } from '../helpers/suite.js'
 import {
   DRAW_PASSWORD,
   DRAW_USERNAME,

@@ -5,7 +5,7 @@ import {
   salesSnapshot,
   TOOLKIT_INPUTS,
 } from '../helpers/fake-toolkit.js'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import { startCuttingProxy, type CuttingProxy } from '../helpers/cutting-proxy.js'
 import { SAMPLE_PROJECT, SHA, startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
 import { startGitServer, type GitServer } from '../helpers/git-server.js'

@@ -7,7 +7,7 @@ import { beforeAll, expect, test } from '@jest/globals'
 import { createServer, request, type Server } from 'node:http'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import { docker, ensureDockerDaemon } from '../helpers/docker-env.js'
 import { ensureJobImageBases, INSTALL_TOOLS, type JobImageBases } from '../helpers/job-image.js'
 

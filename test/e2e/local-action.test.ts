@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import {
   DRAW_PASSWORD,
   DRAW_USERNAME,

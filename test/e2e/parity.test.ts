@@ -5,7 +5,7 @@
 import type { InputSpec } from '../../src/core/definition.js'
 import { deployDefinition } from '../../src/core/deploy/definition.js'
 import { beforeAll, describe, expect, test } from '@jest/globals'
-import { useCleanup, useServers } from '../helpers/cleanup.js'
+import { useCleanup, useServers } from '../helpers/suite.js'
 import {
   component,
   createGitlabProject,

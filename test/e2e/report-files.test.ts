@@ -4,7 +4,7 @@
 import { describe, expect, test } from '@jest/globals'
 import { lstat, mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import { runCli } from '../helpers/run-action.js'
 
 const cleanup = useCleanup()

@@ -6,7 +6,7 @@ import {
   salesSnapshot,
   TOOLKIT_INPUTS,
 } from '../helpers/fake-toolkit.js'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import { type GitServer } from '../helpers/git-server.js'
 import { gitServerForSuite, makeWorkspace } from '../helpers/git-snapshot.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'

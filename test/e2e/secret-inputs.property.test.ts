@@ -21,7 +21,7 @@ import { mirrorCredentials } from '../../src/core/registry/mirrors.js'
 import { pastedPrivateKey, signingKeyParts } from '../../src/core/signing/pem.js'
 import { MIN_SECRET_LENGTH } from '../../src/core/shared/secrets.js'
 import { urlCredentials } from '../../src/core/shared/url-credentials.js'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import { runAsGithub, runCli, type ActionId } from '../helpers/run-action.js'
 import { findSecrets } from '../helpers/secrets.js'
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
 import { deploys, rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
-import { useCleanup } from '../helpers/cleanup.js'
+import { useCleanup } from '../helpers/suite.js'
 import { startCuttingProxy } from '../helpers/cutting-proxy.js'
 import {
   DRAW_PASSWORD,

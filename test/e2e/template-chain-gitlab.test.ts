@@ -15,7 +15,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { deploys, rollout, startAppServer, version } from '../helpers/app-server.js'
-import { useCleanup, useServers } from '../helpers/cleanup.js'
+import { useCleanup, useServers } from '../helpers/suite.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
 import {
   DRAW_PASSWORD,

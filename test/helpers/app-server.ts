@@ -6,7 +6,8 @@
 // with nginx's ETag and Last-Modified, and a 304 for a conditional request that matches.
 import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import { useCleanup, useStarted, type Cleanup } from './cleanup.js'
+import { type Cleanup } from './cleanup.js'
+import { useCleanup, useStarted } from './suite.js'
 import { answer, startWebhookServer, type Responder, type WebhookServer } from './webhook-server.js'
 import { listenOnLoopback } from './loopback.js'
 

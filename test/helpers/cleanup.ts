@@ -1,10 +1,9 @@
 // What a suite or a helper made and must take away when it ends: the servers it started, the
 // projects and folders it created, the files a tool left behind. `beforeAll` registers each thing
-// as it comes; the `afterAll` of `useCleanup()` undoes them all, last first, even when one of them
+// as it comes; the `afterAll` of `useCleanup()` (suite.ts) undoes them all, last first, even when one of them
 // fails or `beforeAll` stopped halfway (a server that did not start leaves nothing to stop).
 // Every temporary folder of the tests comes from `tempDir`, so each has an owner that removes it.
 // Pushed images may stay: every suite's registry is its own and goes with its temporary folder.
-import { afterAll, beforeAll } from '@jest/globals'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -77,73 +76,6 @@ export class Cleanup {
     }
     if (failures.length > 0) throw new Error(`Cleanup failed for ${failures.join('; ')}`)
   }
-}
-
-/**
- * The Cleanup of a suite (or of a `describe`, when called inside one): run after its tests, with
- * `timeoutMs` for the undoing (stopping a registry, removing pushed images) when jest's default
- * is too short.
- */
-export function useCleanup(timeoutMs?: number): Cleanup {
-  const cleanup = new Cleanup()
-  afterAll(() => cleanup.run(), timeoutMs)
-  return cleanup
-}
-
-/**
- * The servers (or any Stoppables) of a suite, by name: started at once in a `beforeAll` (with
- * `timeoutMs` when jest's default is too short), stopped with `cleanup` after the tests. Each
- * value handed back reads the started thing, so the tests use it as they would the thing itself;
- * before the `beforeAll` has run, any use of it throws.
- */
-export function useServers<T extends Record<string, Stoppable>>(
-  starts: { [K in keyof T]: () => Promise<T[K]> },
-  cleanup: Cleanup = useCleanup(),
-  timeoutMs?: number,
-): T {
-  let started: T | undefined
-  beforeAll(async () => {
-    const names = Object.keys(starts) as (keyof T)[]
-    started = await cleanup.startAll(
-      Object.fromEntries(names.map((name) => [name, starts[name]()])) as {
-        [K in keyof T]: Promise<T[K]>
-      },
-    )
-  }, timeoutMs)
-  const one = <K extends keyof T>(name: K): T[K] => {
-    if (started === undefined)
-      throw new Error(`The ${String(name)} is used before its beforeAll started it.`)
-    return started[name]
-  }
-  const names = Object.keys(starts) as (keyof T & string)[]
-  return Object.fromEntries(names.map((name) => [name, lateBound(() => one(name))])) as unknown as T
-}
-
-/** One server of a suite, as `useServers` starts them. */
-export function useStarted<T extends Stoppable>(
-  what: string,
-  start: () => Promise<T>,
-  cleanup: Cleanup = useCleanup(),
-  timeoutMs?: number,
-): T {
-  return useServers({ [what]: start }, cleanup, timeoutMs)[what] as T
-}
-
-/** An object that stands for the one `thing()` returns when it is used. */
-function lateBound<T extends object>(thing: () => T): T {
-  return new Proxy({} as T, {
-    get: (_target, key) => {
-      const value: unknown = Reflect.get(thing(), key)
-      return typeof value === 'function' ? (value as () => unknown).bind(thing()) : value
-    },
-    set: (_target, key, value) => Reflect.set(thing(), key, value),
-    has: (_target, key) => Reflect.has(thing(), key),
-    ownKeys: () => Reflect.ownKeys(thing()),
-    getOwnPropertyDescriptor: (_target, key) => {
-      const descriptor = Reflect.getOwnPropertyDescriptor(thing(), key)
-      return descriptor && { ...descriptor, configurable: true }
-    },
-  })
 }
 
 /** Runs `body` with a Cleanup of its own, which is run when `body` ends, however it ends. */

@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto'
 import { cp, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { startOwning, useCleanup, useStarted, type Cleanup } from './cleanup.js'
+import { startOwning, type Cleanup } from './cleanup.js'
+import { useCleanup, useStarted } from './suite.js'
 import {
   ensureBaseImages,
   ensureDockerDaemon,

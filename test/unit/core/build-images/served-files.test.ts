@@ -9,7 +9,7 @@ import {
   servedFilesLabel,
 } from '../../../../src/core/shared/image-labels.js'
 import { nodeFiles } from '../../../../src/tools/files.js'
-import { useCleanup } from '../../../helpers/cleanup.js'
+import { useCleanup } from '../../../helpers/suite.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
 
 const sha = (text: string): string => `sha256:${createHash('sha256').update(text).digest('hex')}`

@@ -8,7 +8,7 @@ import {
 } from '../../../../src/core/snapshot/boundary.js'
 import type { SnapshotEntry } from '../../../../src/core/snapshot/config.js'
 import { nodeFiles } from '../../../../src/tools/files.js'
-import { useCleanup } from '../../../helpers/cleanup.js'
+import { useCleanup } from '../../../helpers/suite.js'
 
 // On the disk (a temp folder): links are what this checks, and a memory tree has none.
 const cleanup = useCleanup()
