@@ -2,16 +2,11 @@
 // HttpClient port on one clock that advances only when the step sleeps.
 import { describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
-import { withDefaults } from '../../../../src/core/definition.js'
-import { deployDefinition, type DeployInputName } from '../../../../src/core/deploy/definition.js'
-import { checkDeploy } from '../../../../src/core/deploy/check.js'
-import { runDeploy } from '../../../../src/core/deploy/run.js'
+import type { DeployInputName } from '../../../../src/core/deploy/definition.js'
 import type { HttpRequest, HttpResponse } from '../../../../src/core/shared/http.js'
-import type { Summary } from '../../../../src/core/shared/ports.js'
 import type { StepEnd } from '../../../../src/core/shared/step-end.js'
 import { fakeNetwork, respond, type Answer } from '../../../helpers/fake-registry.js'
-import { memoryFiles } from '../../../helpers/memory-files.js'
-import { recordingLogger } from '../../../helpers/recording-logger.js'
+import { checkAndRunDeploy, deployPorts, type DeployRecord } from '../../../helpers/unit-fakes.js'
 
 const sha = (text: string): string => `sha256:${createHash('sha256').update(text).digest('hex')}`
 /** The template's main.js is not content-hashed: a new build with the same version changes it. */
@@ -51,13 +46,9 @@ function script(body: string, request: HttpRequest): HttpResponse {
     : respond(200, { ETag: etag }, body)
 }
 
-interface Run {
-  outputs: Record<string, string>
+interface Run extends DeployRecord {
   /** Every request, in order, as `METHOD host path`. */
   requests: string[]
-  info: string[]
-  warnings: string[]
-  summaries: Summary[]
   end?: StepEnd
   error?: Error
 }
@@ -71,11 +62,10 @@ async function deploy(
   app: App = () => version('1.3.0'),
   options: { webhook?: Answer; labels?: Record<string, string>; preview?: App } = {},
 ): Promise<Run> {
-  const { logger, infos: info, warnings } = recordingLogger()
-  const run: Run = { outputs: {}, requests: [], info, warnings, summaries: [] }
+  const requests: string[] = []
   const images = registry(options.labels ?? LABELS)
   const network: ReturnType<typeof fakeNetwork> = fakeNetwork((request) => {
-    run.requests.push(`${request.method} ${request.url.host} ${request.url.pathname}`)
+    requests.push(`${request.method} ${request.url.host} ${request.url.pathname}`)
     const now = network.clock.now().getTime()
     if (request.url.host === 'r.io') return images(request)
     if (request.url.host === 'h.example')
@@ -85,35 +75,19 @@ async function deploy(
       return (options.preview ?? app)(now, request)
     return app(now, request)
   })
-  const raw = withDefaults(deployDefinition, {
-    'webhook-url': 'https://h.example/deploy/5e6f7a8b9c0d',
-    'webhook-token': 'tok-9c8b7a6d5e',
+  const ports = deployPorts(network.http, network.clock)
+  const { outputs, info, warnings, summaries } = ports
+  const run: Run = { outputs, requests, info, warnings, summaries }
+  const raw: Partial<Record<DeployInputName, string>> = {
     'frontend-image': 'r.io/shop/frontend:1',
     'app-url': 'https://shop.example.com',
     'promotion-mode': 'auto',
     'poll-seconds': '5',
     'wait-minutes': '1',
     ...inputs,
-  })
+  }
   try {
-    const ports: Parameters<typeof runDeploy>[2] = {
-      logger,
-      reporter: {
-        setOutput: (name, value) => (run.outputs[name] = value),
-        summary: (summary) => {
-          run.summaries.push(summary)
-          return Promise.resolve()
-        },
-      },
-      redact: (text) => text,
-      clock: network.clock,
-      files: memoryFiles({}),
-      registerSecret: () => undefined,
-      dockerConfigPath: '/home/runner/.docker/config.json',
-      http: network.http,
-    }
-    const checked = await checkDeploy(raw, { parseYaml: JSON.parse }, { workspace: '/ws' }, ports)
-    run.end = await runDeploy(checked, {}, ports)
+    run.end = await checkAndRunDeploy(raw, ports)
   } catch (error) {
     run.error = error as Error
   }
