@@ -251,8 +251,11 @@ describe('deploy, then watch the rollout', () => {
     expect(run.warnings[0]).toContain('or build the frontend image with build-images')
   })
 
+  /** Manual promotion, watched for 15 s. */
+  const MANUAL = { 'wait-minutes': '0.25', 'promotion-mode': 'manual' }
+
   test("manual promotion without 'preview-url': awaiting-promotion, saying what it cannot tell", async () => {
-    const run = await deploy({ 'wait-minutes': '0.25', 'promotion-mode': 'manual' })
+    const run = await deploy(MANUAL)
     expect(run.error).toBeUndefined()
     expect(run.outputs.rollout).toBe('awaiting-promotion')
     expect(run.end).toEqual({ notLive: 'Not live: awaiting promotion' })
@@ -264,24 +267,19 @@ describe('deploy, then watch the rollout', () => {
         "the new version may be waiting for someone to promote it on the platform, or the rollout may never have reached the app; without 'preview-url'",
       ),
     ])
-    const strict = await deploy({
-      'wait-minutes': '0.25',
-      'promotion-mode': 'manual',
-      'require-evidence': 'true',
-    })
+    const strict = await deploy({ ...MANUAL, 'require-evidence': 'true' })
     expect(strict.error?.message).toMatch(/'require-evidence' is true, so the step fails\.$/)
   })
 
   test('manual promotion with a preview that serves this build: verified, awaiting promotion', async () => {
-    const run = await deploy(
-      {
-        'wait-minutes': '0.25',
-        'promotion-mode': 'manual',
-        'preview-url': 'https://preview.shop.example.com',
-      },
-      () => version('1.3.0'),
-      { preview: (ms) => version(ms >= 5000 ? '1.4.0' : '1.3.0') },
-    )
+    // The app keeps the version before; the preview serves this build from 5 s on.
+    const previewed = (inputs: Partial<Record<DeployInputName, string>>): Promise<Run> =>
+      deploy(
+        { ...MANUAL, 'preview-url': 'https://preview.shop.example.com', ...inputs },
+        () => version('1.3.0'),
+        { preview: (ms) => version(ms >= 5000 ? '1.4.0' : '1.3.0') },
+      )
+    const run = await previewed({})
     expect(run.error).toBeUndefined()
     expect(run.end).toEqual({
       notLive: 'Not live: awaiting promotion (the preview serves this build)',
@@ -293,16 +291,7 @@ describe('deploy, then watch the rollout', () => {
       'Preview',
       'https://preview.shop.example.com: serves this build (last seen: version 1.4.0, status HTTP 200)',
     ])
-    const strict = await deploy(
-      {
-        'wait-minutes': '0.25',
-        'promotion-mode': 'manual',
-        'preview-url': 'https://preview.shop.example.com',
-        'require-evidence': 'true',
-      },
-      () => version('1.3.0'),
-      { preview: (ms) => version(ms >= 5000 ? '1.4.0' : '1.3.0') },
-    )
+    const strict = await previewed({ 'require-evidence': 'true' })
     // Verified on the preview: not for 'require-evidence' to fail.
     expect(strict.error).toBeUndefined()
   })
