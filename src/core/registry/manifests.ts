@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { errorMessage } from '../shared/errors.js'
 import type { HttpResponse } from '../shared/http.js'
 import { isLoopbackHost } from '../shared/loopback.js'
-import { parseJsonText } from '../shared/json-text.js'
+import { isObject, parseJsonText } from '../shared/json-text.js'
 import { ask, Unreachable, writeProblem } from './ask.js'
 import { isRefusal, type RegistrySession, type Refusal } from './session.js'
 
@@ -357,8 +357,4 @@ export function errorCodesOf(body: string): string {
   } catch {
     return ''
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
