@@ -252,7 +252,7 @@ describe('the rollout judge: verdicts', () => {
       'timed-out',
     ],
     ['401 on every poll: timed out', ['401', '401'], {}, 'timed-out'],
-  ])('%s', (...[_name, words, settings, ended, atPoll]) => {
+  ])('%s', (...[, words, settings, ended, atPoll]) => {
     const result = judge(words, settings)
     expect({ outcome: result.outcome, poll: result.poll, ended: result.ended }).toEqual({
       outcome: atPoll === undefined ? undefined : ended,
