@@ -103,6 +103,9 @@ const LABEL_READ = [
   'GET r.io /v2/shop/frontend/manifests/1',
   expect.stringMatching(/^GET r\.io \/v2\/shop\/frontend\/blobs\/sha256:/),
 ]
+/** `count` polls, each asking `asked` in this order. */
+const polls = (count: number, ...asked: string[]): string[] =>
+  Array.from({ length: count }, () => asked).flat()
 const FROM_LABEL = "the org.opencontainers.image.version label of 'r.io/shop/frontend:1'"
 
 describe('deploy, then watch the rollout', () => {
@@ -112,12 +115,7 @@ describe('deploy, then watch the rollout', () => {
     expect(run.error).toBeUndefined()
     expect(run.end).toEqual({})
     // The version changed: no file is asked.
-    expect(run.requests).toEqual([
-      ...LABEL_READ,
-      VERSION,
-      POST,
-      ...[VERSION, STATUS, VERSION, STATUS, VERSION, STATUS, VERSION, STATUS],
-    ])
+    expect(run.requests).toEqual([...LABEL_READ, VERSION, POST, ...polls(4, VERSION, STATUS)])
     expect(run.info).toContain(`Expected version: 1.4.0 (from ${FROM_LABEL}).`)
     expect(run.info).toContain(
       'Before the call, the app serves 1.3.0: the version tells this build (1.4.0) apart.',
@@ -179,8 +177,7 @@ describe('deploy, then watch the rollout', () => {
       VERSION,
       SCRIPT,
       POST,
-      ...[VERSION, STATUS, SCRIPT, VERSION, STATUS, SCRIPT, VERSION, STATUS, SCRIPT],
-      ...[VERSION, STATUS, SCRIPT],
+      ...polls(4, VERSION, STATUS, SCRIPT),
     ])
     expect(run.info).toContain(
       "Before the call, the app serves 1.4.0, this build's version, with another build's main.js: those files tell this build apart, so the watch compares what the app serves with them (conditional requests: a file is downloaded again only when it changed).",
