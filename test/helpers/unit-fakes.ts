@@ -1,11 +1,17 @@
 // Set-ups the unit tests of one action share: a CI context and the ports of a run, all in memory.
 import type { BuildImagesPorts } from '../../src/core/build-images/run.js'
+import { withDefaults } from '../../src/core/definition.js'
+import { checkDeploy } from '../../src/core/deploy/check.js'
+import { deployDefinition, type DeployInputName } from '../../src/core/deploy/definition.js'
+import { runDeploy, type DeployPorts } from '../../src/core/deploy/run.js'
 import type { CiContext } from '../../src/core/shared/context.js'
-import type { Files } from '../../src/core/shared/ports.js'
+import type { HttpClient } from '../../src/core/shared/http.js'
+import type { Clock, Files, Summary } from '../../src/core/shared/ports.js'
+import type { StepEnd } from '../../src/core/shared/step-end.js'
 import { fakeBuilders, type FakeDocker } from './docker-fake.js'
-import { recordingTools, type Recorded } from './recording.js'
 import { failure, fakeNetwork, type FakeNetwork } from './fake-registry.js'
-import { frozenClock } from './memory-files.js'
+import { frozenClock, memoryFiles } from './memory-files.js'
+import { recordingLogger, recordingTools, type Recorded } from './recording.js'
 
 /** A push to main on GitHub, in the project folder /p. */
 export const PUSH_TO_MAIN: CiContext = {
@@ -44,4 +50,66 @@ export function buildImagesPorts(
     http: (options.network ?? fakeNetwork(() => failure('dns'))).http,
     ...(options.records ? { records: options.records } : {}),
   }
+}
+
+/** What a deploy run logged and reported, kept for the test to read. */
+export interface DeployRecord {
+  outputs: Record<string, string>
+  summaries: Summary[]
+  info: string[]
+  warnings: string[]
+}
+
+/**
+ * deploy's ports around the test's HTTP client and clock: what is logged and reported is
+ * recorded, no file exists, and `redact` stands for the runner's masking (none by default).
+ */
+export function deployPorts(
+  http: HttpClient,
+  clock: Clock,
+  redact: (text: string) => string = (text) => text,
+): DeployPorts & DeployRecord {
+  const { logger, infos: info, warnings } = recordingLogger()
+  const outputs: Record<string, string> = {}
+  const summaries: Summary[] = []
+  return {
+    logger,
+    reporter: {
+      setOutput: (name, value) => (outputs[name] = value),
+      summary: (summary) => {
+        summaries.push(summary)
+        return Promise.resolve()
+      },
+    },
+    redact,
+    clock,
+    files: memoryFiles({}),
+    registerSecret: () => undefined,
+    dockerConfigPath: '/home/runner/.docker/config.json',
+    http,
+    outputs,
+    summaries,
+    info,
+    warnings,
+  }
+}
+
+/** The webhook every deploy unit test calls, and its token. */
+export const WEBHOOK = { url: 'https://h.example/deploy/5e6f7a8b9c0d', token: 'tok-9c8b7a6d5e' }
+
+/**
+ * deploy checked then run as the action runs it, in the workspace /ws, with the inputs given
+ * over the defaults and `WEBHOOK`.
+ */
+export async function checkAndRunDeploy(
+  inputs: Partial<Record<DeployInputName, string>>,
+  ports: DeployPorts,
+): Promise<StepEnd> {
+  const raw = withDefaults(deployDefinition, {
+    'webhook-url': WEBHOOK.url,
+    'webhook-token': WEBHOOK.token,
+    ...inputs,
+  })
+  const checked = await checkDeploy(raw, { parseYaml: JSON.parse }, { workspace: '/ws' }, ports)
+  return runDeploy(checked, {}, ports)
 }

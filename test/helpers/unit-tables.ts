@@ -13,3 +13,28 @@ export function eachAnswer<I, O>(
     expect(answer(input)).toEqual(expected)
   })
 }
+
+/** What a build command line says of one build, as both builders write it. */
+export interface BuildOptions {
+  readonly file: string
+  /** `NAME=value`, SOURCES_PATH first as the builders put it. */
+  readonly buildArgs: readonly string[]
+  readonly labels?: readonly string[]
+  readonly tags: readonly string[]
+}
+
+/**
+ * The expected `--file`, `--build-arg`, `--label` and `--tag` options of a build command line, in
+ * the order Docker's and Buildah's command-line builders both give them.
+ */
+export function buildOptions(options: BuildOptions): string[] {
+  const each = (flag: string, values: readonly string[] = []): string[] =>
+    values.flatMap((value) => [flag, value])
+  return [
+    '--file',
+    options.file,
+    ...each('--build-arg', options.buildArgs),
+    ...each('--label', options.labels),
+    ...each('--tag', options.tags),
+  ]
+}

@@ -1,5 +1,5 @@
 import type { RegistryMirrors } from '../registry/mirrors.js'
-import { jsonValue } from '../shared/json-text.js'
+import { isObject, jsonValue } from '../shared/json-text.js'
 import {
   secretArgv,
   sharedBuildArgv,
@@ -288,8 +288,4 @@ export function describeBuildah(setup: BuildahSetup): string {
       ? `${setting.value} (from ${setting.from})`
       : `${setting.value} (${variable} unset: this step's default)`
   return `Builder: Buildah ${setup.version}, storage driver ${said(setup.storageDriver, 'STORAGE_DRIVER')}, isolation ${said(setup.isolation, 'BUILDAH_ISOLATION')}: each image goes into Buildah's store, then buildah push sends it in Docker's manifest format.`
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

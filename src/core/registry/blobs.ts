@@ -1,6 +1,5 @@
 import { writeProblem } from './ask.js'
-import { errorCodesOf } from './manifests.js'
-import { isRefusal, type RegistrySession } from './session.js'
+import { errorCodesOf, isRefusal, type RegistrySession } from './session.js'
 
 /** Upload answers are short: a Location, perhaps an error body. */
 const MAX_ANSWER_BYTES = 64 * 1024
@@ -25,16 +24,20 @@ export function pushBlob(
     })
     if (isRefusal(head)) return head.detail
     if (head.status === 200) return undefined
-    const start = await session.sendWrite({
-      method: 'POST',
-      path: 'blobs/uploads/',
-      headers: { 'Content-Length': '0' },
-      maxBodyBytes: MAX_ANSWER_BYTES,
-    })
+    const start = await session.sendWrite(
+      {
+        method: 'POST',
+        path: 'blobs/uploads/',
+        headers: { 'Content-Length': '0' },
+        maxBodyBytes: MAX_ANSWER_BYTES,
+      },
+      [202],
+      'the start of an upload',
+    )
     if (typeof start === 'string') return start
     const location = start.headers.location
-    if (start.status !== 202 || !location)
-      return `the registry answered HTTP ${start.status}${errorCodesOf(start.body)} to the start of an upload${start.status === 202 ? ', with no Location' : ''}`
+    if (!location)
+      return `the registry answered HTTP 202${errorCodesOf(start.body)} to the start of an upload, with no Location`
     let at: URL
     try {
       at = new URL(location, session.origin)
@@ -42,17 +45,18 @@ export function pushBlob(
       return `the registry gave an upload address that is not a URL ('${session.shown(location, 120)}')`
     }
     at.searchParams.set('digest', digest)
-    const put = await session.sendWrite({
-      method: 'PUT',
-      path: '',
-      at,
-      headers: { 'Content-Type': 'application/octet-stream' },
-      body: text,
-      maxBodyBytes: MAX_ANSWER_BYTES,
-    })
-    if (typeof put === 'string') return put
-    if (put.status !== 201 && put.status !== 204)
-      return `the registry answered HTTP ${put.status}${errorCodesOf(put.body)} to the upload of ${digest}`
-    return undefined
+    const put = await session.sendWrite(
+      {
+        method: 'PUT',
+        path: '',
+        at,
+        headers: { 'Content-Type': 'application/octet-stream' },
+        body: text,
+        maxBodyBytes: MAX_ANSWER_BYTES,
+      },
+      [201, 204],
+      `the upload of ${digest}`,
+    )
+    return typeof put === 'string' ? put : undefined
   })
 }

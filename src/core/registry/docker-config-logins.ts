@@ -1,4 +1,4 @@
-import { parseJsonText } from '../shared/json-text.js'
+import { isObject, parseJsonText } from '../shared/json-text.js'
 import { parseBasicAuth, type RegistryCredentials } from './credentials.js'
 import { registryName } from './reference.js'
 
@@ -73,8 +73,4 @@ export function unusableConfig(path: string, problem: string): DockerLogins {
       `The Docker config ${path} ${problem}: its logins are not used, and the registries are asked without them.`,
     ],
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto'
 import { errorMessage } from '../shared/errors.js'
 import type { HttpResponse } from '../shared/http.js'
 import { isLoopbackHost } from '../shared/loopback.js'
-import { parseJsonText } from '../shared/json-text.js'
+import { isObject, parseJsonText } from '../shared/json-text.js'
 import { ask, Unreachable, writeProblem } from './ask.js'
-import { isRefusal, type RegistrySession, type Refusal } from './session.js'
+import { errorCodesOf, isRefusal, type RegistrySession, type Refusal } from './session.js'
 
 /**
  * Reading an image's manifest and configuration through the registry API (OCI distribution
@@ -116,16 +116,17 @@ export function tagManifest(
   tag: string,
 ): Promise<string | undefined> {
   return writeProblem(async () => {
-    const put = await session.sendWrite({
-      method: 'PUT',
-      path: `manifests/${tag}`,
-      headers: { 'Content-Type': manifest.mediaType },
-      body: manifest.body,
-      maxBodyBytes: 64 * 1024,
-    })
+    const put = await session.sendWrite(
+      {
+        method: 'PUT',
+        path: `manifests/${tag}`,
+        headers: { 'Content-Type': manifest.mediaType },
+        body: manifest.body,
+        maxBodyBytes: 64 * 1024,
+      },
+      [201, 200],
+    )
     if (typeof put === 'string') return put
-    if (put.status !== 201 && put.status !== 200)
-      return `the registry answered HTTP ${put.status}${errorCodesOf(put.body)}`
     // The registry says which digest the tag now names; when it does not, ask it.
     let digest = validDigest(put.headers['docker-content-digest'])
     if (!digest) {
@@ -344,21 +345,4 @@ function answerProblem(
   if (status === 404)
     return { kind: 'missing', detail: `${what} does not exist (HTTP 404${codes})` }
   return { kind: 'unreachable', detail: `the registry answered HTTP ${status}${codes} for ${what}` }
-}
-
-/** `, MANIFEST_UNKNOWN` from a distribution API error body; '' without one. */
-export function errorCodesOf(body: string): string {
-  try {
-    const parsed = JSON.parse(body) as { errors?: Array<{ code?: unknown }> }
-    const codes = (parsed.errors ?? [])
-      .map((error) => error.code)
-      .filter((code): code is string => typeof code === 'string' && /^[A-Z_]{1,40}$/.test(code))
-    return codes.length > 0 ? `, ${codes.join(', ')}` : ''
-  } catch {
-    return ''
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -94,14 +94,21 @@ export class RegistrySession {
   }
 
   /**
-   * `send` for a write: its refusal, or a login the registry refused (HTTP 401, 403), comes back
-   * as what to tell the user.
+   * `send` for a write the registry must answer with one of the `accepted` statuses: the
+   * response, or what to tell the user: the refusal, a login the registry refused (HTTP 401,
+   * 403), or the status it answered instead (and the error codes of its body), `to` what.
    */
-  async sendWrite(request: SessionRequest): Promise<HttpResponse | string> {
+  async sendWrite(
+    request: SessionRequest,
+    accepted: readonly number[],
+    to?: string,
+  ): Promise<HttpResponse | string> {
     const response = await this.send(request)
     if (isRefusal(response)) return response.detail
     if (response.status === 401 || response.status === 403)
       return this.refused(response.status).detail
+    if (!accepted.includes(response.status))
+      return `the registry answered HTTP ${response.status}${errorCodesOf(response.body)}${to ? ` to ${to}` : ''}`
     return response
   }
 
@@ -184,6 +191,19 @@ export class RegistrySession {
       }
     this.ports.registerSecret(token)
     return { header: `Bearer ${token}` }
+  }
+}
+
+/** `, MANIFEST_UNKNOWN` from a distribution API error body; '' without one. */
+export function errorCodesOf(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { errors?: Array<{ code?: unknown }> }
+    const codes = (parsed.errors ?? [])
+      .map((error) => error.code)
+      .filter((code): code is string => typeof code === 'string' && /^[A-Z_]{1,40}$/.test(code))
+    return codes.length > 0 ? `, ${codes.join(', ')}` : ''
+  } catch {
+    return ''
   }
 }
 

@@ -28,6 +28,11 @@ export function jsonValue(text: string): unknown {
   }
 }
 
+/** A JSON object, its members readable by name (not null, not an array). */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
 function where(text: string, offset: number): string {
   const before = text.slice(0, offset)
   const line = before.split('\n').length

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { jsonValue } from '../shared/json-text.js'
+import { isObject, jsonValue } from '../shared/json-text.js'
 
 /**
  * Cosign's key-based signatures as cosign 2 writes and reads them (sigstore's "simple signing"):
@@ -173,8 +173,4 @@ function configText(diffIds: readonly string[]): string {
 
 function field(value: unknown, name: string): unknown {
   return isObject(value) ? value[name] : undefined
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

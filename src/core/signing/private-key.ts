@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, scryptSync, type KeyObject } from 'node:crypto'
 import { xsalsa20poly1305 } from '@noble/ciphers/salsa.js'
-import { isObject } from './cosign-layout.js'
+import { isObject } from '../shared/json-text.js'
 import {
   ENCRYPTED_LABELS,
   pemBlocks,

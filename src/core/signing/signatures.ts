@@ -2,11 +2,11 @@ import { Unreachable } from '../registry/ask.js'
 import { pushBlob } from '../registry/blobs.js'
 import { getBlob, getManifest, tagManifest, type Manifest } from '../registry/manifests.js'
 import type { RegistrySession } from '../registry/session.js'
+import { isObject } from '../shared/json-text.js'
 import {
   appendedManifest,
   blobOf,
   existingLayers,
-  isObject,
   readPayload,
   SIGNATURE_ANNOTATION,
   signatureLayer,

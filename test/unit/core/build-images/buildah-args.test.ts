@@ -15,6 +15,7 @@ import {
   registriesConf,
   saysImageNotKnown,
 } from '../../../../src/core/build-images/buildah-args.js'
+import { buildOptions } from '../../../helpers/unit-tables.js'
 
 const OURS = buildahSettings({})
 const THEIRS = buildahSettings({ STORAGE_DRIVER: 'overlay', BUILDAH_ISOLATION: 'rootless' })
@@ -58,18 +59,12 @@ describe('buildah command lines', () => {
       '--isolation',
       'chroot',
       '--pull=true',
-      '--file',
-      '/p/docker/frontend.Dockerfile',
-      '--build-arg',
-      'SOURCES_PATH=dist/web',
-      '--build-arg',
-      'NODE_ENV=production',
-      '--label',
-      'draw_version=2.11.3',
-      '--tag',
-      'r.io/shop/frontend:main-1a2b3c4',
-      '--tag',
-      'r.io/shop/frontend:main',
+      ...buildOptions({
+        file: '/p/docker/frontend.Dockerfile',
+        buildArgs: ['SOURCES_PATH=dist/web', 'NODE_ENV=production'],
+        labels: ['draw_version=2.11.3'],
+        tags: ['r.io/shop/frontend:main-1a2b3c4', 'r.io/shop/frontend:main'],
+      }),
       '--secret',
       'id=NPM_TOKEN,env=OLYMPE_BUILD_SECRET_1',
       '/p',

@@ -44,21 +44,21 @@ async function choose(
   }
 }
 
+describe('the builder chosen at once, and why', () => {
+  // prettier-ignore
+  test.each<[string, BuilderSetting, BuilderCandidates, { name: string; why: string }]>([
+    ['auto, an engine answers: Docker', 'auto', candidates([ENGINE], BUILDAH), { name: 'docker', why: 'a Docker engine answers (Docker 26.1.5)' }],
+    ['auto, no engine, buildah on PATH: Buildah', 'auto', candidates([NO_ENGINE], BUILDAH), { name: 'buildah', why: 'no Docker engine answers (Cannot connect to the Docker daemon at unix:///var/run/docker.sock.), and Buildah 1.28.2 is on PATH' }],
+    ['docker: taken as said (the pre-flight checks the engine)', 'docker', candidates([NO_ENGINE], BUILDAH), { name: 'docker', why: "'builder' is 'docker'" }],
+    ['buildah: DOCKER_HOST and an engine make no difference', 'buildah', candidates([ENGINE], NO_BUILDAH, 'tcp://docker:2375'), { name: 'buildah', why: "'builder' is 'buildah'" }],
+  ])('%s', async (_title, setting, given, expected) => {
+    const { chosen, waited } = await choose(setting, given)
+    expect(chosen).toEqual(expected)
+    expect(waited).toBe(0)
+  })
+})
+
 describe('builder: auto picks the one the runner has, and says why', () => {
-  test('an engine answers: Docker', async () => {
-    expect((await choose('auto', candidates([ENGINE], BUILDAH))).chosen).toEqual({
-      name: 'docker',
-      why: 'a Docker engine answers (Docker 26.1.5)',
-    })
-  })
-
-  test('no engine, buildah on PATH: Buildah', async () => {
-    expect((await choose('auto', candidates([NO_ENGINE], BUILDAH))).chosen).toEqual({
-      name: 'buildah',
-      why: 'no Docker engine answers (Cannot connect to the Docker daemon at unix:///var/run/docker.sock.), and Buildah 1.28.2 is on PATH',
-    })
-  })
-
   test('neither: fails, naming both', async () => {
     const { error } = await choose('auto', candidates([NO_ENGINE], NO_BUILDAH))
     expect(error).toBeInstanceOf(ActionError)
@@ -99,26 +99,10 @@ describe('builder: auto picks the one the runner has, and says why', () => {
 })
 
 describe('builder: docker or buildah', () => {
-  test('docker: taken as said (the pre-flight checks the engine)', async () => {
-    expect((await choose('docker', candidates([NO_ENGINE], BUILDAH))).chosen).toEqual({
-      name: 'docker',
-      why: "'builder' is 'docker'",
-    })
-  })
-
   test('docker with DOCKER_HOST: waited for too, and the message has no Buildah advice', async () => {
     const { error } = await choose('docker', candidates([NO_ENGINE], BUILDAH, 'tcp://dind:2376'))
     expect((error as Error).message).toBe(
       "'builder' is 'docker' and DOCKER_HOST is set ('tcp://dind:2376'), but no Docker engine answered there within 60 s (Cannot connect to the Docker daemon at unix:///var/run/docker.sock.). Nothing was built, and no other builder was tried: start the engine (on GitLab, a 'docker:dind' service), or correct DOCKER_HOST.",
     )
-  })
-
-  test('buildah: DOCKER_HOST and an engine make no difference', async () => {
-    const { chosen, waited } = await choose(
-      'buildah',
-      candidates([ENGINE], NO_BUILDAH, 'tcp://docker:2375'),
-    )
-    expect(chosen).toEqual({ name: 'buildah', why: "'builder' is 'buildah'" })
-    expect(waited).toBe(0)
   })
 })

@@ -26,7 +26,7 @@ import {
   secretEnvironment,
   type BuildCommand,
 } from '../../../../src/core/build-images/build-command.js'
-import { eachAnswer } from '../../../helpers/unit-tables.js'
+import { buildOptions, eachAnswer } from '../../../helpers/unit-tables.js'
 
 const base: BuildCommand = {
   dockerfile: '/p/docker/frontend.Dockerfile',
@@ -38,6 +38,13 @@ const base: BuildCommand = {
   cacheFrom: [],
 }
 
+/** `base`'s file, SOURCES_PATH and tag, as a command line gives them. */
+const BASE_OPTIONS = buildOptions({
+  file: '/p/docker/frontend.Dockerfile',
+  buildArgs: ['SOURCES_PATH=dist/web'],
+  tags: ['r.io/shop/frontend:main-1a2b3c4'],
+})
+
 const LEGACY: DockerBuilder = { kind: 'legacy', reason: 'disabled' }
 const DOCKER_DRIVER: DockerBuilder = { kind: 'buildkit', name: 'default', driver: 'docker' }
 const CONTAINER_DRIVER: DockerBuilder = {
@@ -48,20 +55,7 @@ const CONTAINER_DRIVER: DockerBuilder = {
 
 describe('docker command lines, legacy builder', () => {
   test.each<[string, BuildCommand, string[]]>([
-    [
-      'minimal',
-      base,
-      [
-        'build',
-        '--file',
-        '/p/docker/frontend.Dockerfile',
-        '--build-arg',
-        'SOURCES_PATH=dist/web',
-        '--tag',
-        'r.io/shop/frontend:main-1a2b3c4',
-        '/p',
-      ],
-    ],
+    ['minimal', base, ['build', ...BASE_OPTIONS, '/p']],
     [
       'everything',
       {
@@ -81,24 +75,12 @@ describe('docker command lines, legacy builder', () => {
       },
       [
         'build',
-        '--file',
-        '/p/docker/frontend.Dockerfile',
-        '--build-arg',
-        'SOURCES_PATH=dist/web',
-        '--build-arg',
-        'NODE_ENV=production',
-        '--build-arg',
-        'EMPTY=',
-        '--build-arg',
-        'SPACED=a b=c',
-        '--label',
-        'draw_version=2.11.3',
-        '--label',
-        'org.opencontainers.image.revision=abc',
-        '--tag',
-        'r.io/f:a',
-        '--tag',
-        'r.io/f:latest',
+        ...buildOptions({
+          file: '/p/docker/frontend.Dockerfile',
+          buildArgs: ['SOURCES_PATH=dist/web', 'NODE_ENV=production', 'EMPTY=', 'SPACED=a b=c'],
+          labels: ['draw_version=2.11.3', 'org.opencontainers.image.revision=abc'],
+          tags: ['r.io/f:a', 'r.io/f:latest'],
+        }),
         '--platform',
         'linux/arm64',
         '--cache-from',
@@ -113,12 +95,11 @@ describe('docker command lines, legacy builder', () => {
       { ...base, context: '/my project', dockerfile: '/my project/docker/x.Dockerfile' },
       [
         'build',
-        '--file',
-        '/my project/docker/x.Dockerfile',
-        '--build-arg',
-        'SOURCES_PATH=dist/web',
-        '--tag',
-        'r.io/shop/frontend:main-1a2b3c4',
+        ...buildOptions({
+          file: '/my project/docker/x.Dockerfile',
+          buildArgs: ['SOURCES_PATH=dist/web'],
+          tags: ['r.io/shop/frontend:main-1a2b3c4'],
+        }),
         '/my project',
       ],
     ],
@@ -129,17 +110,7 @@ describe('docker command lines, legacy builder', () => {
 })
 
 describe('docker command lines, BuildKit', () => {
-  const common = [
-    '--progress=plain',
-    '--file',
-    '/p/docker/frontend.Dockerfile',
-    '--build-arg',
-    'SOURCES_PATH=dist/web',
-    '--tag',
-    'r.io/shop/frontend:main-1a2b3c4',
-    '--cache-to',
-    'type=inline',
-  ]
+  const common = ['--progress=plain', ...BASE_OPTIONS, '--cache-to', 'type=inline']
   // prettier-ignore
   test.each<[string, BuildMode, string[]]>([
     ['docker driver, push: into the engine, docker push follows', { builder: DOCKER_DRIVER, push: true, metadataFile: '/t/m.json' }, []],
@@ -201,12 +172,7 @@ describe('docker command lines, BuildKit', () => {
         'buildx',
         'build',
         '--progress=plain',
-        '--file',
-        '/p/docker/frontend.Dockerfile',
-        '--build-arg',
-        'SOURCES_PATH=dist/web',
-        '--tag',
-        'r.io/shop/frontend:main-1a2b3c4',
+        ...BASE_OPTIONS,
         '--cache-from',
         registry,
         '--cache-to',

@@ -2,16 +2,11 @@
 // HttpClient port on one clock that advances only when the step sleeps.
 import { describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
-import { withDefaults } from '../../../../src/core/definition.js'
-import { deployDefinition, type DeployInputName } from '../../../../src/core/deploy/definition.js'
-import { checkDeploy } from '../../../../src/core/deploy/check.js'
-import { runDeploy } from '../../../../src/core/deploy/run.js'
+import type { DeployInputName } from '../../../../src/core/deploy/definition.js'
 import type { HttpRequest, HttpResponse } from '../../../../src/core/shared/http.js'
-import type { Summary } from '../../../../src/core/shared/ports.js'
 import type { StepEnd } from '../../../../src/core/shared/step-end.js'
 import { fakeNetwork, respond, type Answer } from '../../../helpers/fake-registry.js'
-import { memoryFiles } from '../../../helpers/memory-files.js'
-import { recordingLogger } from '../../../helpers/recording.js'
+import { checkAndRunDeploy, deployPorts, type DeployRecord } from '../../../helpers/unit-fakes.js'
 
 const sha = (text: string): string => `sha256:${createHash('sha256').update(text).digest('hex')}`
 /** The template's main.js is not content-hashed: a new build with the same version changes it. */
@@ -51,13 +46,9 @@ function script(body: string, request: HttpRequest): HttpResponse {
     : respond(200, { ETag: etag }, body)
 }
 
-interface Run {
-  outputs: Record<string, string>
+interface Run extends DeployRecord {
   /** Every request, in order, as `METHOD host path`. */
   requests: string[]
-  info: string[]
-  warnings: string[]
-  summaries: Summary[]
   end?: StepEnd
   error?: Error
 }
@@ -71,11 +62,10 @@ async function deploy(
   app: App = () => version('1.3.0'),
   options: { webhook?: Answer; labels?: Record<string, string>; preview?: App } = {},
 ): Promise<Run> {
-  const { logger, infos: info, warnings } = recordingLogger()
-  const run: Run = { outputs: {}, requests: [], info, warnings, summaries: [] }
+  const requests: string[] = []
   const images = registry(options.labels ?? LABELS)
   const network: ReturnType<typeof fakeNetwork> = fakeNetwork((request) => {
-    run.requests.push(`${request.method} ${request.url.host} ${request.url.pathname}`)
+    requests.push(`${request.method} ${request.url.host} ${request.url.pathname}`)
     const now = network.clock.now().getTime()
     if (request.url.host === 'r.io') return images(request)
     if (request.url.host === 'h.example')
@@ -85,35 +75,19 @@ async function deploy(
       return (options.preview ?? app)(now, request)
     return app(now, request)
   })
-  const raw = withDefaults(deployDefinition, {
-    'webhook-url': 'https://h.example/deploy/5e6f7a8b9c0d',
-    'webhook-token': 'tok-9c8b7a6d5e',
+  const ports = deployPorts(network.http, network.clock)
+  const { outputs, info, warnings, summaries } = ports
+  const run: Run = { outputs, requests, info, warnings, summaries }
+  const raw: Partial<Record<DeployInputName, string>> = {
     'frontend-image': 'r.io/shop/frontend:1',
     'app-url': 'https://shop.example.com',
     'promotion-mode': 'auto',
     'poll-seconds': '5',
     'wait-minutes': '1',
     ...inputs,
-  })
+  }
   try {
-    const ports: Parameters<typeof runDeploy>[2] = {
-      logger,
-      reporter: {
-        setOutput: (name, value) => (run.outputs[name] = value),
-        summary: (summary) => {
-          run.summaries.push(summary)
-          return Promise.resolve()
-        },
-      },
-      redact: (text) => text,
-      clock: network.clock,
-      files: memoryFiles({}),
-      registerSecret: () => undefined,
-      dockerConfigPath: '/home/runner/.docker/config.json',
-      http: network.http,
-    }
-    const checked = await checkDeploy(raw, { parseYaml: JSON.parse }, { workspace: '/ws' }, ports)
-    run.end = await runDeploy(checked, {}, ports)
+    run.end = await checkAndRunDeploy(raw, ports)
   } catch (error) {
     run.error = error as Error
   }
@@ -129,6 +103,9 @@ const LABEL_READ = [
   'GET r.io /v2/shop/frontend/manifests/1',
   expect.stringMatching(/^GET r\.io \/v2\/shop\/frontend\/blobs\/sha256:/),
 ]
+/** `count` polls, each asking `asked` in this order. */
+const polls = (count: number, ...asked: string[]): string[] =>
+  Array.from({ length: count }, () => asked).flat()
 const FROM_LABEL = "the org.opencontainers.image.version label of 'r.io/shop/frontend:1'"
 
 describe('deploy, then watch the rollout', () => {
@@ -138,12 +115,7 @@ describe('deploy, then watch the rollout', () => {
     expect(run.error).toBeUndefined()
     expect(run.end).toEqual({})
     // The version changed: no file is asked.
-    expect(run.requests).toEqual([
-      ...LABEL_READ,
-      VERSION,
-      POST,
-      ...[VERSION, STATUS, VERSION, STATUS, VERSION, STATUS, VERSION, STATUS],
-    ])
+    expect(run.requests).toEqual([...LABEL_READ, VERSION, POST, ...polls(4, VERSION, STATUS)])
     expect(run.info).toContain(`Expected version: 1.4.0 (from ${FROM_LABEL}).`)
     expect(run.info).toContain(
       'Before the call, the app serves 1.3.0: the version tells this build (1.4.0) apart.',
@@ -205,8 +177,7 @@ describe('deploy, then watch the rollout', () => {
       VERSION,
       SCRIPT,
       POST,
-      ...[VERSION, STATUS, SCRIPT, VERSION, STATUS, SCRIPT, VERSION, STATUS, SCRIPT],
-      ...[VERSION, STATUS, SCRIPT],
+      ...polls(4, VERSION, STATUS, SCRIPT),
     ])
     expect(run.info).toContain(
       "Before the call, the app serves 1.4.0, this build's version, with another build's main.js: those files tell this build apart, so the watch compares what the app serves with them (conditional requests: a file is downloaded again only when it changed).",
@@ -277,8 +248,11 @@ describe('deploy, then watch the rollout', () => {
     expect(run.warnings[0]).toContain('or build the frontend image with build-images')
   })
 
+  /** Manual promotion, watched for 15 s. */
+  const MANUAL = { 'wait-minutes': '0.25', 'promotion-mode': 'manual' }
+
   test("manual promotion without 'preview-url': awaiting-promotion, saying what it cannot tell", async () => {
-    const run = await deploy({ 'wait-minutes': '0.25', 'promotion-mode': 'manual' })
+    const run = await deploy(MANUAL)
     expect(run.error).toBeUndefined()
     expect(run.outputs.rollout).toBe('awaiting-promotion')
     expect(run.end).toEqual({ notLive: 'Not live: awaiting promotion' })
@@ -290,24 +264,19 @@ describe('deploy, then watch the rollout', () => {
         "the new version may be waiting for someone to promote it on the platform, or the rollout may never have reached the app; without 'preview-url'",
       ),
     ])
-    const strict = await deploy({
-      'wait-minutes': '0.25',
-      'promotion-mode': 'manual',
-      'require-evidence': 'true',
-    })
+    const strict = await deploy({ ...MANUAL, 'require-evidence': 'true' })
     expect(strict.error?.message).toMatch(/'require-evidence' is true, so the step fails\.$/)
   })
 
   test('manual promotion with a preview that serves this build: verified, awaiting promotion', async () => {
-    const run = await deploy(
-      {
-        'wait-minutes': '0.25',
-        'promotion-mode': 'manual',
-        'preview-url': 'https://preview.shop.example.com',
-      },
-      () => version('1.3.0'),
-      { preview: (ms) => version(ms >= 5000 ? '1.4.0' : '1.3.0') },
-    )
+    // The app keeps the version before; the preview serves this build from 5 s on.
+    const previewed = (inputs: Partial<Record<DeployInputName, string>>): Promise<Run> =>
+      deploy(
+        { ...MANUAL, 'preview-url': 'https://preview.shop.example.com', ...inputs },
+        () => version('1.3.0'),
+        { preview: (ms) => version(ms >= 5000 ? '1.4.0' : '1.3.0') },
+      )
+    const run = await previewed({})
     expect(run.error).toBeUndefined()
     expect(run.end).toEqual({
       notLive: 'Not live: awaiting promotion (the preview serves this build)',
@@ -319,16 +288,7 @@ describe('deploy, then watch the rollout', () => {
       'Preview',
       'https://preview.shop.example.com: serves this build (last seen: version 1.4.0, status HTTP 200)',
     ])
-    const strict = await deploy(
-      {
-        'wait-minutes': '0.25',
-        'promotion-mode': 'manual',
-        'preview-url': 'https://preview.shop.example.com',
-        'require-evidence': 'true',
-      },
-      () => version('1.3.0'),
-      { preview: (ms) => version(ms >= 5000 ? '1.4.0' : '1.3.0') },
-    )
+    const strict = await previewed({ 'require-evidence': 'true' })
     // Verified on the preview: not for 'require-evidence' to fail.
     expect(strict.error).toBeUndefined()
   })

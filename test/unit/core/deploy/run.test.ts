@@ -1,18 +1,19 @@
 import { describe, expect, test } from '@jest/globals'
-import { withDefaults } from '../../../../src/core/definition.js'
-import { deployDefinition, type DeployInputName } from '../../../../src/core/deploy/definition.js'
-import { checkDeploy } from '../../../../src/core/deploy/check.js'
-import { runDeploy } from '../../../../src/core/deploy/run.js'
+import type { DeployInputName } from '../../../../src/core/deploy/definition.js'
 import {
   HttpFailure,
   type HttpRequest,
   type HttpResponse,
 } from '../../../../src/core/shared/http.js'
-import type { Summary } from '../../../../src/core/shared/ports.js'
-import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
-import { recordingLogger } from '../../../helpers/recording.js'
+import { frozenClock } from '../../../helpers/memory-files.js'
+import {
+  checkAndRunDeploy,
+  deployPorts,
+  WEBHOOK,
+  type DeployRecord,
+} from '../../../helpers/unit-fakes.js'
 
-const TOKEN = 'tok-9c8b7a6d5e'
+const TOKEN = WEBHOOK.token
 
 /** The registry of the images, `r.io`, when a test turns the image check on. */
 type Registry = (request: HttpRequest) => HttpResponse | HttpFailure
@@ -31,55 +32,26 @@ async function deploy(
   },
   redact: (text: string) => string = (text) => text.split(TOKEN).join('***'),
   registry: Registry = () => new HttpFailure('refused', 'no registry in this test'),
-): Promise<{
-  outputs: Record<string, string>
-  requests: HttpRequest[]
-  registryRequests: HttpRequest[]
-  info: string[]
-  warnings: string[]
-  summaries: Summary[]
-  error?: Error
-}> {
-  const outputs: Record<string, string> = {}
+): Promise<
+  DeployRecord & { requests: HttpRequest[]; registryRequests: HttpRequest[]; error?: Error }
+> {
   const requests: HttpRequest[] = []
   const registryRequests: HttpRequest[] = []
-  const { logger, infos: info, warnings } = recordingLogger()
-  const summaries: Summary[] = []
-  const raw = withDefaults(deployDefinition, {
-    'webhook-url': 'https://h.example/deploy/5e6f7a8b9c0d',
-    'webhook-token': TOKEN,
-    'verify-images': 'false',
-    ...inputs,
-  })
+  const http = {
+    request: (request: HttpRequest): Promise<HttpResponse> => {
+      if (request.url.host === 'r.io') {
+        registryRequests.push(request)
+        const said = registry(request)
+        return said instanceof HttpFailure ? Promise.reject(said) : Promise.resolve(said)
+      }
+      requests.push(request)
+      return Promise.resolve(answer)
+    },
+  }
+  const ports = deployPorts(http, frozenClock('2026-01-01T00:00:00Z'), redact)
+  const { outputs, info, warnings, summaries } = ports
   try {
-    const ports: Parameters<typeof runDeploy>[2] = {
-      logger,
-      reporter: {
-        setOutput: (name, value) => (outputs[name] = value),
-        summary: (summary) => {
-          summaries.push(summary)
-          return Promise.resolve()
-        },
-      },
-      redact,
-      clock: frozenClock('2026-01-01T00:00:00Z'),
-      files: memoryFiles({}),
-      registerSecret: () => undefined,
-      dockerConfigPath: '/home/runner/.docker/config.json',
-      http: {
-        request: (request) => {
-          if (request.url.host === 'r.io') {
-            registryRequests.push(request)
-            const said = registry(request)
-            return said instanceof HttpFailure ? Promise.reject(said) : Promise.resolve(said)
-          }
-          requests.push(request)
-          return Promise.resolve(answer)
-        },
-      },
-    }
-    const checked = await checkDeploy(raw, { parseYaml: JSON.parse }, { workspace: '/ws' }, ports)
-    await runDeploy(checked, {}, ports)
+    await checkAndRunDeploy({ 'verify-images': 'false', ...inputs }, ports)
     return { outputs, requests, registryRequests, info, warnings, summaries }
   } catch (error) {
     const failed = error as Error

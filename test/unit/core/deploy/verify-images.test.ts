@@ -114,6 +114,11 @@ async function verify(
 }
 
 const frontend = (image: string): Payload => ({ frontend: { image } })
+/** A frontend and backends, every backend deployed to every target. */
+const withBackends = (frontendImage: string, backendImages: string[]): Payload => ({
+  frontend: { image: frontendImage },
+  backends: { images: backendImages, deployRules: [{ source: '.*', target: '.*' }] },
+})
 
 /** Unless a case says otherwise, every image of the payload was given as an input. */
 function imageInputsOf(payload: Payload): Pick<Given, ImageInput> {
@@ -194,11 +199,10 @@ describe('verifyImages: the verdict table', () => {
 
   test('every image of the payload is checked, and the digests output lists those found', async () => {
     const payload: Payload = {
-      frontend: { image: 'r.example/app/found:1' },
-      backends: {
-        images: ['r.example/app/api:1', 'down.example/app/worker:1'],
-        deployRules: [{ source: '.*', target: '.*' }],
-      },
+      ...withBackends('r.example/app/found:1', [
+        'r.example/app/api:1',
+        'down.example/app/worker:1',
+      ]),
       codeAsData: { image: `r.example/app/cad@${DIGEST}`, updateMode: 'manual' },
     }
     const result = await verify(payload)
@@ -227,13 +231,10 @@ describe('verifyImages: the verdict table', () => {
   })
 
   test('every failure is listed in the one message', async () => {
-    const payload: Payload = {
-      frontend: { image: 'r.example/app/missing:1' },
-      backends: {
-        images: ['r.example/app/missing:2', 'r.example/app/found:2'],
-        deployRules: [{ source: '.*', target: '.*' }],
-      },
-    }
+    const payload = withBackends('r.example/app/missing:1', [
+      'r.example/app/missing:2',
+      'r.example/app/found:2',
+    ])
     const { error } = await verify(payload)
     expect(error?.message.split('\n')).toEqual([
       'The image check failed for 2 of 3 image(s), so the deployment was not requested:',
@@ -275,10 +276,7 @@ describe('verifyImages: which login each registry is asked with', () => {
   })
 
   test('images in two registries need `registry`: refused before any request', async () => {
-    const payload: Payload = {
-      frontend: { image: locked('a.example') },
-      backends: { images: [locked('b.example')], deployRules: [{ source: '.*', target: '.*' }] },
-    }
+    const payload = withBackends(locked('a.example'), [locked('b.example')])
     const { error, requests } = await verify(payload, {
       registryLogin: { username: 'ci', password: 'pw' },
     })
@@ -291,10 +289,7 @@ describe('verifyImages: which login each registry is asked with', () => {
   })
 
   test('with `registry`, the login goes there and nowhere else', async () => {
-    const payload: Payload = {
-      frontend: { image: locked('a.example') },
-      backends: { images: [locked('b.example')], deployRules: [{ source: '.*', target: '.*' }] },
-    }
+    const payload = withBackends(locked('a.example'), [locked('b.example')])
     const result = await verify(payload, {
       registryLogin: { registry: 'b.example', username: 'ci', password: 'pw' },
     })
@@ -378,13 +373,10 @@ describe('verifyImages: which login each registry is asked with', () => {
   })
 
   test("the login's registry is inferred from the image inputs alone, whatever payload-file adds", async () => {
-    const payload: Payload = {
-      frontend: { image: locked('r.example') },
-      backends: {
-        images: [locked('elsewhere.example'), locked('third.example')],
-        deployRules: [{ source: '.*', target: '.*' }],
-      },
-    }
+    const payload = withBackends(locked('r.example'), [
+      locked('elsewhere.example'),
+      locked('third.example'),
+    ])
     const result = await verify(payload, {
       registryLogin: { username: 'ci', password: 'pw' },
       frontendImage: locked('r.example'),

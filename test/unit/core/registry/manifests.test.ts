@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
+import { pushBlob } from '../../../../src/core/registry/blobs.js'
 import { readImage, tagManifest } from '../../../../src/core/registry/manifests.js'
 import { registryImage } from '../../../../src/core/registry/reference.js'
 import { RegistrySession, type Access } from '../../../../src/core/registry/session.js'
@@ -121,5 +122,69 @@ describe('readImage and tagManifest', () => {
     expect(await tagManifest(session(answer(sha('x'))).session, manifest, 'v2')).toBe(
       `the registry gave the tag '${sha('x')}', not ${sha(MANIFEST)}`,
     )
+  })
+})
+
+describe('the registry writes: what an answer they do not accept says', () => {
+  const BLOB = '{"payload":1}'
+  const UPLOAD = { Location: '/v2/app/web/blobs/uploads/u1' }
+  const codes = (code: string): string => JSON.stringify({ errors: [{ code }] })
+  const manifest = { body: MANIFEST, mediaType: 'application/vnd.oci.image.manifest.v1+json' }
+  const tagged = (script: RegistryScript): Promise<string | undefined> =>
+    tagManifest(session(script, 'pull,push').session, { ...manifest, digest: sha(MANIFEST) }, 'v2')
+  /** The blob is not there yet; the upload starts and ends as `start` and `put` answer. */
+  const pushed = (
+    start: RegistryScript,
+    put: RegistryScript = () => respond(201),
+  ): Promise<string | undefined> =>
+    pushBlob(
+      session(
+        (request) =>
+          request.method === 'HEAD'
+            ? respond(404)
+            : (request.method === 'POST' ? start : put)(request),
+        'pull,push',
+      ).session,
+      sha(BLOB),
+      BLOB,
+    )
+
+  test.each<[string, () => Promise<string | undefined>, string | undefined]>([
+    [
+      'a tag refused',
+      () => tagged(() => respond(400, {}, codes('MANIFEST_INVALID'))),
+      'the registry answered HTTP 400, MANIFEST_INVALID',
+    ],
+    [
+      'an upload that does not start',
+      () => pushed(() => respond(500)),
+      'the registry answered HTTP 500 to the start of an upload',
+    ],
+    [
+      'an upload started nowhere',
+      () => pushed(() => respond(202)),
+      'the registry answered HTTP 202 to the start of an upload, with no Location',
+    ],
+    [
+      'an upload refused',
+      () =>
+        pushed(
+          () => respond(202, UPLOAD),
+          () => respond(400, {}, codes('DIGEST_INVALID')),
+        ),
+      `the registry answered HTTP 400, DIGEST_INVALID to the upload of ${sha(BLOB)}`,
+    ],
+    [
+      'a login refused for the upload',
+      () =>
+        pushed(
+          () => respond(202, UPLOAD),
+          () => respond(403),
+        ),
+      "the registry refused the login from the test (HTTP 403); check that the user name and the password or token are right, and that this user may push to 'app/web'",
+    ],
+    ['an upload accepted', () => pushed(() => respond(202, UPLOAD)), undefined],
+  ])('%s', async (_name, write, said) => {
+    expect(await write()).toBe(said)
   })
 })
