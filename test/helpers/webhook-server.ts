@@ -44,6 +44,20 @@ export const answer =
     res.end(text)
   }
 
+/**
+ * The deploy step's outputs when the webhook accepted `payload` with 200 and the default
+ * `{ message: 'success' }`, no image digests were read and no rollout was watched.
+ */
+export const acceptedUnwatched = (payload: string | undefined): Record<string, unknown> => ({
+  payload,
+  digests: '{}',
+  status: '200',
+  message: 'success',
+  url: '',
+  rollout: 'not-watched',
+  'live-version': '',
+})
+
 /** Answers each request with the next responder; the last one repeats. */
 export const sequence =
   (...responders: Responder[]): Responder =>
