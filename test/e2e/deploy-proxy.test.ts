@@ -56,17 +56,27 @@ function expectClean(run: RunResult, host: string): void {
   ])
 }
 
+/** A deploy to a webhook that accepts it, with the proxy tunnels it opened, in order. */
+async function deployAccepted(
+  host: string,
+  env: Record<string, string>,
+  verifyImages?: string,
+): Promise<{ run: RunResult; tunnels: string[] }> {
+  webhook.respondWith(answer(200, { message: 'success' }))
+  const before = proxy.tunnels.length
+  const run = await deploy(host, env, verifyImages)
+  return { run, tunnels: proxy.tunnels.slice(before) }
+}
+
 describe('deploy behind a proxy, to a webhook with a private CA', () => {
   test('HTTPS_PROXY and NODE_EXTRA_CA_CERTS: the webhook is reached through the tunnel', async () => {
-    webhook.respondWith(answer(200, { message: 'success' }))
-    const before = proxy.tunnels.length
-    const run = await deploy(WEBHOOK_HOST, {
+    const { run, tunnels } = await deployAccepted(WEBHOOK_HOST, {
       HTTPS_PROXY: proxy.url,
       NODE_EXTRA_CA_CERTS: tls.caFile,
     })
     expect(run.code).toBe(0)
     expect(run.outputs.status).toBe('200')
-    expect(proxy.tunnels.slice(before)).toEqual([`${WEBHOOK_HOST}:${webhook.port}`])
+    expect(tunnels).toEqual([`${WEBHOOK_HOST}:${webhook.port}`])
     expect(webhook.requests).toHaveLength(1)
     expect(webhook.requests[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`)
     expect(webhook.requests[0]?.headers['user-agent']).toMatch(
@@ -76,43 +86,34 @@ describe('deploy behind a proxy, to a webhook with a private CA', () => {
   })
 
   test('lower-case https_proxy is honoured too', async () => {
-    webhook.respondWith(answer(200, { message: 'success' }))
-    const before = proxy.tunnels.length
-    const run = await deploy(WEBHOOK_HOST, {
+    const { run, tunnels } = await deployAccepted(WEBHOOK_HOST, {
       https_proxy: proxy.url,
       NODE_EXTRA_CA_CERTS: tls.caFile,
     })
     expect(run.code).toBe(0)
-    expect(proxy.tunnels.length).toBe(before + 1)
+    expect(tunnels).toHaveLength(1)
   })
 
   test('a host listed in NO_PROXY is reached directly', async () => {
-    webhook.respondWith(answer(200, { message: 'success' }))
-    const before = proxy.tunnels.length
-    const run = await deploy(address, {
+    const { run, tunnels } = await deployAccepted(address, {
       HTTPS_PROXY: proxy.url,
       NO_PROXY: `intranet.example.com,${address}`,
       NODE_EXTRA_CA_CERTS: tls.caFile,
     })
     expect(run.code).toBe(0)
-    expect(proxy.tunnels.length).toBe(before)
+    expect(tunnels).toEqual([])
     expect(webhook.requests).toHaveLength(1)
   })
 
   test('the image check goes out through the same proxy; a registry it cannot reach is a warning', async () => {
-    webhook.respondWith(answer(200, { message: 'success' }))
-    const before = proxy.tunnels.length
-    const run = await deploy(
+    const { run, tunnels } = await deployAccepted(
       WEBHOOK_HOST,
       { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: tls.caFile },
       'auto',
     )
     expect(run.code).toBe(0)
     // One CONNECT for the registry (a proxy failure is not repeated), then the webhook's.
-    expect(proxy.tunnels.slice(before)).toEqual([
-      'registry.example.com:443',
-      `${WEBHOOK_HOST}:${webhook.port}`,
-    ])
+    expect(tunnels).toEqual(['registry.example.com:443', `${WEBHOOK_HOST}:${webhook.port}`])
     expect(run.stdout).toContain(
       `::warning title=Image not checked::The frontend image '${FRONTEND}' could not be checked in registry 'registry.example.com': the proxy (HTTPS_PROXY or HTTP_PROXY) opened no tunnel to the server (it answered 502)`,
     )
@@ -121,8 +122,7 @@ describe('deploy behind a proxy, to a webhook with a private CA', () => {
   })
 
   test('without the CA, the refused certificate is explained with NODE_EXTRA_CA_CERTS', async () => {
-    webhook.respondWith(answer(200, { message: 'success' }))
-    const run = await deploy(WEBHOOK_HOST, { HTTPS_PROXY: proxy.url })
+    const { run } = await deployAccepted(WEBHOOK_HOST, { HTTPS_PROXY: proxy.url })
     expect(run.code).toBe(1)
     expect(webhook.requests).toHaveLength(0)
     expect(run.stdout).toMatch(
