@@ -140,6 +140,27 @@ function cosignVerify(
   ])
 }
 
+/** `cosign sign --key` with a pair's key file, offline, against the loopback registry. */
+function cosignSign(
+  pair: KeyPair,
+  password: string,
+  reference: string,
+): Promise<{ code: number | null; output: string }> {
+  return cosign(
+    [
+      'sign',
+      '--key',
+      join(pair.folder, 'cosign.key'),
+      '--tlog-upload=false',
+      '--allow-http-registry=true',
+      '--allow-insecure-registry=true',
+      '--yes',
+      reference,
+    ],
+    { COSIGN_PASSWORD: password },
+  )
+}
+
 async function publicKeyFile(pair: KeyPair, name: string): Promise<string> {
   const path = join(cosignHome, name)
   await writeFile(path, pair.publicKey)
@@ -278,19 +299,7 @@ describe('our signatures, checked by cosign verify --key', () => {
       output: expect.stringContaining('The cosign claims were validated'),
     })
     // And another key's signature there is kept: ours is appended beside it.
-    const signed = await cosign(
-      [
-        'sign',
-        '--key',
-        join(other.folder, 'cosign.key'),
-        '--tlog-upload=false',
-        '--allow-http-registry=true',
-        '--allow-insecure-registry=true',
-        '--yes',
-        pinned('other:v1'),
-      ],
-      { COSIGN_PASSWORD: '' },
-    )
+    const signed = await cosignSign(other, '', pinned('other:v1'))
     expect(signed.code).toBe(0)
     await signWith(opened(ours, KEY_PASSWORD), 'other:v1')
     expect((await signatureManifest('sig/other', digestOf('other:v1'))).layers).toBe(2)
@@ -331,19 +340,7 @@ describe('our signatures, checked by cosign verify --key', () => {
 
 describe('deploy with verify-signatures, against cosign', () => {
   test('a signature made by `cosign sign --key` is accepted, with ours: one POST', async () => {
-    const signed = await cosign(
-      [
-        'sign',
-        '--key',
-        join(ours.folder, 'cosign.key'),
-        '--tlog-upload=false',
-        '--allow-http-registry=true',
-        '--allow-insecure-registry=true',
-        '--yes',
-        pinned('backend:cosign'),
-      ],
-      { COSIGN_PASSWORD: KEY_PASSWORD },
-    )
+    const signed = await cosignSign(ours, KEY_PASSWORD, pinned('backend:cosign'))
     captured['cosign sign'] = signed.output
     expect(signed.code).toBe(0)
     const { run, posts } = await deploy('accepted', {
@@ -384,19 +381,7 @@ describe('deploy with verify-signatures, against cosign', () => {
           reference,
           digest: await pushImage(BASE_IMAGES.frontend, reference, { env }),
         }
-        const signed = await cosign(
-          [
-            'sign',
-            '--key',
-            join(other.folder, 'cosign.key'),
-            '--tlog-upload=false',
-            '--allow-http-registry=true',
-            '--allow-insecure-registry=true',
-            '--yes',
-            pinned('other-only:v1'),
-          ],
-          { COSIGN_PASSWORD: '' },
-        )
+        const signed = await cosignSign(other, '', pinned('other-only:v1'))
         expect(signed.code).toBe(0)
       },
       problem: (pub: string): string =>
