@@ -72,6 +72,9 @@ async function pushWithRetry(clone: string, branch: string): Promise<number> {
 
 const server = cleanup.track('git server', await startGitServer({ token: TOKEN }))
 const cloneDir = (name: string): string => path.join(work, name)
+/** A shallow clone (depth 1) of team/app. */
+const shallowClone = (name: string): Promise<string> =>
+  gitIn(work, ['clone', '--quiet', '--depth', '1', server.urlFor('team/app'), cloneDir(name)])
 try {
   await step('createRepo with 3 commits', async () => {
     await server.createRepo('team/app', { files: { 'README.md': '# app\n' }, commits: 3 })
@@ -130,14 +133,7 @@ try {
   })
 
   await step('stale clone push is rejected as non-fast-forward', async () => {
-    await gitIn(work, [
-      'clone',
-      '--quiet',
-      '--depth',
-      '1',
-      server.urlFor('team/app'),
-      cloneDir('b'),
-    ])
+    await shallowClone('b')
     await commitFile(cloneDir('a'), 'notes.txt', 'hello again\n', 'Update notes')
     await gitIn(cloneDir('a'), ['push', '--quiet', 'origin', 'main'])
     await commitFile(cloneDir('b'), 'other.txt', 'b\n', 'Add other')
@@ -153,14 +149,7 @@ try {
   await step('3 concurrent pushers with fetch+rebase+retry, no force push', async () => {
     const workers = ['w1', 'w2', 'w3']
     for (const w of workers) {
-      await gitIn(work, [
-        'clone',
-        '--quiet',
-        '--depth',
-        '1',
-        server.urlFor('team/app'),
-        cloneDir(w),
-      ])
+      await shallowClone(w)
     }
     const retries = await Promise.all(
       workers.map(async (w) => {
