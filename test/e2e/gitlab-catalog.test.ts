@@ -44,6 +44,9 @@ async function ciScript(script: string, args: string[]): Promise<Outcome> {
 }
 const layout = (folder: string, path = CATALOG_PATH): Promise<Outcome> =>
   ciScript('catalog-layout.mjs', [folder, '--project-path', path])
+/** The layout with the npm package `tarball` put in job-image/. */
+const layoutWithPackage = (folder: string, tarball: string): Promise<Outcome> =>
+  ciScript('catalog-layout.mjs', [folder, '--project-path', CATALOG_PATH, '--package', tarball])
 const PREFIX = `$CI_REGISTRY/${CATALOG_PATH}`
 const JOB_IMAGE = '$[[ inputs.job-image-prefix ]]/olympe-deploy:$[[ component.version ]]'
 
@@ -202,13 +205,7 @@ describe('.ci/catalog-layout.mjs', () => {
     })
     const [{ filename = '' } = {}] = JSON.parse(packed.stdout) as { filename?: string }[]
     const folder = join(work, 'given-package')
-    const given = await ciScript('catalog-layout.mjs', [
-      folder,
-      '--project-path',
-      CATALOG_PATH,
-      '--package',
-      join(packs, filename),
-    ])
+    const given = await layoutWithPackage(folder, join(packs, filename))
     expect(given.code).toBe(0)
     expect(await readFile(join(folder, 'job-image/package/package.json'), 'utf8')).toBe(
       readFileSync(join(ROOT, 'package.json'), 'utf8'),
@@ -223,13 +220,7 @@ describe('.ci/catalog-layout.mjs', () => {
     const tarball = join(packs, 'olympe-deploy-actions-0.9.0.tgz')
     await capture('tar', ['-czf', tarball, '-C', other, 'package'], { env: ENV })
     const refusedFolder = join(work, 'other-package')
-    const refused = await ciScript('catalog-layout.mjs', [
-      refusedFolder,
-      '--project-path',
-      CATALOG_PATH,
-      '--package',
-      tarball,
-    ])
+    const refused = await layoutWithPackage(refusedFolder, tarball)
     expect(refused).toEqual({
       code: 1,
       stdout: '',
