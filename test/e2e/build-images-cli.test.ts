@@ -3,9 +3,8 @@
 import { describe, expect, test } from '@jest/globals'
 import {
   gitlabPush,
-  SAMPLE_DRAW_VERSION,
   SAMPLE_PROJECT,
-  SHA,
+  sampleLabels,
   useDockerSuite,
 } from '../helpers/docker-suite.js'
 import { REGISTRY_LOGIN_HELP } from '../../src/platform/context.js'
@@ -34,15 +33,7 @@ async function cli(
     },
     env: { ...suite.env, ...env },
   })
-  expectNoSecrets(
-    {
-      stdout: result.stdout,
-      stderr: result.stderr,
-      ...result.files,
-      'docker argv': (await suite.spy.commands()).join('\n'),
-    },
-    [suite.registry.password, password],
-  )
+  expectNoSecrets(await suite.seenIn(result), [suite.registry.password, password])
   return result
 }
 
@@ -71,11 +62,9 @@ describe('build-images through the CLI', () => {
     )
     const manifest = await suite.registry.manifest(`${repository}/frontend`, 'main-777')
     expect(result.outputs['frontend-digest']).toBe(manifest.digest)
-    expect(manifest.config.Labels).toMatchObject({
-      draw_version: SAMPLE_DRAW_VERSION,
-      'org.opencontainers.image.source': `https://gitlab.example/${repository}`,
-      'org.opencontainers.image.revision': SHA,
-    })
+    expect(manifest.config.Labels).toMatchObject(
+      sampleLabels(`https://gitlab.example/${repository}`),
+    )
     const images = JSON.parse(result.outputs.images ?? '') as Array<{ digest: string }>
     expect(images.map((image) => image.digest)).toEqual([
       result.outputs['frontend-digest'],

@@ -1,6 +1,7 @@
 // What every build-images suite against the real engine needs: the daemon and base images, a
 // registry of its own with a random password, a private DOCKER_CONFIG, a docker spy, and a
 // cleanup that removes only the images pushed to that registry (so suites can run in parallel).
+import { expect } from '@jest/globals'
 import { randomBytes } from 'node:crypto'
 import { cp, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -18,6 +19,29 @@ import { startDockerSpy, type DockerSpy } from './docker-spy.js'
 export const SAMPLE_PROJECT = join(import.meta.dirname, '../fixtures/sample-project')
 export const SAMPLE_DRAW_VERSION = '2.11.3'
 export const SHA = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
+
+/**
+ * build-images was cancelled by `signal` during a build: it failed, and said so where `platform`
+ * shows a step's error (GitHub's annotation on stdout, stderr in a GitLab job).
+ */
+export function expectBuildCancelled(
+  run: { code: number | null; stdout: string; stderr: string },
+  platform: 'github' | 'gitlab',
+  signal: string,
+): void {
+  const message = `The step was cancelled (${signal}): it stopped the processes it had started and removed the files it had made for itself, then exited without finishing. Builds under way were stopped, and the step's own registry login (its Docker config, or Buildah's auth file) was removed. Images pushed before the cancel stay in the registry.`
+  expect(run.code).toBe(1)
+  if (platform === 'github')
+    expect(run.stdout).toContain(`::error title=olympe build-images cancelled::${message}`)
+  else expect(run.stderr).toContain(`Error: ${message}`)
+}
+
+/** The labels an image built from the sample project at SHA carries, for a repository at `source`. */
+export const sampleLabels = (source: string): Record<string, string> => ({
+  draw_version: SAMPLE_DRAW_VERSION,
+  'org.opencontainers.image.source': source,
+  'org.opencontainers.image.revision': SHA,
+})
 
 /** A push to main, as the GitHub runner describes it to a step of `repository`. */
 export const githubPush = (repository: string): Record<string, string> => ({
@@ -38,6 +62,13 @@ export const gitlabPush = (repository: string, dir: string): Record<string, stri
   CI_PROJECT_DIR: dir,
 })
 
+/** What a run of an action shows: its output and the files it wrote. */
+export interface SeenRun {
+  stdout: string
+  stderr: string
+  files: Record<string, string>
+}
+
 export interface DockerSuite {
   registry: Registry
   spy: DockerSpy
@@ -53,6 +84,11 @@ export interface DockerSuite {
   copyProject(): Promise<string>
   /** The login the test's DOCKER_CONFIG holds, if any (the action must leave it untouched). */
   storedAuths(): Promise<string[]>
+  /**
+   * Everything a user or a log collector could see of a run, for the leak scans: its output, the
+   * files it wrote, and docker's argv (process lists) since the spy was last reset.
+   */
+  seenIn(run: SeenRun): Promise<Record<string, string>>
   stop(): Promise<void>
 }
 
@@ -90,6 +126,12 @@ export async function startDockerSuite(): Promise<DockerSuite> {
         const config = JSON.parse(text) as { auths?: Record<string, unknown> }
         return Object.keys(config.auths ?? {})
       },
+      seenIn: async (run) => ({
+        stdout: run.stdout,
+        stderr: run.stderr,
+        ...run.files,
+        'docker argv': (await spy.commands()).join('\n'),
+      }),
       stop: () => owned.run(),
     }
   })
