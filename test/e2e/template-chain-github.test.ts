@@ -389,6 +389,18 @@ describe('promote.yml and rollback.yml', () => {
   let repository: string
   let pinned: { frontend: string; backend: string }
   let tag: string
+  /** rollback.yml dispatched on main, to production, with `tagInput` as its tag. */
+  const rollbackDispatch = (project: TemplateProject, tagInput: string): WorkflowRunOptions =>
+    github(
+      project,
+      {
+        name: 'workflow_dispatch',
+        branch: 'main',
+        defaultBranch: 'main',
+        inputs: { tag: tagInput, environment: 'production' },
+      },
+      repository,
+    )
 
   // A team that committed its lock file and calls its default branch main.
   test(
@@ -454,16 +466,7 @@ describe('promote.yml and rollback.yml', () => {
     'a rollback to that tag deploys those images by digest and builds nothing',
     async () => {
       const project = await adopt({ branch: 'main' })
-      const options = github(
-        project,
-        {
-          name: 'workflow_dispatch',
-          branch: 'main',
-          defaultBranch: 'main',
-          inputs: { tag, environment: 'production' },
-        },
-        repository,
-      )
+      const options = rollbackDispatch(project, tag)
       const before = (await suite.spy.commands()).length
       const result = await run('rollback.yml', options)
 
@@ -504,16 +507,7 @@ describe('promote.yml and rollback.yml', () => {
     'a rollback to %s stops before the webhook, saying why',
     async (_, badTag, message) => {
       const project = await adopt({ branch: 'main' })
-      const options = github(
-        project,
-        {
-          name: 'workflow_dispatch',
-          branch: 'main',
-          defaultBranch: 'main',
-          inputs: { tag: badTag, environment: 'production' },
-        },
-        repository,
-      )
+      const options = rollbackDispatch(project, badTag)
       const result = await run('rollback.yml', options)
 
       expect(results(result).rollback).toMatch(/^failure \(Find the images of that tag: /)
