@@ -14,7 +14,13 @@ import { useCleanup, useServers } from '../helpers/suite.js'
 import { pushImage, startRegistry } from '../helpers/docker-env.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
 import { buildahStore, giveTo, rootlessUser, type RootlessUser } from '../helpers/rootless.js'
-import { runAsGithub, runCli, type RunOptions, type RunResult } from '../helpers/run-action.js'
+import {
+  runAsGithub,
+  runCli,
+  runOutcome,
+  type RunOptions,
+  type RunResult,
+} from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { ensureTemplateBaseImages, TEMPLATE_BASE_IMAGES } from '../helpers/template-base-images.js'
 import {
@@ -24,9 +30,8 @@ import {
   startTemplateRegistry,
   type TemplateProject,
 } from '../helpers/template-project.js'
+import { IMAGE_KINDS, type ImageKind } from '../../src/core/build-images/image-kinds.js'
 
-const KINDS = ['frontend', 'backend', 'codeasdata'] as const
-type Kind = (typeof KINDS)[number]
 const RUN_MS = 600_000
 
 let user: RootlessUser
@@ -108,7 +113,8 @@ async function build(
   return { result, tag: `main-${sha.slice(0, 7)}` }
 }
 
-const reused = (result: RunResult): Kind[] => JSON.parse(result.outputs.reused ?? '') as Kind[]
+const reused = (result: RunResult): ImageKind[] =>
+  JSON.parse(result.outputs.reused ?? '') as ImageKind[]
 
 describe.each<'docker' | 'buildah'>(['docker', 'buildah'])(
   "the template's FROM olympeio/... through a loopback mirror, with %s",
@@ -120,7 +126,7 @@ describe.each<'docker' | 'buildah'>(['docker', 'buildah'])(
       async () => {
         const { result } = await build(repository, { builder, mirrors: MIRRORS() })
         expect(reused(result)).toEqual([])
-        for (const kind of KINDS) {
+        for (const kind of IMAGE_KINDS) {
           const base = TEMPLATE_BASE_IMAGES[kind]
           // The look-up found the base at the mirror: nothing keeps the next run from reusing.
           expect(result.stdout).toMatch(
@@ -139,7 +145,7 @@ describe.each<'docker' | 'buildah'>(['docker', 'buildah'])(
         }
         if (builder === 'docker') {
           const commands = await suite.spy.commands()
-          for (const kind of KINDS) {
+          for (const kind of IMAGE_KINDS) {
             const key = TEMPLATE_BASE_IMAGES[kind].replace(/:latest$/, '')
             expect(commands.find((line) => line.includes(`${kind}.Dockerfile`))).toContain(
               `--build-context ${key}=docker-image://${mirror.host}/dockerhub/${TEMPLATE_BASE_IMAGES[kind]}`,
@@ -159,11 +165,11 @@ describe.each<'docker' | 'buildah'>(['docker', 'buildah'])(
       'a second run with nothing changed reuses all three',
       async () => {
         const { result, tag } = await build(repository, { builder, mirrors: MIRRORS() })
-        expect(reused(result)).toEqual(KINDS)
+        expect(reused(result)).toEqual(IMAGE_KINDS)
         expect(result.stdout).toContain(
           'Nothing to build: no image changed since it was last pushed.',
         )
-        for (const kind of KINDS)
+        for (const kind of IMAGE_KINDS)
           expect(result.outputs[`${kind}-digest`]).toBe(
             (await suite.registry.manifest(`${repository}/${kind}`, tag)).digest,
           )
@@ -200,13 +206,7 @@ describe("deploy's image check through the mirror", () => {
         'dry-run': 'true',
       },
     })
-    expect({
-      code: result.code,
-      tail: result.code === 0 ? '' : result.stdout.slice(-2000),
-    }).toEqual({
-      code: 0,
-      tail: '',
-    })
+    expect(runOutcome(result)).toEqual({ code: 0, tail: '' })
     const digest = (await mirror.manifest('dockerhub/olympeio/frontend-base', 'latest')).digest
     expect(JSON.parse(result.outputs.digests ?? '')).toEqual({ [image]: digest })
     expect(result.stdout).toContain(

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { useCleanup } from '../helpers/suite.js'
 import { dockerRun, run } from '../helpers/docker-env.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
-import { runAsGithub, type RunResult } from '../helpers/run-action.js'
+import { runAsGithub, runOutcome, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { ensureTemplateBaseImages, useBaseFlavour } from '../helpers/template-base-images.js'
 import {
@@ -272,13 +272,7 @@ describe.each(['buildkit', 'legacy'] as const)(
       )
       const repository = suite.uniqueRepository(`declared-${builder}`)
       const result = await buildImagesOn(dir, repository, { images: 'frontend' }, builder)
-      expect({
-        code: result.code,
-        tail: result.code === 0 ? '' : result.stdout.slice(-2000),
-      }).toEqual({
-        code: 0,
-        tail: '',
-      })
+      expect(runOutcome(result)).toEqual({ code: 0, tail: '' })
       const served = await dockerRun(result.outputs['frontend-image'] ?? '', [
         'ls',
         '/usr/share/nginx/html',

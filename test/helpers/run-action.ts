@@ -45,6 +45,17 @@ export interface RunResult {
   files: Record<string, string>
 }
 
+/** `{ code, tail }` for `toEqual({ code: 0, tail: '' })`: a failed run shows the end of its stdout. */
+export const runOutcome = (run: Pick<RunResult, 'code' | 'stdout'>): RunOutcome => ({
+  code: run.code,
+  tail: run.code === 0 ? '' : run.stdout.slice(-3000),
+})
+
+export interface RunOutcome {
+  code: number | null
+  tail: string
+}
+
 interface ActionYml {
   inputs: Record<string, { default?: string }>
   runs: { main: string }
