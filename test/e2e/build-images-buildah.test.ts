@@ -14,9 +14,9 @@ import { dirname, join } from 'node:path'
 import { startActionsCacheServer } from '../helpers/actions-cache-server.js'
 import { useCleanup, useServers } from '../helpers/suite.js'
 import { docker, dockerLogin, dockerRun, pushImage } from '../helpers/docker-env.js'
-import { startDockerSuite } from '../helpers/docker-suite.js'
+import { expectBuildCancelled, startDockerSuite } from '../helpers/docker-suite.js'
 import type { ImageManifest } from '../helpers/docker-registry.js'
-import { killAll, runningProcesses, whenGone } from '../helpers/processes.js'
+import { buildProcesses, killAll, whenGone, whenRunning } from '../helpers/processes.js'
 import {
   buildahStore,
   dockerAsUser,
@@ -24,7 +24,7 @@ import {
   rootlessUser,
   type RootlessUser,
 } from '../helpers/rootless.js'
-import { fixture, runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
+import { fixture, runAsGithub, runCli, runOutcome, type RunResult } from '../helpers/run-action.js'
 import { capture } from '../helpers/run-process.js'
 import { expectNoSecrets, findSecrets } from '../helpers/secrets.js'
 import { ensureTemplateBaseImages } from '../helpers/template-base-images.js'
@@ -37,9 +37,8 @@ import {
   startTemplateRegistry,
   type TemplateProject,
 } from '../helpers/template-project.js'
+import { IMAGE_KINDS, type ImageKind } from '../../src/core/build-images/image-kinds.js'
 
-const KINDS = ['frontend', 'backend', 'codeasdata'] as const
-type Kind = (typeof KINDS)[number]
 const FINGERPRINT = 'io.olympe.deploy-actions.fingerprint'
 const BUILT_AS = 'io.olympe.deploy-actions.built-as'
 const CREATED = 'org.opencontainers.image.created'
@@ -62,7 +61,7 @@ const { npm, suite, cache } = useServers(
   120_000,
 )
 /** The digests each image had after the last run. */
-let last: Record<Kind, string>
+let last: Record<ImageKind, string>
 let runs = 0
 
 beforeAll(async () => {
@@ -101,7 +100,7 @@ beforeAll(async () => {
   repository = suite.uniqueRepository('buildah')
 }, 300_000)
 
-const name = (kind: Kind, repo = repository): string => `${repo}/${kind}`
+const name = (kind: ImageKind, repo = repository): string => `${repo}/${kind}`
 
 function inputs(extra: Record<string, string> = {}): Record<string, string> {
   return {
@@ -162,10 +161,7 @@ async function buildAsUser(
 
 /** Exit 0, nothing secret anywhere it printed or wrote, nothing of its own left in the job's folder. */
 async function expectClean(result: RunResult): Promise<void> {
-  expect({ code: result.code, tail: result.code === 0 ? '' : result.stdout.slice(-4000) }).toEqual({
-    code: 0,
-    tail: '',
-  })
+  expect(runOutcome(result)).toEqual({ code: 0, tail: '' })
   expectNoSecrets({ stdout: result.stdout, stderr: result.stderr, ...result.files }, [
     suite.registry.password,
     TOKEN,
@@ -178,9 +174,9 @@ async function pushed(
   result: RunResult,
   tag: string,
   repo = repository,
-): Promise<Record<Kind, ImageManifest>> {
-  const manifests = {} as Record<Kind, ImageManifest>
-  for (const kind of KINDS) {
+): Promise<Record<ImageKind, ImageManifest>> {
+  const manifests = {} as Record<ImageKind, ImageManifest>
+  for (const kind of IMAGE_KINDS) {
     const manifest = await suite.registry.manifest(name(kind, repo), tag)
     const moving = await suite.registry.manifest(name(kind, repo), 'main')
     expect({ kind, moving: moving.digest }).toEqual({ kind, moving: manifest.digest })
@@ -202,11 +198,13 @@ function lastingLabels(manifest: ImageManifest, also: string[] = []): Record<str
 }
 const RUN_LABELS = ['org.opencontainers.image.revision', 'org.opencontainers.image.source']
 
-const built = (result: RunResult): Kind[] =>
-  KINDS.filter((kind) => new RegExp(`^\\[${kind}\\] \\$ buildah .* bud `, 'm').test(result.stdout))
+const built = (result: RunResult): ImageKind[] =>
+  IMAGE_KINDS.filter((kind) =>
+    new RegExp(`^\\[${kind}\\] \\$ buildah .* bud `, 'm').test(result.stdout),
+  )
 
 describe('build-images with Buildah, as an unprivileged user without Docker', () => {
-  let docker26: Record<Kind, ImageManifest>
+  let docker26: Record<ImageKind, ImageManifest>
 
   test('the user is not root and cannot reach the Docker socket', async () => {
     expect(user.uid).not.toBe(0)
@@ -227,14 +225,14 @@ describe('build-images with Buildah, as an unprivileged user without Docker', ()
       expect(result.stdout).toContain(
         "Builder: Buildah 1.28.2, storage driver vfs (STORAGE_DRIVER unset: this step's default), isolation chroot (BUILDAH_ISOLATION unset: this step's default)",
       )
-      expect(built(result)).toEqual(KINDS)
+      expect(built(result)).toEqual(IMAGE_KINDS)
       // The default branch's record of each image, in the Actions cache, for the next runs.
       expect(cache.entries().map((entry) => entry.scope)).toEqual(
-        KINDS.map(() => 'refs/heads/main'),
+        IMAGE_KINDS.map(() => 'refs/heads/main'),
       )
       const manifests = await pushed(result, commit.tag)
-      last = {} as Record<Kind, string>
-      for (const kind of KINDS) {
+      last = {} as Record<ImageKind, string>
+      for (const kind of IMAGE_KINDS) {
         const manifest = manifests[kind]
         last[kind] = manifest.digest
         // Docker's manifest format, as `docker push` sends it.
@@ -278,18 +276,15 @@ describe('build-images with Buildah, as an unprivileged user without Docker', ()
         event: { name: 'push', payload: { repository: { default_branch: 'main' } } },
         timeoutMs: RUN_MS,
       })
-      expect({
-        code: result.code,
-        tail: result.code === 0 ? '' : result.stdout.slice(-3000),
-      }).toEqual({ code: 0, tail: '' })
+      expect(runOutcome(result)).toEqual({ code: 0, tail: '' })
       const commands = await suite.spy.commands()
       expect(commands.find((line) => line.includes('frontend.Dockerfile'))).toContain(
         `--build-context olympeio/frontend-base=docker-image://${suite.registry.host}/dockerhub/olympeio/frontend-base:latest`,
       )
       docker26 = await pushed(result, commit.tag, other)
-      const ours = {} as Record<Kind, ImageManifest>
-      for (const kind of KINDS) ours[kind] = await suite.registry.manifest(name(kind), 'main')
-      for (const kind of KINDS) {
+      const ours = {} as Record<ImageKind, ImageManifest>
+      for (const kind of IMAGE_KINDS) ours[kind] = await suite.registry.manifest(name(kind), 'main')
+      for (const kind of IMAGE_KINDS) {
         expect({ kind, type: ours[kind].mediaType }).toEqual({
           kind,
           type: docker26[kind].mediaType,
@@ -321,7 +316,7 @@ describe('build-images with Buildah, as an unprivileged user without Docker', ()
       await docker(['pull', '--quiet', backend], { env })
       const hash = createHash('sha256').update(TOKEN).digest('hex')
       expect((await dockerRun(backend, ['cat', '/npm-token.sha256'])).trim()).toBe(hash)
-      for (const kind of KINDS) {
+      for (const kind of IMAGE_KINDS) {
         const manifest = await suite.registry.manifest(name(kind), 'main')
         const layers = await suite.registry.layerFiles(name(kind), 'main')
         const texts: Record<string, string> = {
@@ -354,9 +349,9 @@ describe('build-images with Buildah, as an unprivileged user without Docker', ()
       expect(result.stdout).toContain(
         'Nothing to build: no image changed since it was last pushed.',
       )
-      expect(JSON.parse(result.outputs.reused ?? '')).toEqual(KINDS)
+      expect(JSON.parse(result.outputs.reused ?? '')).toEqual(IMAGE_KINDS)
       const manifests = await pushed(result, commit.tag)
-      for (const kind of KINDS) expect(manifests[kind].digest).toBe(last[kind])
+      for (const kind of IMAGE_KINDS) expect(manifests[kind].digest).toBe(last[kind])
     },
     RUN_MS,
   )
@@ -395,9 +390,9 @@ describe('build-images with Buildah, as an unprivileged user without Docker', ()
         ...body,
       ])
       // With a key, only its signature proves an image: the unsigned ones are built again.
-      expect(built(signed)).toEqual(KINDS)
-      const digests = {} as Record<Kind, string>
-      for (const kind of KINDS) {
+      expect(built(signed)).toEqual(IMAGE_KINDS)
+      const digests = {} as Record<ImageKind, string>
+      for (const kind of IMAGE_KINDS) {
         digests[kind] = (await pushed(signed, first.tag))[kind].digest
         expect(signed.stdout).toMatch(
           new RegExp(
@@ -439,13 +434,13 @@ describe('build-images with Buildah, as an unprivileged user without Docker', ()
       const proven = await buildAsUser('github', second, undefined, project.dir, signing)
       await expectClean(proven)
       expect(built(proven)).toEqual([])
-      expect(JSON.parse(proven.outputs.reused ?? '')).toEqual(KINDS)
-      for (const kind of KINDS)
+      expect(JSON.parse(proven.outputs.reused ?? '')).toEqual(IMAGE_KINDS)
+      for (const kind of IMAGE_KINDS)
         expect(proven.stdout).toContain(
           `${kind}: 'main' (built as ${first.tag}) has the same fingerprint, and signed under the key of 'signing-key'`,
         )
       const manifests = await pushed(proven, second.tag)
-      for (const kind of KINDS) expect(manifests[kind].digest).toBe(digests[kind])
+      for (const kind of IMAGE_KINDS) expect(manifests[kind].digest).toBe(digests[kind])
     },
     RUN_MS,
   )
@@ -519,27 +514,14 @@ describe('build-images with Buildah cancelled during a build', () => {
         `FROM olympeio/frontend-base:latest\nRUN echo ${randomBytes(4).toString('hex')} && sleep ${seconds}\nCOPY --chown=nginx:root $SOURCES_PATH /usr/share/nginx/html\n`,
       )
       await giveTo(user, copy)
-      const ours = (): ReturnType<typeof runningProcesses> =>
-        runningProcesses().filter(
-          (p) =>
-            p.commandLine === `sleep ${seconds}` ||
-            (p.commandLine.startsWith('buildah') && p.commandLine.includes(copy)),
-        )
+      const ours = buildProcesses(/^buildah/, copy, seconds)
       let step: ChildProcess | undefined
       try {
         const running = buildAsUser(how, nextCommit(), (child) => (step = child), copy)
-        for (let tries = 0; tries < 2400; tries++) {
-          if (runningProcesses().some((p) => p.commandLine === `sleep ${seconds}`)) break
-          await new Promise((resolve) => setTimeout(resolve, 50))
-        }
-        expect(runningProcesses().some((p) => p.commandLine === `sleep ${seconds}`)).toBe(true)
+        expect(await whenRunning(`sleep ${seconds}`, 120_000)).toBe(true)
         step?.kill(signal)
         const result = await running
-        expect(result.code).toBe(1)
-        const message = `The step was cancelled (${signal}): it stopped the processes it had started and removed the files it had made for itself, then exited without finishing. Builds under way were stopped, and the step's own registry login (its Docker config, or Buildah's auth file) was removed. Images pushed before the cancel stay in the registry.`
-        if (how === 'github')
-          expect(result.stdout).toContain(`::error title=olympe build-images cancelled::${message}`)
-        else expect(result.stderr).toContain(`Error: ${message}`)
+        expectBuildCancelled(result, how, signal)
         expect(await whenGone(ours, 30_000)).toEqual([])
         expect(await readdir(jobTemp)).toEqual([])
         expectNoSecrets({ stdout: result.stdout, stderr: result.stderr, ...result.files }, [

@@ -8,8 +8,13 @@ import { readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { useCleanup } from '../helpers/suite.js'
 import { docker, dockerRun } from '../helpers/docker-env.js'
-import { githubPush, gitlabPush, useDockerSuite } from '../helpers/docker-suite.js'
-import { killAll, runningProcesses, whenGone } from '../helpers/processes.js'
+import {
+  expectBuildCancelled,
+  githubPush,
+  gitlabPush,
+  useDockerSuite,
+} from '../helpers/docker-suite.js'
+import { buildProcesses, killAll, whenGone, whenRunning } from '../helpers/processes.js'
 import { runAsGithub, runCli, type RunOptions, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
@@ -44,12 +49,7 @@ describe('build-images cancelled during a build', () => {
       // The job's temporary folder, and the machine's (TMPDIR), both to be left as they were.
       const jobTemp = await cleanup.tempDir('olympe-job-temp-')
       const machineTemp = await cleanup.tempDir('olympe-machine-temp-')
-      const ours = (): ReturnType<typeof runningProcesses> =>
-        runningProcesses().filter(
-          (p) =>
-            p.commandLine === `sleep ${seconds}` ||
-            (p.commandLine.includes('buildx build') && p.commandLine.includes(project)),
-        )
+      const ours = buildProcesses(/buildx build/, project, seconds)
       let step: ChildProcess | undefined
       const options: RunOptions = {
         cwd: project,
@@ -75,19 +75,11 @@ describe('build-images cancelled during a build', () => {
             ? runAsGithub('build-images', options)
             : runCli('build-images', options)
         // The build has reached its RUN step: the engine runs the sleep.
-        for (let tries = 0; tries < 1200; tries++) {
-          if (runningProcesses().some((p) => p.commandLine === `sleep ${seconds}`)) break
-          await new Promise((resolve) => setTimeout(resolve, 50))
-        }
-        expect(runningProcesses().some((p) => p.commandLine === `sleep ${seconds}`)).toBe(true)
+        expect(await whenRunning(`sleep ${seconds}`, 60_000)).toBe(true)
         step?.kill(signal)
         if (second) step?.kill(second)
         const result: RunResult = await running
-        expect(result.code).toBe(1)
-        const message = `The step was cancelled (${signal}): it stopped the processes it had started and removed the files it had made for itself, then exited without finishing. Builds under way were stopped, and the step's own registry login (its Docker config, or Buildah's auth file) was removed. Images pushed before the cancel stay in the registry.`
-        if (platform === 'github')
-          expect(result.stdout).toContain(`::error title=olympe build-images cancelled::${message}`)
-        else expect(result.stderr).toContain(`Error: ${message}`)
+        expectBuildCancelled(result, platform, signal)
         // No docker buildx build, and no RUN step of the build, left running.
         expect(await whenGone(ours, 30_000)).toEqual([])
         // Nothing of the step's left in either temporary folder; the job's config untouched.
@@ -95,15 +87,7 @@ describe('build-images cancelled during a build', () => {
         expect(await readdir(machineTemp)).toEqual([])
         expect(await suite.storedAuths()).toEqual([])
         expect(await suite.registry.catalog()).not.toContain(`${repository}/frontend`)
-        expectNoSecrets(
-          {
-            stdout: result.stdout,
-            stderr: result.stderr,
-            ...result.files,
-            'docker argv': (await suite.spy.commands()).join('\n'),
-          },
-          [suite.registry.password],
-        )
+        expectNoSecrets(await suite.seenIn(result), [suite.registry.password])
       } finally {
         killAll(ours())
       }

@@ -58,6 +58,29 @@ export async function whenGone<T>(look: () => T[], ms = 10_000): Promise<T[]> {
   return found
 }
 
+/**
+ * The processes of a build of `folder` whose RUN step is `sleep <seconds>`: that sleep, and the
+ * builder's own (a command line that `builder` matches and that names the folder).
+ */
+export const buildProcesses =
+  (builder: RegExp, folder: string, seconds: number): (() => RunningProcess[]) =>
+  () =>
+    runningProcesses().filter(
+      (p) =>
+        p.commandLine === `sleep ${seconds}` ||
+        (builder.test(p.commandLine) && p.commandLine.includes(folder)),
+    )
+
+/** Whether a process runs `commandLine` (argv joined by spaces) within `ms`: a bound, not a timing. */
+export async function whenRunning(commandLine: string, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms
+  while (!runningProcesses().some((p) => p.commandLine === commandLine)) {
+    if (Date.now() >= deadline) return false
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return true
+}
+
 /** SIGKILL to each process, so that a failed test leaves nothing running on the machine. */
 export function killAll(processes: readonly Pick<RunningProcess, 'pid'>[]): void {
   for (const { pid } of processes) {
