@@ -11,11 +11,8 @@ import { useCleanup } from '../helpers/suite.js'
 import {
   createGitlabProject,
   listJobs,
-  logsOf,
-  outcome,
-  runPipeline,
+  pipelineRecord,
   type GitlabProject,
-  type PipelineRun,
 } from '../helpers/gitlab-ci-local.js'
 import { basicAuth, git, startGitServer, type GitServer } from '../helpers/git-server.js'
 import { NODE24 } from '../helpers/node-binaries.js'
@@ -266,7 +263,7 @@ describe('the laid-out catalog project run by gitlab-ci-local', () => {
   let npmCache: string
   const TOKEN = 'catalog-git-token-6b2f0d'
   const WEBHOOK_TOKEN = 'catalog-webhook-token-93ad4e'
-  const runs: PipelineRun[] = []
+  const pipelines = pipelineRecord()
   const laidOut = (): string => join(work, 'laid-out')
 
   beforeAll(async () => {
@@ -367,15 +364,13 @@ describe('the laid-out catalog project run by gitlab-ci-local', () => {
             'npm-registry': registry.url,
           }),
       )
-      const run = await runPipeline(target, {
+      const run = await pipelines.passing(target, {
         variables: {
           WEBHOOK_URL: 'https://deploy.example.invalid/hooks/catalog-consumer',
           WEBHOOK_TOKEN,
         },
         env: { npm_config_cache: npmCache, ...gitAuth() },
       })
-      runs.push(run)
-      expect(outcome(run)).toEqual({ code: 0, tail: '' })
       const log = run.jobLogs['olympe-deploy'] ?? ''
       expect(log).toContain(
         `olympe-deploy ${PACKAGE_VERSION} runs as: npx --yes olympe-deploy-actions@${PACKAGE_VERSION}\n`,
@@ -386,7 +381,7 @@ describe('the laid-out catalog project run by gitlab-ci-local', () => {
 
   // Last on purpose: it reads what every run above printed.
   test('no job log or output holds a secret', () => {
-    expect(runs.length).toBe(1)
-    expectNoSecrets(logsOf(runs), [TOKEN, WEBHOOK_TOKEN])
+    expect(pipelines.runs.length).toBe(1)
+    expectNoSecrets(pipelines.logs(), [TOKEN, WEBHOOK_TOKEN])
   })
 })

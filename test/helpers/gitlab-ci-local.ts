@@ -2,6 +2,7 @@
 // includes our generated templates, as a consumer would. The templates are copied into the
 // project's templates/ folder, the catalog layout, so `include: component:` at the current commit
 // resolves locally.
+import { expect } from '@jest/globals'
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
 import { parseAllDocuments } from 'yaml'
@@ -227,6 +228,29 @@ export async function runPipeline(
     output: result.stdout + result.stderr,
     jobLogs: await jobLogs(project.dir),
     dotenvReports: await dotenvReports(project.dir),
+  }
+}
+
+/** The pipelines a suite ran, kept for the leak scan of its last test. */
+export interface PipelineRecord {
+  readonly runs: readonly PipelineRun[]
+  /** Runs a pipeline, keeps it, and expects it to succeed (a failure shows its output's end). */
+  passing(project: GitlabProject, options?: PipelineOptions): Promise<PipelineRun>
+  /** `logsOf` the kept runs. */
+  logs(): Record<string, string>
+}
+
+export function pipelineRecord(): PipelineRecord {
+  const runs: PipelineRun[] = []
+  return {
+    runs,
+    passing: async (project, options) => {
+      const run = await runPipeline(project, options)
+      runs.push(run)
+      expect(outcome(run)).toEqual({ code: 0, tail: '' })
+      return run
+    },
+    logs: () => logsOf(runs),
   }
 }
 
