@@ -122,6 +122,30 @@ async function templateProject(
   return cleanup.track(`gitlab project ${project.dir}`, project)
 }
 
+/** The template with pipeline.yml on the suite's registry, its npmrc a File variable. */
+const npmrcProject = (options?: Parameters<typeof templateProject>[1]): Promise<GitlabProject> =>
+  templateProject(pipelineCi({ registry: docker.registry.host, npmrc: '$OLYMPE_NPMRC' }), options)
+
+/**
+ * The images job read draw_version from package-lock.json, and labelled both images with it.
+ * Returns the images' labels.
+ */
+async function expectDrawFromLock(
+  project: GitlabProject,
+  result: PipelineRun,
+): Promise<Record<string, Record<string, string>>> {
+  expect(printed(result.jobLogs['olympe-images'])).toContain(
+    `draw_version ${STAND_IN_VERSIONS.draw} (from '${LOCK_ENTRY}' in package-lock.json)`,
+  )
+  const labels = await labelsOf(project, ['frontend', 'backend'])
+  for (const kind of ['frontend', 'backend'])
+    expect({ kind, draw: labels[kind]?.draw_version }).toEqual({
+      kind,
+      draw: STAND_IN_VERSIONS.draw,
+    })
+  return labels
+}
+
 /** The version of the stand-in Draw that the build job's install put in node_modules. */
 async function installedDraw(project: GitlabProject): Promise<string> {
   const file = join(project.dir, 'node_modules/@olympeio/draw/package.json')
@@ -285,9 +309,7 @@ describe('gitlab/pipeline.yml on the template, on master', () => {
   test(
     'an npmrc variable that is not of type File stops the build, without printing it',
     async () => {
-      const project = await templateProject(
-        pipelineCi({ registry: docker.registry.host, npmrc: '$OLYMPE_NPMRC' }),
-      )
+      const project = await npmrcProject()
       const result = await pipeline(project, {
         variablesFile: await variablesFile('variable'),
         jobs: ['olympe-build'],
@@ -348,15 +370,7 @@ describe('on a real runner: each job gets only the artifacts of the jobs it need
         expect({ job, state: jobState(result, job) }).toEqual({ job, state: 'PASS' })
       // The images job had no node_modules: Draw's version came from the lock file npm install
       // wrote in the build job, which handed it over with dist/.
-      expect(printed(result.jobLogs['olympe-images'])).toContain(
-        `draw_version ${STAND_IN_VERSIONS.draw} (from '${LOCK_ENTRY}' in package-lock.json)`,
-      )
-      const labels = await labelsOf(project, ['frontend', 'backend'])
-      for (const kind of ['frontend', 'backend'])
-        expect({ kind, draw: labels[kind]?.draw_version }).toEqual({
-          kind,
-          draw: STAND_IN_VERSIONS.draw,
-        })
+      const labels = await expectDrawFromLock(project, result)
       const served = JSON.parse(
         labels.frontend?.['io.olympe.deploy-actions.served-files'] ?? '{}',
       ) as Record<string, string>
@@ -380,10 +394,7 @@ describe('on a real runner: each job gets only the artifacts of the jobs it need
   test(
     'a committed lock file: the images job reads draw_version from it',
     async () => {
-      const project = await templateProject(
-        pipelineCi({ registry: docker.registry.host, npmrc: '$OLYMPE_NPMRC' }),
-        { lock: true },
-      )
+      const project = await npmrcProject({ lock: true })
       const result = await pipeline(project, {
         isolated: true,
         jobs: ['olympe-build', 'olympe-images'],
@@ -392,15 +403,7 @@ describe('on a real runner: each job gets only the artifacts of the jobs it need
 
       expect(outcome(result)).toEqual({ code: 0, tail: '' })
       expect(await npmInstalls(lastCache())).toEqual(['ci'])
-      expect(printed(result.jobLogs['olympe-images'])).toContain(
-        `draw_version ${STAND_IN_VERSIONS.draw} (from '${LOCK_ENTRY}' in package-lock.json)`,
-      )
-      const labels = await labelsOf(project, ['frontend', 'backend'])
-      for (const kind of ['frontend', 'backend'])
-        expect({ kind, draw: labels[kind]?.draw_version }).toEqual({
-          kind,
-          draw: STAND_IN_VERSIONS.draw,
-        })
+      await expectDrawFromLock(project, result)
     },
     PIPELINE_MS + CHECKS_MS,
   )
@@ -423,10 +426,7 @@ describe('any default branch, with or without a lock file', () => {
   ])(
     'default branch %s, a push to %s: the jobs gitlab-ci-local would run',
     async (defaultBranch, branch, expected) => {
-      const project = await templateProject(
-        pipelineCi({ registry: docker.registry.host, npmrc: '$OLYMPE_NPMRC' }),
-        { defaultBranch, branch },
-      )
+      const project = await npmrcProject({ defaultBranch, branch })
       const jobs = await listJobs(project, { variablesFile: await variablesFile() })
       expect(jobs.map((job) => [job.name, job.when])).toEqual(expected)
     },
@@ -436,10 +436,7 @@ describe('any default branch, with or without a lock file', () => {
   test(
     'the build job on main with a committed lock file: npm ci through the npmrc file',
     async () => {
-      const project = await templateProject(
-        pipelineCi({ registry: docker.registry.host, npmrc: '$OLYMPE_NPMRC' }),
-        { defaultBranch: 'main', lock: true },
-      )
+      const project = await npmrcProject({ defaultBranch: 'main', lock: true })
       const result = await pipeline(project, { jobs: ['olympe-build'], timeoutMs: JOB_MS })
 
       expect(outcome(result)).toEqual({ code: 0, tail: '' })
