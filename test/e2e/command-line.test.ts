@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { Cleanup } from '../helpers/cleanup.js'
 import { useCleanup, useStarted } from '../helpers/suite.js'
 import { NODE24 } from '../helpers/node-binaries.js'
-import { fixture, ROOT } from '../helpers/run-action.js'
+import { CHECKED, fixture, ROOT } from '../helpers/run-action.js'
 import { capture } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { answer, startWebhookServer } from '../helpers/webhook-server.js'
@@ -126,8 +126,6 @@ describe("'check-only': a pipeline's first job", () => {
     CI_COMMIT_SHA: '5e6f708192a3b4c5d6e7f8091a2b3c4d1a2b3c4d',
     ...inputs,
   })
-  const CHECKED =
-    "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true."
   /** `olympe-deploy <action> --check-only` in a GitLab job with these variables, in `cwd`. */
   const checkOnly = (
     action: string,

@@ -3,12 +3,12 @@
 // version, the registry unreachable). The job says that it is npm, and not the team's variables;
 // and each step's first line says which platform it took itself to run on, and why.
 import { beforeAll, describe, expect, test } from '@jest/globals'
+import { CHECKED } from '../helpers/run-action.js'
 import { useCleanup } from '../helpers/suite.js'
 import {
   ciFile,
   component,
-  logsOf,
-  runPipeline,
+  pipelineRecord,
   sampleOlympeProject,
   type PipelineOptions,
   type PipelineRun,
@@ -22,13 +22,11 @@ const PASSWORD = 'gl-check-registry-pw-4c2e'
 // A whole check job took 5 to 15 s on two busy cores; the limits leave room for a slower machine.
 const PIPELINE_MS = 120_000
 const TEST_MS = PIPELINE_MS + 30_000
-const CHECKED =
-  "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true."
 const INPUTS_FAILED =
   'A check above failed, so the images and deploy jobs do not run: set what it names (a CI/CD variable or an input of the pipeline), then run the pipeline again.'
 
 let npmRegistry: Verdaccio
-const runs: PipelineRun[] = []
+const pipelines = pipelineRecord()
 const cleanup = useCleanup(60_000)
 
 beforeAll(async () => {
@@ -45,7 +43,7 @@ async function checkJob(
     [{ component: component('pipeline'), inputs: { registry: 'registry.example.com', ...inputs } }],
   )
   const project = cleanup.track('project', await sampleOlympeProject(ci))
-  const run = await runPipeline(project, {
+  return pipelines.run(project, {
     jobs: ['olympe-check'],
     variables: {
       WEBHOOK_URL: 'https://deploy.example.invalid/hooks/check-job',
@@ -57,8 +55,6 @@ async function checkJob(
     timeoutMs: PIPELINE_MS,
     ...options,
   })
-  runs.push(run)
-  return run
 }
 
 /** What the check job printed, without the `$ command` lines gitlab-ci-local shows. */
@@ -161,7 +157,7 @@ describe("the check job tells npm's failures from the inputs'", () => {
 
   // Last on purpose: it reads what every run above printed.
   test('no job log holds the webhook token or the registry password', () => {
-    expect(runs.length).toBeGreaterThanOrEqual(4)
-    expectNoSecrets(logsOf(runs), [TOKEN, PASSWORD])
+    expect(pipelines.runs.length).toBeGreaterThanOrEqual(4)
+    expectNoSecrets(pipelines.logs(), [TOKEN, PASSWORD])
   })
 })

@@ -7,15 +7,15 @@ import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readdir, readFile } from 'node:fs/promises'
 import { connect, createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
+import { CHECKED } from '../helpers/run-action.js'
 import { useCleanup, useServers } from '../helpers/suite.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
 import {
   ciFile,
   component,
   listJobs,
-  logsOf,
   outcome,
-  runPipeline,
+  pipelineRecord,
   sampleOlympeProject,
   type GitlabProject,
   type PipelineRun,
@@ -34,7 +34,7 @@ const PIPELINE_MS = 180_000
 const TEST_MS = PIPELINE_MS + 60_000
 
 let npmCache: string
-const runs: PipelineRun[] = []
+const pipelines = pipelineRecord()
 // The servers, the npm cache, then each project; pushed images go with the registry's folder.
 const cleanup = useCleanup(120_000)
 const { docker, npmRegistry, webhook } = useServers(
@@ -86,19 +86,15 @@ async function pipeline(project: GitlabProject, options: PipelineCase = {}): Pro
   }
   const missing = new Set(options.missing)
   const variables = Object.fromEntries(Object.entries(given).filter(([name]) => !missing.has(name)))
-  const run = await runPipeline(project, {
+  return pipelines.run(project, {
     manual: options.manual,
     variables,
     unset: options.unset,
     env: { ...docker.env, npm_config_cache: npmCache },
     timeoutMs: PIPELINE_MS,
   })
-  runs.push(run)
-  return run
 }
 
-const CHECKED =
-  "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true."
 const BUILD_ONLY = (what: string): string =>
   `Images and deploy run only on the default branch 'main': this pipeline is for ${what}, so only the project is built.`
 
@@ -457,12 +453,10 @@ describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine',
 
   // Last on purpose: it reads what every run above printed.
   test('no job log holds the registry password or the webhook secrets', async () => {
-    expect(runs.length).toBeGreaterThanOrEqual(3)
-    expectNoSecrets({ ...logsOf(runs), 'docker argv': (await docker.spy.commands()).join('\n') }, [
-      docker.registry.password,
-      TOKEN,
-      webhook.url,
-      HOOK_PATH,
-    ])
+    expect(pipelines.runs.length).toBeGreaterThanOrEqual(3)
+    expectNoSecrets(
+      { ...pipelines.logs(), 'docker argv': (await docker.spy.commands()).join('\n') },
+      [docker.registry.password, TOKEN, webhook.url, HOOK_PATH],
+    )
   })
 })

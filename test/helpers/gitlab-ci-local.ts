@@ -234,6 +234,8 @@ export async function runPipeline(
 /** The pipelines a suite ran, kept for the leak scan of its last test. */
 export interface PipelineRecord {
   readonly runs: readonly PipelineRun[]
+  /** Runs a pipeline and keeps it, whatever its outcome. */
+  run(project: GitlabProject, options?: PipelineOptions): Promise<PipelineRun>
   /** Runs a pipeline, keeps it, and expects it to succeed (a failure shows its output's end). */
   passing(project: GitlabProject, options?: PipelineOptions): Promise<PipelineRun>
   /** `logsOf` the kept runs. */
@@ -242,11 +244,16 @@ export interface PipelineRecord {
 
 export function pipelineRecord(): PipelineRecord {
   const runs: PipelineRun[] = []
+  const kept = async (project: GitlabProject, options?: PipelineOptions): Promise<PipelineRun> => {
+    const run = await runPipeline(project, options)
+    runs.push(run)
+    return run
+  }
   return {
     runs,
+    run: kept,
     passing: async (project, options) => {
-      const run = await runPipeline(project, options)
-      runs.push(run)
+      const run = await kept(project, options)
       expect(outcome(run)).toEqual({ code: 0, tail: '' })
       return run
     },

@@ -45,6 +45,10 @@ export interface RunResult {
   files: Record<string, string>
 }
 
+/** What a step with 'check-only' true says once its inputs (and the files they name) pass. */
+export const CHECKED =
+  "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true."
+
 /** `{ code, tail }` for `toEqual({ code: 0, tail: '' })`: a failed run shows the end of its stdout. */
 export const runOutcome = (run: Pick<RunResult, 'code' | 'stdout'>): RunOutcome => ({
   code: run.code,
