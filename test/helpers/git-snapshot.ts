@@ -12,7 +12,7 @@ import type { GitPort, GitWorktree, SnapshotPorts } from '../../src/core/snapsho
 import { runSnapshot } from '../../src/core/snapshot/run.js'
 import { createGitPort } from '../../src/tools/git.js'
 import { nodeFiles } from '../../src/tools/files.js'
-import { runToolkit as runProcessGroup } from '../../src/tools/toolkit-runner.js'
+import { runToolkit } from '../../src/tools/toolkit-runner.js'
 import { Cleanup } from './cleanup.js'
 import { PLATFORM_STATE, TOOLKIT_INPUTS } from './fake-toolkit.js'
 import { git } from './git-repos.js'
@@ -90,7 +90,7 @@ export async function runSnapshotCore(options: CoreRunOptions): Promise<CoreRun>
     redact: r,
     git: racingGit(createGitPort({ redact: r }), options.beforePush),
     runToolkit: (command, args, o) =>
-      runProcessGroup(command, args, {
+      runToolkit(command, args, {
         ...o,
         env: { FAKE_PLATFORM_STATE: PLATFORM_STATE, ...options.toolkitEnv, ...o.env },
       }),
