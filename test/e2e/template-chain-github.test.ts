@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { deploys, rollout, startAppServer, version } from '../helpers/app-server.js'
+import { CHECKED } from '../helpers/run-action.js'
 import { useCleanup, useServers } from '../helpers/suite.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -44,8 +45,6 @@ const PATHS = {
 // On two cores shared with other suites, a whole chain (install, build, buildCodeAsData, three
 // images, deploy) took 4 to 7 s and an install alone under a second; the limits leave room for a
 // much slower machine, and the runner bounds each step on its own as well.
-const CHECKED =
-  "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true."
 const CHAIN_MS = 180_000
 const INSTALL_MS = 60_000
 const ROLLBACK_MS = 60_000
