@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { readdir, readFile, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { IMAGE_KINDS, type ImageKind } from '../../src/core/build-images/image-kinds.js'
 import {
   startActionsCacheServer,
   type ActionsCacheServer,
@@ -26,8 +27,6 @@ import { useDockerSuite } from '../helpers/docker-suite.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
-const KINDS = ['frontend', 'backend', 'codeasdata'] as const
-type Kind = (typeof KINDS)[number]
 const FINGERPRINT = 'io.olympe.deploy-actions.fingerprint'
 
 let cache: ActionsCacheServer
@@ -36,7 +35,7 @@ let repository: string
 const cleanup = useCleanup(60_000)
 const suite = useDockerSuite(cleanup)
 /** The digest each image had after the run before, and that run's tag and commit. */
-let last: { digests: Record<Kind, string>; tag: string; sha: string }
+let last: { digests: Record<ImageKind, string>; tag: string; sha: string }
 let runs = 0
 /** Inputs every later run keeps, as a workflow file would. */
 const kept: Record<string, string> = {}
@@ -51,7 +50,7 @@ beforeAll(async () => {
       env: { ...process.env, DOCKER_CONFIG: suite.dockerConfig },
     })
   project = await suite.copyProject()
-  for (const kind of KINDS) {
+  for (const kind of IMAGE_KINDS) {
     const file = join(project, `docker/${kind}.Dockerfile`)
     const text = await readFile(file, 'utf8')
     await writeFile(file, text.replace(/^FROM (\S+)/m, `FROM ${registry.host}/$1`))
@@ -123,17 +122,18 @@ async function buildImages(
   return { result, sha, tag, commands }
 }
 
-const name = (kind: Kind): string => `${repository}/${kind}`
-const built = ({ commands }: Built): Kind[] =>
-  KINDS.filter((kind) =>
+const name = (kind: ImageKind): string => `${repository}/${kind}`
+const built = ({ commands }: Built): ImageKind[] =>
+  IMAGE_KINDS.filter((kind) =>
     commands.some((line) => line.startsWith('buildx build') && line.includes(`${kind}.Dockerfile`)),
   )
-const reused = ({ result }: Built): Kind[] => JSON.parse(result.outputs.reused ?? '') as Kind[]
+const reused = ({ result }: Built): ImageKind[] =>
+  JSON.parse(result.outputs.reused ?? '') as ImageKind[]
 
 /** What the registry holds under the run's tag and the moving tag; remembered for the next run. */
-async function registryAfter(run: Built): Promise<Record<Kind, string>> {
-  const digests = {} as Record<Kind, string>
-  for (const kind of KINDS) {
+async function registryAfter(run: Built): Promise<Record<ImageKind, string>> {
+  const digests = {} as Record<ImageKind, string>
+  for (const kind of IMAGE_KINDS) {
     const manifest = await suite.registry.manifest(name(kind), run.tag)
     const moving = await suite.registry.manifest(name(kind), 'main')
     expect({ kind, moving: moving.digest }).toEqual({ kind, moving: manifest.digest })
@@ -150,9 +150,9 @@ async function registryAfter(run: Built): Promise<Record<Kind, string>> {
 /** `kinds` were reused: their new tags name the manifests `before` named, and the log says so. */
 function expectReused(
   run: Built,
-  kinds: readonly Kind[],
-  before: Record<Kind, string>,
-  after: Record<Kind, string>,
+  kinds: readonly ImageKind[],
+  before: Record<ImageKind, string>,
+  after: Record<ImageKind, string>,
 ): void {
   expect(reused(run)).toEqual(kinds)
   for (const kind of kinds) {
@@ -168,22 +168,24 @@ function expectReused(
 describe('build-images on fresh runners: only what changed is built', () => {
   test('a first run builds the three images, each labelled with its fingerprint, and pushes the moving tag', async () => {
     const run = await buildImages()
-    expect(built(run)).toEqual(KINDS)
+    expect(built(run)).toEqual(IMAGE_KINDS)
     expect(reused(run)).toEqual([])
     // The bases were resolved in the registry, so the build pulls exactly them.
     expect(run.commands.filter((line) => line.startsWith('buildx build'))).toEqual(
-      KINDS.map(() => expect.stringContaining(' --pull ')),
+      IMAGE_KINDS.map(() => expect.stringContaining(' --pull ')),
     )
     expect(run.result.stdout).toContain("frontend: built: no image 'main' in the registry yet.")
     // The default branch's record of each image, in the Actions cache.
-    expect(cache.entries().map((entry) => entry.scope)).toEqual(KINDS.map(() => 'refs/heads/main'))
-    for (const kind of KINDS)
+    expect(cache.entries().map((entry) => entry.scope)).toEqual(
+      IMAGE_KINDS.map(() => 'refs/heads/main'),
+    )
+    for (const kind of IMAGE_KINDS)
       expect(run.result.stdout).toMatch(
         new RegExp(
           `Recorded in the GitHub Actions cache: the default branch built \\S+/${kind}:${run.tag} as sha256:[0-9a-f]{64}`,
         ),
       )
-    for (const kind of KINDS) {
+    for (const kind of IMAGE_KINDS) {
       expect((await suite.registry.tags(name(kind))).sort()).toEqual(['main', run.tag].sort())
       const { config } = await suite.registry.manifest(name(kind), run.tag)
       expect(config.Labels?.[FINGERPRINT]).toMatch(/^sha256:[0-9a-f]{64}$/)
@@ -199,7 +201,7 @@ describe('build-images on fresh runners: only what changed is built', () => {
     expect(run.commands.filter((line) => /^(buildx build|build|push|login) /.test(line))).toEqual(
       [],
     )
-    expectReused(run, KINDS, before.digests, await registryAfter(run))
+    expectReused(run, IMAGE_KINDS, before.digests, await registryAfter(run))
     expect(run.result.stdout).toContain(
       'Nothing to build: no image changed since it was last pushed.',
     )
@@ -232,7 +234,7 @@ describe('build-images on fresh runners: only what changed is built', () => {
   test('a build argument added: every image is built', async () => {
     kept['build-args'] = 'NODE_ENV=production'
     const run = await buildImages()
-    expect(built(run)).toEqual(KINDS)
+    expect(built(run)).toEqual(IMAGE_KINDS)
     expect(reused(run)).toEqual([])
     await registryAfter(run)
   }, 180_000)
@@ -257,9 +259,9 @@ describe('build-images on fresh runners: only what changed is built', () => {
     const file = join(project, 'dist/web/version.json')
     await writeFile(file, JSON.stringify({ version: '2.12.0' }))
     const run = await buildImages()
-    expect(built(run)).toEqual(KINDS)
+    expect(built(run)).toEqual(IMAGE_KINDS)
     await registryAfter(run)
-    for (const kind of KINDS) {
+    for (const kind of IMAGE_KINDS) {
       const { config } = await suite.registry.manifest(name(kind), run.tag)
       expect({ kind, version: config.Labels?.['org.opencontainers.image.version'] }).toEqual({
         kind,
@@ -271,14 +273,14 @@ describe('build-images on fresh runners: only what changed is built', () => {
   test("'reuse-unchanged: false' builds every image, and the moving tag names the new ones", async () => {
     const before = last.digests
     const run = await buildImages({ inputs: { 'reuse-unchanged': 'false' } })
-    expect(built(run)).toEqual(KINDS)
+    expect(built(run)).toEqual(IMAGE_KINDS)
     expect(reused(run)).toEqual([])
     expect(run.result.stdout).toContain(
       "Every image is built: 'reuse-unchanged' is false. Each is labelled with its fingerprint, and recorded, so that later runs can reuse it.",
     )
     const digests = await registryAfter(run)
-    for (const kind of KINDS) expect(digests[kind]).not.toBe(before[kind])
-    for (const kind of KINDS) {
+    for (const kind of IMAGE_KINDS) expect(digests[kind]).not.toBe(before[kind])
+    for (const kind of IMAGE_KINDS) {
       const { config } = await suite.registry.manifest(name(kind), run.tag)
       expect(config.Labels?.[FINGERPRINT]).toMatch(/^sha256:[0-9a-f]{64}$/)
     }
@@ -288,7 +290,7 @@ describe('build-images on fresh runners: only what changed is built', () => {
     const before = last.digests
     const run = await buildImages()
     expect(built(run)).toEqual([])
-    expectReused(run, KINDS, before, await registryAfter(run))
+    expectReused(run, IMAGE_KINDS, before, await registryAfter(run))
   }, 180_000)
 
   test('a record evicted from the cache: the image is built, said in one line', async () => {
@@ -309,13 +311,13 @@ describe('build-images on fresh runners: only what changed is built', () => {
       await startCuttingProxy({ host, port: Number(port) }, /user-agent: olympe-deploy-actions\//i),
     )
     const run = await buildImages({ registry: proxy.host })
-    expect(built(run)).toEqual(KINDS)
+    expect(built(run)).toEqual(IMAGE_KINDS)
     expect(reused(run)).toEqual([])
     expect(proxy.cuts()).toBeGreaterThan(0)
     expect(run.result.stdout).toMatch(
       /frontend: built: 'main' could not be looked up \(the connection was closed after the request was sent/,
     )
-    for (const kind of KINDS)
+    for (const kind of IMAGE_KINDS)
       expect(run.result.outputs[`${kind}-digest`]).toBe(
         (await suite.registry.manifest(name(kind), run.tag)).digest,
       )

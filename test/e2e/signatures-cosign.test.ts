@@ -14,6 +14,7 @@ import { inputsLogin } from '../../src/core/registry/logins.js'
 import { systemClock } from '../../src/tools/clock.js'
 import { nodeFiles } from '../../src/tools/files.js'
 import { createHttpClient } from '../../src/tools/http.js'
+import { IMAGE_KINDS } from '../../src/core/build-images/image-kinds.js'
 import { useCleanup } from '../helpers/suite.js'
 import { BASE_IMAGES, dockerLogin, pushImage, removeImages } from '../helpers/docker-env.js'
 import { useDockerSuite } from '../helpers/docker-suite.js'
@@ -436,7 +437,6 @@ describe('deploy with verify-signatures, against cosign', () => {
 })
 
 describe('build-images on the real engine, with signing-key', () => {
-  const KINDS = ['frontend', 'backend', 'codeasdata'] as const
   let project = ''
   let repository = ''
   let runs = 0
@@ -477,7 +477,7 @@ describe('build-images on the real engine, with signing-key', () => {
     for (const base of Object.values(BASE_IMAGES))
       await pushImage(base, `${suite.registry.host}/${base}`, { env })
     project = await suite.copyProject()
-    for (const kind of KINDS) {
+    for (const kind of IMAGE_KINDS) {
       const file = join(project, `docker/${kind}.Dockerfile`)
       const text = await readFile(file, 'utf8')
       await writeFile(file, text.replace(/^FROM (\S+)/m, `FROM ${suite.registry.host}/$1`))
@@ -488,7 +488,7 @@ describe('build-images on the real engine, with signing-key', () => {
   test('every image pushed is signed, its fingerprint in the payload; cosign verify accepts each; a second run re-tags them and finds them signed', async () => {
     const first = await buildImages()
     const pub = await publicKeyFile(ours, 'build.pub')
-    for (const kind of KINDS) {
+    for (const kind of IMAGE_KINDS) {
       const digest = first.outputs[`${kind}-digest`] ?? ''
       const name = `${repository}/${kind}`
       const { config } = await suite.registry.manifest(name, 'main')
@@ -505,8 +505,8 @@ describe('build-images on the real engine, with signing-key', () => {
     expect(first.summary).toContain('| Signatures | signed with the key of')
 
     const second = await buildImages()
-    expect(JSON.parse(second.outputs.reused ?? '[]')).toEqual([...KINDS])
-    for (const kind of KINDS) {
+    expect(JSON.parse(second.outputs.reused ?? '[]')).toEqual([...IMAGE_KINDS])
+    for (const kind of IMAGE_KINDS) {
       const digest = second.outputs[`${kind}-digest`] ?? ''
       expect(digest).toBe(first.outputs[`${kind}-digest`])
       expect(second.stdout).toContain(
