@@ -11,8 +11,7 @@ import {
   dockerRun,
   ensureBaseImages,
   ensureDockerDaemon,
-  removeImages,
-  startRegistry,
+  startOwnedRegistry,
   type Registry,
 } from './docker-env.js'
 import { checkTemplateBaseFlavours } from './template-base-images.checks.js'
@@ -126,13 +125,11 @@ async function main(): Promise<void> {
   if (cold) await docker(['image', 'rm', '--force', ...Object.values(BASE_IMAGES)]).catch(() => '')
   await step(`ensureBaseImages (${cold ? 'cold' : 'warm'})`, ensureBaseImages)
   await step('ensureBaseImages (memoised)', ensureBaseImages)
-  const registry = await step('startRegistry', () =>
-    startRegistry({ user: 'ci-user', password: 's3cret-pass' }),
-  )
   // Undone last first: the login's folder, the registry, then the images pushed to it.
   const cleanup = new Cleanup()
-  cleanup.add('images', () => step('removeImages', () => removeImages(`${registry.host}/`)))
-  cleanup.add('registry', () => step('stop registry', () => registry.stop()))
+  const registry = await step('startRegistry', () =>
+    startOwnedRegistry(cleanup, { user: 'ci-user', password: 's3cret-pass' }),
+  )
   try {
     // A private DOCKER_CONFIG keeps the login out of ~/.docker/config.json.
     const dockerConfig = await cleanup.tempDir('olympe-docker-config-')

@@ -5,6 +5,7 @@ import { chmod, copyFile, mkdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { withCleanup, type Cleanup } from './cleanup.js'
 import { errorMessage, run, type RunOptions } from './run-process.js'
+import { startRegistry, type Registry } from './docker-registry.js'
 
 export { startRegistry } from './docker-registry.js'
 export type { ImageConfig, ImageManifest, Registry, RegistryOptions } from './docker-registry.js'
@@ -148,6 +149,20 @@ export async function removeImages(prefix: string): Promise<string[]> {
   if (references.length > 0) await docker(['image', 'rm', '--force', ...references])
   for (const id of new Set(byId)) await docker(['image', 'rm', id]).catch(() => '')
   return [...references, ...byId]
+}
+
+/**
+ * A registry with basic auth that `owned` undoes: it stops the registry, then removes the local
+ * images pushed to it (so that suites can run side by side on one engine).
+ */
+export async function startOwnedRegistry(
+  owned: Cleanup,
+  login: { user: string; password: string },
+): Promise<Registry> {
+  const registry = await startRegistry(login)
+  // Undone last first: the images go after the registry.
+  owned.add('images', () => removeImages(`${registry.host}/`))
+  return owned.track('registry', registry)
 }
 
 /** `docker login` for a test registry; set DOCKER_CONFIG in `env` to keep ~/.docker untouched. */

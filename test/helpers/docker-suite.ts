@@ -10,8 +10,7 @@ import { useCleanup, useStarted } from './suite.js'
 import {
   ensureBaseImages,
   ensureDockerDaemon,
-  removeImages,
-  startRegistry,
+  startOwnedRegistry,
   type Registry,
 } from './docker-env.js'
 import { startDockerSpy, type DockerSpy } from './docker-spy.js'
@@ -97,10 +96,8 @@ export async function startDockerSuite(): Promise<DockerSuite> {
   await ensureBaseImages()
   return startOwning(async (owned) => {
     const password = `pw-${randomBytes(12).toString('hex')}`
-    const registry = await startRegistry({ user: 'ci-user', password })
     // Undone last first: the folders, the spy, the registry, then the images pushed to it.
-    owned.add('images', () => removeImages(`${registry.host}/`))
-    owned.track('registry', registry)
+    const registry = await startOwnedRegistry(owned, { user: 'ci-user', password })
     const spy = owned.track('docker spy', await startDockerSpy())
     const dockerConfig = await owned.tempDir('olympe-docker-config-test-')
     let counter = 0
