@@ -28,11 +28,28 @@ import {
   PHASES,
   type BenchBuilder,
   type BuildahCondition,
-  type BuildahFigure,
-  type BuildahResult,
   type Phase,
-} from './buildah-figures.js'
+} from './labels.js'
 import { cpuTicks, median } from './measure.js'
+
+export interface BuildahFigure {
+  builder: BenchBuilder
+  condition: BuildahCondition
+  runs: number
+  seconds: number
+  allSeconds: number[]
+  cpuSeconds: number
+  phases: Partial<Record<Phase, number>>
+}
+
+export interface BuildahResult {
+  fixture: { files: number; bytes: Record<'frontend' | 'backend' | 'codeasdata', number> }
+  versions: { docker: string; buildah: string }
+  load: { min: number; median: number; max: number }
+  figures: BuildahFigure[]
+  /** Buildah's median over Docker's, per condition. */
+  ratios: Record<BuildahCondition, number>
+}
 
 interface Sample {
   seconds: number

@@ -2,24 +2,21 @@
 // of docs/performance.md that show both. Pure: bench/report.ts renders with them.
 import type { ImagesFigure, ImagesResult } from './build-images.js'
 import type { FreshFigure, FreshResult } from './fresh.js'
+import type { BuildahFigure, BuildahResult } from './buildah.js'
 import {
   BUILDAH_CONDITIONS,
-  PHASES,
-  type BenchBuilder,
-  type BuildahCondition,
-  type BuildahFigure,
-  type BuildahResult,
-  type Phase,
-} from './buildah-figures.js'
-import {
   CANDIDATES,
   CONDITIONS,
   FRESH_CANDIDATES,
   FRESH_CONDITIONS,
+  PHASES,
+  type BenchBuilder,
+  type BuildahCondition,
   type Candidate,
   type Condition,
   type FreshCandidate,
   type FreshCondition,
+  type Phase,
 } from './labels.js'
 import type { MissedNote } from './notes.js'
 import type { NpxResult } from './npx.js'

@@ -1,6 +1,6 @@
-// The candidates and conditions of the image benches, as the figures name them and the tables
-// word them. Apart from the benches (which import test helpers), so that the generator can render
-// bench/results.json (bench/report.ts) with nothing but this and the types.
+// The candidates, builders, conditions and phases of the image benches, as the figures name them
+// and the tables word them. Apart from the benches (which import test helpers), so that the
+// generator can render bench/results.json (bench/report.ts) with nothing but this and the types.
 
 /** Warm engine (bench/build-images.ts). */
 export const CANDIDATES = {
@@ -28,3 +28,29 @@ export const FRESH_CONDITIONS = {
   unchanged: 'Nothing changed',
 } as const
 export type FreshCondition = keyof typeof FRESH_CONDITIONS
+
+/** Builders on fresh runners (bench/buildah.ts). */
+export const BUILDERS = {
+  docker: 'Docker (BuildKit, a fresh engine)',
+  buildah: 'Buildah (vfs, chroot, rootless, an empty store)',
+} as const
+export type BenchBuilder = keyof typeof BUILDERS
+export const BUILDAH_CONDITIONS = {
+  cold: 'Cold (empty registry and builder)',
+  changed: 'One frontend file changed',
+} as const
+export type BuildahCondition = keyof typeof BUILDAH_CONDITIONS
+
+/** Where the time goes, from the step's own log: each phase's seconds. */
+export const PHASES = {
+  lookup: 'Look-up of unchanged images (hashing the sources, asking the registry)',
+  'build frontend': 'Build of the frontend (pull of its base, COPY, commit)',
+  'build backend': 'Build of the backend (pull of its base, COPY, commit)',
+  'commit backend':
+    "…of which, with Buildah, the backend's commit: its one layer written and its working copy removed (from COMMIT in its log to its exit)",
+  'build codeasdata': 'Build of code as data',
+  'check backend': "Size check of the backend (the images' history, the sources' size)",
+  'push backend': 'Push of the backend, both tags',
+  'push frontend': 'Push of the frontend, both tags',
+} as const
+export type Phase = keyof typeof PHASES

@@ -1,6 +1,6 @@
 // docs/performance.md's figures, rendered from bench/results.json. Pure: `npm run bench` writes the
 // file, and the generator (scripts/generated-files.ts) is the one writer of the page's region.
-import type { BuildahResult } from './buildah-figures.js'
+import type { BuildahResult } from './buildah.js'
 import type { BundleFigure } from './bundles.js'
 import type { ImagesResult } from './build-images.js'
 import type { FreshResult } from './fresh.js'

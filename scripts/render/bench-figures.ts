@@ -1,6 +1,6 @@
 // Figures that documents quote come from bench/results.json, written by `npm run bench`: the
 // generator renders them, so that no document states a figure the last measurement did not give.
-import type { BuildahResult } from '../../bench/buildah-figures.js'
+import type { BuildahResult } from '../../bench/buildah.js'
 
 /** The part of bench/results.json the documents quote. */
 export interface BenchFigures {
