@@ -18,6 +18,7 @@ source "$(dirname "$0")/debian-packages.sh"
 
 # The first free range after every range /etc/subuid (or subgid) already gives.
 next_range_start() {
+  [[ -s "$1" ]] || { echo 100000; return; }
   awk -F: 'BEGIN { end = 100000 } { if ($2 + $3 > end) end = $2 + $3 } END { print end }' "$1" 2>/dev/null ||
     echo 100000
 }

@@ -6,6 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
+# Checked first, so that a machine without it fails in a second rather than after the installs.
+# npm ci, npx in the GitLab jobs and the "node20" bundle runs use the machine's Node.js.
+node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' 2>/dev/null &&
+  command -v npm >/dev/null ||
+  { echo "Node.js 20 or newer, with npm, is needed on PATH: install it first (Debian bookworm's own nodejs is 18)" >&2; exit 1; }
 bash .ci/setup-docker.sh
 bash .ci/setup-buildah.sh
 bash .ci/setup-cosign.sh
@@ -18,7 +23,3 @@ if ! grep -q ' - cgroup2 ' /proc/self/mountinfo; then
 fi
 echo "setup: cgroup2 at $(awk '/ - cgroup2 /{print $5; exit}' /proc/self/mountinfo)"
 test -x /usr/lib/git-core/git-http-backend || { echo "git http-backend is missing (package git)" >&2; exit 1; }
-# npm ci, npx in the GitLab jobs and the "node20" bundle runs use the machine's Node.js.
-node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' 2>/dev/null &&
-  command -v npm >/dev/null ||
-  { echo "Node.js 20 or newer, with npm, is needed on PATH: install it first (Debian bookworm's own nodejs is 18)" >&2; exit 1; }
