@@ -256,9 +256,27 @@ export function readBuildInputs(
   buildArgs: BuildArgs,
   base: (image: string) => BaseFacts | undefined = () => undefined,
 ): BuildInputs {
+  return readWith(dockerfile, buildArgs, base, 'refused')
+}
+
+/**
+ * The images a Dockerfile builds FROM or copies from, as BuildKit's own frontend reads them, also
+ * when the file or a build argument names another frontend (which pulls the same bases, and which
+ * `readBuildInputs` leaves unread): the images a mirror must serve.
+ */
+export function baseImagesOf(dockerfile: string, buildArgs: BuildArgs): string[] {
+  return readWith(dockerfile, buildArgs, () => undefined, 'read as BuildKit').images
+}
+
+function readWith(
+  dockerfile: string,
+  buildArgs: BuildArgs,
+  base: (image: string) => BaseFacts | undefined,
+  otherFrontend: OtherFrontend,
+): BuildInputs {
   const inputs: BuildInputs = { images: [], sources: [], pinned: [], platformImages: [] }
   try {
-    new Reader(dockerfile, buildArgs, base, inputs).read()
+    new Reader(dockerfile, buildArgs, base, inputs, otherFrontend).read()
   } catch (error) {
     if (!(error instanceof DockerfileProblem)) throw error
     inputs.unknowable ??= error.invalid
@@ -279,6 +297,9 @@ interface StageState {
   onBuild: Instruction[]
 }
 
+/** A Dockerfile that names another frontend: refused as unknowable, or read as BuildKit would. */
+type OtherFrontend = 'refused' | 'read as BuildKit'
+
 class Reader {
   private readonly given: ReadonlyMap<string, string>
   private readonly meta: MetaArgs
@@ -291,19 +312,20 @@ class Reader {
     buildArgs: BuildArgs,
     private readonly base: (image: string) => BaseFacts | undefined,
     private readonly inputs: BuildInputs,
+    private readonly otherFrontend: OtherFrontend,
   ) {
     this.given = new Map(buildArgs.map(([name, value]) => [name, value]))
     this.meta = new MetaArgs(this.given)
   }
 
   read(): void {
-    if (this.given.has(SYNTAX_ARG))
+    if (this.otherFrontend === 'refused' && this.given.has(SYNTAX_ARG))
       throw new DockerfileProblem(
         `the build argument ${SYNTAX_ARG} runs another frontend instead of BuildKit's own, which may read the file differently`,
         false,
       )
     const syntax = parseDockerfile(this.dockerfile)
-    if (syntax.syntax !== undefined)
+    if (this.otherFrontend === 'refused' && syntax.syntax !== undefined)
       throw new DockerfileProblem(
         `its '# syntax=${syntax.syntax}' directive runs that frontend instead of BuildKit's own, which may read the file differently`,
         false,

@@ -116,3 +116,11 @@ export function imageLabels(context: CiContext, facts: PlanFacts): Array<[string
   labels.push([OCI_LABELS.created, facts.now.toISOString()])
   return labels
 }
+
+/** SOURCES_PATH first, then the `build-args`, as the build gets them. */
+export function buildArgsOf(plan: ImagePlan): Array<[string, string]> {
+  return [
+    ['SOURCES_PATH', plan.command.sourcesPath],
+    ...plan.command.buildArgs.map(([n, v]): [string, string] => [n, v]),
+  ]
+}

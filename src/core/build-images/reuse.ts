@@ -34,7 +34,7 @@ import {
 } from './fingerprint.js'
 import type { ReuseProof } from './reuse-proof.js'
 import type { SigningKey } from '../signing/private-key.js'
-import { movingTag, type ImagePlan } from './plan.js'
+import { buildArgsOf, movingTag, type ImagePlan } from './plan.js'
 import type { ImageBuilder } from './ports.js'
 
 /**
@@ -303,14 +303,6 @@ async function ignoreFileOf(
     return { path: shown, hash, matcher: 'matcher' in rules ? rules.matcher : undefined }
   }
   return { path: '.dockerignore', hash: null }
-}
-
-/** SOURCES_PATH first, then the `build-args`, as the build gets them. */
-function buildArgsOf(plan: ImagePlan): Array<[string, string]> {
-  return [
-    ['SOURCES_PATH', plan.command.sourcesPath],
-    ...plan.command.buildArgs.map(([n, v]): [string, string] => [n, v]),
-  ]
 }
 
 interface Context {

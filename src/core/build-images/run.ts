@@ -7,7 +7,7 @@ import { mirroredReference, type RegistryMirrors } from '../registry/mirrors.js'
 import { registryName } from '../registry/reference.js'
 import { buildAndPush, type BuiltImage } from './build.js'
 import { chooseBuilder, type BuilderCandidates } from './builder-choice.js'
-import { readBuildInputs } from './dockerfile.js'
+import { baseImagesOf } from './dockerfile.js'
 import type { ImageKind } from './image-kinds.js'
 import { BuilderCommandError, type BuilderName, type ImageBuilder } from './ports.js'
 import {
@@ -20,7 +20,7 @@ import type { CheckedBuildImages } from './check.js'
 import { FALLBACK_DEFAULT_BRANCH } from './gate.js'
 import { looksSecret } from './input-parsers.js'
 import { repeatedNamespace } from './image-names.js'
-import { planImages, type ImagePlan } from './plan.js'
+import { buildArgsOf, planImages, type ImagePlan } from './plan.js'
 import { servedFiles } from './served-files.js'
 import {
   DRAW_VERSION_LABEL,
@@ -231,7 +231,7 @@ async function buildWith(
 /**
  * Each plan with the images its Dockerfile builds FROM or copies from, and where a mirror
  * serves them: Docker takes those as named contexts, Buildah from its registries configuration.
- * The `# syntax=` frontend is none of them: BuildKit pulls it as it is named.
+ * A `# syntax=` frontend image is none of them: BuildKit pulls it as it is named.
  */
 function withBases(
   plans: readonly ImagePlan[],
@@ -240,17 +240,10 @@ function withBases(
 ): ImagePlan[] {
   return plans.map((plan) => {
     const text = dockerfiles.get(plan.kind)?.text ?? ''
-    const args: Array<[string, string]> = [
-      ['SOURCES_PATH', plan.command.sourcesPath],
-      ...plan.command.buildArgs.map(([name, value]): [string, string] => [name, value]),
-    ]
-    const syntax = /^#\s*syntax\s*=\s*(\S+)/im.exec(text)?.[1]
-    const bases = readBuildInputs(text, args)
-      .images.filter((image) => image !== syntax)
-      .map((reference) => {
-        const mirrored = mirroredReference(reference, mirrors)
-        return mirrored ? { reference, mirrored } : { reference }
-      })
+    const bases = baseImagesOf(text, buildArgsOf(plan)).map((reference) => {
+      const mirrored = mirroredReference(reference, mirrors)
+      return mirrored ? { reference, mirrored } : { reference }
+    })
     return { ...plan, command: { ...plan.command, bases } }
   })
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals'
 import {
+  baseImagesOf,
   readBuildInputs,
   readStages,
   triggersOf,
@@ -276,5 +277,19 @@ describe('a stage built for a platform of its own', () => {
       platformImages: [{ image: 'tools:1', platform: '$BUILDPLATFORM' }],
     })
     expect(readBuildInputs('FROM tools:1\n', []).platformImages).toEqual([])
+  })
+})
+
+describe('baseImagesOf: the images a mirror must serve', () => {
+  const text =
+    '# syntax=docker/dockerfile:1\nARG NODE=node:24\nFROM $NODE AS build\nCOPY --from=busybox:1 /bin/sh /sh\nFROM nginx:1\n'
+  test('a Dockerfile that names another frontend still pulls its bases, which readBuildInputs leaves unread', () => {
+    expect(readBuildInputs(text, []).images).toEqual([])
+    expect(baseImagesOf(text, [])).toEqual(['node:24', 'busybox:1', 'nginx:1'])
+  })
+  test('so does one built with the BUILDKIT_SYNTAX argument; the frontend image itself is no base', () => {
+    expect(baseImagesOf('FROM alpine:3\n', [['BUILDKIT_SYNTAX', 'docker/dockerfile:1']])).toEqual([
+      'alpine:3',
+    ])
   })
 })
