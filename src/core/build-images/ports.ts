@@ -1,10 +1,10 @@
+import type { BuilderSetting } from './builder-choice.js'
 import type { BuildahSetup } from './buildah-args.js'
 import type { BuildCommand, BuilderVersions, HistoryEntry } from './build-command.js'
 import type { DockerBuilder } from './docker-args.js'
 
 /** The builders build-images can build with (the `builder` input, once `auto` is decided). */
-export const BUILDER_NAMES = ['docker', 'buildah'] as const
-export type BuilderName = (typeof BUILDER_NAMES)[number]
+export type BuilderName = Exclude<BuilderSetting, 'auto'>
 
 /** How a builder will run the builds: what the log says of it before the first one. */
 export type BuilderSetup = DockerBuilder | BuildahSetup

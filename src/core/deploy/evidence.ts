@@ -63,12 +63,12 @@ export function planEvidence(build: ThisBuild, before: Before): Evidence {
   if (before.version.kind === 'none') return { kind: 'files', paths, differ: paths }
   const answers = before.files ?? {}
   const readable = paths.filter((path) => answers[path]?.kind === 'read')
-  const { differ, unread } = compareFiles(
+  const { differ } = compareFiles(
     build.files,
     Object.fromEntries(readable.map((path) => [path, answers[path] as FileAnswer])),
   )
   if (differ.length > 0) return { kind: 'files', paths: readable, differ }
-  if (readable.length === 0 || unread.length > 0) {
+  if (readable.length === 0) {
     const failed = paths
       .map((path) => answers[path])
       .filter((answer): answer is Extract<FileAnswer, { kind: 'none' }> => answer?.kind === 'none')

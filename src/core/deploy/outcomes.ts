@@ -1,5 +1,6 @@
 import { EXIT_CODES } from '../shared/exit-codes.js'
 import { tableCell } from '../shared/markdown.js'
+import { LIVE_POLLS, ROLLBACK_POLLS } from './rollout.js'
 
 /** How the step ends for an outcome: green, a warning state, red, or as the webhook call went. */
 export type StepEnding = 'success' | 'warning' | 'failure' | 'call'
@@ -24,14 +25,14 @@ export const ROLLOUT_OUTCOMES = {
   live: {
     means:
       "the app serves this deployment's build: its version changed to the expected one, or, the version unchanged, the files its frontend serves changed to this build's",
-    when: "the app serves this deployment's build with a healthy status on 2 polls in a row, and did not before the call: the expected version, where the app served another one; or, the version unchanged, the files of the frontend image's served-files label (`version.json`, `index.html`, the scripts it loads), where the app served others",
+    when: `the app serves this deployment's build with a healthy status on ${LIVE_POLLS} polls in a row, and did not before the call: the expected version, where the app served another one; or, the version unchanged, the files of the frontend image's served-files label (\`version.json\`, \`index.html\`, the scripts it loads), where the app served others`,
     ending: 'success',
     step: 'succeeds',
   },
   unverified: {
     means:
       "the app answers with a healthy status, but nothing shows that it serves this build: the expected version is unknown, or it did not change and the frontend's files are unknown or the same as before the call",
-    when: "the app answers with a healthy status on 2 polls in a row, but nothing can show that it serves this build: the expected version is unknown; or it did not change, and the frontend image's served-files label could not be read, or the app already served those very files before the call (a backend alone, the same build again)",
+    when: `the app answers with a healthy status on ${LIVE_POLLS} polls in a row, but nothing can show that it serves this build: the expected version is unknown; or it did not change, and the frontend image's served-files label could not be read, or the app already served those very files before the call (a backend alone, the same build again)`,
     ending: 'warning',
     step: `${WARNING}; fails with \`require-evidence: true\``,
   },
@@ -50,7 +51,7 @@ export const ROLLOUT_OUTCOMES = {
   },
   'rolled-back': {
     means: 'this build was served, then another one again',
-    when: 'this build was served, then another one on 2 polls in a row',
+    when: `this build was served, then another one on ${ROLLBACK_POLLS} polls in a row`,
     ending: 'failure',
     step: 'fails, saying so',
   },

@@ -2,6 +2,7 @@
  * The image labels build-images writes and deploy reads: each name once, and the one format of
  * the served-files label, which both sides share.
  */
+import { isObject, jsonValue } from './json-text.js'
 
 /** OCI annotation keys (opencontainers/image-spec annotations.md), read by registries and UIs. */
 export const OCI_LABELS = {
@@ -46,15 +47,10 @@ export function servedFilesLabel(files: ServedFiles): string {
 
 /** The label read back, or why it cannot be used (it comes from a registry: anything goes). */
 export function parseServedFilesLabel(value: string): ServedFiles | { problem: string } {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(value)
-  } catch {
-    return { problem: `the ${SERVED_FILES_LABEL} label is not JSON` }
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    return { problem: `the ${SERVED_FILES_LABEL} label is not a JSON object` }
-  const entries = Object.entries(parsed as Record<string, unknown>)
+  const parsed = jsonValue(value)
+  if (parsed === undefined) return { problem: `the ${SERVED_FILES_LABEL} label is not JSON` }
+  if (!isObject(parsed)) return { problem: `the ${SERVED_FILES_LABEL} label is not a JSON object` }
+  const entries = Object.entries(parsed)
   if (entries.length === 0 || entries.length > MAX_SERVED_FILES)
     return {
       problem: `the ${SERVED_FILES_LABEL} label names ${entries.length} files (1 to ${MAX_SERVED_FILES} expected)`,
