@@ -26,7 +26,32 @@ interface Known {
 /** A full download of a large script may take longer than a poll's request. */
 export const FILE_REQUEST_MS = 60_000
 /** The statuses of an app, or its proxy, while pods restart. */
-const RESTARTING = new Set([429, 500, 502, 503, 504])
+export const RESTARTING = new Set([429, 500, 502, 503, 504])
+
+/** The headers of every request to the app or its preview, the poll's and the files' alike. */
+export function headers(target: AppTarget, accept: string): Record<string, string> {
+  return {
+    Accept: accept,
+    // Both, for HTTP/1.0 caches too: the answer must come from the app, not from a cache.
+    'Cache-Control': 'no-cache',
+    Pragma: 'no-cache',
+    // The bytes as built, whose digest the served-files label holds: a compressed answer would not
+    // hash to it.
+    'Accept-Encoding': 'identity',
+    ...(target.authorization ? { Authorization: target.authorization } : {}),
+  }
+}
+
+/** No answer: worth another poll, unless the name, the certificate or the proxy is wrong. */
+export function isTransient(error: HttpFailure): boolean {
+  return error.kind !== 'dns' && error.kind !== 'tls' && error.kind !== 'proxy'
+}
+
+/** The answer's compression, when it has one despite `Accept-Encoding: identity`. */
+export function compression(response: HttpResponse): string | undefined {
+  const encoding = response.headers['content-encoding']?.trim().toLowerCase()
+  return encoding && encoding !== 'identity' ? encoding : undefined
+}
 
 /**
  * The files a target (the app, or its preview) serves, read as a browser revalidates them: a
@@ -66,23 +91,18 @@ export class ServedFilesReader {
       response = await this.http.request({
         method: 'GET',
         url: fileUrl(this.target, path),
-        headers: {
-          Accept: '*/*',
-          // The bytes as built: a compressed answer would not hash to the label's digest.
-          'Accept-Encoding': 'identity',
-          'Cache-Control': 'no-cache',
-          Pragma: 'no-cache',
-          ...conditions,
-          ...(this.target.authorization ? { Authorization: this.target.authorization } : {}),
-        },
+        headers: { ...headers(this.target, '*/*'), ...conditions },
         timeoutMs,
         maxBodyBytes: 0,
         hashBody: true,
       })
     } catch (error) {
       if (!(error instanceof HttpFailure)) throw error
-      const transient = error.kind !== 'dns' && error.kind !== 'tls' && error.kind !== 'proxy'
-      return { kind: 'none', detail: `no answer for ${path}: ${error.message}`, transient }
+      return {
+        kind: 'none',
+        detail: `no answer for ${path}: ${error.message}`,
+        transient: isTransient(error),
+      }
     }
     const { status } = response
     if (status === 304 && known) {
@@ -99,8 +119,8 @@ export class ServedFilesReader {
 
   private downloaded(path: string, response: HttpResponse): FileAnswer {
     this.counts.downloads++
-    const encoding = response.headers['content-encoding']?.trim().toLowerCase()
-    if (encoding && encoding !== 'identity')
+    const encoding = compression(response)
+    if (encoding)
       return {
         kind: 'none',
         detail: `${path} came compressed (Content-Encoding: ${encoding.slice(0, 20)}) although asked without, so it cannot be compared with the file as built`,

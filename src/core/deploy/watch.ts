@@ -15,7 +15,16 @@ import {
   type Verdict,
   type VersionAnswer,
 } from './rollout.js'
-import { FILE_REQUEST_MS, ServedFilesReader, type FileAnswer, type ReadCounts } from './served.js'
+import {
+  compression,
+  FILE_REQUEST_MS,
+  headers,
+  isTransient,
+  RESTARTING,
+  ServedFilesReader,
+  type FileAnswer,
+  type ReadCounts,
+} from './served.js'
 
 /** One request of a poll may take this long at most (and never beyond `wait-minutes`). */
 export const POLL_REQUEST_MS = 10_000
@@ -24,8 +33,6 @@ export const VERSION_BYTES = 64 * 1024
 const STATUS_BYTES = 16 * 1024
 /** A status request that starts with the watch's time spent still gets this long. */
 const MIN_REQUEST_MS = 1000
-/** The statuses of an app, or its proxy, while pods restart. */
-const RESTARTING = new Set([429, 500, 502, 503, 504])
 /** While waiting, a line at least this often: what is served, and the time left. */
 export const PROGRESS_MS = 60_000
 
@@ -238,18 +245,6 @@ export async function readServed(
   return answers
 }
 
-function headers(target: AppTarget, accept: string): Record<string, string> {
-  return {
-    Accept: accept,
-    // Both, for HTTP/1.0 caches too: the answer must come from the app, not from a cache.
-    'Cache-Control': 'no-cache',
-    Pragma: 'no-cache',
-    // The bytes as built, whose digest the served-files label holds.
-    'Accept-Encoding': 'identity',
-    ...(target.authorization ? { Authorization: target.authorization } : {}),
-  }
-}
-
 /**
  * The version `<app-url>/version.json` serves, or why none was read. `nonce` makes the URL
  * unique, so that no cache on the way answers for the app.
@@ -306,8 +301,7 @@ export async function readVersion(
       detail: "version.json's 'version' is not a version (up to 128 visible ASCII characters)",
       transient: false,
     }
-  const encoded = response.headers['content-encoding']?.trim().toLowerCase()
-  const whole = response.bodySha256 && (!encoded || encoded === 'identity')
+  const whole = response.bodySha256 && compression(response) === undefined
   return { kind: 'version', version, ...(whole ? { digest: `sha256:${response.bodySha256}` } : {}) }
 }
 
@@ -348,8 +342,7 @@ function redirectHost(response: HttpResponse): string {
 
 /** Our own wording of the failure, which never quotes Node's (see tools/http.ts). */
 function failed(error: HttpFailure): VersionAnswer {
-  const transient = error.kind !== 'dns' && error.kind !== 'tls' && error.kind !== 'proxy'
-  return { kind: 'none', detail: `no answer: ${error.message}`, transient }
+  return { kind: 'none', detail: `no answer: ${error.message}`, transient: isTransient(error) }
 }
 
 /** `<app-url>/OlympeServer/status`: 2xx is healthy, 404 may mean no such route. */
