@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { parseJsonText } from '../shared/json-text.js'
-import { DRAW_VERSION_LABEL } from '../shared/image-labels.js'
+import { DRAW_VERSION_LABEL, isVersionText } from '../shared/image-labels.js'
 import type { Files } from '../shared/ports.js'
 
 /** The design tool's package: its version is the `draw_version` label. */
@@ -134,7 +134,7 @@ function versionAt(
       : undefined
   if (typeof value !== 'string' || value.trim() === '')
     return { problem: `has no '${field}' string` }
-  if (!/^[\x21-\x7e]{1,128}$/.test(value.trim()))
+  if (!isVersionText(value.trim()))
     return {
       problem: `has a '${field}' that is not a version: ${JSON.stringify(value).slice(0, 60)}`,
     }

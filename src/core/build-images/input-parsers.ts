@@ -1,3 +1,4 @@
+import { isVersionText } from '../shared/image-labels.js'
 import { isAbsolute, normalize } from 'node:path'
 import * as v from 'valibot'
 import { unique } from '../shared/collections.js'
@@ -97,7 +98,7 @@ export const relativeFolder = (what: string): v.GenericSchema<string, string> =>
 
 export const drawVersion = refine<string | undefined>((raw) => {
   if (raw === '') return undefined
-  if (raw.length > 128 || !/^[\x21-\x7e]+$/.test(raw))
+  if (!isVersionText(raw))
     return { problem: 'expected a version such as 2.11.3 (no spaces, at most 128 characters)' }
   return raw
 })

@@ -1,3 +1,4 @@
+import { isVersionText } from '../shared/image-labels.js'
 import * as v from 'valibot'
 import type { InputSchema, ParseTools } from '../definition.js'
 import { errorMessage } from '../shared/errors.js'
@@ -63,7 +64,7 @@ export const previewUrl = refine<AppTarget | undefined>((raw) =>
 /** What version.json holds and the log prints: visible ASCII, as the watch reads it. */
 export const expectedVersion = refine<string | undefined>((raw) => {
   if (raw === '') return undefined
-  if (!/^[\x21-\x7e]{1,128}$/.test(raw))
+  if (!isVersionText(raw))
     return {
       problem:
         "expected a version as the app's version.json holds it, such as '1.4.0' (visible ASCII characters, no spaces, at most 128)",

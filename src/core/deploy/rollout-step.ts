@@ -5,7 +5,12 @@ import type { Summary } from '../shared/ports.js'
 import type { AppTarget } from './app-url.js'
 import type { DeployInputs } from './inputs.js'
 import type { Payload } from './payload-schema.js'
-import { OCI_LABELS, parseServedFilesLabel, SERVED_FILES_LABEL } from '../shared/image-labels.js'
+import {
+  isVersionText,
+  OCI_LABELS,
+  parseServedFilesLabel,
+  SERVED_FILES_LABEL,
+} from '../shared/image-labels.js'
 import { filesNeeded, type Before, type Evidence, type ThisBuild } from './evidence.js'
 import { at, evidenceAdvice, headline, verdictMessage, type PreviewState } from './rollout.js'
 import { FILE_REQUEST_MS, listed, type ReadCounts, type ServedFilesReader } from './served.js'
@@ -67,7 +72,7 @@ export function buildFacts(
 
 function labelledVersion(image: string, labels: Record<string, string>): Partial<BuildFacts> {
   const value = labels[OCI_LABELS.version]?.trim() ?? ''
-  if (/^[\x21-\x7e]{1,128}$/.test(value))
+  if (isVersionText(value))
     return { version: value, versionFrom: `the ${OCI_LABELS.version} label of '${image}'` }
   return {
     versionUnknown:

@@ -58,7 +58,7 @@ export interface VerifyPorts
   extends CheckPorts, LoginPorts, Pick<CommonPorts, 'reporter' | 'redact'> {}
 
 /** One image of the payload, by the part of it that deploys the image. */
-export interface DeployedImage {
+interface DeployedImage {
   role: 'frontend' | 'backend' | 'code-as-data'
   reference: string
 }
@@ -153,7 +153,7 @@ function judge(
 }
 
 /** The payload's images in its order: the frontend, each backend, code as data. */
-export function deployedImages(payload: Payload): DeployedImage[] {
+function deployedImages(payload: Payload): DeployedImage[] {
   const images: DeployedImage[] = []
   if (payload.frontend) images.push({ role: 'frontend', reference: payload.frontend.image })
   for (const reference of payload.backends?.images ?? [])

@@ -1,3 +1,4 @@
+import { isVersionText } from '../shared/image-labels.js'
 import { startDeadline, type Deadline } from '../shared/deadline.js'
 import { HttpFailure, type HttpClient, type HttpResponse } from '../shared/http.js'
 import { parseJsonText } from '../shared/json-text.js'
@@ -295,7 +296,7 @@ export async function readVersion(
     return { kind: 'none', detail: "version.json has no 'version' string", transient: false }
   const version = value.trim()
   // Printed in the log and an output: a version, not any text the server chose.
-  if (!/^[\x21-\x7e]{1,128}$/.test(version))
+  if (!isVersionText(version))
     return {
       kind: 'none',
       detail: "version.json's 'version' is not a version (up to 128 visible ASCII characters)",

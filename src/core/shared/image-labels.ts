@@ -13,6 +13,14 @@ export const OCI_LABELS = {
   created: 'org.opencontainers.image.created',
 } as const
 
+/**
+ * A version as `version.json` serves it and the labels hold it: 1 to 128 visible ASCII characters,
+ * since the log and the outputs print it, and a server or a registry may send any text.
+ */
+export function isVersionText(text: string): boolean {
+  return /^[\x21-\x7e]{1,128}$/.test(text)
+}
+
 /** The design tool's version (Olympe's own label name, from its documented CI). */
 export const DRAW_VERSION_LABEL = 'draw_version'
 

@@ -129,7 +129,7 @@ export function formsUnlessPlaceholder(userInfo: string): string[] {
 }
 
 /** The text with the user part of each URL in it replaced by `***`: what messages show. */
-export function withoutCredentials(text: string): string {
+function withoutCredentials(text: string): string {
   return text
     .split(WORD_KEPT)
     .map((word) => {

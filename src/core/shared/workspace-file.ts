@@ -8,7 +8,7 @@ import type { Files, PathKind } from './ports.js'
  * committed link) must not make the step read the runner's files. The file's real path, to read
  * it by; or the problem, worded once for every such input (each adds what to do).
  */
-export async function inWorkspace(
+async function inWorkspace(
   fullPath: string,
   workspace: string,
   files: Pick<Files, 'realpath'>,
