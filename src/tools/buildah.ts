@@ -27,7 +27,7 @@ import type { RegistryMirrors } from '../core/registry/mirrors.js'
 import { usesPlainHttp } from '../core/registry/reference.js'
 import type { Env } from '../core/shared/env.js'
 import type { Exec, ExecResult } from '../core/shared/exec.js'
-import { parseImageReference } from '../core/shared/image-ref.js'
+import { parseImageName } from '../core/shared/image-ref.js'
 import type { StepCancellation } from './cancel.js'
 import { jobDockerConfigPath } from './docker.js'
 import {
@@ -215,9 +215,7 @@ export async function buildahSession(
 /** The registry host of an image reference; a login's server (no '/') is one already. */
 function hostOf(reference: string): string | undefined {
   if (!reference.includes('/')) return reference
-  const parsed = parseImageReference(reference)
-  const read = typeof parsed === 'string' ? parseImageReference(`${reference}:latest`) : parsed
-  return typeof read === 'string' ? undefined : read.domain
+  return parseImageName(reference)?.domain
 }
 
 /**

@@ -1,4 +1,4 @@
-import { parseImageReference } from '../shared/image-ref.js'
+import { parseImageName } from '../shared/image-ref.js'
 import type { BuilderName } from './ports.js'
 
 /**
@@ -66,9 +66,8 @@ function directives(dockerfile: string): string[] {
 
 /** An image named without a registry: Docker reads Docker Hub, Buildah its search rules. */
 function isShortName(reference: string): boolean {
-  const parsed = parseImageReference(reference)
-  const read = typeof parsed === 'string' ? parseImageReference(`${reference}:latest`) : parsed
-  return typeof read !== 'string' && read.domain === undefined
+  const read = parseImageName(reference)
+  return read !== undefined && read.domain === undefined
 }
 
 /** `1.28.2` → `1.28`: what a patch release changes is no reading. */

@@ -1,6 +1,6 @@
 import { basename } from 'node:path'
 import { DOCKER_HUB, registryName } from '../registry/reference.js'
-import { parseImageReference } from '../shared/image-ref.js'
+import { parseImageName } from '../shared/image-ref.js'
 import { jsonValue } from '../shared/json-text.js'
 import {
   secretArgv,
@@ -245,11 +245,8 @@ function stringAt(document: unknown, ...path: string[]): string | undefined {
  * and `library/` left out, and a `:latest` tag too (dockerui's NamedContext).
  */
 export function namedContextKey(reference: string): string {
-  const parsed =
-    typeof parseImageReference(reference) === 'string'
-      ? parseImageReference(`${reference}:latest`)
-      : parseImageReference(reference)
-  if (typeof parsed === 'string') return reference
+  const parsed = parseImageName(reference)
+  if (!parsed) return reference
   const hub = parsed.domain === undefined || registryName(parsed.domain) === DOCKER_HUB
   const path = hub ? parsed.path.replace(/^library\/(?=[^/]+$)/, '') : parsed.path
   const name = hub ? path : `${parsed.domain ?? ''}/${path}`

@@ -1,6 +1,6 @@
 import type { SecretParts } from '../definition.js'
 import { unique } from '../shared/collections.js'
-import { parseImageReference } from '../shared/image-ref.js'
+import { parseImageName } from '../shared/image-ref.js'
 import { refine } from '../shared/inputs.js'
 import { credentialForms } from '../shared/url-credentials.js'
 import { parseRegistry } from './credentials.js'
@@ -133,9 +133,8 @@ export const mirrorCredentials: SecretParts<RegistryMirror[]> = {
  */
 export function mirroredReference(reference: string, mirrors: RegistryMirrors): string | undefined {
   if (mirrors.length === 0) return undefined
-  const first = parseImageReference(reference)
-  const parsed = typeof first === 'string' ? parseImageReference(`${reference}:latest`) : first
-  if (typeof parsed === 'string') return undefined
+  const parsed = parseImageName(reference)
+  if (!parsed) return undefined
   const registry = registryName(parsed.domain ?? DOCKER_HUB)
   const mirror = mirrors.find((candidate) => candidate.registry === registry)
   if (!mirror) return undefined

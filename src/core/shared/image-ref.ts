@@ -71,3 +71,13 @@ function splitDomain(name: string): { domain?: string; path: string } {
     first !== first.toLowerCase()
   return isDomain ? { domain: first, path: name.slice(slash + 1) } : { path: name }
 }
+
+/**
+ * An image reference as Docker reads it, where one with neither tag nor digest means `:latest`;
+ * undefined when it is no image reference.
+ */
+export function parseImageName(reference: string): ImageReference | undefined {
+  const parsed = parseImageReference(reference)
+  const read = typeof parsed === 'string' ? parseImageReference(`${reference}:latest`) : parsed
+  return typeof read === 'string' ? undefined : read
+}
