@@ -4,18 +4,20 @@ import { errorCodesOf, isRefusal, type RegistrySession } from './session.js'
 /** Upload answers are short: a Location, perhaps an error body. */
 const MAX_ANSWER_BYTES = 64 * 1024
 
+/** A blob to upload, by its digest: the SHA-256 of `text`'s UTF-8 bytes. */
+export interface Blob {
+  digest: string
+  text: string
+}
+
 /**
  * Puts a small blob (a signature's payload, its manifest's configuration) into the session's
  * repository, as the OCI distribution spec's monolithic upload: `HEAD` it first (a blob already
  * there is not sent again), then `POST blobs/uploads/` for a session and `PUT <Location>?digest=`
- * with the bytes. `digest` must be the SHA-256 of `text`'s UTF-8 bytes. Undefined once the
- * registry holds it, else why not.
+ * with the bytes. Undefined once the registry holds it, else why not.
  */
-export function pushBlob(
-  session: RegistrySession,
-  digest: string,
-  text: string,
-): Promise<string | undefined> {
+export function pushBlob(session: RegistrySession, blob: Blob): Promise<string | undefined> {
+  const { digest, text } = blob
   return writeProblem(async () => {
     const head = await session.send({
       method: 'HEAD',

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { isObject, jsonValue } from '../shared/json-text.js'
+import type { Blob } from '../registry/blobs.js'
 
 /**
  * Cosign's key-based signatures as cosign 2 writes and reads them (sigstore's "simple signing"):
@@ -88,12 +89,6 @@ export interface LayerDescriptor {
   size: number
   digest: string
   annotations?: Record<string, string>
-}
-
-/** A blob to upload, by its digest. */
-export interface Blob {
-  digest: string
-  text: string
 }
 
 /** A payload as the blob it is stored in: SHA-256 of its UTF-8 bytes. */

@@ -143,10 +143,10 @@ export async function addSignature(
   annotations: Record<string, string>,
 ): Promise<string | undefined> {
   const blob = blobOf(payload)
-  const problem = await pushBlob(session, blob.digest, blob.text)
+  const problem = await pushBlob(session, blob)
   if (problem) return `uploading the payload failed: ${problem}`
   const manifest = appendedManifest(existing, signatureLayer(blob, annotations))
-  const configProblem = await pushBlob(session, manifest.config.digest, manifest.config.text)
+  const configProblem = await pushBlob(session, manifest.config)
   if (configProblem)
     return `uploading the signature manifest's configuration failed: ${configProblem}`
   const written = blobOf(manifest.text)

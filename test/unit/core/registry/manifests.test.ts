@@ -145,8 +145,7 @@ describe('the registry writes: what an answer they do not accept says', () => {
             : (request.method === 'POST' ? start : put)(request),
         'pull,push',
       ).session,
-      sha(BLOB),
-      BLOB,
+      { digest: sha(BLOB), text: BLOB },
     )
 
   test.each<[string, () => Promise<string | undefined>, string | undefined]>([
