@@ -218,47 +218,45 @@ function newInstruction(line: string, escape: Escape, number: number): Instructi
     heredocs: [],
     line: number,
   }
-  const args = goTrim(argsText)
-  switch (keyword) {
-    case 'ADD':
-    case 'COPY':
-    case 'VOLUME':
-      Object.assign(instruction, maybeJsonToList(args))
-      break
-    case 'RUN':
-    case 'CMD':
-    case 'ENTRYPOINT':
-    case 'SHELL':
-      Object.assign(instruction, maybeJson(args))
-      break
-    case 'ARG':
-      instruction.args = parseWords(args, escape)
-      break
-    case 'ENV':
-      instruction.pairs = parseNameVal(args, keyword, escape)
-      break
-    case 'LABEL':
-      parseNameVal(args, keyword, escape)
-      break
-    case 'FROM':
-    case 'EXPOSE':
-      instruction.args = args === '' ? [] : args.split(WHITESPACE)
-      break
-    case 'ONBUILD':
-      if (args !== '') instruction.trigger = newInstruction(args, escape, number)
-      break
-    case 'HEALTHCHECK':
-    case 'MAINTAINER':
-    case 'STOPSIGNAL':
-    case 'USER':
-    case 'WORKDIR':
-      instruction.args = args === '' ? [] : [args]
-      break
-    default:
-      throw new DockerfileProblem(`unknown instruction: ${command}`, true)
-  }
-  return instruction
+  const read = ARGUMENT_READERS.get(keyword)
+  if (!read) throw new DockerfileProblem(`unknown instruction: ${command}`, true)
+  return Object.assign(instruction, read(goTrim(argsText), escape, number))
 }
+
+/** How one instruction reads its arguments (the text after its flags). */
+type ArgumentReader = (args: string, escape: Escape, number: number) => Partial<Instruction>
+
+const spaceSeparated: ArgumentReader = (args) => ({
+  args: args === '' ? [] : args.split(WHITESPACE),
+})
+const oneString: ArgumentReader = (args) => ({ args: args === '' ? [] : [args] })
+
+/** BuildKit's dispatch table (parser.go): the instructions it knows, each with its reader. */
+const ARGUMENT_READERS = new Map<string, ArgumentReader>([
+  ['ADD', maybeJsonToList],
+  ['ARG', (args, escape) => ({ args: parseWords(args, escape) })],
+  ['CMD', maybeJson],
+  ['COPY', maybeJsonToList],
+  ['ENTRYPOINT', maybeJson],
+  ['ENV', (args, escape) => ({ pairs: parseNameVal(args, 'ENV', escape) })],
+  ['EXPOSE', spaceSeparated],
+  ['FROM', spaceSeparated],
+  ['HEALTHCHECK', oneString],
+  // Read only for the errors BuildKit gives: nothing here needs its pairs.
+  ['LABEL', (args, escape) => (parseNameVal(args, 'LABEL', escape), {})],
+  ['MAINTAINER', oneString],
+  [
+    'ONBUILD',
+    (args, escape, number) =>
+      args === '' ? {} : { trigger: newInstruction(args, escape, number) },
+  ],
+  ['RUN', maybeJson],
+  ['SHELL', maybeJson],
+  ['STOPSIGNAL', oneString],
+  ['USER', oneString],
+  ['VOLUME', maybeJsonToList],
+  ['WORKDIR', oneString],
+])
 
 function canContainHeredoc(instruction: Instruction): boolean {
   const target =
@@ -319,118 +317,87 @@ function notUnderstood(error: unknown): unknown {
     : error
 }
 
-/** split_command.go: the leading `--flag` words, then the rest of the line. */
+/** split_command.go extractBuilderFlags: the leading `--flag` words, then the rest of the line. */
 function extractBuilderFlags(line: string): [string, string[]] {
-  const words: string[] = []
-  let phase: 'spaces' | 'word' | 'quote' = 'spaces'
-  let word = ''
-  let quote = ''
-  let blankOK = false
-  for (let pos = 0; pos <= line.length; pos++) {
-    const ch = line[pos] ?? ''
-    if (phase === 'spaces') {
-      if (pos === line.length) break
-      if (GO_SPACE.test(ch)) continue
-      if (ch !== '-' || pos + 1 === line.length || line[pos + 1] !== '-')
-        return [line.slice(pos), words]
-      phase = 'word'
-    }
-    if (pos === line.length) {
-      if (word !== '--' && (blankOK || word.length > 0)) words.push(word)
-      break
-    }
-    if (phase === 'word') {
-      if (GO_SPACE.test(ch)) {
-        phase = 'spaces'
-        if (word === '--') return [line.slice(pos), words]
-        if (blankOK || word.length > 0) words.push(word)
-        word = ''
-        blankOK = false
-        continue
-      }
-      if (ch === "'" || ch === '"') {
-        quote = ch
-        blankOK = true
-        phase = 'quote'
-        continue
-      }
-      let taken = ch
-      if (ch === '\\') {
-        if (pos + 1 === line.length) continue
-        taken = line[++pos] ?? ''
-      }
-      word += taken
-      continue
-    }
-    if (ch === quote) {
-      phase = 'word'
-      continue
-    }
-    let taken = ch
-    if (ch === '\\') {
-      if (pos + 1 === line.length) {
-        phase = 'word'
-        continue
-      }
-      taken = line[++pos] ?? ''
-    }
-    word += taken
-  }
-  return ['', words]
+  return splitWords(line, { escape: '\\', keepQuoting: false, leadingFlagsOnly: true })
 }
 
 /** line_parsers.go parseWords: words split on spaces, quotes kept for later expansion. */
 function parseWords(rest: string, escape: Escape): string[] {
+  return splitWords(rest, { escape, keepQuoting: true, leadingFlagsOnly: false })[1]
+}
+
+/**
+ * Where BuildKit's two word splitters, the same state machine written twice, differ. Here it is
+ * written once, and each difference is a rule.
+ */
+interface WordRules {
+  /** Always a backslash in the flags; the file's escape directive in the arguments. */
+  escape: string
+  /**
+   * parseWords keeps quotes and escapes in the word, for the expansion that follows, and takes an
+   * escape inside single quotes as it is; extractBuilderFlags drops them and honours every escape.
+   */
+  keepQuoting: boolean
+  /** extractBuilderFlags stops before the first word that is no `--` flag, and after a lone `--`. */
+  leadingFlagsOnly: boolean
+}
+
+/** The words of `text` split on spaces, and what the rules left of it unread. */
+function splitWords(text: string, rules: WordRules): [string, string[]] {
+  const chars = Array.from(text)
   const words: string[] = []
   let phase: 'spaces' | 'word' | 'quote' = 'spaces'
   let word = ''
   let quote = ''
   let blankOK = false
-  const chars = Array.from(rest)
+  const unread = (pos: number): [string, string[]] => [chars.slice(pos).join(''), words]
+  const endWord = (): void => {
+    if (blankOK || word.length > 0) words.push(word)
+    word = ''
+    blankOK = false
+  }
   for (let pos = 0; pos <= chars.length; pos++) {
-    let ch = chars[pos] ?? ''
+    const ch = chars[pos] ?? ''
     if (phase === 'spaces') {
       if (pos === chars.length) break
       if (GO_SPACE.test(ch)) continue
+      if (rules.leadingFlagsOnly && !(ch === '-' && chars[pos + 1] === '-')) return unread(pos)
       phase = 'word'
     }
     if (pos === chars.length) {
-      if (blankOK || word.length > 0) words.push(word)
+      if (!(rules.leadingFlagsOnly && word === '--')) endWord()
       break
     }
-    if (phase === 'word') {
-      if (GO_SPACE.test(ch)) {
-        phase = 'spaces'
-        if (blankOK || word.length > 0) words.push(word)
-        word = ''
-        blankOK = false
-        continue
-      }
-      if (ch === "'" || ch === '"') {
-        quote = ch
-        blankOK = true
-        phase = 'quote'
-      }
-      if (ch === escape) {
-        if (pos + 1 === chars.length) continue
-        word += ch
-        ch = chars[++pos] ?? ''
-      }
-      word += ch
+    if (phase === 'word' && GO_SPACE.test(ch)) {
+      if (rules.leadingFlagsOnly && word === '--') return unread(pos)
+      endWord()
+      phase = 'spaces'
       continue
     }
-    if (ch === quote) phase = 'word'
-    if (ch === escape && quote !== "'") {
-      if (pos + 1 === chars.length) {
-        phase = 'word'
-        continue
-      }
-      word += ch
-      ch = chars[++pos] ?? ''
+    const kept = rules.keepQuoting ? ch : ''
+    if (phase === 'word' && (ch === "'" || ch === '"')) {
+      quote = ch
+      blankOK = true
+      phase = 'quote'
+      word += kept
+      continue
+    }
+    if (phase === 'quote' && ch === quote) {
+      phase = 'word'
+      word += kept
+      continue
+    }
+    const literalInQuote = phase === 'quote' && quote === "'" && rules.keepQuoting
+    if (ch === rules.escape && !literalInQuote) {
+      // An escape that ends the text is dropped, and ends a quote it stands in.
+      if (pos + 1 === chars.length) phase = 'word'
+      else word += kept + (chars[++pos] as string)
+      continue
     }
     word += ch
   }
-  return words
+  return ['', words]
 }
 
 /** ENV and LABEL: `name=value …` words, or the old `name value` form. */

@@ -99,6 +99,18 @@ describe("parseDockerfile: lines as BuildKit's parser reads them", () => {
     ).toEqual(['FROM x', 'COPY --from=b --chown=a b s /d', 'ENV A=b c', 'ENV X=1 Y="2 3"'])
   })
 
+  test('flags lose their quotes and honour every escape; arguments keep them for expansion', () => {
+    expect(read(`FROM x\nCOPY --chown="a\\"b" --chmod='6\\'4' 'x\\y' "p q" /d\n`)).toEqual([
+      'FROM x',
+      `COPY --chown=a"b --chmod=6'4 'x\\y' "p q" /d`,
+    ])
+    // A lone `--` ends the flags: what follows is an argument, whatever it looks like.
+    expect(read('FROM x\nCOPY --from=b -- --link /d\n')).toEqual([
+      'FROM x',
+      'COPY --from=b --link /d',
+    ])
+  })
+
   test('what BuildKit refuses', () => {
     expect(problem('FROM x\nFOO bar\n')).toBe('unknown instruction: FOO')
     expect(problem('# nothing\n')).toBe('file with no instructions')
