@@ -49,6 +49,11 @@ export const deployDefinition = {
       secret: true,
       parse: webhookToken,
     },
+    'allow-insecure-http': {
+      description:
+        'Allow a plain `http://` webhook on a non-loopback host (the token would travel in clear).',
+      ...flag('false'),
+    },
     'frontend-image': {
       description:
         'Frontend image reference to deploy, `<registry>/<name>:<tag>` or with a digest.',
@@ -160,11 +165,6 @@ export const deployDefinition = {
     },
     'dry-run': {
       description: 'Validate, print the payload and the redacted request, and send nothing.',
-      ...flag('false'),
-    },
-    'allow-insecure-http': {
-      description:
-        'Allow a plain `http://` webhook on a non-loopback host (the token would travel in clear).',
       ...flag('false'),
     },
     'check-only': CHECK_ONLY,

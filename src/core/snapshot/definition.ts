@@ -71,15 +71,15 @@ export const snapshotDefinition = {
         'How many times a push is tried when someone else pushed to the branch meanwhile (each retry fetches, re-applies the snapshot and commits again). Never a force push.',
       ...wholeNumber(1, 10, '3'),
     },
-    'dry-run': {
-      description:
-        'Clone and export, then report what would be committed (files added, changed, removed per entry) and push nothing.',
-      ...flag('false'),
-    },
     'working-directory': {
       description:
         'Project folder, relative to the workspace: where `config` is read, where the toolkit is installed, and where entries without `git` are written.',
       ...text,
+    },
+    'dry-run': {
+      description:
+        'Clone and export, then report what would be committed (files added, changed, removed per entry) and push nothing.',
+      ...flag('false'),
     },
     'check-only': CHECK_ONLY,
   },
