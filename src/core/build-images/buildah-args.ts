@@ -81,16 +81,13 @@ export function buildahVersionArgv(): string[] {
 
 /** `buildah version --json`: the version, and the platform it builds for by default. */
 export function parseBuildahVersion(output: string): { client?: string; platform?: string } {
-  try {
-    const parsed = JSON.parse(output) as { version?: unknown; osArch?: unknown }
-    return {
-      ...(typeof parsed.version === 'string' && parsed.version ? { client: parsed.version } : {}),
-      ...(typeof parsed.osArch === 'string' && /^[a-z0-9_]+\/[a-z0-9_]+/.test(parsed.osArch)
-        ? { platform: parsed.osArch }
-        : {}),
-    }
-  } catch {
-    return {}
+  const parsed = jsonValue(output)
+  if (!isObject(parsed)) return {}
+  return {
+    ...(typeof parsed.version === 'string' && parsed.version ? { client: parsed.version } : {}),
+    ...(typeof parsed.osArch === 'string' && /^[a-z0-9_]+\/[a-z0-9_]+/.test(parsed.osArch)
+      ? { platform: parsed.osArch }
+      : {}),
   }
 }
 
@@ -227,15 +224,11 @@ const COPY_STEP = /^(\/bin\/sh -c #\(nop\)\s+)?(COPY|ADD)\b/
 /** The sizes of the manifest's layers (a JSON text in buildah's output). */
 function manifestLayers(manifest: unknown): number[] | undefined {
   if (typeof manifest !== 'string') return undefined
-  try {
-    const parsed = JSON.parse(manifest) as { layers?: unknown }
-    if (!Array.isArray(parsed.layers)) return undefined
-    return parsed.layers.map((layer) =>
-      isObject(layer) && typeof layer.size === 'number' ? layer.size : 0,
-    )
-  } catch {
-    return undefined
-  }
+  const parsed = jsonValue(manifest)
+  if (!isObject(parsed) || !Array.isArray(parsed.layers)) return undefined
+  return parsed.layers.map((layer: unknown) =>
+    isObject(layer) && typeof layer.size === 'number' ? layer.size : 0,
+  )
 }
 
 /**

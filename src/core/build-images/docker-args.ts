@@ -170,13 +170,9 @@ export function pullArgv(reference: string): string[] {
 
 /** The triggers, or undefined when the output is not what `onBuildArgv` prints. */
 export function parseOnBuild(output: string): string[] | undefined {
-  try {
-    const parsed: unknown = JSON.parse(output.trim())
-    if (parsed === null) return []
-    if (Array.isArray(parsed) && parsed.every((item) => typeof item === 'string')) return parsed
-  } catch {
-    // Not JSON: fall through.
-  }
+  const parsed = jsonValue(output.trim())
+  if (parsed === null) return []
+  if (Array.isArray(parsed) && parsed.every((item) => typeof item === 'string')) return parsed
   return undefined
 }
 

@@ -1,6 +1,7 @@
 import type { Deadline } from '../shared/deadline.js'
 import { ActionError } from '../shared/errors.js'
 import { HttpFailure, type HttpClient, type HttpResponse } from '../shared/http.js'
+import { isObject, jsonValue } from '../shared/json-text.js'
 import type { CommonPorts } from '../shared/ports.js'
 import {
   connectTimeoutMs,
@@ -259,15 +260,8 @@ export function judgeResponse(
 }
 
 function messageField(body: string): string | undefined {
-  try {
-    const parsed: unknown = JSON.parse(body)
-    if (typeof parsed === 'object' && parsed !== null && 'message' in parsed) {
-      return typeof parsed.message === 'string' ? parsed.message : undefined
-    }
-  } catch {
-    return undefined
-  }
-  return undefined
+  const parsed = jsonValue(body)
+  return isObject(parsed) && typeof parsed.message === 'string' ? parsed.message : undefined
 }
 
 function statusHint(status: number): string {

@@ -5,7 +5,13 @@ import { Unreachable } from './ask.js'
 import type { RegistryCredentials } from './credentials.js'
 import { MANIFEST_TYPES, readImage, validDigest } from './manifests.js'
 import type { RegistryImage } from './reference.js'
-import { isRefusal, RegistrySession, type Refusal, type SessionPorts } from './session.js'
+import {
+  errorCodesIn,
+  isRefusal,
+  RegistrySession,
+  type Refusal,
+  type SessionPorts,
+} from './session.js'
 
 /** The distribution spec's manifest size that registries must accept. */
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024
@@ -95,7 +101,7 @@ class Exchange {
     if (status === 401 || status === 403) return this.session.refused(status)
     // A HEAD answer has no body: the GET's says why (MANIFEST_UNKNOWN, NAME_UNKNOWN, …).
     const body = await this.manifestBody()
-    const codes = body ? errorCodes(body) : []
+    const codes = body ? errorCodesIn(body.body) : []
     const described = describeStatus(status, codes, (code) => this.session.shown(code, 64))
     if (status === 404 || codes.some((code) => MISSING_CODES.has(code)))
       return { kind: 'missing', detail: described }
@@ -134,18 +140,6 @@ function hashOf(response: HttpResponse | undefined, algorithm: string): string |
   if (response.body.includes('\uFFFD')) return undefined
   if (algorithm !== 'sha256' && algorithm !== 'sha512') return undefined
   return `${algorithm}:${createHash(algorithm).update(response.body, 'utf8').digest('hex')}`
-}
-
-/** The `errors[].code` of a distribution API error body (`{"errors":[{"code":"…"}]}`). */
-function errorCodes(response: HttpResponse): string[] {
-  try {
-    const parsed = JSON.parse(response.body) as { errors?: Array<{ code?: unknown }> }
-    return (parsed.errors ?? [])
-      .map((error) => error.code)
-      .filter((code): code is string => typeof code === 'string')
-  } catch {
-    return []
-  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Deadline } from '../shared/deadline.js'
 import type { HttpRequest, HttpResponse } from '../shared/http.js'
+import { isObject, jsonValue } from '../shared/json-text.js'
 import { MAX_ATTEMPTS } from '../shared/retry.js'
 import { untrustedText } from '../shared/untrusted-text.js'
 import { ask, Unreachable, type AskPorts } from './ask.js'
@@ -194,17 +195,19 @@ export class RegistrySession {
   }
 }
 
+/** The `errors[].code` strings of a distribution API error body (`{"errors":[{"code":"…"}]}`). */
+export function errorCodesIn(body: string): string[] {
+  const parsed = jsonValue(body)
+  const errors: unknown[] = isObject(parsed) && Array.isArray(parsed.errors) ? parsed.errors : []
+  return errors.flatMap((error) =>
+    isObject(error) && typeof error.code === 'string' ? [error.code] : [],
+  )
+}
+
 /** `, MANIFEST_UNKNOWN` from a distribution API error body; '' without one. */
 export function errorCodesOf(body: string): string {
-  try {
-    const parsed = JSON.parse(body) as { errors?: Array<{ code?: unknown }> }
-    const codes = (parsed.errors ?? [])
-      .map((error) => error.code)
-      .filter((code): code is string => typeof code === 'string' && /^[A-Z_]{1,40}$/.test(code))
-    return codes.length > 0 ? `, ${codes.join(', ')}` : ''
-  } catch {
-    return ''
-  }
+  const codes = errorCodesIn(body).filter((code) => /^[A-Z_]{1,40}$/.test(code))
+  return codes.length > 0 ? `, ${codes.join(', ')}` : ''
 }
 
 export function isRefusal(answer: HttpResponse | Refusal): answer is Refusal {
@@ -231,11 +234,8 @@ function tokenRealm(
 }
 
 function tokenOf(body: string): string | undefined {
-  try {
-    const parsed = JSON.parse(body) as { token?: unknown; access_token?: unknown }
-    const token = parsed.token ?? parsed.access_token
-    return typeof token === 'string' && token !== '' ? token : undefined
-  } catch {
-    return undefined
-  }
+  const parsed = jsonValue(body)
+  if (!isObject(parsed)) return undefined
+  const token = parsed.token ?? parsed.access_token
+  return typeof token === 'string' && token !== '' ? token : undefined
 }

@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, scryptSync, type KeyObject } from 'node:crypto'
 import { xsalsa20poly1305 } from '@noble/ciphers/salsa.js'
-import { isObject } from '../shared/json-text.js'
+import { isObject, jsonValue } from '../shared/json-text.js'
 import {
   ENCRYPTED_LABELS,
   pemBlocks,
@@ -126,12 +126,7 @@ interface Envelope {
 
 /** The JSON envelope of an encrypted key, or why it is not one this step opens. */
 function readEnvelope(body: string): Envelope | string {
-  let document: unknown
-  try {
-    document = JSON.parse(Buffer.from(body, 'base64').toString('utf8'))
-  } catch {
-    return DAMAGED
-  }
+  const document = jsonValue(Buffer.from(body, 'base64').toString('utf8'))
   if (!isObject(document) || !isObject(document.kdf) || !isObject(document.cipher)) return DAMAGED
   const { kdf, cipher } = document
   if (kdf.name !== 'scrypt' || cipher.name !== 'nacl/secretbox')

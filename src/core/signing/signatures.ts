@@ -2,7 +2,7 @@ import { Unreachable } from '../registry/ask.js'
 import { pushBlob } from '../registry/blobs.js'
 import { getBlob, getManifest, tagManifest, type Manifest } from '../registry/manifests.js'
 import type { RegistrySession } from '../registry/session.js'
-import { isObject } from '../shared/json-text.js'
+import { isObject, jsonValue } from '../shared/json-text.js'
 import {
   appendedManifest,
   blobOf,
@@ -84,13 +84,8 @@ export async function readSignatures(
 function manifestDocument(manifest: Manifest): Record<string, unknown> | string {
   if (!IMAGE_MANIFESTS.has(manifest.mediaType))
     return `is a '${manifest.mediaType || 'manifest of no media type'}', not a signature manifest`
-  try {
-    const document: unknown = JSON.parse(manifest.body)
-    if (isObject(document)) return document
-  } catch {
-    // Told below.
-  }
-  return 'is not a JSON manifest'
+  const document = jsonValue(manifest.body)
+  return isObject(document) ? document : 'is not a JSON manifest'
 }
 
 type Layer = NonNullable<ReturnType<typeof existingLayers>>[number]
