@@ -6,7 +6,7 @@ import { IMAGE_REFERENCE_EXPECTED, parseImageReference } from '../shared/image-r
 import { parseList, refine } from '../shared/inputs.js'
 import { describeIssues } from '../shared/issues.js'
 import { parseAppUrl, PREVIEW_WORDS, type AppTarget } from './app-url.js'
-import { parseCredentialUrl } from '../shared/url-credentials.js'
+import { parseCredentialUrl, userAndPassword } from '../shared/url-credentials.js'
 import { DeployRuleSchema, RULES_WORDING, type DeployRule } from './payload-schema.js'
 import { parseKeySource, type KeySource } from './signature-key.js'
 
@@ -25,9 +25,9 @@ export const webhookUrl = refine((raw) => {
     return { problem: 'expected an https:// URL' }
   // Kept on the address, as written: their parts are masked (see webhookUrlSecrets).
   if (credentials) {
-    const colon = credentials.userInfo.indexOf(':')
-    url.username = colon < 0 ? credentials.userInfo : credentials.userInfo.slice(0, colon)
-    if (colon >= 0) url.password = credentials.userInfo.slice(colon + 1)
+    const { user, password } = userAndPassword(credentials.userInfo)
+    url.username = user
+    url.password = password
   }
   return url
 })

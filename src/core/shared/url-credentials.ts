@@ -28,6 +28,13 @@ export function splitCredentials(
   return { scheme, userInfo: afterScheme.slice(0, at), rest: afterScheme.slice(at + 1) }
 }
 
+/** A user part as written, split at its first ':' (a user name may hold none: git's rule). */
+export function userAndPassword(userInfo: string): { user: string; password: string } {
+  const colon = userInfo.indexOf(':')
+  if (colon < 0) return { user: userInfo, password: '' }
+  return { user: userInfo.slice(0, colon), password: userInfo.slice(colon + 1) }
+}
+
 /** The user part of an address, as written and percent-decoded. */
 export interface UrlCredentials {
   /** As written between `://` and the last '@'. */
@@ -67,12 +74,8 @@ export function parseCredentialUrl(raw: string): CredentialUrl | { problem: stri
     return undefined
   }
   if (userInfo === undefined) return { url }
-  const colon = userInfo.indexOf(':')
-  const credentials = {
-    userInfo,
-    user: percentDecoded(colon < 0 ? userInfo : userInfo.slice(0, colon)),
-    password: colon < 0 ? '' : percentDecoded(userInfo.slice(colon + 1)),
-  }
+  const { user, password } = userAndPassword(userInfo)
+  const credentials = { userInfo, user: percentDecoded(user), password: percentDecoded(password) }
   return { url, credentials }
 }
 
@@ -92,10 +95,8 @@ const AMBIGUOUS = new Map([
  */
 export function credentialForms(userInfo: string): string[] {
   if (userInfo === '') return []
-  const colon = userInfo.indexOf(':')
-  const user = colon < 0 ? userInfo : userInfo.slice(0, colon)
-  const password = colon < 0 ? '' : userInfo.slice(colon + 1)
-  const secret = colon < 0 ? user : password
+  const { user, password } = userAndPassword(userInfo)
+  const secret = userInfo.includes(':') ? password : user
   const basic = basicAuth(percentDecoded(user), percentDecoded(password))
   const forms = [secret, percentDecoded(secret), userInfo, percentDecoded(userInfo), basic]
   return unique(forms.filter((form) => form !== '' && form !== `${user}:`))

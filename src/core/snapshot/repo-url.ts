@@ -5,6 +5,7 @@ import {
   credentialForms,
   formsUnlessPlaceholder,
   splitCredentials,
+  userAndPassword,
 } from '../shared/url-credentials.js'
 import type { RemoteRepo } from './ports.js'
 
@@ -55,11 +56,10 @@ export function parseRepoUrl(raw: string): RemoteRepo | { problem: string } {
 
 /** The header git would send for this user part, and every form of it to mask. */
 function auth(userInfo: string): Pick<RemoteRepo, 'authorization' | 'secrets'> {
-  const colon = userInfo.indexOf(':')
+  const { user, password } = userAndPassword(userInfo)
   // As git decodes them (see percentDecoded).
-  const user = percentDecoded(colon < 0 ? userInfo : userInfo.slice(0, colon))
-  const password = colon < 0 ? '' : percentDecoded(userInfo.slice(colon + 1))
-  return { authorization: `Basic ${basicAuth(user, password)}`, secrets: credentialForms(userInfo) }
+  const header = basicAuth(percentDecoded(user), percentDecoded(password))
+  return { authorization: `Basic ${header}`, secrets: credentialForms(userInfo) }
 }
 
 /** The user part of a `git.repo` value, whatever else is wrong with it. */
