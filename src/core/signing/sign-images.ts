@@ -2,7 +2,7 @@ import type { BuiltImage } from '../build-images/build.js'
 import { FINGERPRINT_LABEL } from '../build-images/fingerprint.js'
 import type { ImagePlan } from '../build-images/plan.js'
 import { credentialSource, type InputsLogin, type LoginPorts } from '../registry/logins.js'
-import { registryImage } from '../registry/reference.js'
+import { registryImage, type RegistryImage } from '../registry/reference.js'
 import { RegistrySession, type SessionPorts } from '../registry/session.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { startDeadline } from '../shared/deadline.js'
@@ -35,6 +35,8 @@ export interface SignPorts extends SessionPorts, LoginPorts {
 interface ToSign {
   kind: string
   reference: string
+  /** Where its signatures go, or why its reference names no registry repository. */
+  target: RegistryImage | { problem: string }
   digest?: string
   fingerprint?: string
 }
@@ -67,15 +69,13 @@ export async function signImages(
   const toSign = images.map((image) => ({
     kind: image.kind,
     reference: image.reference,
+    target: registryImage(image.reference),
     digest: image.digest,
     fingerprint: image.reused?.fingerprint ?? fingerprintOf(built, image.kind),
   }))
   if (toSign.length === 0) return 'nothing to sign'
   logger.info(`Signing with ${signer.shown}.`)
-  const targets = toSign.flatMap((image) => {
-    const target = registryImage(image.reference)
-    return 'problem' in target ? [] : [target]
-  })
+  const targets = toSign.flatMap(({ target }) => ('problem' in target ? [] : [target]))
   const credentialsFor = await credentialSource(targets, options.login, ports)
   const deadline = startDeadline(
     ports.clock,
@@ -83,7 +83,7 @@ export async function signImages(
     `the ${SIGNING_SECONDS} s given to signing`,
   )
   const outcomes = await mapLimit(toSign, CONCURRENT_SIGNINGS, async (image) => {
-    const target = registryImage(image.reference)
+    const { target } = image
     if ('problem' in target) return { failed: target.problem }
     const session = new RegistrySession(
       target,
