@@ -200,14 +200,21 @@ export function signalProcess(pid: number, signal: NodeJS.Signals): void {
 
 /** The processes `root` started, and what they started in turn, as /proc shows them now. */
 export function descendantsOf(root: number): ProcessEntry[] {
-  const all = listProcesses()
+  return descendantsIn(listProcesses(), [root]).filter((entry) => entry.state !== 'Z')
+}
+
+/** Among `all`, what the `roots` started and what that started in turn, each once. */
+export function descendantsIn(all: ProcessEntry[], roots: number[]): ProcessEntry[] {
   const children = new Map<number, ProcessEntry[]>()
   for (const entry of all) children.set(entry.ppid, [...(children.get(entry.ppid) ?? []), entry])
   const found: ProcessEntry[] = []
-  const queue = [root]
+  const seen = new Set<number>()
+  const queue = [...roots]
   while (queue.length > 0) {
-    for (const child of children.get(queue.shift() ?? 0) ?? []) {
-      if (child.state === 'Z') continue
+    const pid = queue.shift() ?? 0
+    if (seen.has(pid)) continue
+    seen.add(pid)
+    for (const child of children.get(pid) ?? []) {
       found.push(child)
       queue.push(child.pid)
     }

@@ -22,6 +22,7 @@ import {
 import { cancelSignalName, type StepCancellation } from './cancel.js'
 import { lineSplitter } from './lines.js'
 import {
+  descendantsIn,
   environHolds,
   isRunning,
   listProcesses,
@@ -235,23 +236,12 @@ class Tracker {
     if (!escapes) return
     for (const [pid, entry] of this.#outside) if (!isRunning(entry)) this.#outside.delete(pid)
     const all = listProcesses()
-    const children = new Map<number, ProcessEntry[]>()
-    for (const entry of all) children.set(entry.ppid, [...(children.get(entry.ppid) ?? []), entry])
-    const seen = new Set<number>()
-    const queue = [
+    const roots = [
       this.#group,
       ...all.filter((e) => e.pgrp === this.#group).map((e) => e.pid),
       ...this.#outside.keys(),
     ]
-    while (queue.length > 0) {
-      const pid = queue.shift() ?? 0
-      if (seen.has(pid)) continue
-      seen.add(pid)
-      for (const child of children.get(pid) ?? []) {
-        this.#note(child)
-        queue.push(child.pid)
-      }
-    }
+    for (const entry of descendantsIn(all, roots)) this.#note(entry)
     if (environ)
       for (const entry of all)
         if (entry.pid !== process.pid && environHolds(entry.pid, escapes.marker)) this.#note(entry)
