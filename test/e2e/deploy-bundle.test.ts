@@ -77,7 +77,7 @@ describe.each(NODES)('the deploy bundle as the GitHub runner runs it, on $label'
     expect(run.summary).toContain('| Status | 200 |')
     expect(run.stdout).toContain('::add-mask::')
     expect(run.stdout).toContain(
-      '::group::Inputs\nwebhook-url: ***\nwebhook-token: ***\nfrontend-image: 127.0.0.1:5000/shop/frontend:main-1a2b3c4',
+      '::group::Inputs\nwebhook-url: ***\nwebhook-token: ***\nallow-insecure-http: false\nfrontend-image: 127.0.0.1:5000/shop/frontend:main-1a2b3c4',
     )
     expectNoSecrets(captured(run), secrets())
   })
