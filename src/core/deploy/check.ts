@@ -28,6 +28,8 @@ export interface CheckedDeploy {
   deadline: Deadline
   /** The payload to send: the inputs over `payload-file`. */
   payload: Payload
+  /** The payload as it is sent and output: compact JSON, the text whose size was checked. */
+  body: string
   /** The inputs' registry login and the registry it is for, when the image check uses it. */
   login?: InputsLogin
   /** `verify-signatures`: its public key, its file read when it is one. */
@@ -61,12 +63,13 @@ export async function checkDeploy(
   const signatures = inputs.verifySignatures
     ? await signatureVerifier(inputs.verifySignatures, context.workspace, ports.files)
     : undefined
-  const payload = await logger.group('Deployment payload', async () => {
+  const { payload, body } = await logger.group('Deployment payload', async () => {
     const base = inputs.payloadFile
       ? await readBasePayload(inputs.payloadFile, context.workspace, ports.files)
       : undefined
     const built = buildPayload(inputs, base, { imagesLater: inputs.checkOnly })
-    checkSize(JSON.stringify(built.payload))
+    const body = JSON.stringify(built.payload)
+    checkSize(body)
     for (const warning of deployRuleWarnings(built, inputs.payloadFile, deadline))
       logger.warning(warning)
     logger.info(printable(JSON.stringify(built.payload, null, 2)))
@@ -74,7 +77,7 @@ export async function checkDeploy(
       logger.info(
         "No image is given: with 'check-only', the images are taken to come from the later jobs that build them. A run with none stops here, as there is nothing to deploy.",
       )
-    return built.payload
+    return { payload: built.payload, body }
   })
   const decided = checkLogin(payload, inputs)
   if (decided.warning) logger.warning(decided.warning, { title: 'Registry login not used' })
@@ -82,6 +85,7 @@ export async function checkDeploy(
     inputs,
     deadline,
     payload,
+    body,
     ...(decided.login ? { login: decided.login } : {}),
     ...(signatures ? { signatures } : {}),
   }

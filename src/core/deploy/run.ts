@@ -54,13 +54,12 @@ export async function runDeploy(
 ): Promise<StepEnd> {
   const { logger, reporter } = ports
   ports.progress?.({ kind: 'not-sent' })
-  const { inputs, payload, deadline } = checked
+  const { inputs, payload, body, deadline } = checked
   const plan = planWatch(inputs)
   const notWatched = (): void => {
     reporter.setOutput('rollout', 'not-watched')
     reporter.setOutput('live-version', '')
   }
-  const body = JSON.stringify(payload)
   reporter.setOutput('payload', body)
   reporter.setOutput('url', inputs.appUrl?.shown ?? '')
   // The images are checked before anything is sent, dry runs included (they say what would fail).
