@@ -32,8 +32,9 @@ const EXPECTED = `expected one 'registry=mirror' per line, such as ${MIRRORS_EXA
 export const registryMirrors = refine<RegistryMirror[]>((raw) => parseMirrors(raw))
 
 /**
- * Each line `registry=mirror`. A problem names a line by its number, never by its text: a line
- * that gives credentials holds a password.
+ * Each line `registry=mirror`. A problem names a line by its number, never by its whole text,
+ * and quotes neither side when the line gives credentials (an '@' on either side): they hold a
+ * password, which may hold the `=` the line is cut at.
  */
 export function parseMirrors(raw: string): RegistryMirror[] | { problem: string } {
   const mirrors: RegistryMirror[] = []
@@ -45,7 +46,8 @@ export function parseMirrors(raw: string): RegistryMirror[] | { problem: string 
     if (eq < 0) return { problem: `line ${number} is not registry=mirror; ${EXPECTED}` }
     const served = line.slice(0, eq).trim()
     const location = line.slice(eq + 1).trim()
-    const problem = servedProblem(served) ?? locationProblem(location)
+    const problem =
+      credentialsProblem(served, location) ?? servedProblem(served) ?? locationProblem(location)
     if (problem) return { problem: `line ${number} ${problem}; ${EXPECTED}` }
     const registry = registryName(served)
     const target = parseRegistry(location)
@@ -61,38 +63,54 @@ export function parseMirrors(raw: string): RegistryMirror[] | { problem: string 
   return mirrors
 }
 
+/**
+ * Credentials on either side, told before anything that quotes a side: a `user:password@`
+ * before a host is a secret, and a password may hold the `=` the line is cut at.
+ */
+function credentialsProblem(served: string, location: string): string | undefined {
+  if (location.includes('@'))
+    return "gives the mirror with credentials ('user:password@host'), which would show in logs and in the builder's configuration: remove them (a mirror on the host of 'registry' is read with 'registry-username' and 'registry-password', any other anonymously or with the runner's own login)"
+  if (served.includes('@'))
+    return "gives the registry it serves with credentials ('user:password@host'), which would show in logs: remove them (that registry is only named here: its images are read from the mirror)"
+  return undefined
+}
+
 function servedProblem(served: string): string | undefined {
   if (served === '') return 'names no registry before the `=`'
-  const target = parseRegistry(served)
-  if ('problem' in target || target.prefix !== target.host)
+  if (!isRegistryHost(served))
     return `names '${served}' as the registry it serves, which is not a registry host (such as 'docker.io', 'ghcr.io' or 'registry.example.com:5000', without a path)`
   return undefined
 }
 
+/** A registry's `host[:port]`, without a path: what the side before the `=` names. */
+function isRegistryHost(text: string): boolean {
+  const target = parseRegistry(text)
+  return !('problem' in target) && target.prefix === target.host
+}
+
 function locationProblem(location: string): string | undefined {
   if (location === '') return 'names no mirror after the `=`'
-  // Never echoed: a user:password@ before the host is a secret.
-  if (location.includes('@'))
-    return "gives the mirror with credentials ('user:password@host'), which would show in logs and in the builder's configuration: remove them (a mirror on the host of 'registry' is read with 'registry-username' and 'registry-password', any other anonymously or with the runner's own login)"
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location))
     return `gives the mirror '${location}' with a scheme; give its host and path alone (https is used, plain http only on this machine's loopback)`
   return undefined
 }
 
 /**
- * The `user:password@` (or a token alone, `token@`) a line gives before the mirror's host, read
- * by the rule of every address's credentials (url-credentials.ts): after the `=` and any scheme,
- * up to the line's last '@'. Undefined when the line gives none.
+ * The `user:password@` (or a token alone, `token@`) a line gives before a host, read by the rule
+ * of every address's credentials (url-credentials.ts): after any scheme, up to the line's last
+ * '@', wherever it stands. It starts after the `=` when the '@' follows it and a registry host
+ * comes before it (`docker.io=user:password@mirror`); else at the line's start, the `=` inside it
+ * (`user:pass=word@mirror`) or after it (`user:password@docker.io=mirror`). Undefined when the
+ * line gives none.
  */
 function lineCredentials(
   line: string,
 ): { before: string; userInfo: string; after: string } | undefined {
-  const eq = line.indexOf('=')
   const at = line.lastIndexOf('@')
-  if (eq < 0 || at < eq) return undefined
-  const start =
-    eq + 1 + (/^\s*(?:[a-z][a-z0-9+.-]*:\/\/)?/i.exec(line.slice(eq + 1))?.[0].length ?? 0)
-  if (at < start) return undefined
+  if (at < 0) return undefined
+  const eq = line.indexOf('=')
+  const from = eq >= 0 && eq < at && isRegistryHost(line.slice(0, eq).trim()) ? eq + 1 : 0
+  const start = from + (/^\s*(?:[a-z][a-z0-9+.-]*:\/\/)?/i.exec(line.slice(from))?.[0].length ?? 0)
   return { before: line.slice(0, start), userInfo: line.slice(start, at), after: line.slice(at) }
 }
 

@@ -74,6 +74,29 @@ describe('parseMirrors: one registry=mirror per line', () => {
     expect(parseMirrors(raw)).toEqual({ problem })
   })
 
+  const SERVED_CREDENTIALS =
+    "gives the registry it serves with credentials ('user:password@host'), which would show in logs: remove them (that registry is only named here: its images are read from the mirror)"
+  const MIRROR_CREDENTIALS =
+    "gives the mirror with credentials ('user:password@host'), which would show in logs and in the builder's configuration: remove them (a mirror on the host of 'registry' is read with 'registry-username' and 'registry-password', any other anonymously or with the runner's own login)"
+  test.each([
+    [
+      'before the registry it serves, with a scheme',
+      'https://bob:s3cret@docker.io=registry.internal/hub',
+      `line 1 ${SERVED_CREDENTIALS}; ${EXPECTED}`,
+      ['bob', 's3cret'],
+    ],
+    [
+      "with a password that holds the '='",
+      'robot:t0p=s3cret@registry.internal',
+      `line 1 ${MIRROR_CREDENTIALS}; ${EXPECTED}`,
+      ['robot', 't0p', 's3cret'],
+    ],
+  ])('credentials %s are refused, no part of them quoted', (_name, raw, problem, parts) => {
+    const found = parseMirrors(raw)
+    expect(found).toEqual({ problem })
+    for (const part of parts) expect(JSON.stringify(found)).not.toContain(part)
+  })
+
   test('a refusal never shows the credentials it was given', () => {
     const found = parseMirrors('docker.io=https://robot:s3cret-pass@registry.internal/hub')
     expect(JSON.stringify(found)).not.toMatch(/robot|s3cret/)
@@ -110,6 +133,16 @@ describe('mirrorSecrets: the forms of user:password@ given with a mirror, as for
       'docker.io=tok3n-value@registry.internal',
       ['tok3n-value', basic('tok3n-value:')],
     ],
+    [
+      'before the registry it serves',
+      'https://bob:s3cret@docker.io=registry.internal/hub',
+      ['s3cret', 'bob:s3cret', basic('bob:s3cret')],
+    ],
+    [
+      "a password that holds the '=' the line is cut at",
+      'robot:t0p=s3cret@registry.internal',
+      ['t0p=s3cret', 'robot:t0p=s3cret', basic('robot:t0p=s3cret')],
+    ],
   ])('%s', (_name, raw, secrets) => {
     expect(mirrorSecrets(raw)).toEqual(secrets)
   })
@@ -120,6 +153,11 @@ describe("mirrorCredentials.shown: each line's user part as '***'", () => {
     ['docker.io=registry.internal/hub', 'docker.io=registry.internal/hub'],
     ['docker.io=robot:s3cret@registry.internal/hub', 'docker.io=***@registry.internal/hub'],
     ['docker.io=https://robot:a@b=c@registry.internal', 'docker.io=https://***@registry.internal'],
+    [
+      'https://bob:s3cret@docker.io=registry.internal/hub',
+      'https://***@docker.io=registry.internal/hub',
+    ],
+    ['robot:t0p=s3cret@registry.internal', '***@registry.internal'],
     [
       'ghcr.io=registry.internal/ghcr\ndocker.io = tok3n@registry.internal',
       'ghcr.io=registry.internal/ghcr\ndocker.io = ***@registry.internal',
