@@ -1,4 +1,5 @@
 import { parseImageName } from '../shared/image-ref.js'
+import { DockerfileProblem, parseDockerfile, type DockerfileSyntax } from './dockerfile-syntax.js'
 import type { BuilderName } from './ports.js'
 
 /**
@@ -39,14 +40,8 @@ export function builderReading(
   return `buildah ${minorVersion(builder.version)}: ${differences.join('; ')}`
 }
 
-const HEREDOC = /^\s*(?:RUN|COPY|ADD)\b[^\n]*<<-?["']?[A-Za-z_]/im
-const SYNTAX = /^\s*#\s*syntax\s*=/i
-
 function buildahDifferences(facts: ReadingFacts): string[] {
-  const found: string[] = []
-  if (HEREDOC.test(facts.dockerfile)) found.push('here-documents')
-  if (directives(facts.dockerfile).some((line) => SYNTAX.test(line)))
-    found.push('a # syntax directive')
+  const found = dockerfileDifferences(facts.dockerfile)
   if (facts.containerignore && !facts.ownIgnoreFile)
     found.push(`.containerignore ${facts.containerignore}`)
   const short = facts.images.filter(isShortName)
@@ -54,14 +49,25 @@ function buildahDifferences(facts: ReadingFacts): string[] {
   return found
 }
 
-/** The comment lines at the very top, where parser directives are. */
-function directives(dockerfile: string): string[] {
-  const lines: string[] = []
-  for (const line of dockerfile.split(/\r?\n/)) {
-    if (!/^\s*#/.test(line)) break
-    lines.push(line)
+/**
+ * Here-documents and a `syntax` directive, as BuildKit finds them (an ONBUILD's here-documents
+ * are kept on the ONBUILD instruction). A file this reading refuses is told apart too: its
+ * images are then never shared between the builders.
+ */
+function dockerfileDifferences(dockerfile: string): string[] {
+  let syntax: DockerfileSyntax
+  try {
+    syntax = parseDockerfile(dockerfile)
+  } catch (error) {
+    if (error instanceof DockerfileProblem)
+      return ['a Dockerfile this step cannot read as BuildKit does']
+    throw error
   }
-  return lines
+  const found: string[] = []
+  if (syntax.instructions.some((instruction) => instruction.heredocs.length > 0))
+    found.push('here-documents')
+  if (syntax.syntax !== undefined) found.push('a # syntax directive')
+  return found
 }
 
 /** An image named without a registry: Docker reads Docker Hub, Buildah its search rules. */

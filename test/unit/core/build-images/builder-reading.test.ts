@@ -48,6 +48,25 @@ describe('builderReading: where Buildah reads a Dockerfile otherwise than BuildK
     ).toBeUndefined()
   })
 
+  test.each([
+    ['on a continued line', `${PLAIN.dockerfile}RUN \\\n  cat <<EOF\necho hi\nEOF\n`],
+    ['under ONBUILD', `${PLAIN.dockerfile}ONBUILD RUN <<EOF\necho hi\nEOF\n`],
+  ])('here-documents %s: recorded', (_name, dockerfile) => {
+    expect(builderReading(BUILDAH, { ...PLAIN, dockerfile })).toBe('buildah 1.28: here-documents')
+  })
+
+  test('a # syntax line after a comment line is no directive for BuildKit: nothing recorded', () => {
+    const late = { ...PLAIN, dockerfile: `# hello\n# syntax=x/y:1\n${PLAIN.dockerfile}` }
+    expect(builderReading(BUILDAH, late)).toBeUndefined()
+  })
+
+  test('a Dockerfile BuildKit refuses: recorded, so its images are never shared', () => {
+    const broken = { ...PLAIN, dockerfile: `${PLAIN.dockerfile}RUN <<EOF\necho hi\n` }
+    expect(builderReading(BUILDAH, broken)).toBe(
+      'buildah 1.28: a Dockerfile this step cannot read as BuildKit does',
+    )
+  })
+
   test('a # syntax line after the first instruction is a comment for both', () => {
     const late = { ...PLAIN, dockerfile: `${PLAIN.dockerfile}# syntax=x/y:1\n` }
     expect(builderReading(BUILDAH, late)).toBeUndefined()
