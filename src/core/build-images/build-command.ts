@@ -94,6 +94,12 @@ export interface HistoryEntry {
   bytes: number
 }
 
+/**
+ * A history step that copies files in: BuildKit's and Buildah's `COPY …`/`ADD …`, the
+ * classic builder's `/bin/sh -c #(nop) COPY …`.
+ */
+export const COPY_STEP = /^(\/bin\/sh -c #\(nop\)\s+)?(COPY|ADD)\b/
+
 /** What a builder says of itself before anything is built. */
 export interface BuilderVersions {
   /** Docker's client, or Buildah's version. */

@@ -1,6 +1,7 @@
 import type { RegistryMirrors } from '../registry/mirrors.js'
 import { isObject, jsonValue } from '../shared/json-text.js'
 import {
+  COPY_STEP,
   secretArgv,
   sharedBuildArgv,
   type BuildCommand,
@@ -218,8 +219,6 @@ function layerSteps(
     return { createdBy: named, bytes: layers[layer++] ?? 0 }
   })
 }
-
-const COPY_STEP = /^(\/bin\/sh -c #\(nop\)\s+)?(COPY|ADD)\b/
 
 /** The sizes of the manifest's layers (a JSON text in buildah's output). */
 function manifestLayers(manifest: unknown): number[] | undefined {

@@ -3,6 +3,7 @@ import { mirroredReference, type RegistryMirrors } from '../registry/mirrors.js'
 import type { Files, Logger } from '../shared/ports.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { errorMessage } from '../shared/errors.js'
+import { COPY_STEP } from './build-command.js'
 import type { ImageKind } from './image-kinds.js'
 import { BuilderCommandError, type ImageBuilder } from './ports.js'
 import { triggersOf, type Stage } from './dockerfile.js'
@@ -221,9 +222,7 @@ export async function checkCopiedSize(
     notCompared(ports.redact(`reading the images' history failed (${errorMessage(error)})`))
     return undefined
   }
-  const copies = added.filter((entry) =>
-    /^(\/bin\/sh -c #\(nop\)\s+)?(COPY|ADD)\b/.test(entry.createdBy),
-  )
+  const copies = added.filter((entry) => COPY_STEP.test(entry.createdBy))
   const largest = copies.sort((a, b) => b.bytes - a.bytes)[0]
   if (!largest) return undefined
   const sources = await folderBytes(join(root, plan.sources), ports.files)
