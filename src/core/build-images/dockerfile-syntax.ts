@@ -1,4 +1,10 @@
-import { GO_SPACE, processWords, ShellNotUnderstood, ShellSyntaxError } from './shell-words.js'
+import {
+  GO_SPACE,
+  goTrim,
+  processWords,
+  ShellNotUnderstood,
+  ShellSyntaxError,
+} from './shell-words.js'
 
 /**
  * A Dockerfile split into instructions exactly as BuildKit's parser splits it
@@ -76,11 +82,9 @@ const HEREDOC_WORD = /^(\d*)<<(-?)([^<]*)$/
 const HEREDOC_KEYWORDS = new Set(['ADD', 'COPY', 'RUN'])
 /** Go's bufio.Scanner default limit: BuildKit refuses longer lines. */
 const MAX_LINE_BYTES = 64 * 1024 - 1
-const GO_TRIM = new RegExp(`^${GO_SPACE.source}+|${GO_SPACE.source}+$`, 'g')
 const LEADING_SPACE = new RegExp(`^${GO_SPACE.source}+`)
 const WHITESPACE = /[\t\v\f\r ]+/
 
-const goTrim = (text: string): string => text.replace(GO_TRIM, '')
 const trimNewline = (line: string): string => line.replace(/[\r\n]+$/, '')
 const isComment = (line: string): boolean =>
   trimNewline(line).replace(LEADING_SPACE, '').startsWith('#')

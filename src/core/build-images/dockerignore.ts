@@ -1,5 +1,5 @@
 import { posix } from 'node:path'
-import { GO_SPACE } from './shell-words.js'
+import { goTrim } from './shell-words.js'
 
 /**
  * `.dockerignore` as BuildKit applies it to the build context: moby/patternmatcher's
@@ -14,9 +14,6 @@ import { GO_SPACE } from './shell-words.js'
 
 /** The patterns of an ignore file, or why they are not applied. */
 export type IgnoreRules = { matcher: IgnoreMatcher } | { invalid: string } | { notApplied: string }
-
-const GO_TRIM = new RegExp(`^${GO_SPACE.source}+|${GO_SPACE.source}+$`, 'g')
-const goTrim = (text: string): string => text.replace(GO_TRIM, '')
 
 /** Go's filepath.Clean on Unix. */
 function clean(path: string): string {

@@ -28,6 +28,11 @@ export interface LexOptions {
 
 /** Go's unicode.IsSpace: JavaScript's `\s` differs (it has U+FEFF and lacks U+0085). */
 export const GO_SPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/
+const GO_TRIM = new RegExp(`^${GO_SPACE.source}+|${GO_SPACE.source}+$`, 'g')
+
+/** Go's strings.TrimSpace: the spaces of unicode.IsSpace off both ends. */
+export const goTrim = (text: string): string => text.replace(GO_TRIM, '')
+
 const LETTER = /\p{L}/u
 const DIGIT = /\p{Nd}/u
 const SPECIAL_PARAMETERS = new Set(['@', '*', '#', '?', '-', '$', '!', '0'])
