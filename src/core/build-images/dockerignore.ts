@@ -156,14 +156,20 @@ export class IgnoreMatcher {
     return { ignored, info }
   }
 
+  /**
+   * `path` matched as the walker matches it, its folders first: whether it is left out, and
+   * what the entries below it inherit.
+   */
+  walk(path: string): { ignored: boolean; info: MatchInfo } {
+    let found: { ignored: boolean; info: MatchInfo } = { ignored: false, info: [] }
+    const parts = path.split('/')
+    for (let end = 1; end <= parts.length; end++)
+      found = this.matches(parts.slice(0, end).join('/'), found.info)
+    return found
+  }
+
   /** Whether a path is left out, its folders matched first as the walker matches them. */
   ignores(path: string): boolean {
-    let info: MatchInfo = []
-    let ignored = false
-    const parts = path.split('/')
-    for (let end = 1; end <= parts.length; end++) {
-      ;({ ignored, info } = this.matches(parts.slice(0, end).join('/'), info))
-    }
-    return ignored
+    return this.walk(path).ignored
   }
 }

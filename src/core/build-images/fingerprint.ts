@@ -162,11 +162,12 @@ async function contextTreeDigest(
   const resolved = await rootPath(path, view, state)
   if (state.visited.has(resolved)) return `cycle:${resolved}`
   state.visited.add(resolved)
-  if (view.ignore && resolved !== '.' && view.ignore.ignores(resolved)) return null
+  const matched = view.ignore && resolved !== '.' ? view.ignore.walk(resolved) : undefined
+  if (matched?.ignored) return null
   const absolute = resolved === '.' ? view.root : join(view.root, resolved)
   const below = await view.files.tree(absolute)
   if (!below) return null
-  const entries = view.ignore ? keep(below, resolved, view.ignore) : below
+  const entries = view.ignore ? keep(below, resolved, view.ignore, matched?.info ?? []) : below
   const contents = new Map<string, string>()
   const regular = entries.filter((entry) => entry.kind === 'file')
   const hashes = await mapLimit(regular, HASH_CALLS, (entry) =>
@@ -181,11 +182,18 @@ async function contextTreeDigest(
   return treeDigest(entries, contents)
 }
 
-/** The entries a `.dockerignore` lets through, each matched with its folder's result. */
-function keep(entries: readonly TreeEntry[], base: string, ignore: IgnoreMatcher): TreeEntry[] {
+/**
+ * The entries a `.dockerignore` lets through, each matched with its folder's result; `baseInfo`
+ * is what `base` itself matched.
+ */
+function keep(
+  entries: readonly TreeEntry[],
+  base: string,
+  ignore: IgnoreMatcher,
+  baseInfo: MatchInfo,
+): TreeEntry[] {
   const infos = new Map<string, MatchInfo>()
   const prefix = (path: string): string => (base === '.' ? path : `${base}/${path}`)
-  const baseInfo = base === '.' ? [] : infoOf(base, ignore)
   return entries.filter((entry) => {
     if (entry.path === '') return true
     const at = entry.path.lastIndexOf('/')
@@ -194,14 +202,6 @@ function keep(entries: readonly TreeEntry[], base: string, ignore: IgnoreMatcher
     infos.set(entry.path, info)
     return !ignored
   })
-}
-
-function infoOf(path: string, ignore: IgnoreMatcher): MatchInfo {
-  let info: MatchInfo = []
-  const parts = path.split('/')
-  for (let end = 1; end <= parts.length; end++)
-    info = ignore.matches(parts.slice(0, end).join('/'), info).info
-  return info
 }
 
 /**
