@@ -25,7 +25,10 @@ import {
  */
 export const BUILDAH_DEFAULTS = { storageDriver: 'vfs', isolation: 'chroot' } as const
 
-/** Debian bookworm's: `--secret id=…,env=…`, `--layers` and `--digestfile` as used here. */
+/**
+ * Debian bookworm's, the oldest this step is run with: its `bud` takes `--secret id=…,env=…`
+ * and `--identity-label=false`, and its `push` `--digestfile`, as used here.
+ */
 export const MIN_BUILDAH = { major: 1, minor: 28 } as const
 
 /** A setting of Buildah's, and who chose it: this step's default, or the environment. */

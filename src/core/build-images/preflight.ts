@@ -141,7 +141,7 @@ export async function checkBuildah(buildah: ImageBuilder, logger: Logger): Promi
     )
   else if (old)
     findings.problems.push(
-      `Buildah '${versions.client}' is too old: build-images needs Buildah ${minimum} or newer (build secrets from the environment, a layer per step). Upgrade Buildah on the runner.`,
+      `Buildah '${versions.client}' is too old: build-images needs Buildah ${minimum} or newer (build secrets from the environment, no label of Buildah's own on the image). Upgrade Buildah on the runner.`,
     )
   return findings
 }
