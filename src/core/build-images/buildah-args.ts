@@ -180,7 +180,6 @@ export interface BuildahImage {
 /** The image's Docker config, history and manifest; undefined when the output is not that. */
 export function parseBuildahInspect(output: string): BuildahImage | undefined {
   const document = jsonValue(output)
-  if (document === undefined) return undefined
   if (!isObject(document)) return undefined
   const docker = isObject(document.Docker) ? document.Docker : {}
   const config = isObject(docker.config) ? docker.config : {}

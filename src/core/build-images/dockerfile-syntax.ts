@@ -1,3 +1,4 @@
+import { jsonValue } from '../shared/json-text.js'
 import {
   GO_SPACE,
   goTrim,
@@ -440,12 +441,7 @@ function json(rest: string): Pick<Instruction, 'args' | 'json'> | undefined {
   if (!text.startsWith('[')) return undefined
   const end = firstValueEnd(text)
   if (end === undefined) return undefined
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text.slice(0, end))
-  } catch {
-    return undefined
-  }
+  const parsed = jsonValue(text.slice(0, end))
   if (!Array.isArray(parsed)) return undefined
   if (!parsed.every((item) => typeof item === 'string'))
     throw new DockerfileProblem(
