@@ -260,7 +260,7 @@ class ShellWord {
       const word = this.stopOnBrace(ch === '#' || ch === '%')
       if (unsetKept) return `\${${name}${modifier}${word}}`
       const unset = value === undefined || (nullIsUnset && value === '')
-      if (ch === '-') return value === undefined || unset ? word : value
+      if (ch === '-') return unset ? word : value
       if (ch === '+') return unset ? '' : word
       if (ch === '?' || ch === '#' || ch === '%')
         throw new ShellNotUnderstood(`'\${${name}${modifier}…}'`)
