@@ -23,7 +23,7 @@ import {
  * reads STORAGE_DRIVER in `bud` and `pull` only, and its `push` and `inspect` then probe overlay,
  * which fails in a container and leaves a store that every later command refuses.
  */
-export const BUILDAH_DEFAULTS = { storageDriver: 'vfs', isolation: 'chroot' } as const
+const BUILDAH_DEFAULTS = { storageDriver: 'vfs', isolation: 'chroot' } as const
 
 /**
  * Debian bookworm's, the oldest this step is run with: its `bud` takes `--secret id=…,env=…`

@@ -475,7 +475,7 @@ function firstValueEnd(text: string): number | undefined {
  * `syntax` directive on the first lines (after an optional `#!` line). Its `//` and JSON forms
  * are not Dockerfile lines at all: the parse refuses such a file anyway.
  */
-export function detectSyntax(text: string): string | undefined {
+function detectSyntax(text: string): string | undefined {
   let body = text
   if (body.startsWith('#!')) body = body.includes('\n') ? body.slice(body.indexOf('\n') + 1) : ''
   for (const pattern of [DIRECTIVE, directivePattern('//')]) {

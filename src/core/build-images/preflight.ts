@@ -113,11 +113,11 @@ async function checkSources(
 }
 
 /** The builder's own checks: the one the run builds with. */
-export function checkBuilder(builder: ImageBuilder, logger: Logger): Promise<Findings> {
+function checkBuilder(builder: ImageBuilder, logger: Logger): Promise<Findings> {
   return builder.name === 'buildah' ? checkBuildah(builder, logger) : checkDocker(builder, logger)
 }
 
-export async function checkBuildah(buildah: ImageBuilder, logger: Logger): Promise<Findings> {
+async function checkBuildah(buildah: ImageBuilder, logger: Logger): Promise<Findings> {
   const findings: Findings = { problems: [], warnings: [] }
   const versions = await buildah.versions()
   const minimum = `${MIN_BUILDAH.major}.${MIN_BUILDAH.minor}`

@@ -170,7 +170,7 @@ async function tagAll(verdicts: readonly ReuseVerdict[], ports: ReusePorts): Pro
  * code loads only then); (b) with nothing configured, the CI's own record of what the default
  * branch built.
  */
-export async function proofFor(
+async function proofFor(
   options: Pick<ReuseOptions, 'signingKey'>,
   ports: Pick<ReusePorts, 'records'>,
 ): Promise<ReuseProof | { none: string }> {
