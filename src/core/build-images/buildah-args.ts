@@ -1,4 +1,5 @@
 import type { RegistryMirrors } from '../registry/mirrors.js'
+import { isSha256Digest } from '../shared/image-ref.js'
 import { isObject, jsonValue } from '../shared/json-text.js'
 import {
   COPY_STEP,
@@ -152,7 +153,7 @@ export function buildahPushArgv(
 /** The digest `--digestfile` wrote, or undefined when it holds none. */
 export function parseDigestFile(text: string): string | undefined {
   const digest = text.trim()
-  return /^sha256:[0-9a-f]{64}$/.test(digest) ? digest : undefined
+  return isSha256Digest(digest) ? digest : undefined
 }
 
 export function buildahPullArgv(reference: string, settings: Settings): string[] {

@@ -1,6 +1,6 @@
 import { basename } from 'node:path'
 import { DOCKER_HUB, registryName } from '../registry/reference.js'
-import { parseImageName } from '../shared/image-ref.js'
+import { isSha256Digest, parseImageName } from '../shared/image-ref.js'
 import { jsonValue } from '../shared/json-text.js'
 import {
   secretArgv,
@@ -141,7 +141,7 @@ export function parseBuildMetadata(text: string): string | undefined {
   const document = jsonValue(text)
   if (document === undefined) return undefined
   const digest = stringAt(document, 'containerimage.digest')
-  return digest && /^sha256:[0-9a-f]{64}$/.test(digest) ? digest : undefined
+  return digest && isSha256Digest(digest) ? digest : undefined
 }
 
 export function pushArgv(reference: string): string[] {
@@ -207,8 +207,8 @@ export function parseHistory(output: string): HistoryEntry[] {
 export function parsePushDigest(output: string, reference: string): string | undefined {
   const tag = reference.slice(reference.lastIndexOf(':') + 1)
   for (const line of output.split(/\r?\n/).reverse()) {
-    const match = /^(\S+): digest: (sha256:[0-9a-f]{64}) size: \d+\s*$/.exec(line.trim())
-    if (match && match[1] === tag) return match[2]
+    const match = /^(\S+): digest: (\S+) size: \d+\s*$/.exec(line.trim())
+    if (match && match[1] === tag && isSha256Digest(match[2] ?? '')) return match[2]
   }
   return undefined
 }

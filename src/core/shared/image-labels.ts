@@ -2,6 +2,7 @@
  * The image labels build-images writes and deploy reads: each name once, and the one format of
  * the served-files label, which both sides share.
  */
+import { isSha256Digest } from './image-ref.js'
 import { isObject, jsonValue } from './json-text.js'
 
 /** OCI annotation keys (opencontainers/image-spec annotations.md), read by registries and UIs. */
@@ -36,7 +37,6 @@ export type ServedFiles = Record<string, string>
 
 /** At most this many files: `version.json`, `index.html` and the scripts it loads. */
 export const MAX_SERVED_FILES = 16
-const DIGEST = /^sha256:[0-9a-f]{64}$/
 /** A path a URL can hold as it is: no `..`, no leading `/`, no query or fragment. */
 const SERVED_PATH =
   /^(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9._~!$&'()*+,;=:@-]+(?:\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)*$/
@@ -65,7 +65,7 @@ export function parseServedFilesLabel(value: string): ServedFiles | { problem: s
     }
   const files: ServedFiles = {}
   for (const [path, digest] of entries) {
-    if (!isServedPath(path) || typeof digest !== 'string' || !DIGEST.test(digest))
+    if (!isServedPath(path) || typeof digest !== 'string' || !isSha256Digest(digest))
       return {
         problem: `the ${SERVED_FILES_LABEL} label holds an entry that is not a relative path and a sha256: digest`,
       }

@@ -10,8 +10,9 @@ const PATH_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*'
 /** A tag: letters, digits, '_', '.' and '-', not starting with '.' or '-', at most 128 characters. */
 export const MAX_TAG_LENGTH = 128
 const TAG = `[\\w][\\w.-]{0,${MAX_TAG_LENGTH - 1}}`
+const SHA256 = 'sha256:[0-9a-f]{64}'
 /** The OCI digests registries use: sha256 with 64 lower-case hex characters, sha512 with 128. */
-const DIGEST = 'sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128}'
+const DIGEST = `${SHA256}|sha512:[0-9a-f]{128}`
 export const DIGEST_EXPECTED =
   "expected 'sha256:' and 64 lower-case hexadecimal characters, or 'sha512:' and 128"
 
@@ -19,7 +20,13 @@ const DOMAIN_RE = new RegExp(`^${DOMAIN}$`)
 const PATH_RE = new RegExp(`^${PATH_COMPONENT}(?:/${PATH_COMPONENT})*$`)
 const TAG_RE = new RegExp(`^${TAG}$`)
 const DIGEST_RE = new RegExp(`^(?:${DIGEST})$`)
+const SHA256_RE = new RegExp(`^${SHA256}$`)
 const MAX_NAME_LENGTH = 255
+
+/** `sha256:` and 64 lower-case hex characters: the digest builders print and file labels hold. */
+export function isSha256Digest(text: string): boolean {
+  return SHA256_RE.test(text)
+}
 
 export function isValidTag(tag: string): boolean {
   return TAG_RE.test(tag)
