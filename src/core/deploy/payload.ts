@@ -56,21 +56,6 @@ export function buildPayload(
   const codeasdataImage = inputs.codeasdataImage ?? base.codeAsData?.image
   const extraArgs = unique([...(base.extraArgs ?? []), ...(inputs.forceSync ? [FORCE_SYNC] : [])])
 
-  const nothing =
-    !frontendImage && backendImages.length === 0 && !codeasdataImage && extraArgs.length === 0
-  if (nothing && !options.imagesLater) {
-    throw new InputError(
-      'frontend-image',
-      "Nothing to deploy: set at least one of 'frontend-image', 'backend-images' or 'codeasdata-image' (or 'force-sync: true' to resync code as data only).",
-    )
-  }
-  if (backendImages.length > 0 && deployRules.length === 0) {
-    throw new InputError(
-      'deploy-rules',
-      "Invalid input 'deploy-rules': the list is empty but backend images are given; give at least one {source, target} rule, or leave it empty for the default '.*' to '.*'.",
-    )
-  }
-
   const payload: Payload = {}
   if (frontendImage) payload.frontend = { image: frontendImage }
   if (backendImages.length > 0)
@@ -86,7 +71,26 @@ export function buildPayload(
   if (skipUpdateVersions !== undefined) payload.skipUpdateVersions = skipUpdateVersions
   if (extraArgs.length > 0) payload.extraArgs = extraArgs as Payload['extraArgs']
 
+  if (!deploysSomething(payload) && !options.imagesLater) {
+    throw new InputError(
+      'frontend-image',
+      "Nothing to deploy: set at least one of 'frontend-image', 'backend-images' or 'codeasdata-image' (or 'force-sync: true' to resync code as data only).",
+    )
+  }
+  if (backendImages.length > 0 && deployRules.length === 0) {
+    throw new InputError(
+      'deploy-rules',
+      "Invalid input 'deploy-rules': the list is empty but backend images are given; give at least one {source, target} rule, or leave it empty for the default '.*' to '.*'.",
+    )
+  }
   return { payload, rulesFrom }
+}
+
+/** Whether the payload deploys anything: an image, or an extra argument such as a resync. */
+export function deploysSomething(payload: Payload): boolean {
+  return Boolean(
+    payload.frontend || payload.backends || payload.codeAsData?.image || payload.extraArgs,
+  )
 }
 
 /**
