@@ -1,5 +1,6 @@
 import {
   DOCKER_HUB,
+  GITHUB_REGISTRY,
   registryImage,
   registryName,
   type RegistryImage,
@@ -10,8 +11,6 @@ import type { SummaryLink } from '../shared/ports.js'
 export type LinkContext = Partial<
   Pick<CiContext, 'platform' | 'repository' | 'repositoryUrl' | 'containerRegistry'>
 >
-
-const GHCR = 'ghcr.io'
 
 /**
  * A link for each image, for the job page (GitLab's annotations report, GitHub's summary), to a
@@ -60,7 +59,8 @@ function gitlabPage(image: RegistryImage, context: LinkContext): string | undefi
  */
 function githubPage(image: RegistryImage, context: LinkContext): string | undefined {
   const [owner, name] = context.repository?.toLowerCase().split('/') ?? []
-  if (context.platform !== 'github' || image.registry !== GHCR || !owner || !name) return undefined
+  if (context.platform !== 'github' || image.registry !== GITHUB_REGISTRY || !owner || !name)
+    return undefined
   const [imageOwner, ...packageParts] = image.repository.split('/')
   if (imageOwner !== owner || packageParts.length === 0) return undefined
   return `https://github.com/${owner}/${name}/pkgs/container/${encodeURIComponent(packageParts.join('/'))}`
