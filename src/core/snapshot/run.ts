@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { ActionError, errorMessage } from '../shared/errors.js'
-import { cloneRoot, prepareOutputDirs, type OutputRoot } from './boundary.js'
+import { cloneRoot, prepareOutputDirs, stopOnProblems, type OutputRoot } from './boundary.js'
 import { toolkitArgv } from './command.js'
 import { workingRoot, type CheckedSnapshot } from './check.js'
 import type { SnapshotEntry } from './config.js'
@@ -88,8 +88,7 @@ async function cloneAll(
     if (problem) problems.push(problem)
     else ports.logger.info(`Branch '${target.branch}' exists in ${target.repo.display}.`)
   }
-  if (problems.length > 0)
-    throw new ActionError(`${problems.join('\n')}\nNothing was exported or pushed.`)
+  stopOnProblems(problems)
   const clones: Clone[] = []
   for (const target of plan.targets) {
     try {
