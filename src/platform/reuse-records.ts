@@ -4,6 +4,7 @@ import type { Platform } from '../core/shared/context.js'
 import type { Env } from '../core/shared/env.js'
 import { errorMessage } from '../core/shared/errors.js'
 import type { Files } from '../core/shared/ports.js'
+import { isInside } from '../core/shared/workspace-file.js'
 import { stepFolder } from '../tools/step-folder.js'
 
 /**
@@ -100,7 +101,7 @@ export function cacheFolderRecords(
   const where = `the GitLab job cache ('${named}')`
   const file = join(folder, RECORDS_FILE)
   const refuse = async (): Promise<string | undefined> => {
-    if (inside === '' || inside.startsWith('..') || isAbsolute(inside))
+    if (inside === '' || !isInside(projectDir, folder))
       return `OLYMPE_REUSE_RECORDS '${named}' is not a folder inside the project folder`
     for (const path of [folder, file])
       if ((await files.linkTarget(path)) !== undefined)
