@@ -86,6 +86,26 @@ export function buildPayload(
   return { payload, rulesFrom }
 }
 
+/** One image the payload deploys, and the part of the app it is. */
+export interface PayloadImage {
+  role: 'frontend' | 'backend' | 'code-as-data'
+  reference: string
+}
+
+/**
+ * The payload's images in its order: the frontend, each backend, code as data; a reference given
+ * for two parts comes twice.
+ */
+export function payloadImages(payload: Payload): PayloadImage[] {
+  const images: PayloadImage[] = []
+  if (payload.frontend) images.push({ role: 'frontend', reference: payload.frontend.image })
+  for (const reference of payload.backends?.images ?? [])
+    images.push({ role: 'backend', reference })
+  if (payload.codeAsData?.image)
+    images.push({ role: 'code-as-data', reference: payload.codeAsData.image })
+  return images
+}
+
 /** Whether the payload deploys anything: an image, or an extra argument such as a resync. */
 export function deploysSomething(payload: Payload): boolean {
   return Boolean(

@@ -5,6 +5,7 @@ import type { CommonPorts, Summary, SummaryLink } from '../shared/ports.js'
 import type { AppTarget } from './app-url.js'
 import { printable, type CheckedDeploy } from './check.js'
 import type { DeployInputs } from './inputs.js'
+import { payloadImages } from './payload.js'
 import type { Payload } from './payload-schema.js'
 import { besideImage, verifyImages, type VerifyPorts } from './verify-images.js'
 import { callWebhook, WebhookError, type WebhookResult } from './webhook.js'
@@ -281,14 +282,7 @@ function deployLinks(
   context: DeployContext,
 ): SummaryLink[] {
   const app = appUrl ? [{ label: 'App', url: appUrl.shown }] : []
-  const images = [
-    ...(payload.frontend ? [{ role: 'frontend', reference: payload.frontend.image }] : []),
-    ...(payload.backends?.images ?? []).map((reference) => ({ role: 'backend', reference })),
-    ...(payload.codeAsData?.image
-      ? [{ role: 'code-as-data', reference: payload.codeAsData.image }]
-      : []),
-  ]
-  return [...app, ...imageLinks(images, context)]
+  return [...app, ...imageLinks(payloadImages(payload), context)]
 }
 
 function describeRequest(body: string): string {
