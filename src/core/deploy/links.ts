@@ -42,11 +42,14 @@ function imageUrl(reference: string, context: LinkContext): string | undefined {
   return gitlabPage(image, context) ?? githubPage(image, context)
 }
 
-/** The GitLab project's Container Registry page, for an image of its own registry and path. */
+/**
+ * The GitLab project's Container Registry page, for an image of its own registry and path (only
+ * GitLab names the CI's own registry, CI_REGISTRY).
+ */
 function gitlabPage(image: RegistryImage, context: LinkContext): string | undefined {
   const project = context.repository?.toLowerCase()
   const own = context.containerRegistry && registryName(context.containerRegistry)
-  if (context.platform !== 'gitlab' || !context.repositoryUrl || !project || !own) return undefined
+  if (!context.repositoryUrl || !project || !own) return undefined
   if (image.registry !== own) return undefined
   if (image.repository !== project && !image.repository.startsWith(`${project}/`)) return undefined
   return `${context.repositoryUrl}/container_registry`
