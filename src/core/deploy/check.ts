@@ -15,7 +15,7 @@ import type { SignatureVerifier } from '../signing/signer.js'
 import { checkLogin } from './verify-images.js'
 
 /** What a step output can hold (GitHub's limit), and so the largest payload we send. */
-export const MAX_PAYLOAD_BYTES = 1024 * 1024
+const MAX_PAYLOAD_BYTES = 1024 * 1024
 /** The payload printed in the log is cut there; the `payload` output has all of it. */
 const PRINTED_PAYLOAD_CHARS = 64 * 1024
 

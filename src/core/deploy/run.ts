@@ -36,9 +36,6 @@ export interface DeployPorts
   progress?: DeployProgress
 }
 
-/** The run's facts deploy uses: what names the project for links. */
-export type DeployContext = LinkContext
-
 /**
  * The run, from what the check phase found (checkDeploy): the payload and `timeout-seconds`,
  * which runs from the check's start; the image check (at most half of the time left), reading the
@@ -46,11 +43,11 @@ export type DeployContext = LinkContext
  * Outputs are written as they are: `payload` is built from the inputs alone (image references,
  * rules, modes), `url` from `app-url` without its credentials, and what came from a server
  * (`message`, `live-version`) is redacted here, so the platform never has to mask an output,
- * which could corrupt it.
+ * which could corrupt it. `context` names the project, for the job page's links.
  */
 export async function runDeploy(
   checked: CheckedDeploy,
-  context: DeployContext,
+  context: LinkContext,
   ports: DeployPorts,
 ): Promise<StepEnd> {
   const { logger, reporter } = ports
@@ -279,7 +276,7 @@ function expectedLines(build: BuildFacts): string[] {
 function deployLinks(
   payload: Payload,
   appUrl: AppTarget | undefined,
-  context: DeployContext,
+  context: LinkContext,
 ): SummaryLink[] {
   const app = appUrl ? [{ label: 'App', url: appUrl.shown }] : []
   return [...app, ...imageLinks(payloadImages(payload), context)]
