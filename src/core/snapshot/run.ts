@@ -42,10 +42,8 @@ export async function runSnapshot(
       timeoutMinutes: inputs.toolkitTimeoutMinutes,
     }
     // A dry run must leave the working directory as it is: entries without git go to scratch.
-    const localDir = inputs.dryRun ? join(temp, 'dry-run') : projectDir
-    if (inputs.dryRun) await ports.files.makeDir(localDir)
-    const local: OutputRoot = inputs.dryRun
-      ? { dir: localDir, label: "the dry run's scratch folder" }
+    const local = inputs.dryRun
+      ? await scratchRoot(join(temp, 'dry-run'), ports)
       : workingRoot(projectDir)
     const placed = entries.map((entry) => ({
       entry,
@@ -53,7 +51,7 @@ export async function runSnapshot(
       check: checked.local.get(entry),
     }))
     await logger.group('Output folders', () => prepareOutputDirs(placed, ports))
-    const saved = await exportAll(plan, entries, localDir, settings, ports, temp)
+    const saved = await exportAll(plan, entries, local.dir, settings, ports, temp)
     const results: EntryResult[] = plan.local.map((entry) => ({
       entry,
       status: inputs.dryRun ? 'exported' : 'written',
@@ -70,6 +68,12 @@ export async function runSnapshot(
   } finally {
     await ports.files.remove(temp)
   }
+}
+
+/** The dry run's scratch folder, made, where its entries without git are written. */
+async function scratchRoot(dir: string, ports: SnapshotPorts): Promise<OutputRoot> {
+  await ports.files.makeDir(dir)
+  return { dir, label: "the dry run's scratch folder" }
 }
 
 /** Every branch is checked before any clone, and every clone made before the toolkit runs. */
