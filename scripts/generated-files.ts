@@ -59,7 +59,7 @@ export async function generatedFiles(
     'gitlab/README.md',
   )
   files['docs/build-images.md'] = replaceBetweenMarkers(
-    files['docs/build-images.md'] ?? (await read('docs/build-images.md')),
+    files['docs/build-images.md'] ?? '',
     'buildah cost',
     buildahCost(figures),
     'docs/build-images.md',

@@ -21,16 +21,15 @@ export const buildImagesAction: Action<BuildImagesInputName, CheckedBuildImages>
   check: async (raw, context, platform) =>
     checkBuildImages(
       raw,
+      context,
+      { ...platform, files: nodeFiles, clock: systemClock },
       {
-        ...context,
         buildkitDisabled: buildkitDisabled(process.env.DOCKER_BUILDKIT),
         // The key reader (scrypt, the secretbox) is loaded only when there is a key to open.
         ...(raw['signing-key'] === ''
           ? {}
           : { openSigningKey: (await import('../core/signing/private-key.js')).openSigningKey }),
       },
-      context,
-      { ...platform, files: nodeFiles, clock: systemClock },
     ),
   cancelNote: (checked) =>
     `Builds under way were stopped${checked?.inputs.registryLogin ? ", and the step's own registry login (its Docker config, or Buildah's auth file) was removed" : ''}. Images pushed before the cancel stay in the registry.`,

@@ -3,7 +3,9 @@ import { recordKey, type ReuseRecord, type ReuseRecords } from '../core/build-im
 import type { Platform } from '../core/shared/context.js'
 import type { Env } from '../core/shared/env.js'
 import { errorMessage } from '../core/shared/errors.js'
+import { isObject } from '../core/shared/json-text.js'
 import type { Files } from '../core/shared/ports.js'
+import { isInside } from '../core/shared/workspace-file.js'
 import { stepFolder } from '../tools/step-folder.js'
 
 /**
@@ -100,7 +102,7 @@ export function cacheFolderRecords(
   const where = `the GitLab job cache ('${named}')`
   const file = join(folder, RECORDS_FILE)
   const refuse = async (): Promise<string | undefined> => {
-    if (inside === '' || inside.startsWith('..') || isAbsolute(inside))
+    if (inside === '' || !isInside(projectDir, folder))
       return `OLYMPE_REUSE_RECORDS '${named}' is not a folder inside the project folder`
     for (const path of [folder, file])
       if ((await files.linkTarget(path)) !== undefined)
@@ -112,15 +114,13 @@ export function cacheFolderRecords(
     if (problem) throw new Error(problem)
     if ((await files.stat(file))?.kind !== 'file') return []
     const parsed: unknown = JSON.parse(await files.readText(file))
-    const list = (parsed as { records?: unknown } | null)?.records
+    const list = isObject(parsed) ? parsed.records : undefined
     return Array.isArray(list) ? list.filter(isRecord) : []
   }
   return {
     where,
     async has(record) {
-      return (await read()).some(
-        (kept) => kept.fingerprint === record.fingerprint && kept.digest === record.digest,
-      )
+      return (await read()).some((kept) => sameRecord(kept, record))
     },
     async add(records) {
       try {
@@ -141,11 +141,13 @@ export function cacheFolderRecords(
   }
 }
 
-const sameRecord = (a: ReuseRecord, b: ReuseRecord): boolean =>
+type RecordId = Pick<ReuseRecord, 'fingerprint' | 'digest'>
+
+const sameRecord = (a: RecordId, b: RecordId): boolean =>
   a.fingerprint === b.fingerprint && a.digest === b.digest
 
 function isRecord(value: unknown): value is ReuseRecord {
-  if (!value || typeof value !== 'object') return false
-  const { fingerprint, digest, image } = value as Record<string, unknown>
+  if (!isObject(value)) return false
+  const { fingerprint, digest, image } = value
   return typeof fingerprint === 'string' && typeof digest === 'string' && typeof image === 'string'
 }

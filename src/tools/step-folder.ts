@@ -64,8 +64,9 @@ export async function stepFolder(
  */
 async function sweepStale(root: string, prefix: string): Promise<void> {
   const names = await readdir(root).catch(() => [])
+  const ofPrefix = new RegExp(`^${prefix}(\\d+)-`)
   for (const name of names) {
-    const pid = Number(new RegExp(`^${prefix}(\\d+)-`).exec(name)?.[1])
+    const pid = Number(ofPrefix.exec(name)?.[1])
     if (!pid || pid === process.pid || processExists(pid)) continue
     await rm(join(root, name), { recursive: true, force: true })
   }

@@ -44,16 +44,16 @@ export type CheckedBuildImages = { inputs: BuildImagesInputs } & (
  * The build-images action's check phase: the inputs; the branch gate; every tag, rendered with
  * this run's facts; and each Dockerfile, read once and judged on its text. The sources folders
  * are build outputs, and the base images live in the engine or a registry: the run's pre-flight
- * checks those.
+ * checks those. `facts`: what the inputs depend on besides the CI context (InputFacts).
  */
 export async function checkBuildImages(
   raw: RawInputs<BuildImagesInputName>,
-  facts: InputFacts,
   context: CiContext,
   ports: BuildImagesCheckPorts,
+  facts: Omit<InputFacts, keyof CiContext> = {},
 ): Promise<CheckedBuildImages> {
   const { logger } = ports
-  const inputs = parseBuildImagesInputs(raw, facts)
+  const inputs = parseBuildImagesInputs(raw, { ...context, ...facts })
   // The signing key's opened forms, masked before anything can print them.
   for (const secret of inputs.signingKey?.secrets ?? []) ports.registerSecret(secret)
   const gate = await logger.group('Branch check', () => {

@@ -2,7 +2,6 @@ import type { RegistryTarget } from '../registry/credentials.js'
 import { parseImageReference } from '../shared/image-ref.js'
 import type { ImageKind } from './image-kinds.js'
 
-export const GITHUB_REGISTRY = 'ghcr.io'
 const PROBE_TAG = 'probe'
 
 export const IMAGE_NAME_EXPECTED =

@@ -2,11 +2,12 @@ import { basename, resolve } from 'node:path'
 import type { InputValues, RawInputs } from '../definition.js'
 import type { RegistryLogin, RegistryTarget } from '../registry/credentials.js'
 import { registryLogin } from '../registry/inputs.js'
+import { GITHUB_REGISTRY } from '../registry/reference.js'
 import { InputProblems, parseInputs } from '../shared/inputs.js'
 import type { KeyProblem, SigningKey } from '../signing/private-key.js'
 import { buildImagesDefinition, type BuildImagesInputName } from './definition.js'
 import { IMAGE_KINDS, type ImageKind } from './image-kinds.js'
-import { defaultImageName, GITHUB_REGISTRY, imageNameProblem } from './image-names.js'
+import { defaultImageName, imageNameProblem } from './image-names.js'
 
 type Values = InputValues<typeof buildImagesDefinition>
 

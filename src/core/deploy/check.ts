@@ -7,7 +7,7 @@ import type { CommonPorts } from '../shared/ports.js'
 import { insecureAppWarning } from './app-url.js'
 import type { DeployInputName } from './definition.js'
 import { parseDeployInputs, type DeployInputs } from './inputs.js'
-import { buildPayload, deployRuleWarnings } from './payload.js'
+import { buildPayload, deployRuleWarnings, deploysSomething } from './payload.js'
 import { readBasePayload } from './payload-file.js'
 import type { Payload } from './payload-schema.js'
 import { signatureVerifier } from './signature-key.js'
@@ -15,7 +15,7 @@ import type { SignatureVerifier } from '../signing/signer.js'
 import { checkLogin } from './verify-images.js'
 
 /** What a step output can hold (GitHub's limit), and so the largest payload we send. */
-export const MAX_PAYLOAD_BYTES = 1024 * 1024
+const MAX_PAYLOAD_BYTES = 1024 * 1024
 /** The payload printed in the log is cut there; the `payload` output has all of it. */
 const PRINTED_PAYLOAD_CHARS = 64 * 1024
 
@@ -73,7 +73,7 @@ export async function checkDeploy(
     for (const warning of deployRuleWarnings(built, inputs.payloadFile, deadline))
       logger.warning(warning)
     logger.info(printable(JSON.stringify(built.payload, null, 2)))
-    if (!hasImage(built.payload))
+    if (!deploysSomething(built.payload))
       logger.info(
         "No image is given: with 'check-only', the images are taken to come from the later jobs that build them. A run with none stops here, as there is nothing to deploy.",
       )
@@ -89,12 +89,6 @@ export async function checkDeploy(
     ...(decided.login ? { login: decided.login } : {}),
     ...(signatures ? { signatures } : {}),
   }
-}
-
-function hasImage(payload: Payload): boolean {
-  return Boolean(
-    payload.frontend || payload.backends || payload.codeAsData?.image || payload.extraArgs,
-  )
 }
 
 function checkSize(body: string): void {

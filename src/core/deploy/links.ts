@@ -1,5 +1,6 @@
 import {
   DOCKER_HUB,
+  GITHUB_REGISTRY,
   registryImage,
   registryName,
   type RegistryImage,
@@ -10,8 +11,6 @@ import type { SummaryLink } from '../shared/ports.js'
 export type LinkContext = Partial<
   Pick<CiContext, 'platform' | 'repository' | 'repositoryUrl' | 'containerRegistry'>
 >
-
-const GHCR = 'ghcr.io'
 
 /**
  * A link for each image, for the job page (GitLab's annotations report, GitHub's summary), to a
@@ -43,11 +42,14 @@ function imageUrl(reference: string, context: LinkContext): string | undefined {
   return gitlabPage(image, context) ?? githubPage(image, context)
 }
 
-/** The GitLab project's Container Registry page, for an image of its own registry and path. */
+/**
+ * The GitLab project's Container Registry page, for an image of its own registry and path (only
+ * GitLab names the CI's own registry, CI_REGISTRY).
+ */
 function gitlabPage(image: RegistryImage, context: LinkContext): string | undefined {
   const project = context.repository?.toLowerCase()
   const own = context.containerRegistry && registryName(context.containerRegistry)
-  if (context.platform !== 'gitlab' || !context.repositoryUrl || !project || !own) return undefined
+  if (!context.repositoryUrl || !project || !own) return undefined
   if (image.registry !== own) return undefined
   if (image.repository !== project && !image.repository.startsWith(`${project}/`)) return undefined
   return `${context.repositoryUrl}/container_registry`
@@ -60,7 +62,8 @@ function gitlabPage(image: RegistryImage, context: LinkContext): string | undefi
  */
 function githubPage(image: RegistryImage, context: LinkContext): string | undefined {
   const [owner, name] = context.repository?.toLowerCase().split('/') ?? []
-  if (context.platform !== 'github' || image.registry !== GHCR || !owner || !name) return undefined
+  if (context.platform !== 'github' || image.registry !== GITHUB_REGISTRY || !owner || !name)
+    return undefined
   const [imageOwner, ...packageParts] = image.repository.split('/')
   if (imageOwner !== owner || packageParts.length === 0) return undefined
   return `https://github.com/${owner}/${name}/pkgs/container/${encodeURIComponent(packageParts.join('/'))}`

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { InputError, quote } from '../shared/errors.js'
 import { describeIssues } from '../shared/issues.js'
-import { parseJsonText } from '../shared/json-text.js'
+import { isObject, parseJsonText } from '../shared/json-text.js'
 import type { Files } from '../shared/ports.js'
 import { readWorkspaceFile } from '../shared/workspace-file.js'
 import { BasePayloadSchema, PAYLOAD_WORDING, type BasePayload } from './payload-schema.js'
@@ -31,7 +31,7 @@ export async function readBasePayload(
   if ('problem' in parsed) throw payloadFileError(path, parsed.problem)
   const document = parsed.value
   // valibot's object schemas take arrays too; a payload is a JSON object.
-  if (typeof document !== 'object' || document === null || Array.isArray(document))
+  if (!isObject(document))
     throw payloadFileError(path, 'expected a JSON object, such as {"frontend": {}}')
   const result = v.safeParse(BasePayloadSchema, document)
   if (!result.success) {

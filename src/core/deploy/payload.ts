@@ -56,21 +56,6 @@ export function buildPayload(
   const codeasdataImage = inputs.codeasdataImage ?? base.codeAsData?.image
   const extraArgs = unique([...(base.extraArgs ?? []), ...(inputs.forceSync ? [FORCE_SYNC] : [])])
 
-  const nothing =
-    !frontendImage && backendImages.length === 0 && !codeasdataImage && extraArgs.length === 0
-  if (nothing && !options.imagesLater) {
-    throw new InputError(
-      'frontend-image',
-      "Nothing to deploy: set at least one of 'frontend-image', 'backend-images' or 'codeasdata-image' (or 'force-sync: true' to resync code as data only).",
-    )
-  }
-  if (backendImages.length > 0 && deployRules.length === 0) {
-    throw new InputError(
-      'deploy-rules',
-      "Invalid input 'deploy-rules': the list is empty but backend images are given; give at least one {source, target} rule, or leave it empty for the default '.*' to '.*'.",
-    )
-  }
-
   const payload: Payload = {}
   if (frontendImage) payload.frontend = { image: frontendImage }
   if (backendImages.length > 0)
@@ -86,7 +71,46 @@ export function buildPayload(
   if (skipUpdateVersions !== undefined) payload.skipUpdateVersions = skipUpdateVersions
   if (extraArgs.length > 0) payload.extraArgs = extraArgs as Payload['extraArgs']
 
+  if (!deploysSomething(payload) && !options.imagesLater) {
+    throw new InputError(
+      'frontend-image',
+      "Nothing to deploy: set at least one of 'frontend-image', 'backend-images' or 'codeasdata-image' (or 'force-sync: true' to resync code as data only).",
+    )
+  }
+  if (backendImages.length > 0 && deployRules.length === 0) {
+    throw new InputError(
+      'deploy-rules',
+      "Invalid input 'deploy-rules': the list is empty but backend images are given; give at least one {source, target} rule, or leave it empty for the default '.*' to '.*'.",
+    )
+  }
   return { payload, rulesFrom }
+}
+
+/** One image the payload deploys, and the part of the app it is. */
+export interface PayloadImage {
+  role: 'frontend' | 'backend' | 'code-as-data'
+  reference: string
+}
+
+/**
+ * The payload's images in its order: the frontend, each backend, code as data; a reference given
+ * for two parts comes twice.
+ */
+export function payloadImages(payload: Payload): PayloadImage[] {
+  const images: PayloadImage[] = []
+  if (payload.frontend) images.push({ role: 'frontend', reference: payload.frontend.image })
+  for (const reference of payload.backends?.images ?? [])
+    images.push({ role: 'backend', reference })
+  if (payload.codeAsData?.image)
+    images.push({ role: 'code-as-data', reference: payload.codeAsData.image })
+  return images
+}
+
+/** Whether the payload deploys anything: an image, or an extra argument such as a resync. */
+export function deploysSomething(payload: Payload): boolean {
+  return Boolean(
+    payload.frontend || payload.backends || payload.codeAsData?.image || payload.extraArgs,
+  )
 }
 
 /**

@@ -5,6 +5,7 @@ import type { CommonPorts, Summary, SummaryLink } from '../shared/ports.js'
 import type { AppTarget } from './app-url.js'
 import { printable, type CheckedDeploy } from './check.js'
 import type { DeployInputs } from './inputs.js'
+import { payloadImages } from './payload.js'
 import type { Payload } from './payload-schema.js'
 import { besideImage, verifyImages, type VerifyPorts } from './verify-images.js'
 import { callWebhook, WebhookError, type WebhookResult } from './webhook.js'
@@ -35,9 +36,6 @@ export interface DeployPorts
   progress?: DeployProgress
 }
 
-/** The run's facts deploy uses: what names the project for links. */
-export type DeployContext = LinkContext
-
 /**
  * The run, from what the check phase found (checkDeploy): the payload and `timeout-seconds`,
  * which runs from the check's start; the image check (at most half of the time left), reading the
@@ -45,11 +43,11 @@ export type DeployContext = LinkContext
  * Outputs are written as they are: `payload` is built from the inputs alone (image references,
  * rules, modes), `url` from `app-url` without its credentials, and what came from a server
  * (`message`, `live-version`) is redacted here, so the platform never has to mask an output,
- * which could corrupt it.
+ * which could corrupt it. `context` names the project, for the job page's links.
  */
 export async function runDeploy(
   checked: CheckedDeploy,
-  context: DeployContext,
+  context: LinkContext,
   ports: DeployPorts,
 ): Promise<StepEnd> {
   const { logger, reporter } = ports
@@ -278,17 +276,10 @@ function expectedLines(build: BuildFacts): string[] {
 function deployLinks(
   payload: Payload,
   appUrl: AppTarget | undefined,
-  context: DeployContext,
+  context: LinkContext,
 ): SummaryLink[] {
   const app = appUrl ? [{ label: 'App', url: appUrl.shown }] : []
-  const images = [
-    ...(payload.frontend ? [{ role: 'frontend', reference: payload.frontend.image }] : []),
-    ...(payload.backends?.images ?? []).map((reference) => ({ role: 'backend', reference })),
-    ...(payload.codeAsData?.image
-      ? [{ role: 'code-as-data', reference: payload.codeAsData.image }]
-      : []),
-  ]
-  return [...app, ...imageLinks(images, context)]
+  return [...app, ...imageLinks(payloadImages(payload), context)]
 }
 
 function describeRequest(body: string): string {

@@ -17,7 +17,7 @@ import { mapLimit } from '../shared/concurrency.js'
 import { ActionError } from '../shared/errors.js'
 import type { Deadline } from '../shared/deadline.js'
 import type { CommonPorts, Logger } from '../shared/ports.js'
-import type { PayloadInputs } from './payload.js'
+import { payloadImages, type PayloadImage, type PayloadInputs } from './payload.js'
 import type { Payload } from './payload-schema.js'
 
 export const VERIFY_MODES = ['auto', 'true', 'false'] as const
@@ -58,14 +58,9 @@ export interface VerifyPorts
   extends CheckPorts, LoginPorts, Pick<CommonPorts, 'reporter' | 'redact'> {}
 
 /** One image of the payload, by the part of it that deploys the image. */
-interface DeployedImage {
-  role: 'frontend' | 'backend' | 'code-as-data'
-  reference: string
-}
-
 type Verdict = CheckOutcome | { kind: 'invalid'; detail: string }
 
-interface Checked extends DeployedImage {
+interface Checked extends PayloadImage {
   registry?: string
   /** The registry whose images `registry` serves, when it is a mirror. */
   mirrorOf?: string
@@ -152,20 +147,16 @@ function judge(
   )
 }
 
-/** The payload's images in its order: the frontend, each backend, code as data. */
-function deployedImages(payload: Payload): DeployedImage[] {
-  const images: DeployedImage[] = []
-  if (payload.frontend) images.push({ role: 'frontend', reference: payload.frontend.image })
-  for (const reference of payload.backends?.images ?? [])
-    images.push({ role: 'backend', reference })
-  if (payload.codeAsData?.image)
-    images.push({ role: 'code-as-data', reference: payload.codeAsData.image })
+/** The payload's images in its order, each reference once. */
+function deployedImages(payload: Payload): PayloadImage[] {
   const seen = new Set<string>()
-  return images.filter(({ reference }) => !seen.has(reference) && seen.add(reference))
+  return payloadImages(payload).filter(
+    ({ reference }) => !seen.has(reference) && seen.add(reference),
+  )
 }
 
 async function checkAll(
-  images: DeployedImage[],
+  images: PayloadImage[],
   inputs: VerifyInputs,
   ports: VerifyPorts,
 ): Promise<Checked[]> {

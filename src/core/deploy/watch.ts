@@ -1,7 +1,7 @@
 import { isVersionText } from '../shared/image-labels.js'
 import { startDeadline, type Deadline } from '../shared/deadline.js'
 import { HttpFailure, type HttpClient, type HttpResponse } from '../shared/http.js'
-import { parseJsonText } from '../shared/json-text.js'
+import { isObject, parseJsonText } from '../shared/json-text.js'
 import type { Clock, Logger } from '../shared/ports.js'
 import { VERSION_PATH, type AppTarget } from './app-url.js'
 import { classify, type Evidence, type ThisBuild } from './evidence.js'
@@ -288,10 +288,7 @@ export async function readVersion(
   if ('problem' in json)
     return { kind: 'none', detail: `version.json is ${json.problem}`, transient: true }
   const document = json.value
-  const value =
-    typeof document === 'object' && document !== null
-      ? (document as Record<string, unknown>).version
-      : undefined
+  const value = isObject(document) ? document.version : undefined
   if (typeof value !== 'string' || value.trim() === '')
     return { kind: 'none', detail: "version.json has no 'version' string", transient: false }
   const version = value.trim()

@@ -18,6 +18,8 @@ export interface RegistryImage {
 }
 
 export const DOCKER_HUB = 'docker.io'
+/** GitHub's Container Registry. */
+export const GITHUB_REGISTRY = 'ghcr.io'
 const DOCKER_HUB_API = 'registry-1.docker.io'
 /** The names Docker accepts for Docker Hub, in references and in `docker login`. */
 const DOCKER_HUB_ALIASES = new Set([DOCKER_HUB, 'index.docker.io', DOCKER_HUB_API])

@@ -3,6 +3,15 @@ import { errorMessage, quote } from './errors.js'
 import type { Files, PathKind } from './ports.js'
 
 /**
+ * Whether `path` is `root` or lies under it, by their text (no link resolved): a name that only
+ * starts with two dots, such as `..cache`, is inside.
+ */
+export function isInside(root: string, path: string): boolean {
+  const way = relative(root, path)
+  return way !== '..' && !way.startsWith(`..${sep}`) && !isAbsolute(way)
+}
+
+/**
  * A file the user names (`payload-file`, a public key) must be in the workspace once every
  * symbolic link on its way is resolved: a repository file that anyone who may push can change (a
  * committed link) must not make the step read the runner's files. The file's real path, to read
@@ -17,8 +26,7 @@ async function inWorkspace(
     files.realpath(fullPath).catch(() => fullPath),
     files.realpath(workspace).catch(() => workspace),
   ])
-  const way = relative(root, real)
-  if (way !== '..' && !way.startsWith(`..${sep}`) && !isAbsolute(way)) return { real }
+  if (isInside(root, real)) return { real }
   return { problem: `it resolves to ${quote(real)}, outside the workspace ${quote(root)}` }
 }
 

@@ -64,6 +64,18 @@ function describe(entry: SnapshotEntry, onTheWay: string, root: OutputRoot): str
 }
 
 /**
+ * Stops the run before anything is exported when a check found a problem: a problem's text, or an
+ * outputDir's check that holds one. The message gives all of them, one a line.
+ */
+export function stopOnProblems(found: Iterable<string | OutputDirCheck>): void {
+  const problems = [...found].flatMap((item) =>
+    typeof item === 'string' ? [item] : 'problem' in item ? [item.problem] : [],
+  )
+  if (problems.length > 0)
+    throw new ActionError(`${problems.join('\n')}\nNothing was exported or pushed.`)
+}
+
+/**
  * Every outputDir is checked on the disk (clones made, nothing exported yet), all of them before
  * any is touched, but those the check phase checked already (`check`); then the missing parents
  * are created.
@@ -75,9 +87,7 @@ export async function prepareOutputDirs(
   const checked = []
   for (const { entry, root, check } of placed)
     checked.push({ entry, root, check: check ?? (await checkOutputDir(entry, root, tools.files)) })
-  const problems = checked.flatMap(({ check }) => ('problem' in check ? [check.problem] : []))
-  if (problems.length > 0)
-    throw new ActionError(`${problems.join('\n')}\nNothing was exported or pushed.`)
+  stopOnProblems(checked.map(({ check }) => check))
   for (const { entry, root, check } of checked) {
     const missing = 'missing' in check ? check.missing : []
     const created = await createParents(entry, root, missing, tools.files)

@@ -1,9 +1,8 @@
 import { resolve } from 'node:path'
 import type { RawInputs } from '../definition.js'
 import type { CiContext } from '../shared/context.js'
-import { ActionError } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
-import { checkOutputDir, type OutputDirCheck, type OutputRoot } from './boundary.js'
+import { checkOutputDir, stopOnProblems, type OutputDirCheck, type OutputRoot } from './boundary.js'
 import { loadSnapshotConfig, type ConfigTools, type SnapshotEntry } from './config.js'
 import type { SnapshotInputName } from './definition.js'
 import { parseSnapshotInputs, type SnapshotInputs } from './inputs.js'
@@ -59,11 +58,7 @@ export async function checkSnapshot(
     for (const entry of locals)
       local.set(entry, await checkOutputDir(entry, workingRoot(projectDir), ports.files))
   }
-  const problems = [...local.values()].flatMap((check) =>
-    'problem' in check ? [check.problem] : [],
-  )
-  if (problems.length > 0)
-    throw new ActionError(`${problems.join('\n')}\nNothing was exported or pushed.`)
+  stopOnProblems(local.values())
   return { inputs, projectDir, entries, local }
 }
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { ActionError, errorMessage } from '../shared/errors.js'
-import { cloneRoot, prepareOutputDirs, type OutputRoot } from './boundary.js'
+import { cloneRoot, prepareOutputDirs, stopOnProblems, type OutputRoot } from './boundary.js'
 import { toolkitArgv } from './command.js'
 import { workingRoot, type CheckedSnapshot } from './check.js'
 import type { SnapshotEntry } from './config.js'
@@ -42,10 +42,8 @@ export async function runSnapshot(
       timeoutMinutes: inputs.toolkitTimeoutMinutes,
     }
     // A dry run must leave the working directory as it is: entries without git go to scratch.
-    const localDir = inputs.dryRun ? join(temp, 'dry-run') : projectDir
-    if (inputs.dryRun) await ports.files.makeDir(localDir)
-    const local: OutputRoot = inputs.dryRun
-      ? { dir: localDir, label: "the dry run's scratch folder" }
+    const local = inputs.dryRun
+      ? await scratchRoot(join(temp, 'dry-run'), ports)
       : workingRoot(projectDir)
     const placed = entries.map((entry) => ({
       entry,
@@ -53,7 +51,7 @@ export async function runSnapshot(
       check: checked.local.get(entry),
     }))
     await logger.group('Output folders', () => prepareOutputDirs(placed, ports))
-    const saved = await exportAll(plan, entries, localDir, settings, ports, temp)
+    const saved = await exportAll(plan, entries, local.dir, settings, ports, temp)
     const results: EntryResult[] = plan.local.map((entry) => ({
       entry,
       status: inputs.dryRun ? 'exported' : 'written',
@@ -72,6 +70,12 @@ export async function runSnapshot(
   }
 }
 
+/** The dry run's scratch folder, made, where its entries without git are written. */
+async function scratchRoot(dir: string, ports: SnapshotPorts): Promise<OutputRoot> {
+  await ports.files.makeDir(dir)
+  return { dir, label: "the dry run's scratch folder" }
+}
+
 /** Every branch is checked before any clone, and every clone made before the toolkit runs. */
 async function cloneAll(
   plan: SnapshotPlan,
@@ -88,8 +92,7 @@ async function cloneAll(
     if (problem) problems.push(problem)
     else ports.logger.info(`Branch '${target.branch}' exists in ${target.repo.display}.`)
   }
-  if (problems.length > 0)
-    throw new ActionError(`${problems.join('\n')}\nNothing was exported or pushed.`)
+  stopOnProblems(problems)
   const clones: Clone[] = []
   for (const target of plan.targets) {
     try {

@@ -86,6 +86,19 @@ describe('cacheFolderRecords: one JSON file in the cached folder', () => {
     })
   })
 
+  test("a folder whose name starts with two dots ('..cache') is inside the project folder", async () => {
+    await withCleanup(async (cleanup) => {
+      const project = await cleanup.tempDir('olympe-records-')
+      const records = recordsIn('..cache', project)
+      expect(await records?.add([RECORD])).toBeUndefined()
+      expect(await records?.has(RECORD)).toBe(true)
+      const kept = JSON.parse(await readFile(join(project, '..cache/records.json'), 'utf8')) as {
+        records: unknown[]
+      }
+      expect(kept.records).toEqual([RECORD])
+    })
+  })
+
   test('a damaged file is read as no record, and rewritten', async () => {
     await withCleanup(async (cleanup) => {
       const project = await cleanup.tempDir('olympe-records-')

@@ -62,7 +62,7 @@ describe("build-images' check phase", () => {
   test('reads each Dockerfile once, renders the tags; the run builds from that and reads no Dockerfile', async () => {
     const files = countingFiles({ ...DOCKERFILES, ...BUILT })
     const tools = ports(files)
-    const checked = await checkBuildImages(raw(), context, context, tools)
+    const checked = await checkBuildImages(raw(), context, tools)
     expect('tags' in checked && checked.tags).toEqual(['main-1a2b3c4'])
     expect(files.reads.sort()).toEqual([
       'hash /p/docker/backend.Dockerfile',
@@ -81,7 +81,7 @@ describe("build-images' check phase", () => {
   })
 
   test('no build output is needed: the sources folders are the run pre-flight', async () => {
-    const checked = await checkBuildImages(raw(), context, context, ports(memoryFiles(DOCKERFILES)))
+    const checked = await checkBuildImages(raw(), context, ports(memoryFiles(DOCKERFILES)))
     expect('dockerfiles' in checked && [...checked.dockerfiles.keys()]).toEqual([
       'frontend',
       'backend',
@@ -92,7 +92,6 @@ describe("build-images' check phase", () => {
     const files = countingFiles({})
     const checked = await checkBuildImages(
       raw({ 'tag-template': 'build-{run-id}' }),
-      context,
       { ...context, branch: 'feature/x' },
       ports(files),
     )
@@ -105,7 +104,6 @@ describe("build-images' check phase", () => {
     const error = await checkBuildImages(
       raw({ 'tag-template': 'build-{run-id}' }),
       context,
-      context,
       ports(files),
     ).catch((reason: unknown) => reason)
     expect((error as InputError).input).toBe('tag-template')
@@ -115,7 +113,6 @@ describe("build-images' check phase", () => {
   test('every Dockerfile problem at once: a missing one names docker-folder', async () => {
     const error = await checkBuildImages(
       raw(),
-      context,
       context,
       ports(
         memoryFiles({
@@ -137,7 +134,6 @@ describe("build-images' check phase", () => {
   test('a Dockerfile problem alone is the step failing, not an input', async () => {
     const error = await checkBuildImages(
       raw({ images: 'frontend' }),
-      context,
       context,
       ports(
         memoryFiles({

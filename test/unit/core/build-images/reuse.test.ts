@@ -116,7 +116,7 @@ async function run(
     ...(error === undefined ? {} : { error }),
   })
   try {
-    await runBuildImages(await checkBuildImages(raw, ctx, ctx, ports), ctx, ports)
+    await runBuildImages(await checkBuildImages(raw, ctx, ports), ctx, ports)
     return ran()
   } catch (error) {
     return ran(error)

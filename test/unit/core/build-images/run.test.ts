@@ -65,7 +65,7 @@ async function runWith(
   const ran = { ...ports, docker, builders, requests: network.requests }
   try {
     const raw = withDefaults(buildImagesDefinition, { registry: 'r.io', ...options.given })
-    await runBuildImages(await checkBuildImages(raw, ctx, ctx, ports), ctx, ports)
+    await runBuildImages(await checkBuildImages(raw, ctx, ports), ctx, ports)
     return ran
   } catch (error) {
     return { ...ran, error }
