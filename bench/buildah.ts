@@ -7,7 +7,7 @@
 // other two images reused). Interleaved rounds, ratios Buildah over Docker within each condition.
 // Each run's output is timed line by line, to say where the time goes.
 import { spawn } from 'node:child_process'
-import { chmod, chown, mkdir, readdir, rm, utimes, writeFile } from 'node:fs/promises'
+import { chmod, chown, mkdir, readdir, rm, writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import {
@@ -20,7 +20,7 @@ import type { Registry } from '../test/helpers/docker-registry.js'
 import { buildahStore, rootlessUser, type RootlessUser } from '../test/helpers/rootless.js'
 import { run } from '../test/helpers/run-process.js'
 import { startPrivateEngine } from './engine.js'
-import { changeOneFile, generateFixture, restoreChangedFile } from './fixture.js'
+import { changeOneFile, freshCheckout, generateFixture, restoreChangedFile } from './fixture.js'
 import { actionEnv, KINDS, NODE, PASSWORD, ROOT, USER } from './images-common.js'
 import {
   BUILDAH_CONDITIONS,
@@ -255,9 +255,7 @@ async function timed(
 }
 
 /** Each phase's seconds, from the first line that starts it to the line that ends it. */
-export function phasesOf(
-  lines: ReadonlyArray<readonly [number, string]>,
-): Partial<Record<Phase, number>> {
+function phasesOf(lines: ReadonlyArray<readonly [number, string]>): Partial<Record<Phase, number>> {
   const at = (pattern: RegExp, from = 0): number | undefined =>
     lines.find(([time, line]) => time >= from && pattern.test(line))?.[0]
   const span = (start: RegExp, end: RegExp): number | undefined => {
@@ -290,13 +288,6 @@ export function phasesOf(
       ),
     )
   return phases
-}
-
-/** New times on every file and folder, as a fresh checkout gives them. */
-async function freshCheckout(dir: string, run: number): Promise<void> {
-  const when = new Date(Date.now() + run * 60_000)
-  for (const name of ['', ...(await readdir(dir, { recursive: true }))])
-    await utimes(join(dir, name), when, when)
 }
 
 async function giveTree(user: RootlessUser, dir: string): Promise<void> {
