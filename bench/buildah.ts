@@ -6,7 +6,6 @@
 // of their own each round. Cold (nothing in the registry), then one frontend file changed (the
 // other two images reused). Interleaved rounds, ratios Buildah over Docker within each condition.
 // Each run's output is timed line by line, to say where the time goes.
-import { spawn } from 'node:child_process'
 import { chmod, chown, mkdir, readdir, rm, writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
@@ -30,7 +29,7 @@ import {
   type BuildahCondition,
   type Phase,
 } from './labels.js'
-import { cpuTicks, median } from './measure.js'
+import { measureTree, median } from './measure.js'
 
 export interface BuildahFigure {
   builder: BenchBuilder
@@ -194,11 +193,10 @@ async function runOnce(builder: BenchBuilder, context: RunContext): Promise<Samp
       for (const name of await readdir(scratch))
         await chown(join(scratch, name), user.uid, user.gid)
     // Docker's work is the engine's as much as the step's: its CPU counts too.
-    const enginePids = (await engine?.pids()) ?? []
-    const before = await cpuTicks(enginePids)
-    const sample = await timed(env, project, builder === 'buildah' ? user : undefined)
-    const engineCpu = ((await cpuTicks(enginePids)) - before) / 100
-    return { ...sample, cpuSeconds: sample.cpuSeconds + engineCpu }
+    return await timed(env, project, {
+      enginePids: async () => (await engine?.pids()) ?? [],
+      ...(builder === 'buildah' ? { user } : {}),
+    })
   } finally {
     await engine?.stop()
     // Buildah's store holds files of the user's subordinate ids: root removes them.
@@ -206,50 +204,34 @@ async function runOnce(builder: BenchBuilder, context: RunContext): Promise<Samp
   }
 }
 
-/** The bundle under GNU time (CPU of the whole tree), each output line stamped as it comes. */
+/** The bundle's run: its time, the CPU of its tree and of the engine, and where the time went. */
 async function timed(
   env: Record<string, string>,
   cwd: string,
-  user: RootlessUser | undefined,
+  options: { enginePids: () => Promise<number[]>; user?: RootlessUser },
 ): Promise<Sample> {
-  const started = Date.now()
-  const child = spawn(
-    '/usr/bin/time',
-    ['-f', 'BENCH %e %U %S', NODE, join(ROOT, 'dist/build-images/index.js')],
+  const lines: Array<[number, string]> = []
+  const sample = await measureTree(
+    NODE,
+    [join(ROOT, 'dist/build-images/index.js')],
+    env,
+    cwd,
+    options.enginePids,
     {
-      env,
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      ...(options.user ? { user: options.user } : {}),
+      onLine: (at, line) => lines.push([at, line]),
     },
   )
-  const lines: Array<[number, string]> = []
-  let pending = ''
-  child.stdout.on('data', (chunk: Buffer) => {
-    const now = (Date.now() - started) / 1000
-    const text = pending + chunk.toString('utf8')
-    const parts = text.split('\n')
-    pending = parts.pop() ?? ''
-    for (const line of parts) lines.push([now, line])
-  })
-  let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject)
-    child.on('close', resolve)
-  })
-  const seconds = (Date.now() - started) / 1000
-  if (code !== 0)
+  if (sample.code !== 0)
     throw new Error(
-      `build-images exited with ${code}: ${lines
+      `build-images exited with ${sample.code}: ${lines
         .slice(-30)
         .map(([, l]) => l)
-        .join('\n')}\n${stderr.slice(-2000)}`,
+        .join('\n')}\n${sample.stderr?.slice(-2000) ?? ''}`,
     )
-  const time = /BENCH [\d.]+ ([\d.]+) ([\d.]+)/.exec(stderr)
   return {
-    seconds,
-    cpuSeconds: time ? Number(time[1]) + Number(time[2]) : NaN,
+    seconds: sample.seconds,
+    cpuSeconds: sample.cpuSeconds + sample.engineCpuSeconds,
     phases: phasesOf(lines),
   }
 }
