@@ -7,8 +7,8 @@
 // other two images reused). Interleaved rounds, ratios Buildah over Docker within each condition.
 // Each run's output is timed line by line, to say where the time goes.
 import { chmod, chown, mkdir, readdir, rm, writeFile } from 'node:fs/promises'
-import { loadavg } from 'node:os'
-import { join } from 'node:path'
+import { loadavg, tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import {
   BASE_IMAGES,
   ensureBaseImages,
@@ -58,9 +58,11 @@ interface Sample {
 
 export async function benchBuildah(rounds: number, tmp: string): Promise<BuildahResult> {
   const user = await rootlessUser()
-  // The user reaches the project, its store and its step files through the bench's folders.
+  // The user reaches the project, its store and its step files through the bench's folders,
+  // up to the system's temporary folder, which is left as it is.
   await mkdir(tmp, { recursive: true })
-  for (let dir = tmp; dir !== '/' && dir !== '/tmp'; dir = join(dir, '..')) await chmod(dir, 0o755)
+  const top = tmpdir()
+  for (let dir = tmp; dir !== '/' && dir !== top; dir = dirname(dir)) await chmod(dir, 0o755)
   const project = join(tmp, 'project')
   await mkdir(project, { recursive: true })
   console.log('  generating the real-sized project…')
