@@ -11,6 +11,7 @@ import {
   renderNpx,
   type TargetCheck,
 } from './images-report.js'
+import { BENCH_CORES } from './labels.js'
 import type { Figure } from './measure.js'
 import { FRESH_MISSED_NOTES, MISSED_TARGET_NOTES, NPX_MISSED_NOTES } from './notes.js'
 import type { NpxResult } from './npx.js'
@@ -75,7 +76,7 @@ export function renderPerformance({
     `| dist/index.js under 900 KB | ${kb(entry)} | ${entry < 900 * 1024 ? 'yes' : 'no'} |`,
   ]
   return [
-    `Medians of ${floor.runs} interleaved runs on this project's CI machine (2 cores), Node 24; ratios against baseline (a) measured in the same run. One bundle, \`dist/index.js\`, holds the three actions and \`@actions/http-client\`; \`@actions/core\` loads only on the GitHub runner, \`@actions/exec\` only when a tool runs, \`@actions/github\` only on GitHub.`,
+    `Medians of ${floor.runs} interleaved runs on this project's CI machine (${BENCH_CORES} cores), Node 24; ratios against baseline (a) measured in the same run. One bundle, \`dist/index.js\`, holds the three actions and \`@actions/http-client\`; \`@actions/core\` loads only on the GitHub runner, \`@actions/exec\` only when a tool runs, \`@actions/github\` only on GitHub.`,
     '',
     '| Deploy, one POST to a loopback webhook | Time | vs (a) | Peak RSS | vs (a) |',
     '|---|---|---|---|---|',

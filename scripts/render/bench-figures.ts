@@ -1,6 +1,7 @@
 // Figures that documents quote come from bench/results.json, written by `npm run bench`: the
 // generator renders them, so that no document states a figure the last measurement did not give.
 import type { BuildahResult } from '../../bench/buildah.js'
+import { BENCH_CORES } from '../../bench/labels.js'
 
 /** The part of bench/results.json the documents quote. */
 export interface BenchFigures {
@@ -39,6 +40,6 @@ export function buildahCost({ buildah }: BenchFigures): string {
     `one frontend file changed, ${s(changed.buildah?.seconds)} against ${s(changed.docker?.seconds)} (${ratios.changed.toFixed(2)}×).`,
     `The backend's build took ${s(cold.buildah?.phases['build backend'])} against ${s(cold.docker?.phases['build backend'])}, of which ${s(cold.buildah?.phases['commit backend'])} is Buildah's commit;`,
     `its push ${s(cold.buildah?.phases['push backend'])} against ${s(cold.docker?.phases['push backend'])}.`,
-    `The machine's load average was ${load.min.toFixed(1)} to ${load.max.toFixed(1)} on 2 cores: read the ratios as rough.`,
+    `The machine's load average was ${load.min.toFixed(1)} to ${load.max.toFixed(1)} on ${BENCH_CORES} cores: read the ratios as rough.`,
   ].join(' ')
 }
