@@ -21,6 +21,7 @@ import { run } from '../test/helpers/run-process.js'
 import { startPrivateEngine } from './engine.js'
 import { changeOneFile, freshCheckout, generateFixture, restoreChangedFile } from './fixture.js'
 import { actionEnv, KINDS, NODE, PASSWORD, ROOT, USER } from './images-common.js'
+import { buildahFigure } from './images-report.js'
 import {
   BUILDAH_CONDITIONS,
   BUILDERS,
@@ -133,7 +134,7 @@ export async function benchBuildah(rounds: number, tmp: string): Promise<Buildah
         })
       }
     const secondsOf = (builder: BenchBuilder, condition: BuildahCondition): number =>
-      figures.find((f) => f.builder === builder && f.condition === condition)?.seconds ?? NaN
+      buildahFigure(figures, builder, condition)?.seconds ?? NaN
     const ratio = (condition: BuildahCondition): number =>
       Number((secondsOf('buildah', condition) / secondsOf('docker', condition)).toFixed(2))
     return {

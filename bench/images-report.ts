@@ -259,16 +259,23 @@ export function renderFresh(
   return lines
 }
 
+/** The Buildah bench's figure for one builder in one condition. */
+export function buildahFigure(
+  figures: readonly BuildahFigure[],
+  builder: BenchBuilder,
+  condition: BuildahCondition,
+): BuildahFigure | undefined {
+  return figures.find((f) => f.builder === builder && f.condition === condition)
+}
+
 /** The Buildah part: the two builders on fresh runners, and where each spends its time. */
 export function renderBuildah(result: BuildahResult): string[] {
   const { fixture, versions, load, figures, ratios } = result
   const files = fixture.files.toLocaleString('en-US')
   const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`
-  const figure = (builder: BenchBuilder, condition: BuildahCondition): BuildahFigure | undefined =>
-    figures.find((f) => f.builder === builder && f.condition === condition)
   const rows = (Object.keys(BUILDAH_CONDITIONS) as BuildahCondition[]).map((condition) => {
-    const docker = figure('docker', condition)
-    const buildah = figure('buildah', condition)
+    const docker = buildahFigure(figures, 'docker', condition)
+    const buildah = buildahFigure(figures, 'buildah', condition)
     const cell = (f: BuildahFigure | undefined): string =>
       f
         ? `${f.seconds.toFixed(1)} s (${Math.min(...f.allSeconds).toFixed(1)}), CPU ${f.cpuSeconds.toFixed(1)} s`
@@ -276,8 +283,8 @@ export function renderBuildah(result: BuildahResult): string[] {
     return `| ${BUILDAH_CONDITIONS[condition]} | ${cell(docker)} | ${cell(buildah)} | ${ratios[condition].toFixed(2)}× |`
   })
   const phaseRows = (Object.keys(PHASES) as Phase[]).flatMap((phase) => {
-    const docker = figure('docker', 'cold')?.phases[phase]
-    const buildah = figure('buildah', 'cold')?.phases[phase]
+    const docker = buildahFigure(figures, 'docker', 'cold')?.phases[phase]
+    const buildah = buildahFigure(figures, 'buildah', 'cold')?.phases[phase]
     if (docker === undefined && buildah === undefined) return []
     const s = (value: number | undefined): string =>
       value === undefined ? '—' : `${value.toFixed(1)} s`

@@ -1,6 +1,7 @@
 // Figures that documents quote come from bench/results.json, written by `npm run bench`: the
 // generator renders them, so that no document states a figure the last measurement did not give.
 import type { BuildahResult } from '../../bench/buildah.js'
+import { buildahFigure } from '../../bench/images-report.js'
 import { BENCH_CORES } from '../../bench/labels.js'
 
 /** The part of bench/results.json the documents quote. */
@@ -24,14 +25,15 @@ export function npxCost({ npx }: BenchFigures): string {
 export function buildahCost({ buildah }: BenchFigures): string {
   if (!buildah) return 'Not measured yet: `BENCH_ONLY=buildah npm run bench` measures it.'
   const { fixture, load, figures, ratios } = buildah
-  const of = (
-    builder: 'docker' | 'buildah',
-    condition: 'cold' | 'changed',
-  ): BuildahResult['figures'][number] | undefined =>
-    figures.find((f) => f.builder === builder && f.condition === condition)
   const s = (value: number | undefined): string => `${(value ?? NaN).toFixed(1)} s`
-  const cold = { docker: of('docker', 'cold'), buildah: of('buildah', 'cold') }
-  const changed = { docker: of('docker', 'changed'), buildah: of('buildah', 'changed') }
+  const cold = {
+    docker: buildahFigure(figures, 'docker', 'cold'),
+    buildah: buildahFigure(figures, 'buildah', 'cold'),
+  }
+  const changed = {
+    docker: buildahFigure(figures, 'docker', 'changed'),
+    buildah: buildahFigure(figures, 'buildah', 'changed'),
+  }
   const files = fixture.files.toLocaleString('en-US')
   const backend = `${(fixture.bytes.backend / 1e6).toFixed(1)} MB`
   return [
