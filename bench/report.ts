@@ -29,7 +29,7 @@ export interface BenchResults {
   images: ImagesResult & { targets: TargetCheck[] }
   fresh: FreshResult & { targets: TargetCheck[] }
   /** build-images with Buildah against Docker, each on a fresh runner. */
-  buildah?: BuildahResult
+  buildah: BuildahResult
   snapshot: Record<string, Figure>
   npx: NpxResult & { targets: TargetCheck[] }
 }
@@ -97,7 +97,7 @@ export function renderPerformance({
     ...renderSignatures(signatures),
     ...renderImages(images, MISSED_TARGET_NOTES),
     ...renderFresh(fresh, FRESH_MISSED_NOTES),
-    ...(buildah ? renderBuildah(buildah) : []),
+    ...renderBuildah(buildah),
     ...renderNpx(npx, NPX_MISSED_NOTES),
     '| Snapshot (clone, export, compare; nothing to commit) | Time | vs 1 commit | Peak RSS |',
     '|---|---|---|---|',

@@ -12,7 +12,7 @@ export interface BenchFigures {
     coldSeconds: number
     warmSeconds: number
   }
-  buildah?: BuildahResult
+  buildah: BuildahResult
 }
 
 /** gitlab/README.md, "Faster jobs": what `npx` costs a job. */
@@ -23,7 +23,6 @@ export function npxCost({ npx }: BenchFigures): string {
 
 /** docs/build-images.md, "Builders": what Buildah costs against Docker, and where. */
 export function buildahCost({ buildah }: BenchFigures): string {
-  if (!buildah) return 'Not measured yet: `BENCH_ONLY=buildah npm run bench` measures it.'
   const { fixture, load, figures, ratios } = buildah
   const s = (value: number | undefined): string => `${(value ?? NaN).toFixed(1)} s`
   const cold = {
