@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Installs and starts what the build-images tests need: a Docker engine of the kind users have
 # (Docker 24 or newer, building with BuildKit through buildx), the CNCF distribution registry,
-# htpasswd and busybox for locally made base images, and openssl for the test certificate authorities.
+# htpasswd (apache2-utils) for the registry's logins, busybox for locally made base images, and
+# openssl for the test certificate authorities. Two more tools come with them: rsync, with which
+# gitlab-ci-local copies the project into its jobs and their artifacts back (setup-gitlab.sh
+# installs it too), and curl, which only `npm run bench` uses (its jq + curl baseline,
+# bench/baselines/jq-curl.sh).
 #
 # Debian bookworm's own docker.io is Engine 20.10 with the legacy builder only, below Olympe's
 # Docker 24. Debian trixie's docker.io (26.1) and docker-buildx (0.13) install on bookworm: the
@@ -96,7 +100,6 @@ install_engine() {
   apt_install -t "$ENGINE_SUITE" "${ENGINE_PACKAGES[@]}"
   ENGINE_INSTALLED=true
 }
-
 
 daemon_process_alive() {
   [[ -s "$DOCKERD_PIDFILE" ]] && kill -0 "$(cat "$DOCKERD_PIDFILE")" 2>/dev/null

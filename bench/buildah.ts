@@ -6,10 +6,9 @@
 // of their own each round. Cold (nothing in the registry), then one frontend file changed (the
 // other two images reused). Interleaved rounds, ratios Buildah over Docker within each condition.
 // Each run's output is timed line by line, to say where the time goes.
-import { spawn } from 'node:child_process'
-import { chmod, chown, mkdir, readdir, rm, utimes, writeFile } from 'node:fs/promises'
-import { loadavg } from 'node:os'
-import { join } from 'node:path'
+import { chmod, chown, mkdir, readdir, rm, writeFile } from 'node:fs/promises'
+import { loadavg, tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import {
   BASE_IMAGES,
   ensureBaseImages,
@@ -20,8 +19,9 @@ import type { Registry } from '../test/helpers/docker-registry.js'
 import { buildahStore, rootlessUser, type RootlessUser } from '../test/helpers/rootless.js'
 import { run } from '../test/helpers/run-process.js'
 import { startPrivateEngine } from './engine.js'
-import { changeOneFile, generateFixture, restoreChangedFile } from './fixture.js'
+import { changeOneFile, freshCheckout, generateFixture, restoreChangedFile } from './fixture.js'
 import { actionEnv, KINDS, NODE, PASSWORD, ROOT, USER } from './images-common.js'
+import { buildahFigure } from './images-report.js'
 import {
   BUILDAH_CONDITIONS,
   BUILDERS,
@@ -30,7 +30,7 @@ import {
   type BuildahCondition,
   type Phase,
 } from './labels.js'
-import { cpuTicks, median } from './measure.js'
+import { measureTree, median } from './measure.js'
 
 export interface BuildahFigure {
   builder: BenchBuilder
@@ -59,9 +59,11 @@ interface Sample {
 
 export async function benchBuildah(rounds: number, tmp: string): Promise<BuildahResult> {
   const user = await rootlessUser()
-  // The user reaches the project, its store and its step files through the bench's folders.
+  // The user reaches the project, its store and its step files through the bench's folders,
+  // up to the system's temporary folder, which is left as it is.
   await mkdir(tmp, { recursive: true })
-  for (let dir = tmp; dir !== '/' && dir !== '/tmp'; dir = join(dir, '..')) await chmod(dir, 0o755)
+  const top = tmpdir()
+  for (let dir = tmp; dir !== '/' && dir !== top; dir = dirname(dir)) await chmod(dir, 0o755)
   const project = join(tmp, 'project')
   await mkdir(project, { recursive: true })
   console.log('  generating the real-sized project…')
@@ -132,7 +134,7 @@ export async function benchBuildah(rounds: number, tmp: string): Promise<Buildah
         })
       }
     const secondsOf = (builder: BenchBuilder, condition: BuildahCondition): number =>
-      figures.find((f) => f.builder === builder && f.condition === condition)?.seconds ?? NaN
+      buildahFigure(figures, builder, condition)?.seconds ?? NaN
     const ratio = (condition: BuildahCondition): number =>
       Number((secondsOf('buildah', condition) / secondsOf('docker', condition)).toFixed(2))
     return {
@@ -194,11 +196,10 @@ async function runOnce(builder: BenchBuilder, context: RunContext): Promise<Samp
       for (const name of await readdir(scratch))
         await chown(join(scratch, name), user.uid, user.gid)
     // Docker's work is the engine's as much as the step's: its CPU counts too.
-    const enginePids = (await engine?.pids()) ?? []
-    const before = await cpuTicks(enginePids)
-    const sample = await timed(env, project, builder === 'buildah' ? user : undefined)
-    const engineCpu = ((await cpuTicks(enginePids)) - before) / 100
-    return { ...sample, cpuSeconds: sample.cpuSeconds + engineCpu }
+    return await timed(env, project, {
+      enginePids: async () => (await engine?.pids()) ?? [],
+      ...(builder === 'buildah' ? { user } : {}),
+    })
   } finally {
     await engine?.stop()
     // Buildah's store holds files of the user's subordinate ids: root removes them.
@@ -206,58 +207,40 @@ async function runOnce(builder: BenchBuilder, context: RunContext): Promise<Samp
   }
 }
 
-/** The bundle under GNU time (CPU of the whole tree), each output line stamped as it comes. */
+/** The bundle's run: its time, the CPU of its tree and of the engine, and where the time went. */
 async function timed(
   env: Record<string, string>,
   cwd: string,
-  user: RootlessUser | undefined,
+  options: { enginePids: () => Promise<number[]>; user?: RootlessUser },
 ): Promise<Sample> {
-  const started = Date.now()
-  const child = spawn(
-    '/usr/bin/time',
-    ['-f', 'BENCH %e %U %S', NODE, join(ROOT, 'dist/build-images/index.js')],
+  const lines: Array<[number, string]> = []
+  const sample = await measureTree(
+    NODE,
+    [join(ROOT, 'dist/build-images/index.js')],
+    env,
+    cwd,
+    options.enginePids,
     {
-      env,
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      ...(options.user ? { user: options.user } : {}),
+      onLine: (at, line) => lines.push([at, line]),
     },
   )
-  const lines: Array<[number, string]> = []
-  let pending = ''
-  child.stdout.on('data', (chunk: Buffer) => {
-    const now = (Date.now() - started) / 1000
-    const text = pending + chunk.toString('utf8')
-    const parts = text.split('\n')
-    pending = parts.pop() ?? ''
-    for (const line of parts) lines.push([now, line])
-  })
-  let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject)
-    child.on('close', resolve)
-  })
-  const seconds = (Date.now() - started) / 1000
-  if (code !== 0)
+  if (sample.code !== 0)
     throw new Error(
-      `build-images exited with ${code}: ${lines
+      `build-images exited with ${sample.code}: ${lines
         .slice(-30)
         .map(([, l]) => l)
-        .join('\n')}\n${stderr.slice(-2000)}`,
+        .join('\n')}\n${sample.stderr?.slice(-2000) ?? ''}`,
     )
-  const time = /BENCH [\d.]+ ([\d.]+) ([\d.]+)/.exec(stderr)
   return {
-    seconds,
-    cpuSeconds: time ? Number(time[1]) + Number(time[2]) : NaN,
+    seconds: sample.seconds,
+    cpuSeconds: sample.cpuSeconds + sample.engineCpuSeconds,
     phases: phasesOf(lines),
   }
 }
 
 /** Each phase's seconds, from the first line that starts it to the line that ends it. */
-export function phasesOf(
-  lines: ReadonlyArray<readonly [number, string]>,
-): Partial<Record<Phase, number>> {
+function phasesOf(lines: ReadonlyArray<readonly [number, string]>): Partial<Record<Phase, number>> {
   const at = (pattern: RegExp, from = 0): number | undefined =>
     lines.find(([time, line]) => time >= from && pattern.test(line))?.[0]
   const span = (start: RegExp, end: RegExp): number | undefined => {
@@ -290,13 +273,6 @@ export function phasesOf(
       ),
     )
   return phases
-}
-
-/** New times on every file and folder, as a fresh checkout gives them. */
-async function freshCheckout(dir: string, run: number): Promise<void> {
-  const when = new Date(Date.now() + run * 60_000)
-  for (const name of ['', ...(await readdir(dir, { recursive: true }))])
-    await utimes(join(dir, name), when, when)
 }
 
 async function giveTree(user: RootlessUser, dir: string): Promise<void> {

@@ -1,7 +1,7 @@
 // A real-sized Olympe project for the build-images bench, generated deterministically (same
 // seed, same bytes) into a temporary folder: never downloaded, never committed.
 import { createCipheriv, createHash } from 'node:crypto'
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { cp, mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 
 const ROOT = join(import.meta.dirname, '..')
@@ -209,4 +209,11 @@ export async function changeOneFile(fixture: Fixture, n: number): Promise<void> 
 
 export async function restoreChangedFile(fixture: Fixture): Promise<void> {
   await writeFile(fixture.changedFile, fixture.original)
+}
+
+/** New times on every file and folder, as a fresh checkout gives them. */
+export async function freshCheckout(dir: string, run: number): Promise<void> {
+  const when = new Date(Date.now() + run * 60_000)
+  for (const name of ['', ...(await readdir(dir, { recursive: true }))])
+    await utimes(join(dir, name), when, when)
 }

@@ -4,11 +4,10 @@
 // then nothing changed, each on a new engine, for (a) build-images and (c) `docker buildx bake`
 // with the registry cache a user would write by hand (`cache-to type=inline`, `cache-from
 // type=registry` naming the previous images), then `docker push`.
-import { createHash } from 'node:crypto'
-import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises'
+import { createHash, generateKeyPairSync } from 'node:crypto'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
-import { generateKeyPairSync } from 'node:crypto'
 import { startActionsCacheServer } from '../test/helpers/actions-cache-server.js'
 import { BASE_IMAGES, makeMissingBaseImages, startRegistry } from '../test/helpers/docker-env.js'
 import type { Registry } from '../test/helpers/docker-registry.js'
@@ -18,6 +17,7 @@ import { startPrivateEngine } from './engine.js'
 import {
   changeOneFile,
   FIXTURE_DRAW_VERSION,
+  freshCheckout,
   generateFixture,
   restoreChangedFile,
   type Fixture,
@@ -254,13 +254,6 @@ async function pushBases(
     else process.env.DOCKER_HOST = saved
     await engine.stop()
   }
-}
-
-/** New times on every file and folder, as a fresh checkout gives them. */
-async function freshCheckout(dir: string, run: number): Promise<void> {
-  const when = new Date(Date.now() + run * 60_000)
-  for (const name of ['', ...(await readdir(dir, { recursive: true }))])
-    await utimes(join(dir, name), when, when)
 }
 
 const tagOf = (sha: string): string => `main-${sha.slice(0, 7)}`

@@ -4,6 +4,7 @@ import type { ImagesFigure, ImagesResult } from './build-images.js'
 import type { FreshFigure, FreshResult } from './fresh.js'
 import type { BuildahFigure, BuildahResult } from './buildah.js'
 import {
+  BENCH_CORES,
   BUILDAH_CONDITIONS,
   CANDIDATES,
   CONDITIONS,
@@ -114,7 +115,7 @@ export function renderImages(result: ImagesResult, notes: Record<string, MissedN
       .slice(0, 2)
       .join(
         ' ',
-      )}, docker driver), started by the bench for itself. (a) \`build-images\`; (b) ${CANDIDATES.b}; (c) ${CANDIDATES.c}. Medians of ${result.figures[0]?.runs ?? 0} interleaved rounds (best run in brackets); load average ${result.load.min.toFixed(1)} to ${result.load.max.toFixed(1)} (median ${result.load.median.toFixed(1)}) on 2 cores. Client RSS: peak of the summed resident memory of every process the candidate started (node, docker, the buildx plugin, bash), sampled every 100 ms. Engine CPU: CPU seconds of dockerd and its containerd during the run. Uploaded: what the registry's storage grew by (layers; in brackets, everything, image configs and manifests included).`,
+      )}, docker driver), started by the bench for itself. (a) \`build-images\`; (b) ${CANDIDATES.b}; (c) ${CANDIDATES.c}. Medians of ${result.figures[0]?.runs ?? 0} interleaved rounds (best run in brackets); load average ${result.load.min.toFixed(1)} to ${result.load.max.toFixed(1)} (median ${result.load.median.toFixed(1)}) on ${BENCH_CORES} cores. Client RSS: peak of the summed resident memory of every process the candidate started (node, docker, the buildx plugin, bash), sampled every 100 ms. Engine CPU: CPU seconds of dockerd and its containerd during the run. Uploaded: what the registry's storage grew by (layers; in brackets, everything, image configs and manifests included).`,
     '',
   ]
   for (const condition of Object.keys(CONDITIONS) as Condition[]) {
@@ -228,7 +229,7 @@ export function renderFresh(
 ): string[] {
   const runs = result.figures[0]?.runs ?? 0
   const lines = [
-    `On fresh runners (GitHub-hosted, autoscaled GitLab runners), every job starts with an empty engine: here each run gets a Docker engine ${result.engine.server} started empty for it and thrown away after it, the same project's files get new times (a fresh checkout), the base images are pulled from a registry on loopback and the images pushed to another. (a) \`build-images\`, which builds only the images whose fingerprint changed and gives the others the new tags in the registry, on the proof of the record it keeps in GitHub's Actions cache (the cache service emulated on loopback, kept between the runs of a round as GitHub keeps it); (c) ${FRESH_CANDIDATES.c}: the bake file names the previous images (their \`main\` tag) as \`cache-from type=registry\`, and each image carries \`cache-to type=inline\`. Each round runs cold, then one frontend file changed, then nothing changed, on a new engine each time, into a registry of its own. Medians of ${runs} rounds; every run in brackets, in seconds; load average ${result.load.min.toFixed(1)} to ${result.load.max.toFixed(1)} (median ${result.load.median.toFixed(1)}) on 2 cores.`,
+    `On fresh runners (GitHub-hosted, autoscaled GitLab runners), every job starts with an empty engine: here each run gets a Docker engine ${result.engine.server} started empty for it and thrown away after it, the same project's files get new times (a fresh checkout), the base images are pulled from a registry on loopback and the images pushed to another. (a) \`build-images\`, which builds only the images whose fingerprint changed and gives the others the new tags in the registry, on the proof of the record it keeps in GitHub's Actions cache (the cache service emulated on loopback, kept between the runs of a round as GitHub keeps it); (c) ${FRESH_CANDIDATES.c}: the bake file names the previous images (their \`main\` tag) as \`cache-from type=registry\`, and each image carries \`cache-to type=inline\`. Each round runs cold, then one frontend file changed, then nothing changed, on a new engine each time, into a registry of its own. Medians of ${runs} rounds; every run in brackets, in seconds; load average ${result.load.min.toFixed(1)} to ${result.load.max.toFixed(1)} (median ${result.load.median.toFixed(1)}) on ${BENCH_CORES} cores.`,
     '',
   ]
   for (const condition of Object.keys(FRESH_CONDITIONS) as FreshCondition[]) {
@@ -258,16 +259,23 @@ export function renderFresh(
   return lines
 }
 
+/** The Buildah bench's figure for one builder in one condition. */
+export function buildahFigure(
+  figures: readonly BuildahFigure[],
+  builder: BenchBuilder,
+  condition: BuildahCondition,
+): BuildahFigure | undefined {
+  return figures.find((f) => f.builder === builder && f.condition === condition)
+}
+
 /** The Buildah part: the two builders on fresh runners, and where each spends its time. */
 export function renderBuildah(result: BuildahResult): string[] {
   const { fixture, versions, load, figures, ratios } = result
   const files = fixture.files.toLocaleString('en-US')
   const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`
-  const figure = (builder: BenchBuilder, condition: BuildahCondition): BuildahFigure | undefined =>
-    figures.find((f) => f.builder === builder && f.condition === condition)
   const rows = (Object.keys(BUILDAH_CONDITIONS) as BuildahCondition[]).map((condition) => {
-    const docker = figure('docker', condition)
-    const buildah = figure('buildah', condition)
+    const docker = buildahFigure(figures, 'docker', condition)
+    const buildah = buildahFigure(figures, 'buildah', condition)
     const cell = (f: BuildahFigure | undefined): string =>
       f
         ? `${f.seconds.toFixed(1)} s (${Math.min(...f.allSeconds).toFixed(1)}), CPU ${f.cpuSeconds.toFixed(1)} s`
@@ -275,8 +283,8 @@ export function renderBuildah(result: BuildahResult): string[] {
     return `| ${BUILDAH_CONDITIONS[condition]} | ${cell(docker)} | ${cell(buildah)} | ${ratios[condition].toFixed(2)}× |`
   })
   const phaseRows = (Object.keys(PHASES) as Phase[]).flatMap((phase) => {
-    const docker = figure('docker', 'cold')?.phases[phase]
-    const buildah = figure('buildah', 'cold')?.phases[phase]
+    const docker = buildahFigure(figures, 'docker', 'cold')?.phases[phase]
+    const buildah = buildahFigure(figures, 'buildah', 'cold')?.phases[phase]
     if (docker === undefined && buildah === undefined) return []
     const s = (value: number | undefined): string =>
       value === undefined ? '—' : `${value.toFixed(1)} s`
@@ -284,7 +292,7 @@ export function renderBuildah(result: BuildahResult): string[] {
     return [`| ${PHASES[phase]} | ${s(docker)} | ${s(buildah)} | ${times} |`]
   })
   return [
-    `Builders on fresh runners: build-images on the same real-sized project (${files} files: ${mb(fixture.bytes.frontend)} of frontend, ${mb(fixture.bytes.backend)} of backend, ${mb(fixture.bytes.codeasdata)} of patches), its Dockerfiles' Docker Hub bases served by a loopback mirror (\`registry-mirrors\`), pushed to a registry of their own. Docker: Engine ${versions.docker}, started empty for each run. Buildah ${versions.buildah}: \`vfs\` and \`chroot\`, as an unprivileged user, with an empty store each run. Medians of ${figures[0]?.runs ?? 0} interleaved rounds (best in brackets); CPU: the step's whole process tree, and for Docker the engine's (dockerd, containerd) too; load average ${load.min.toFixed(1)} to ${load.max.toFixed(1)} on 2 cores.`,
+    `Builders on fresh runners: build-images on the same real-sized project (${files} files: ${mb(fixture.bytes.frontend)} of frontend, ${mb(fixture.bytes.backend)} of backend, ${mb(fixture.bytes.codeasdata)} of patches), its Dockerfiles' Docker Hub bases served by a loopback mirror (\`registry-mirrors\`), pushed to a registry of their own. Docker: Engine ${versions.docker}, started empty for each run. Buildah ${versions.buildah}: \`vfs\` and \`chroot\`, as an unprivileged user, with an empty store each run. Medians of ${figures[0]?.runs ?? 0} interleaved rounds (best in brackets); CPU: the step's whole process tree, and for Docker the engine's (dockerd, containerd) too; load average ${load.min.toFixed(1)} to ${load.max.toFixed(1)} on ${BENCH_CORES} cores.`,
     '',
     '| Builders, fresh runner | Docker | Buildah | Buildah vs Docker |',
     '|---|---|---|---|',

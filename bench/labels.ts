@@ -2,6 +2,9 @@
 // and the tables word them. Apart from the benches (which import test helpers), so that the
 // generator can render bench/results.json (bench/report.ts) with nothing but this and the types.
 
+/** The cores of the machine the benches run on, this project's CI machine, as the figures say. */
+export const BENCH_CORES = 2
+
 /** Warm engine (bench/build-images.ts). */
 export const CANDIDATES = {
   a: 'build-images',

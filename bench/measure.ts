@@ -108,6 +108,13 @@ const SAMPLE_MS = 100
 const PAGE_KB = 4
 const TICKS_PER_SECOND = 100
 
+export interface TreeOptions {
+  /** The user the command runs as; this process's own when absent. */
+  user?: { uid: number; gid: number }
+  /** Given each line the command prints, with the seconds since it started. */
+  onLine?: (seconds: number, line: string) => void
+}
+
 /**
  * Runs a command under GNU time while sampling the resident memory of its whole process tree
  * (the docker CLI, its buildx plugin, node…) and of the engine's processes.
@@ -118,17 +125,29 @@ export async function measureTree(
   env: Record<string, string>,
   cwd: string,
   enginePids: () => Promise<number[]>,
+  options: TreeOptions = {},
 ): Promise<TreeSample> {
+  const { user, onLine } = options
   const engine = await enginePids()
   const engineCpuBefore = await cpuTicks(engine)
   const started = process.hrtime.bigint()
   const child = spawn('/usr/bin/time', ['-f', 'BENCH %e %M %U %S', command, ...args], {
     env,
     cwd,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', onLine ? 'pipe' : 'ignore', 'pipe'],
+    ...(user ? { uid: user.uid, gid: user.gid } : {}),
   })
+  if (onLine) {
+    let pending = ''
+    child.stdout?.on('data', (chunk: Buffer) => {
+      const now = Number(process.hrtime.bigint() - started) / 1e9
+      const parts = (pending + chunk.toString('utf8')).split('\n')
+      pending = parts.pop() ?? ''
+      for (const line of parts) onLine(now, line)
+    })
+  }
   let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const state = { running: true }
   let peakTree = 0
   let peakEngine = 0
@@ -189,7 +208,7 @@ async function rssKb(pids: readonly number[]): Promise<number> {
 }
 
 /** The CPU ticks (1/100 s) the processes used so far. */
-export async function cpuTicks(pids: readonly number[]): Promise<number> {
+async function cpuTicks(pids: readonly number[]): Promise<number> {
   let total = 0
   for (const pid of pids) {
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')

@@ -1,6 +1,6 @@
 import type { NpxResult } from './npx.js'
 import type { ImagesFigure, ImagesResult } from './build-images.js'
-import type { Candidate, Condition } from './labels.js'
+import { BENCH_CORES, type Candidate, type Condition } from './labels.js'
 import type { FreshResult } from './fresh.js'
 
 /**
@@ -14,7 +14,7 @@ const at = (result: ImagesResult, candidate: Candidate, condition: Condition): I
 
 const runs = (figure: ImagesFigure): string => figure.allSeconds.map((s) => s.toFixed(1)).join(', ')
 const load = (result: ImagesResult): string =>
-  `load average ${result.load.min.toFixed(1)} to ${result.load.max.toFixed(1)} on 2 cores`
+  `load average ${result.load.min.toFixed(1)} to ${result.load.max.toFixed(1)} on ${BENCH_CORES} cores`
 
 /** Cold, the work is the engine's and the same for everyone: the machine's load decides. */
 function coldNote(other: 'b' | 'c'): MissedNote {

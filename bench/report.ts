@@ -11,6 +11,7 @@ import {
   renderNpx,
   type TargetCheck,
 } from './images-report.js'
+import { BENCH_CORES } from './labels.js'
 import type { Figure } from './measure.js'
 import { FRESH_MISSED_NOTES, MISSED_TARGET_NOTES, NPX_MISSED_NOTES } from './notes.js'
 import type { NpxResult } from './npx.js'
@@ -28,7 +29,7 @@ export interface BenchResults {
   images: ImagesResult & { targets: TargetCheck[] }
   fresh: FreshResult & { targets: TargetCheck[] }
   /** build-images with Buildah against Docker, each on a fresh runner. */
-  buildah?: BuildahResult
+  buildah: BuildahResult
   snapshot: Record<string, Figure>
   npx: NpxResult & { targets: TargetCheck[] }
 }
@@ -75,7 +76,7 @@ export function renderPerformance({
     `| dist/index.js under 900 KB | ${kb(entry)} | ${entry < 900 * 1024 ? 'yes' : 'no'} |`,
   ]
   return [
-    `Medians of ${floor.runs} interleaved runs on this project's CI machine (2 cores), Node 24; ratios against baseline (a) measured in the same run. One bundle, \`dist/index.js\`, holds the three actions and \`@actions/http-client\`; \`@actions/core\` loads only on the GitHub runner, \`@actions/exec\` only when a tool runs, \`@actions/github\` only on GitHub.`,
+    `Medians of ${floor.runs} interleaved runs on this project's CI machine (${BENCH_CORES} cores), Node 24; ratios against baseline (a) measured in the same run. One bundle, \`dist/index.js\`, holds the three actions and \`@actions/http-client\`; \`@actions/core\` loads only on the GitHub runner, \`@actions/exec\` only when a tool runs, \`@actions/github\` only on GitHub.`,
     '',
     '| Deploy, one POST to a loopback webhook | Time | vs (a) | Peak RSS | vs (a) |',
     '|---|---|---|---|---|',
@@ -96,7 +97,7 @@ export function renderPerformance({
     ...renderSignatures(signatures),
     ...renderImages(images, MISSED_TARGET_NOTES),
     ...renderFresh(fresh, FRESH_MISSED_NOTES),
-    ...(buildah ? renderBuildah(buildah) : []),
+    ...renderBuildah(buildah),
     ...renderNpx(npx, NPX_MISSED_NOTES),
     '| Snapshot (clone, export, compare; nothing to commit) | Time | vs 1 commit | Peak RSS |',
     '|---|---|---|---|',

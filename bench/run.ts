@@ -1,6 +1,7 @@
 // `npm run bench`: medians of repeated runs, each against its baseline measured in the same run.
 // Writes bench/results.json only: `npm run build` renders its figures into docs/performance.md
-// (bench/report.ts). Not part of `npm test`.
+// (bench/report.ts), docs/build-images.md (Buildah's cost) and gitlab/README.md (npx's cost)
+// (scripts/render/bench-figures.ts). Not part of `npm test`.
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -133,7 +134,7 @@ try {
     }),
   )
   console.log(
-    "Wrote bench/results.json: 'npm run build' renders its figures into docs/performance.md.",
+    "Wrote bench/results.json: 'npm run build' renders its figures into docs/performance.md, docs/build-images.md and gitlab/README.md.",
   )
 } finally {
   await rm(tmp, { recursive: true, force: true })

@@ -1,6 +1,8 @@
 // Figures that documents quote come from bench/results.json, written by `npm run bench`: the
 // generator renders them, so that no document states a figure the last measurement did not give.
 import type { BuildahResult } from '../../bench/buildah.js'
+import { buildahFigure } from '../../bench/images-report.js'
+import { BENCH_CORES } from '../../bench/labels.js'
 
 /** The part of bench/results.json the documents quote. */
 export interface BenchFigures {
@@ -10,7 +12,7 @@ export interface BenchFigures {
     coldSeconds: number
     warmSeconds: number
   }
-  buildah?: BuildahResult
+  buildah: BuildahResult
 }
 
 /** gitlab/README.md, "Faster jobs": what `npx` costs a job. */
@@ -21,16 +23,16 @@ export function npxCost({ npx }: BenchFigures): string {
 
 /** docs/build-images.md, "Builders": what Buildah costs against Docker, and where. */
 export function buildahCost({ buildah }: BenchFigures): string {
-  if (!buildah) return 'Not measured yet: `BENCH_ONLY=buildah npm run bench` measures it.'
   const { fixture, load, figures, ratios } = buildah
-  const of = (
-    builder: 'docker' | 'buildah',
-    condition: 'cold' | 'changed',
-  ): BuildahResult['figures'][number] | undefined =>
-    figures.find((f) => f.builder === builder && f.condition === condition)
   const s = (value: number | undefined): string => `${(value ?? NaN).toFixed(1)} s`
-  const cold = { docker: of('docker', 'cold'), buildah: of('buildah', 'cold') }
-  const changed = { docker: of('docker', 'changed'), buildah: of('buildah', 'changed') }
+  const cold = {
+    docker: buildahFigure(figures, 'docker', 'cold'),
+    buildah: buildahFigure(figures, 'buildah', 'cold'),
+  }
+  const changed = {
+    docker: buildahFigure(figures, 'docker', 'changed'),
+    buildah: buildahFigure(figures, 'buildah', 'changed'),
+  }
   const files = fixture.files.toLocaleString('en-US')
   const backend = `${(fixture.bytes.backend / 1e6).toFixed(1)} MB`
   return [
@@ -39,6 +41,6 @@ export function buildahCost({ buildah }: BenchFigures): string {
     `one frontend file changed, ${s(changed.buildah?.seconds)} against ${s(changed.docker?.seconds)} (${ratios.changed.toFixed(2)}×).`,
     `The backend's build took ${s(cold.buildah?.phases['build backend'])} against ${s(cold.docker?.phases['build backend'])}, of which ${s(cold.buildah?.phases['commit backend'])} is Buildah's commit;`,
     `its push ${s(cold.buildah?.phases['push backend'])} against ${s(cold.docker?.phases['push backend'])}.`,
-    `The machine's load average was ${load.min.toFixed(1)} to ${load.max.toFixed(1)} on 2 cores: read the ratios as rough.`,
+    `The machine's load average was ${load.min.toFixed(1)} to ${load.max.toFixed(1)} on ${BENCH_CORES} cores: read the ratios as rough.`,
   ].join(' ')
 }
