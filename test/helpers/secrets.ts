@@ -57,6 +57,14 @@ export function alignedBase64(secret: string, shift: number): string {
 }
 
 /**
+ * A PEM key and each line of its body, as secrets to scan for: a log shows one line at a time,
+ * so a line may leak where the whole key never shows.
+ */
+export function keySecrets(key: string): string[] {
+  return [key, ...key.split('\n').filter((line) => line !== '' && !line.startsWith('-----'))]
+}
+
+/**
  * Names a capture as GitLab's (`<GITLAB_LOG> …`): a job log, or a dotenv report that later jobs
  * read and anyone who may see the job may download. GitLab keeps every line as it is, so an
  * `::add-mask::` line there is a leak like any other.
