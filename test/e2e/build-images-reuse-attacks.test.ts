@@ -71,7 +71,7 @@ async function buildFrontend(which: Case, inputs: Record<string, string> = {}): 
     event: { name: 'push', payload: { repository: { default_branch: 'main' } } },
   })
   const commands = await suite.spy.commands()
-  expectNoSecrets({ stdout: result.stdout, stderr: result.stderr, ...result.files }, [
+  expectNoSecrets(await suite.seenIn(result), [
     suite.registry.password,
     ...(inputs['signing-key'] ? keySecrets(inputs['signing-key']) : []),
   ])
