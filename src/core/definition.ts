@@ -161,15 +161,20 @@ export function shownText(spec: Pick<InputSpec, 'secret'>, raw: string): string 
   return typeof spec.secret === 'object' ? spec.secret.shown(raw) : raw
 }
 
-/** The inputs as the step received them, for its log: secrets masked, empty ones left out. */
+/**
+ * The inputs as the step received them, for its log: secrets masked, empty ones left out. A
+ * value of several lines shows quoted, redacted before: quoting escapes `\` and `"`, and a secret
+ * that holds one would no longer be the text the redactor (or the runner) masks.
+ */
 export function describeInputs<I extends string>(
   definition: ActionDefinition<I>,
   raw: RawInputs<I>,
+  redact: (text: string) => string,
 ): string {
   const lines = inputNames(definition)
     .filter((name) => raw[name] !== '')
     .map((name) => {
-      const value = shownText(definition.inputs[name], raw[name]) ?? '***'
+      const value = redact(shownText(definition.inputs[name], raw[name]) ?? '***')
       return `${name}: ${value.includes('\n') ? JSON.stringify(value) : value}`
     })
   return lines.length > 0 ? lines.join('\n') : '(no inputs given)'

@@ -127,11 +127,11 @@ export async function runAction<I extends string, C extends Checked>(
     runtime.logger.warning(shortSecretWarning(name, runtime.kind))
   for (const warning of secretFlagWarnings(definition, raw, runtime.cliArgs?.flags ?? []))
     runtime.logger.warning(warning)
+  const redact = (text: string): string => runtime.redactor.redact(text)
   await runtime.logger.group('Inputs', () => {
-    runtime.logger.info(describeInputs(definition, raw))
+    runtime.logger.info(describeInputs(definition, raw, redact))
     return Promise.resolve()
   })
-  const redact = (text: string): string => runtime.redactor.redact(text)
   const registerSecret = (value: string): void => runtime.registerSecret(value)
   try {
     checked = await action.check(raw, context, { logger: runtime.logger, redact, registerSecret })

@@ -18,7 +18,7 @@ import { useCleanup } from '../helpers/suite.js'
 import { BASE_IMAGES, docker, dockerLogin, pushImage, removeImages } from '../helpers/docker-env.js'
 import { useDockerSuite } from '../helpers/docker-suite.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
-import { expectNoSecrets } from '../helpers/secrets.js'
+import { expectNoSecrets, keySecrets } from '../helpers/secrets.js'
 
 let cache: ActionsCacheServer
 let base: string
@@ -71,9 +71,9 @@ async function buildFrontend(which: Case, inputs: Record<string, string> = {}): 
     event: { name: 'push', payload: { repository: { default_branch: 'main' } } },
   })
   const commands = await suite.spy.commands()
-  expectNoSecrets({ stdout: result.stdout, stderr: result.stderr, ...result.files }, [
+  expectNoSecrets(await suite.seenIn(result), [
     suite.registry.password,
-    ...(inputs['signing-key'] ? [inputs['signing-key']] : []),
+    ...(inputs['signing-key'] ? keySecrets(inputs['signing-key']) : []),
   ])
   expect({ code: result.code, tail: result.code === 0 ? '' : result.stdout.slice(-3000) }).toEqual({
     code: 0,

@@ -4,7 +4,7 @@
 // `!` exceptions, a leading `/`, trailing spaces), each changed once. For every pair the
 // fingerprint calls unchanged, the engine builds both (`FROM scratch`, exported with
 // `--output type=local`): their files must be the same, path, kind, mode and content. Seeded and
-// bounded: the same 30 cases every run.
+// bounded: the same 80 cases every run.
 import { describe, expect, test } from '@jest/globals'
 import fc from 'fast-check'
 import { createHash } from 'node:crypto'
@@ -18,7 +18,7 @@ import { useCleanup } from '../helpers/suite.js'
 import { ensureDockerDaemon, run } from '../helpers/docker-env.js'
 
 const SEED = 2311
-const CASES = 30
+const CASES = 80
 const cleanup = useCleanup(60_000)
 
 /** A context: files (path to content) and links (path to target). */
@@ -269,17 +269,18 @@ describe('the fingerprint against BuildKit', () => {
         changed++
         continue
       }
-      compared++
       const built = []
       for (const [side, root] of contexts.entries())
         built.push(await build(dockerfile, root, join(work, `out-${index}-${side}`)))
+      // Two failed builds are equal, and prove nothing: only pairs built on both sides count.
+      if (built.every((files) => Array.isArray(files))) compared++
       if (JSON.stringify(built[0]) !== JSON.stringify(built[1]))
         mismatches.push(
           `case ${index} (${each.change}):\n${each.dockerfile}${JSON.stringify(built, null, 1)}`,
         )
     }
     expect(mismatches).toEqual([])
-    // Neither side vacuous: many pairs were built and compared, and changes were seen.
+    // Neither side vacuous: many pairs were built on both sides, and changes were seen.
     expect({ compared: compared >= 8, changed: changed >= 5 }).toEqual({
       compared: true,
       changed: true,

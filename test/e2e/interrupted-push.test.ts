@@ -86,7 +86,7 @@ describe('build-images when the registry refuses or drops the push', () => {
     expect(run.code).toBe(1)
     expect(run.stdout).toMatch(/::error title=olympe build-images failed::.*push/i)
     await expectReportedImagesPushed(run, repository)
-    expectNoSecrets(captured(run), [suite.registry.password])
+    expectNoSecrets(await suite.seenIn(run), [suite.registry.password])
   })
 })
 

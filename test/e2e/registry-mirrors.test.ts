@@ -102,9 +102,7 @@ async function build(
   }
   await suite.spy.reset()
   const result = await runCli('build-images', common)
-  expectNoSecrets({ stdout: result.stdout, stderr: result.stderr, ...result.files }, [
-    suite.registry.password,
-  ])
+  expectNoSecrets(await suite.seenIn(result), [suite.registry.password])
   const tail = `${result.stdout.slice(-2000)}\n${result.stderr.slice(-2000)}`
   expect({ code: result.code, tail: result.code === 0 ? '' : tail }).toEqual({
     code: 0,

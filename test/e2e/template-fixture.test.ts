@@ -168,8 +168,8 @@ describe('the project template through an authenticated registry', () => {
 /**
  * build-images as the runner runs it on a push to the project's default branch, to the suite's
  * registry, with the npm token in the environment as a CI variable puts it in every job's (the
- * project's .npmrc reads it there); what it prints is scanned for the registry password and the
- * npm token.
+ * project's .npmrc reads it there); what it prints and writes, and docker's argv, are scanned for
+ * the registry password and the npm token.
  */
 async function buildImagesOn(
   dir: string,
@@ -177,6 +177,7 @@ async function buildImagesOn(
   inputs: Record<string, string>,
   builder: 'buildkit' | 'legacy' = 'buildkit',
 ): Promise<RunResult> {
+  await suite.spy.reset()
   const result = await runAsGithub('build-images', {
     cwd: dir,
     inputs: {
@@ -197,10 +198,7 @@ async function buildImagesOn(
       payload: { repository: { default_branch: project.branch } },
     },
   })
-  expectNoSecrets({ stdout: result.stdout, stderr: result.stderr, ...result.files }, [
-    suite.registry.password,
-    registry.token,
-  ])
+  expectNoSecrets(await suite.seenIn(result), [suite.registry.password, registry.token])
   return result
 }
 

@@ -141,7 +141,9 @@ describe('an input that may carry credentials in a URL, given as a command-line 
         `https://${USER}:Fl4g-pass-word@shop.example.com`,
       )
       expect(flagged.stderr).toContain(warning)
-      expectNoSecrets({ stdout: flagged.stdout, stderr: flagged.stderr }, ['Fl4g-pass-word'])
+      expectNoSecrets({ stdout: flagged.stdout, stderr: flagged.stderr, ...flagged.files }, [
+        'Fl4g-pass-word',
+      ])
       const plain = await withFlag(action, name, 'https://shop.example.com')
       expect(plain.stderr).not.toContain(`'${name}' was given as a flag`)
     },
@@ -176,7 +178,7 @@ describe('a mirror given with credentials, as a command-line flag', () => {
       expect(`${flagged.stdout}${flagged.stderr}`).toContain(
         `Invalid input '${name}' 'docker.io=***@registry.internal/hub': line 1 gives the mirror with credentials`,
       )
-      expectNoSecrets({ stdout: flagged.stdout, stderr: flagged.stderr }, [
+      expectNoSecrets({ stdout: flagged.stdout, stderr: flagged.stderr, ...flagged.files }, [
         'Fl4g-pass@word',
         `${USER}:Fl4g-pass@word`,
       ])

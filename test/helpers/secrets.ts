@@ -5,20 +5,35 @@ const SHORT = 6
 
 /**
  * The forms a secret takes when it leaks: as is, percent-encoded and percent-decoded (URLs),
- * upper- and lower-cased, and base64 (basic auth, docker config, headers) at each of the three
- * byte alignments it can have inside a longer encoded text, in standard and URL-safe alphabets.
+ * upper- and lower-cased, escaped inside a JSON string (a payload, an output, a report) or a
+ * GitHub workflow command (its message, or a property such as `title=`), and base64 (basic
+ * auth, docker config, headers) at each of the three byte alignments it can have inside a
+ * longer encoded text, in standard and URL-safe alphabets.
  * Written apart from src/core/shared/secrets.ts on purpose: the scan must not share its bugs.
  */
 export function leakForms(secret: string): string[] {
   const trimmed = secret.trim()
-  if (trimmed.length < SHORT) return [...new Set([secret, trimmed])].filter(Boolean)
+  const escaped = [secret, trimmed].flatMap(escapedForms)
+  if (trimmed.length < SHORT) return [...new Set([secret, trimmed, ...escaped])].filter(Boolean)
   const texts = [secret, trimmed, encodeURIComponent(trimmed), safeDecode(trimmed)]
   const cased = texts.flatMap((text) => [text, text.toUpperCase(), text.toLowerCase()])
   const encoded = [0, 1, 2].flatMap((shift) => {
     const fragment = alignedBase64(trimmed, shift)
     return [fragment, fragment.replace(/\+/g, '-').replace(/\//g, '_')]
   })
-  return [...new Set([...cased, ...encoded])].filter((form) => form.length > 0)
+  return [...new Set([...cased, ...escaped, ...encoded])].filter((form) => form.length > 0)
+}
+
+/**
+ * The text as a JSON string holds it (`"` and `\` escaped, control characters as `\n`,
+ * `\u0001`…), and as a workflow command's message (`%`, CR and LF as `%25`, `%0D`, `%0A`) and
+ * property value (`:` and `,` also, as `%3A` and `%2C`) hold it, which the runner shows decoded
+ * but a log kept elsewhere (a GitLab job, a file) shows as written.
+ */
+function escapedForms(text: string): string[] {
+  const data = text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
+  const property = data.replace(/:/g, '%3A').replace(/,/g, '%2C')
+  return [JSON.stringify(text).slice(1, -1), data, property]
 }
 
 function safeDecode(text: string): string {
@@ -39,6 +54,14 @@ export function alignedBase64(secret: string, shift: number): string {
   const from = Math.ceil((shift * 8) / 6)
   const to = Math.floor(((shift + bytes.length) * 8) / 6)
   return encoded.slice(from, to)
+}
+
+/**
+ * A PEM key and each line of its body, as secrets to scan for: a log shows one line at a time,
+ * so a line may leak where the whole key never shows.
+ */
+export function keySecrets(key: string): string[] {
+  return [key, ...key.split('\n').filter((line) => line !== '' && !line.startsWith('-----'))]
 }
 
 /**
