@@ -168,6 +168,14 @@ export class IgnoreMatcher {
     return found
   }
 
+  /**
+   * Whether a `!` pattern brings anything back: BuildKit's walker then goes on into a folder that
+   * is left out, since a path below it may be let through again.
+   */
+  hasExclusions(): boolean {
+    return this.patterns.some((pattern) => pattern.exclusion)
+  }
+
   /** Whether a path is left out, its folders matched first as the walker matches them. */
   ignores(path: string): boolean {
     return this.walk(path).ignored

@@ -163,11 +163,16 @@ async function contextTreeDigest(
   if (state.visited.has(resolved)) return `cycle:${resolved}`
   state.visited.add(resolved)
   const matched = view.ignore && resolved !== '.' ? view.ignore.walk(resolved) : undefined
-  if (matched?.ignored) return null
+  if (matched?.ignored && !view.ignore?.hasExclusions()) return null
   const absolute = resolved === '.' ? view.root : join(view.root, resolved)
   const below = await view.files.tree(absolute)
   if (!below) return null
-  const entries = view.ignore ? keep(below, resolved, view.ignore, matched?.info ?? []) : below
+  let entries = view.ignore ? keep(below, resolved, view.ignore, matched?.info ?? []) : below
+  if (matched?.ignored) {
+    // Left out itself: only what a `!` pattern lets through again below it reaches the build.
+    entries = entries.filter((entry) => entry.path !== '')
+    if (entries.length === 0) return null
+  }
   const contents = new Map<string, string>()
   const regular = entries.filter((entry) => entry.kind === 'file')
   const hashes = await mapLimit(regular, HASH_CALLS, (entry) =>

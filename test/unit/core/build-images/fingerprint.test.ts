@@ -179,4 +179,24 @@ describe('sourceDigest', () => {
       await sourceDigest('dist/web', ignoring),
     )
   })
+
+  test('a folder left out counts what a `!` pattern lets through again below it', async () => {
+    const rules = readIgnoreFile('/dist/web\n!dist/web/js/app.js\n')
+    if (!('matcher' in rules)) throw new Error('no matcher')
+    const ignoring = { ...view, ignore: rules.matcher }
+    const before = await sourceDigest('dist/web', ignoring)
+    expect(before).toMatchObject({ digest: expect.stringMatching(/^sha256:/), files: 1 })
+    const changed = memoryFiles({
+      '/p/dist/web/index.html': '<html>',
+      '/p/dist/web/js/app.js': 'app, changed',
+    })
+    expect(await sourceDigest('dist/web', { ...ignoring, files: changed })).not.toEqual(before)
+    // Nothing let through again: nothing reaches the build.
+    const none = readIgnoreFile('/dist/web\n!dist/node\n')
+    if (!('matcher' in none)) throw new Error('no matcher')
+    expect(await sourceDigest('dist/web', { ...view, ignore: none.matcher })).toEqual({
+      digest: null,
+      files: 0,
+    })
+  })
 })
