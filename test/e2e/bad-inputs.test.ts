@@ -7,7 +7,14 @@ import { ACTION_DEFINITIONS } from '../../src/core/action-list.js'
 import { isWholeSecret, type InputSpec } from '../../src/core/definition.js'
 import { NODE24 } from '../helpers/node-binaries.js'
 import { useCleanup, useServers } from '../helpers/suite.js'
-import { fixture, ROOT, runAsGithub, type ActionId, type RunResult } from '../helpers/run-action.js'
+import {
+  CHECKED,
+  fixture,
+  ROOT,
+  runAsGithub,
+  type ActionId,
+  type RunResult,
+} from '../helpers/run-action.js'
 import { capture } from '../helpers/run-process.js'
 import { hostileCommands, runnerCommands } from '../helpers/runner-commands.js'
 import { findSecrets } from '../helpers/secrets.js'
@@ -248,8 +255,6 @@ async function runCase(
 }
 
 const NOTHING = { calls: '', connections: { webhook: 0, registry: 0 } }
-const CHECKED =
-  "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true."
 
 for (const corpus of CORPORA) {
   const file = fixture('bad-inputs', `${corpus}.yml`)
