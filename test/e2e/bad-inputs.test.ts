@@ -5,13 +5,20 @@ import { dirname, join } from 'node:path'
 import { parse } from 'yaml'
 import { ACTION_DEFINITIONS } from '../../src/core/action-list.js'
 import { isWholeSecret, type InputSpec } from '../../src/core/definition.js'
-import { Cleanup } from '../helpers/cleanup.js'
 import { NODE24 } from '../helpers/node-binaries.js'
-import { fixture, ROOT, runAsGithub, type ActionId, type RunResult } from '../helpers/run-action.js'
+import { useCleanup, useServers } from '../helpers/suite.js'
+import {
+  CHECKED,
+  fixture,
+  ROOT,
+  runAsGithub,
+  type ActionId,
+  type RunResult,
+} from '../helpers/run-action.js'
 import { capture } from '../helpers/run-process.js'
 import { hostileCommands, runnerCommands } from '../helpers/runner-commands.js'
 import { findSecrets } from '../helpers/secrets.js'
-import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { answer, startWebhookServer } from '../helpers/webhook-server.js'
 
 /**
  * The malformed-input corpus (test/fixtures/bad-inputs/*.yml). Every case runs the built bundle
@@ -63,20 +70,22 @@ const CORPORA = [...ACTIONS, 'cli'] as const
 const SHIM = fixture('bad-inputs', 'shim')
 const results = { cases: 0, passed: 0 }
 
-let webhook: WebhookServer
-/** A registry on loopback for build-images, and the HTTP(S) proxy of every case: it counts. */
-let registry: WebhookServer
+const cleanup = useCleanup()
+const { webhook, registry } = useServers(
+  {
+    webhook: () => startWebhookServer(answer(200)),
+    /** A registry on loopback for build-images, and the HTTP(S) proxy of every case: it counts. */
+    registry: () => startWebhookServer(answer(404), '/v2/'),
+  },
+  cleanup,
+)
 let workRoot = ''
-const cleanup = new Cleanup()
 beforeAll(async () => {
-  webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
-  registry = cleanup.track('registry', await startWebhookServer(answer(404), '/v2/'))
   workRoot = await cleanup.tempDir('olympe-bad-')
 })
-afterAll(async () => {
+afterAll(() => {
   // The suite's own tally, for the CI log.
   console.log(`malformed inputs: ${results.cases} cases, ${results.passed} passed`)
-  await cleanup.run()
 })
 
 /** Valid inputs each case starts from, so that the case's own input is the only thing wrong. */
@@ -246,8 +255,6 @@ async function runCase(
 }
 
 const NOTHING = { calls: '', connections: { webhook: 0, registry: 0 } }
-const CHECKED =
-  "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true."
 
 for (const corpus of CORPORA) {
   const file = fixture('bad-inputs', `${corpus}.yml`)

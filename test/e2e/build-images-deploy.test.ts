@@ -1,29 +1,22 @@
 // The hand-over of spec steps 3 and 4: the build-images outputs feed the deploy bundle, and the
 // platform's webhook (played on loopback) receives exactly the references that were pushed.
-import { beforeAll, describe, expect, test } from '@jest/globals'
+import { describe, expect, test } from '@jest/globals'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { deploys, rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
-import { useCleanup } from '../helpers/suite.js'
-import { SAMPLE_PROJECT, SHA, startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
+import { deploys, rollout, startAppServer, version } from '../helpers/app-server.js'
+import { useCleanup, useServers } from '../helpers/suite.js'
+import { SAMPLE_PROJECT, SHA, startDockerSuite } from '../helpers/docker-suite.js'
 import { runAsGithub } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { startWebhookServer } from '../helpers/webhook-server.js'
 
 const WEBHOOK_TOKEN = 'whk-token-5e2a9d7c1b'
 
-let suite: DockerSuite
-let webhook: WebhookServer
-let app: AppServer
-const cleanup = useCleanup()
-
-beforeAll(async () => {
-  ;({ suite, webhook, app } = await cleanup.startAll({
-    suite: startDockerSuite(),
-    webhook: startWebhookServer(),
-    app: startAppServer(),
-  }))
-}, 60_000)
+const { suite, webhook, app } = useServers(
+  { suite: startDockerSuite, webhook: () => startWebhookServer(), app: startAppServer },
+  useCleanup(),
+  60_000,
+)
 
 describe('build-images then deploy', () => {
   test('the webhook receives exactly the pushed references', async () => {

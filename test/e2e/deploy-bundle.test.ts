@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals'
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import type { ServerResponse } from 'node:http'
 import { join } from 'node:path'
-import { useCleanup } from '../helpers/suite.js'
+import { useCleanup, useStarted } from '../helpers/suite.js'
 import { NODES } from '../helpers/node-binaries.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { run as runProgram } from '../helpers/run-process.js'
@@ -13,7 +13,6 @@ import {
   sequence,
   startWebhookServer,
   type Responder,
-  type WebhookServer,
 } from '../helpers/webhook-server.js'
 
 const TOKEN = 'wh-token-7c1d9e2a4b'
@@ -34,11 +33,8 @@ const EXPECTED_PAYLOAD = {
   noDowntime: { promotionMode: 'manual' },
 }
 
-let server: WebhookServer
 const cleanup = useCleanup()
-beforeAll(async () => {
-  server = cleanup.track('webhook', await startWebhookServer(answer(200), HOOK_PATH))
-})
+const server = useStarted('webhook', () => startWebhookServer(answer(200), HOOK_PATH), cleanup)
 
 const secrets = (): string[] => [TOKEN, server.url, HOOK_PATH, 'Bearer ' + TOKEN]
 const captured = (run: RunResult): Record<string, string> => ({

@@ -1,16 +1,10 @@
 import { beforeAll, describe, expect, test } from '@jest/globals'
-import { useCleanup } from '../helpers/suite.js'
+import { useCleanup, useStarted } from '../helpers/suite.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { makeTlsFiles, type TlsFiles } from '../helpers/tls-certificates.js'
-import {
-  answer,
-  faults,
-  startWebhookServer,
-  type Responder,
-  type WebhookServer,
-} from '../helpers/webhook-server.js'
+import { answer, faults, startWebhookServer, type Responder } from '../helpers/webhook-server.js'
 
 /**
  * The retry policy, row by row, against a fault-injecting webhook on loopback (and a proxy, and
@@ -42,11 +36,8 @@ const DECLINED =
 const RESET =
   'the connection was closed after the request was sent, before a complete response arrived (ECONNRESET), so the server may have received it'
 
-let server: WebhookServer
 const cleanup = useCleanup()
-beforeAll(async () => {
-  server = cleanup.track('webhook', await startWebhookServer(answer(200), HOOK_PATH))
-})
+const server = useStarted('webhook', () => startWebhookServer(answer(200), HOOK_PATH), cleanup)
 
 function deploy(
   url: string,

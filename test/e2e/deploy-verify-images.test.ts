@@ -7,10 +7,10 @@ import { beforeAll, describe, expect, test } from '@jest/globals'
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import { writeFile } from 'node:fs/promises'
-import type { AddressInfo, Socket } from 'node:net'
 import { join } from 'node:path'
 import { withCleanup } from '../helpers/cleanup.js'
-import { useCleanup } from '../helpers/suite.js'
+import { listenOnLoopback, type Listening } from '../helpers/loopback.js'
+import { useCleanup, useStarted } from '../helpers/suite.js'
 import {
   dockerLogin,
   ensureBaseImages,
@@ -319,32 +319,15 @@ describe.each(['basic', 'bearer'] as const)('against the real registry, %s auth'
 })
 
 /** A registry that accepts connections and requests, and never answers: one that hangs. */
-async function startSilentRegistry(
-  asked: string[],
-): Promise<{ host: string; stop(): Promise<void> }> {
-  const sockets = new Set<Socket>()
+async function startSilentRegistry(asked: string[]): Promise<Listening & { host: string }> {
   const silent = createServer((req) => asked.push(`${req.method ?? ''} ${req.url ?? ''}`))
-  silent.on('connection', (socket: Socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
-  return {
-    host: `127.0.0.1:${(silent.address() as AddressInfo).port}`,
-    stop: async () => {
-      for (const socket of sockets) socket.destroy()
-      await new Promise<void>((resolve) => silent.close(() => resolve()))
-    },
-  }
+  const listening = await listenOnLoopback(silent)
+  return { ...listening, host: `127.0.0.1:${listening.port}` }
 }
 
 describe('registries that cannot be asked', () => {
-  let silentHost = ''
   const asked: string[] = []
-  const silentCleanup = useCleanup()
-  beforeAll(async () => {
-    silentHost = silentCleanup.track('silent registry', await startSilentRegistry(asked)).host
-  })
+  const silent = useStarted('silent registry', () => startSilentRegistry(asked))
 
   test('a refused connection is retried, then warns in auto and fails in true', async () => {
     const closed = `127.0.0.1:${await freePort()}`
@@ -372,7 +355,7 @@ describe('registries that cannot be asked', () => {
   })
 
   test('a registry that never answers is given up on within timeout-seconds', async () => {
-    const inputs = { 'frontend-image': `${silentHost}/app/frontend:v1`, 'timeout-seconds': '2' }
+    const inputs = { 'frontend-image': `${silent.host}/app/frontend:v1`, 'timeout-seconds': '2' }
     const auto = await deploy('silent auto', inputs)
     const strict = await deploy('silent true', { ...inputs, 'verify-images': 'true' })
 
@@ -382,7 +365,7 @@ describe('registries that cannot be asked', () => {
     for (const { run } of [auto, strict])
       expect(run.stdout).toMatch(
         new RegExp(
-          `could not be checked in registry '${silentHost}': no answer within the [01]\\.\\d s the image check had: half of what was left of 'timeout-seconds' \\(2 s\\); raise it to give registries more time`,
+          `could not be checked in registry '${silent.host}': no answer within the [01]\\.\\d s the image check had: half of what was left of 'timeout-seconds' \\(2 s\\); raise it to give registries more time`,
         ),
       )
     expect(asked).toContain('HEAD /v2/app/frontend/manifests/v1')
@@ -391,7 +374,7 @@ describe('registries that cannot be asked', () => {
   test('verify-images false asks no registry at all', async () => {
     asked.length = 0
     const { run, posts } = await deploy('false', {
-      'frontend-image': `${silentHost}/app/frontend:v1`,
+      'frontend-image': `${silent.host}/app/frontend:v1`,
       'verify-images': 'false',
     })
 

@@ -4,7 +4,7 @@
 // and each step's first line says which platform it took itself to run on, and why.
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { CHECKED } from '../helpers/run-action.js'
-import { useCleanup } from '../helpers/suite.js'
+import { useCleanup, useStarted } from '../helpers/suite.js'
 import {
   ciFile,
   component,
@@ -15,7 +15,7 @@ import {
 } from '../helpers/gitlab-ci-local.js'
 import { freePort } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
+import { publishProject, startVerdaccio } from '../helpers/verdaccio.js'
 
 const TOKEN = 'gl-check-token-7d3a91'
 const PASSWORD = 'gl-check-registry-pw-4c2e'
@@ -25,13 +25,9 @@ const TEST_MS = PIPELINE_MS + 30_000
 const INPUTS_FAILED =
   'A check above failed, so the images and deploy jobs do not run: set what it names (a CI/CD variable or an input of the pipeline), then run the pipeline again.'
 
-let npmRegistry: Verdaccio
 const pipelines = pipelineRecord()
 const cleanup = useCleanup(60_000)
-
-beforeAll(async () => {
-  npmRegistry = cleanup.track('verdaccio', await startVerdaccio())
-}, 60_000)
+const npmRegistry = useStarted('verdaccio', startVerdaccio, cleanup, 60_000)
 
 /** The check job alone, of a project that includes pipeline.yml with these inputs. */
 async function checkJob(

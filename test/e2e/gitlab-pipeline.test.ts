@@ -8,7 +8,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import { connect, createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { CHECKED } from '../helpers/run-action.js'
-import { useCleanup, useServers } from '../helpers/suite.js'
+import { useCleanup, useServers, useStarted } from '../helpers/suite.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
 import {
   ciFile,
@@ -201,10 +201,7 @@ async function pushedReference(kind: string): Promise<string> {
 }
 
 describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine', () => {
-  let proxy: DockerProxy
-  beforeAll(async () => {
-    proxy = cleanup.track('docker proxy', await startDockerProxy())
-  })
+  const proxy = useStarted('docker proxy', () => startDockerProxy(), cleanup)
 
   test(
     'codeasdata true: the code-as-data job runs on its own, and all three images are deployed',

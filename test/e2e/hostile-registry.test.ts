@@ -4,12 +4,12 @@
 // token realm points at another address over plain http, one named only by `payload-file`,
 // and one whose error codes carry GitLab section markers. Each registry records the
 // Authorization headers it received; the token service counts the requests it got.
-import { beforeAll, describe, expect, test } from '@jest/globals'
+import { describe, expect, test } from '@jest/globals'
 import { createHash, randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { withCleanup } from '../helpers/cleanup.js'
-import { useCleanup } from '../helpers/suite.js'
+import { useCleanup, useStarted } from '../helpers/suite.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import {
@@ -17,7 +17,6 @@ import {
   startWebhookServer,
   type ReceivedRequest,
   type Responder,
-  type WebhookServer,
 } from '../helpers/webhook-server.js'
 
 const USER = 'deployer'
@@ -40,13 +39,9 @@ const FORGED_CODE = 'X\r\u001b[0Ksection_start:1:evil\r\u001b[0KFAKE'
 const ESCAPED_CODE = "'X\\x0d\\x1b[0Ksection_start:1:evil\\x0d\\x1b[0KFAKE'"
 
 const cleanup = useCleanup()
-let webhook: WebhookServer
+const webhook = useStarted('webhook', () => startWebhookServer(answer(200)), cleanup)
 /** Every run's texts, for the secret scan at the end. */
 const runs: Record<string, string> = {}
-
-beforeAll(async () => {
-  webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
-})
 
 /** A registry on loopback, played by `respond`; `host` is `127.0.0.1:<port>`. */
 async function startRegistry(

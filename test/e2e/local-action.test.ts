@@ -10,7 +10,7 @@ import {
   TOOLKIT_COMMAND,
 } from '../helpers/fake-toolkit.js'
 import { readEnvFile, runLocalAction, type LocalActionRun } from '../helpers/local-action.js'
-import { fixture, ROOT } from '../helpers/run-action.js'
+import { CHECKED, fixture, ROOT } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 
@@ -106,14 +106,8 @@ describe('the actions under @github/local-action', () => {
 describe('the example env files of examples/local-action/, as CONTRIBUTING.md runs them', () => {
   test.each([
     ['deploy', 'Dry run: this request would be sent, and nothing was.'],
-    [
-      'build-images',
-      "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true.",
-    ],
-    [
-      'snapshot',
-      "The inputs are valid, and so are the files they name that exist before the run. Nothing else was done: 'check-only' is true.",
-    ],
+    ['build-images', CHECKED],
+    ['snapshot', CHECKED],
   ] as const)(
     '%s: runs clean',
     async (action, said) => {

@@ -19,7 +19,7 @@ import { useCleanup } from '../helpers/suite.js'
 import { BASE_IMAGES, dockerLogin, pushImage, removeImages } from '../helpers/docker-env.js'
 import { useDockerSuite } from '../helpers/docker-suite.js'
 import { capture } from '../helpers/run-process.js'
-import { runAsGithub, type RunResult } from '../helpers/run-action.js'
+import { runAsGithub, runOutcome, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 
@@ -464,10 +464,7 @@ describe('build-images on the real engine, with signing-key', () => {
       run.stderr,
       ...Object.values(run.files),
     ].join('\n')
-    expect({ code: run.code, tail: run.code === 0 ? '' : run.stdout.slice(-3000) }).toEqual({
-      code: 0,
-      tail: '',
-    })
+    expect(runOutcome(run)).toEqual({ code: 0, tail: '' })
     return run
   }
 

@@ -4,11 +4,11 @@
 // yet, or accepted with its rollout watch cancelled; and the snapshot cancelled during its push.
 // build-images (its builds and its Docker login) and snapshot's toolkit are tested in their
 // hardening suites.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { afterAll, describe, expect, test } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
-import { deploys, rollout, startAppServer, version, type AppServer } from '../helpers/app-server.js'
-import { useCleanup } from '../helpers/suite.js'
+import { deploys, rollout, startAppServer, version } from '../helpers/app-server.js'
+import { useServers } from '../helpers/suite.js'
 import { startCuttingProxy } from '../helpers/cutting-proxy.js'
 import {
   DRAW_PASSWORD,
@@ -20,19 +20,14 @@ import { startGitServer } from '../helpers/git-server.js'
 import { makeWorkspace, scratch } from '../helpers/git-snapshot.js'
 import { runAsGithub, runCli, type RunOptions, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { faults, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { faults, startWebhookServer } from '../helpers/webhook-server.js'
 
 const TOKEN = 'Cancel-Token-5e1f9a7c'
-const cleanup = useCleanup()
-let webhook: WebhookServer
-/** A registry that never answers: the image check waits on it. */
-let registry: WebhookServer
-let app: AppServer
-
-beforeAll(async () => {
-  webhook = cleanup.track('webhook', await startWebhookServer(faults.neverAnswer()))
-  registry = cleanup.track('registry', await startWebhookServer(faults.neverAnswer(), '/v2/'))
-  app = cleanup.track('app', await startAppServer())
+const { webhook, registry, app } = useServers({
+  webhook: () => startWebhookServer(faults.neverAnswer()),
+  /** A registry that never answers: the image check waits on it. */
+  registry: () => startWebhookServer(faults.neverAnswer(), '/v2/'),
+  app: startAppServer,
 })
 
 const STOPPED =

@@ -81,6 +81,33 @@ export function memoryFiles(tree: Readonly<Record<string, string>>): Files {
   }
 }
 
+/**
+ * memoryFiles over `tree` that records each read of a file `watched` picks (`text <path>` for its
+ * text, `hash <path>` for its hash), and refuses those reads, and looking at it, once `closed` is
+ * set: how a test shows that the run reads nothing the check already read.
+ */
+export function countingFiles(
+  tree: Readonly<Record<string, string>>,
+  watched: (path: string) => boolean = () => true,
+): Files & { reads: string[]; closed: boolean } {
+  const files = memoryFiles(tree)
+  const refused = (path: string): boolean => counted.closed && watched(path)
+  const read = <T>(how: string, path: string, go: (path: string) => Promise<T>): Promise<T> => {
+    if (watched(path)) counted.reads.push(`${how} ${path}`)
+    return refused(path) ? Promise.reject(new Error(`${path} read again`)) : go(path)
+  }
+  const counted = {
+    ...files,
+    reads: [] as string[],
+    closed: false,
+    readText: (path: string) => read('text', path, (at) => files.readText(at)),
+    hashFile: (path: string) => read('hash', path, (at) => files.hashFile(at)),
+    stat: (path: string) =>
+      refused(path) ? Promise.reject(new Error(`${path} looked at again`)) : files.stat(path),
+  }
+  return counted
+}
+
 /** A clock frozen at one instant, whose sleeps return at once and are recorded. */
 export function frozenClock(iso: string): {
   now: () => Date

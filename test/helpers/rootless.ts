@@ -3,11 +3,10 @@
 // Buildah's user namespace. .ci/setup-buildah.sh makes it; the suites only use it.
 import { chmod, chown, mkdir, readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { RunAs } from './run-action.js'
+import { SYSTEM_PATH, type RunAs } from './run-action.js'
 import { capture, type Captured } from './run-process.js'
 
 export const ROOTLESS_USER = process.env.OLYMPE_ROOTLESS_USER ?? 'olympe-builder'
-const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 
 export interface RootlessUser extends RunAs {
   name: string
@@ -46,20 +45,6 @@ export function asUser(
     env: { PATH: SYSTEM_PATH, HOME: user.home, LANG: 'C.UTF-8', ...env },
     timeoutMs: 120_000,
   })
-}
-
-/** Removes what the user's Buildah store holds under `prefix` (a registry only one suite uses). */
-export async function removeBuildahImages(user: RunAs, prefix: string): Promise<void> {
-  const listed = await asUser(user, 'buildah', [
-    '--storage-driver',
-    'vfs',
-    'images',
-    '--format',
-    '{{.Name}}:{{.Tag}}',
-  ])
-  const names = listed.stdout.split('\n').filter((name) => name.startsWith(prefix))
-  if (names.length > 0)
-    await asUser(user, 'buildah', ['--storage-driver', 'vfs', 'rmi', '--force', ...names])
 }
 
 /** `docker info` as the user: how a suite shows that the user cannot reach the Docker socket. */

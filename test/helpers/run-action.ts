@@ -159,7 +159,7 @@ async function runNode(
 }
 
 /** The system's own folders: another user cannot look into root's (~/.cargo/bin…). */
-const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+export const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 
 function baseEnv(user?: RunAs): Record<string, string> {
   const env: Record<string, string> = {

@@ -70,17 +70,10 @@ export function deployPorts(
   redact: (text: string) => string = (text) => text,
 ): DeployPorts & DeployRecord {
   const { logger, infos: info, warnings } = recordingLogger()
-  const outputs: Record<string, string> = {}
-  const summaries: Summary[] = []
+  const { reporter, outputs, summaries } = recordingTools()
   return {
     logger,
-    reporter: {
-      setOutput: (name, value) => (outputs[name] = value),
-      summary: (summary) => {
-        summaries.push(summary)
-        return Promise.resolve()
-      },
-    },
+    reporter,
     redact,
     clock,
     files: memoryFiles({}),

@@ -55,6 +55,8 @@ async function run(
   }
 }
 
+// The end of `docker buildx build --progress=plain` output for a COPY whose source is missing
+// (Docker 26.1.5, buildx 0.13.1), verbatim.
 const BUILDKIT_FAILURE = [
   '#4 [1/2] FROM docker.io/olympeio/backend-base:stable',
   '#4 CACHED',
@@ -270,9 +272,6 @@ describe('the builder decides where images go', () => {
     expect(docker.calls).toEqual(['builder'])
   })
 })
-
-// The end of `docker buildx build --progress=plain` output for a COPY whose source is missing
-// (Docker 26.1.5, buildx 0.13.1), verbatim.
 
 describe('BuildKit failures', () => {
   test('the tail starts at the failing step, and a missing COPY source points at .dockerignore', async () => {

@@ -9,7 +9,7 @@ import { withDefaults } from '../../../../src/core/definition.js'
 import { ActionError, InputError } from '../../../../src/core/shared/errors.js'
 import type { Files } from '../../../../src/core/shared/ports.js'
 import { fakeDocker, type FakeDocker } from '../../../helpers/docker-fake.js'
-import { memoryFiles } from '../../../helpers/memory-files.js'
+import { countingFiles, memoryFiles } from '../../../helpers/memory-files.js'
 import { buildImagesPorts, PUSH_TO_MAIN } from '../../../helpers/unit-fakes.js'
 
 const DOCKERFILE = 'FROM base\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n'
@@ -23,30 +23,7 @@ const BUILT: Record<string, string> = {
 }
 
 const context = PUSH_TO_MAIN
-
-/** Files that count each read of a Dockerfile, and refuse them once `closed`. */
-function countingFiles(tree: Record<string, string>): Files & { reads: string[]; closed: boolean } {
-  const files = memoryFiles(tree)
-  const dockerfile = (path: string): boolean => path.endsWith('.Dockerfile')
-  const counted = {
-    ...files,
-    reads: [] as string[],
-    closed: false,
-    readText: (path: string) => {
-      if (dockerfile(path)) counted.reads.push(`text ${path}`)
-      return counted.closed && dockerfile(path)
-        ? Promise.reject(new Error('read again'))
-        : files.readText(path)
-    },
-    hashFile: (path: string) => {
-      if (dockerfile(path)) counted.reads.push(`hash ${path}`)
-      return counted.closed && dockerfile(path)
-        ? Promise.reject(new Error('read again'))
-        : files.hashFile(path)
-    },
-  }
-  return counted
-}
+const dockerfile = (path: string): boolean => path.endsWith('.Dockerfile')
 
 const raw = (
   given: Partial<Record<BuildImagesInputName, string>> = {},
@@ -60,7 +37,7 @@ function ports(files: Files): ReturnType<typeof buildImagesPorts> & { docker: Fa
 
 describe("build-images' check phase", () => {
   test('reads each Dockerfile once, renders the tags; the run builds from that and reads no Dockerfile', async () => {
-    const files = countingFiles({ ...DOCKERFILES, ...BUILT })
+    const files = countingFiles({ ...DOCKERFILES, ...BUILT }, dockerfile)
     const tools = ports(files)
     const checked = await checkBuildImages(raw(), context, tools)
     expect('tags' in checked && checked.tags).toEqual(['main-1a2b3c4'])
@@ -89,7 +66,7 @@ describe("build-images' check phase", () => {
   })
 
   test('a skipped branch: nothing read, nothing refused', async () => {
-    const files = countingFiles({})
+    const files = countingFiles({}, dockerfile)
     const checked = await checkBuildImages(
       raw({ 'tag-template': 'build-{run-id}' }),
       { ...context, branch: 'feature/x' },
@@ -100,7 +77,7 @@ describe("build-images' check phase", () => {
   })
 
   test('a tag this run cannot fill is refused here, before any Dockerfile is read', async () => {
-    const files = countingFiles(DOCKERFILES)
+    const files = countingFiles(DOCKERFILES, dockerfile)
     const error = await checkBuildImages(
       raw({ 'tag-template': 'build-{run-id}' }),
       context,

@@ -4,28 +4,12 @@ import { checkDeploy } from '../../../../src/core/deploy/check.js'
 import { deployDefinition, type DeployInputName } from '../../../../src/core/deploy/definition.js'
 import { runDeploy } from '../../../../src/core/deploy/run.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
-import type { Files } from '../../../../src/core/shared/ports.js'
-import { frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
+import type { HttpClient } from '../../../../src/core/shared/http.js'
+import { countingFiles, frozenClock, memoryFiles } from '../../../helpers/memory-files.js'
 import { recordingLogger } from '../../../helpers/recording.js'
+import { deployPorts } from '../../../helpers/unit-fakes.js'
 
 const BASE = '{"backends": {"deployRules": [{"source": "api", "target": ".*"}]}}'
-
-/** Files that count each read, and refuse every read once `closed`. */
-function countingFiles(tree: Record<string, string>): Files & { reads: string[]; closed: boolean } {
-  const files = memoryFiles(tree)
-  const counted = {
-    ...files,
-    reads: [] as string[],
-    closed: false,
-    readText: (path: string) => {
-      counted.reads.push(path)
-      return counted.closed ? Promise.reject(new Error('read again')) : files.readText(path)
-    },
-    stat: (path: string) =>
-      counted.closed ? Promise.reject(new Error('looked at again')) : files.stat(path),
-  }
-  return counted
-}
 
 function raw(given: Partial<Record<DeployInputName, string>>): Record<DeployInputName, string> {
   return withDefaults(deployDefinition, {
@@ -39,47 +23,34 @@ function raw(given: Partial<Record<DeployInputName, string>>): Record<DeployInpu
 describe("deploy's check phase", () => {
   test('payload-file is read once, in the check; the run sends what it found and reads nothing', async () => {
     const files = countingFiles({ '/ws/p.json': BASE })
-    const { logger } = recordingLogger()
-    const clock = frozenClock('2026-01-01T00:00:00Z')
+    const posted: string[] = []
+    const http: HttpClient = {
+      request: (request) => {
+        posted.push(request.body ?? '')
+        return Promise.resolve({
+          status: 200,
+          headers: {},
+          body: '{"message":"success"}',
+          bodyTruncated: false,
+        })
+      },
+    }
+    const ports = { ...deployPorts(http, frozenClock('2026-01-01T00:00:00Z')), files }
     const checked = await checkDeploy(
       raw({ 'payload-file': 'p.json', 'backend-images': 'r.io/shop/api:1' }),
       { parseYaml: JSON.parse },
       { workspace: '/ws' },
-      { logger, files, clock },
+      ports,
     )
-    expect(files.reads).toEqual(['/ws/p.json'])
+    expect(files.reads).toEqual(['text /ws/p.json'])
     expect(checked.payload.backends).toEqual({
       images: ['r.io/shop/api:1'],
       deployRules: [{ source: 'api', target: '.*' }],
     })
     files.closed = true
-    const posted: string[] = []
-    await runDeploy(
-      checked,
-      {},
-      {
-        logger,
-        reporter: { setOutput: () => undefined, summary: () => Promise.resolve() },
-        redact: (text) => text,
-        registerSecret: () => undefined,
-        clock,
-        files,
-        dockerConfigPath: '/home/runner/.docker/config.json',
-        http: {
-          request: (request) => {
-            posted.push(request.body ?? '')
-            return Promise.resolve({
-              status: 200,
-              headers: {},
-              body: '{"message":"success"}',
-              bodyTruncated: false,
-            })
-          },
-        },
-      },
-    )
+    await runDeploy(checked, {}, ports)
     expect(posted).toEqual([JSON.stringify(checked.payload)])
-    expect(files.reads).toEqual(['/ws/p.json'])
+    expect(files.reads).toEqual(['text /ws/p.json'])
   })
 
   test('no image: refused by a run, taken to come later by check-only, which says so', async () => {
