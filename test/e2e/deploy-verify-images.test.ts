@@ -368,7 +368,7 @@ describe('registries that cannot be asked', () => {
           `could not be checked in registry '${silent.host}': no answer within the [01]\\.\\d s the image check had: half of what was left of 'timeout-seconds' \\(2 s\\); raise it to give registries more time`,
         ),
       )
-    expect(asked).toContain('HEAD /v2/app/frontend/manifests/v1')
+    expect(asked).toContain('GET /v2/app/frontend/manifests/v1')
   })
 
   test('verify-images false asks no registry at all', async () => {
