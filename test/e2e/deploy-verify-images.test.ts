@@ -26,6 +26,7 @@ import {
 import { externalAddress } from '../helpers/connect-proxy.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
+import { startRegistryProxy } from '../helpers/registry-proxy.js'
 import { makeTlsFiles, type TlsFiles } from '../helpers/tls-certificates.js'
 import { startTokenServer, type TokenServer } from '../helpers/token-server.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
@@ -318,6 +319,84 @@ describe.each(['basic', 'bearer'] as const)('against the real registry, %s auth'
   })
 })
 
+describe('what is checked is what is sent', () => {
+  test('a registry whose Docker-Content-Digest names another manifest than the one it sends is refused, naming both, with no POST', async () => {
+    const { images, registry } = setupOf('basic')
+    // The real registry behind a relay that claims frontend:v2's digest for frontend:v1.
+    const liar = cleanup.track(
+      'lying relay',
+      await startRegistryProxy(registry.url, {
+        headers: (request, headers) =>
+          request.path.endsWith('/app/frontend/manifests/v1')
+            ? { ...headers, 'docker-content-digest': images.frontendV2.digest }
+            : headers,
+      }),
+    )
+    const reference = `${liar.host}/app/frontend:v1`
+    for (const mode of ['auto', 'true'])
+      for (const pin of ['auto', 'false']) {
+        const { run, posts } = await deploy(`lying digest ${mode} ${pin}`, {
+          'frontend-image': reference,
+          'verify-images': mode,
+          'pin-digests': pin,
+          ...CREDENTIALS,
+        })
+        expect({ mode, pin, code: run.code, posts }).toEqual({ mode, pin, code: 1, posts: 0 })
+        expect(run.stdout).toContain(
+          `The frontend image '${reference}': registry '${liar.host}' named its manifest ${images.frontendV2.digest} (Docker-Content-Digest), but the manifest it sent hashes to ${images.frontend.digest}; a registry whose digest is not that of what it sends cannot say what the platform would pull: check the registry, and any proxy or cache in front of it`,
+        )
+        expect(run.outputs.digests).toBe('{}')
+      }
+    // Each image is resolved by one GET of its manifest: nothing asks its tag twice.
+    expect(liar.requests.filter((line) => line.startsWith('HEAD'))).toEqual([])
+  })
+
+  test('with registry-mirrors, the payload names the digest the mirror gave, which the mirror and the registry name differently', async () => {
+    const { images, host } = setupOf('basic')
+    const mirror = cleanup.track(
+      'mirror',
+      await startRegistry({ user: 'unused', password: 'unused-password', anonymous: true }),
+    )
+    cleanup.add(`images of ${mirror.host}`, () => removeImages(`${mirror.host}/`))
+    const base = await ensureBaseImages()
+    // The mirror's frontend:v1 is another image than the registry's.
+    const mirrored = await pushImage(base.codeasdata, `${mirror.host}/cache/app/frontend:v1`)
+    expect(mirrored).not.toBe(images.frontend.digest)
+    const inputs = {
+      'frontend-image': images.frontend.reference,
+      'registry-mirrors': `${host}=${mirror.host}/cache`,
+      'verify-images': 'true',
+      ...CREDENTIALS,
+    }
+    const { run, posts } = await deploy('mirror pins', inputs)
+
+    expect({ code: run.code, posts }).toEqual({ code: 0, posts: 1 })
+    const sent = `${images.frontend.reference}@${mirrored}`
+    expect(JSON.parse(webhook.requests[0]?.body ?? '')).toMatchObject({ frontend: { image: sent } })
+    expect(run.outputs.payload).toBe(webhook.requests[0]?.body)
+    expect(JSON.parse(run.outputs.digests ?? '')).toEqual({
+      [images.frontend.reference]: mirrored,
+    })
+    expect(run.stdout).toContain(
+      `frontend ${images.frontend.reference} (asked at its mirror '${mirror.host}'): found, ${mirrored}`,
+    )
+    expect(run.summary).toContain(`| Frontend image | ${sent} (verified) |`)
+
+    // pin-digests false: the mirror may not answer, the registry itself is asked.
+    const given = await deploy('mirror unused', { ...inputs, 'pin-digests': 'false' })
+    expect({ code: given.run.code, posts: given.posts }).toEqual({ code: 0, posts: 1 })
+    expect(JSON.parse(webhook.requests[0]?.body ?? '')).toMatchObject({
+      frontend: { image: images.frontend.reference },
+    })
+    expect(JSON.parse(given.run.outputs.digests ?? '')).toEqual({
+      [images.frontend.reference]: images.frontend.digest,
+    })
+    expect(given.run.stdout).toContain(
+      `The images of '${host}' are asked at '${host}' itself, not at its mirror in 'registry-mirrors'`,
+    )
+  }, 120_000)
+})
+
 /** A registry that accepts connections and requests, and never answers: one that hangs. */
 async function startSilentRegistry(asked: string[]): Promise<Listening & { host: string }> {
   const silent = createServer((req) => asked.push(`${req.method ?? ''} ${req.url ?? ''}`))
@@ -368,7 +447,7 @@ describe('registries that cannot be asked', () => {
           `could not be checked in registry '${silent.host}': no answer within the [01]\\.\\d s the image check had: half of what was left of 'timeout-seconds' \\(2 s\\); raise it to give registries more time`,
         ),
       )
-    expect(asked).toContain('HEAD /v2/app/frontend/manifests/v1')
+    expect(asked).toContain('GET /v2/app/frontend/manifests/v1')
   })
 
   test('verify-images false asks no registry at all', async () => {

@@ -108,7 +108,7 @@ describe('an echoing registry puts nothing but digests in outputs and files', ()
       'Content-Type': 'application/vnd.oci.image.manifest.v1+json',
       'Docker-Content-Digest': auth,
     })
-    res.end(request.method === 'HEAD' ? undefined : MANIFEST)
+    res.end(MANIFEST)
   })
 
   test.each([
@@ -164,7 +164,7 @@ describe('a plain-http realm on another address gets no request', () => {
     const registry = await startRegistry((request, _index, res) => {
       if (request.headers.authorization === 'Bearer tkn-from-elsewhere') {
         res.writeHead(200, { 'Docker-Content-Digest': MANIFEST_DIGEST })
-        res.end()
+        res.end(MANIFEST)
         return
       }
       json(
@@ -196,7 +196,7 @@ describe('a payload-file registry gets no login', () => {
     "'registry-username' and 'registry-password' are given but 'registry' is empty, and no image input names a registry (the images come from 'payload-file' only): the registry a login is for is never taken from a file, so the images are checked without it. Set 'registry' to the registry these credentials are for."
   const found = basicRegistry((_request, _index, res) => {
     res.writeHead(200, { 'Docker-Content-Digest': MANIFEST_DIGEST })
-    res.end()
+    res.end(MANIFEST)
   })
   const logins = (requests: ReceivedRequest[]): string[] =>
     requests.map((request) => request.headers.authorization ?? '-')

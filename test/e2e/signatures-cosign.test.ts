@@ -11,6 +11,7 @@ import { openSigningKey, type SigningKey } from '../../src/core/signing/private-
 import { pemBlocks } from '../../src/core/signing/pem.js'
 import { signImages } from '../../src/core/signing/sign-images.js'
 import { inputsLogin } from '../../src/core/registry/logins.js'
+import { MANIFEST_TYPES } from '../../src/core/registry/manifests.js'
 import { systemClock } from '../../src/tools/clock.js'
 import { nodeFiles } from '../../src/tools/files.js'
 import { createHttpClient } from '../../src/tools/http.js'
@@ -18,6 +19,7 @@ import { IMAGE_KINDS } from '../../src/core/build-images/image-kinds.js'
 import { useCleanup } from '../helpers/suite.js'
 import { BASE_IMAGES, dockerLogin, pushImage, removeImages } from '../helpers/docker-env.js'
 import { useDockerSuite } from '../helpers/docker-suite.js'
+import { startRegistryProxy } from '../helpers/registry-proxy.js'
 import { capture } from '../helpers/run-process.js'
 import { runAsGithub, runOutcome, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -434,6 +436,65 @@ describe('deploy with verify-signatures, against cosign', () => {
     },
     120_000,
   )
+})
+
+describe('the tag moved to an unsigned image right after its signature was read', () => {
+  test('the payload names the digest whose signature was verified, not the tag', async () => {
+    const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
+    const at = (name: string): string => `${suite.registry.host}/sig/${name}`
+    const signed = await pushImage(BASE_IMAGES.frontend, at('moving:v1'), { env })
+    const unsigned = await pushImage(BASE_IMAGES.codeasdata, at('moving:unsigned'), { env })
+    images['moving:v1'] = { reference: at('moving:v1'), digest: signed }
+    await signWith(opened(ours, KEY_PASSWORD), 'moving:v1')
+    // Whoever may push a tag moves v1 to the unsigned image as soon as the step has read the
+    // signature of the image v1 named: the registry, reached through a relay that does so.
+    const sigPath = `/v2/sig/moving/manifests/${signed.replace(':', '-')}.sig`
+    let moved = 0
+    const relay = cleanup.track(
+      'relay',
+      await startRegistryProxy(suite.registry.url, {
+        after: async (request) => {
+          if (request.method !== 'GET' || request.path !== sigPath || moved > 0) return
+          const unsignedManifest = await fetch(
+            `${suite.registry.url}/v2/sig/moving/manifests/unsigned`,
+            { headers: { Accept: MANIFEST_TYPES, Authorization: basic() } },
+          )
+          const put = await fetch(`${suite.registry.url}/v2/sig/moving/manifests/v1`, {
+            method: 'PUT',
+            headers: {
+              'Content-Type': unsignedManifest.headers.get('content-type') ?? '',
+              Authorization: basic(),
+            },
+            body: await unsignedManifest.text(),
+          })
+          expect(put.status).toBe(201)
+          moved++
+        },
+      }),
+    )
+    const reference = `${relay.host}/sig/moving:v1`
+    const { run, posts } = await deploy('tag moved', { 'frontend-image': reference })
+
+    expect({ code: run.code, posts, moved }).toEqual({ code: 0, posts: 1, moved: 1 })
+    // The tag now names the unsigned image; the platform is sent the signed one, by digest.
+    expect((await suite.registry.manifest('sig/moving', 'v1')).digest).toBe(unsigned)
+    const sent = `${reference}@${signed}`
+    const body = webhook.requests.at(-1)?.body ?? ''
+    expect(JSON.parse(body)).toMatchObject({ frontend: { image: sent } })
+    expect(run.outputs.payload).toBe(body)
+    expect(JSON.parse(run.outputs.digests ?? '')).toEqual({ [reference]: signed })
+    expect(run.stdout).toContain(`frontend ${reference}: found, ${signed}; signed`)
+    expect(run.stdout).toContain(
+      `Sent by the digest checked ('pin-digests: auto', as 'verify-signatures' is set):\n- ${reference} as ${sent}\n`,
+    )
+    // The tag was asked only before the signature read (anonymously, then with the login the
+    // registry's challenge asks for): everything after went by the digest.
+    const tagAsked = relay.requests.flatMap((line, index) =>
+      line.includes('/sig/moving/manifests/v1') ? [index] : [],
+    )
+    expect(tagAsked).toHaveLength(2)
+    expect(Math.max(...tagAsked)).toBeLessThan(relay.requests.indexOf(`GET ${sigPath}`))
+  }, 120_000)
 })
 
 describe('build-images on the real engine, with signing-key', () => {

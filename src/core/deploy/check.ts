@@ -7,7 +7,8 @@ import type { CommonPorts } from '../shared/ports.js'
 import { insecureAppWarning } from './app-url.js'
 import type { DeployInputName } from './definition.js'
 import { parseDeployInputs, type DeployInputs } from './inputs.js'
-import { buildPayload, deployRuleWarnings, deploysSomething } from './payload.js'
+import { buildPayload, deployRuleWarnings, deploysSomething, type RulesFrom } from './payload.js'
+import { pinPlan, pinReason, type PinPlan } from './pinning.js'
 import { readBasePayload } from './payload-file.js'
 import type { Payload } from './payload-schema.js'
 import { signatureVerifier } from './signature-key.js'
@@ -34,6 +35,11 @@ export interface CheckedDeploy {
   login?: InputsLogin
   /** `verify-signatures`: its public key, its file read when it is one. */
   signatures?: SignatureVerifier
+  /** Where the deploy rules sent come from, for messages about one of them. */
+  rulesFrom: RulesFrom
+  /** Which images the run sends pinned by digest (`pin-digests`), and why. */
+  pinning: PinPlan
+  pinReason: string
 }
 
 /**
@@ -63,21 +69,30 @@ export async function checkDeploy(
   const signatures = inputs.verifySignatures
     ? await signatureVerifier(inputs.verifySignatures, context.workspace, ports.files)
     : undefined
-  const { payload, body } = await logger.group('Deployment payload', async () => {
+  const pin = {
+    pinDigests: inputs.pinDigests,
+    verifyImages: inputs.verifyImages,
+    signatures: inputs.verifySignatures !== undefined,
+    mirrors: inputs.registryMirrors.length > 0,
+  }
+  const pinning = pinPlan(pin)
+  const { payload, body, rulesFrom } = await logger.group('Deployment payload', async () => {
     const base = inputs.payloadFile
       ? await readBasePayload(inputs.payloadFile, context.workspace, ports.files)
       : undefined
     const built = buildPayload(inputs, base, { imagesLater: inputs.checkOnly })
     const body = JSON.stringify(built.payload)
     checkSize(body)
-    for (const warning of deployRuleWarnings(built, inputs.payloadFile, deadline))
-      logger.warning(warning)
+    const warnings = deployRuleWarnings(built, inputs.payloadFile, deadline)
+    // The rules are judged on the references as sent: once pinned, by the run (rulesAsSent).
+    if (pinning === 'none' || inputs.checkOnly)
+      for (const warning of warnings) logger.warning(warning)
     logger.info(printable(JSON.stringify(built.payload, null, 2)))
     if (!deploysSomething(built.payload))
       logger.info(
         "No image is given: with 'check-only', the images are taken to come from the later jobs that build them. A run with none stops here, as there is nothing to deploy.",
       )
-    return { payload: built.payload, body }
+    return { payload: built.payload, body, rulesFrom: built.rulesFrom }
   })
   const decided = checkLogin(payload, inputs)
   if (decided.warning) logger.warning(decided.warning, { title: 'Registry login not used' })
@@ -86,12 +101,16 @@ export async function checkDeploy(
     deadline,
     payload,
     body,
+    rulesFrom,
+    pinning,
+    pinReason: pinReason(pin),
     ...(decided.login ? { login: decided.login } : {}),
     ...(signatures ? { signatures } : {}),
   }
 }
 
-function checkSize(body: string): void {
+/** A payload larger than an output holds is refused before it is sent. */
+export function checkSize(body: string): void {
   const bytes = new TextEncoder().encode(body).length
   if (bytes > MAX_PAYLOAD_BYTES)
     throw new ActionError(

@@ -24,6 +24,7 @@ import {
 import { OCI_LABELS, SERVED_FILES_LABEL } from '../shared/image-labels.js'
 import { rolloutOutputDescription } from './outcomes.js'
 import { MODES } from './payload-schema.js'
+import { PIN_MODES } from './pinning.js'
 import { webhookUrlParts } from './secrets.js'
 import { urlCredentials } from '../shared/url-credentials.js'
 import { pastedPrivateKey } from '../signing/pem.js'
@@ -80,6 +81,11 @@ export const deployDefinition = {
       // A private key pasted where its public key belongs must not show in the log either.
       secret: pastedPrivateKey,
       parse: verifySignatures,
+    },
+    'pin-digests': {
+      description:
+        "Send each image checked by the digest of the manifest the image check read, `<name>:<tag>@sha256:<digest>` (the tag kept, for people; a reference given with a digest is sent as given), so that the platform pulls the very image that was checked, or nothing, even if the tag is moved in between. `auto`: with `verify-signatures`, every image; otherwise only an image that its mirror in `registry-mirrors` answered for, and the rest as given (the spec's references are `<registry>/<name>:<tag>`, and a platform may refuse a digest). `true`: every image, which the image check must then check (`auto` acts as `true`). `false`: as given, and a mirrored registry's images are checked at that registry itself; refused with `verify-signatures`.",
+      ...choiceWithDefault(PIN_MODES, 'auto'),
     },
     ...registryInputs({
       registry:
@@ -170,7 +176,10 @@ export const deployDefinition = {
     'check-only': CHECK_ONLY,
   },
   outputs: {
-    payload: { description: 'The JSON payload sent (or, on a dry run, that would be sent).' },
+    payload: {
+      description:
+        'The JSON payload sent (or, on a dry run, that would be sent), its images named as sent: pinned by digest where `pin-digests` pins them. Empty when the image check fails.',
+    },
     status: { description: 'HTTP status of the webhook response (empty on a dry run).' },
     message: {
       description:
@@ -187,7 +196,7 @@ export const deployDefinition = {
     },
     digests: {
       description:
-        'JSON object of each image reference checked and the manifest digest its registry gave, `{"<reference>": "sha256:…"}`; an image that could not be checked is left out, and it is `{}` when `verify-images` is false.',
+        'JSON object of each image reference checked, as given, and the digest of the manifest its registry sent (its bytes hashed), `{"<reference>": "sha256:…"}`; an image that could not be checked is left out, and it is `{}` when `verify-images` is false.',
     },
   },
 } as const satisfies ActionDefinition

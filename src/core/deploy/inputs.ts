@@ -32,6 +32,16 @@ export function parseDeployInputs(
       'verify-images',
       "is false, but 'verify-signatures' is set, and the signatures are checked during the image check; set 'verify-images' to 'true' (or 'auto', which then acts as 'true'), or leave 'verify-signatures' empty",
     )
+  if (inputs.verifySignatures && inputs.pinDigests === 'false')
+    problems.add(
+      'pin-digests',
+      "is false, but 'verify-signatures' is set: a signature is checked for the digest the registry gave, and a tag sent as given may be moved to another, unsigned, image before the platform pulls it; set 'pin-digests' to 'auto' (or 'true'), which sends each image by that digest, or leave 'verify-signatures' empty",
+    )
+  if (inputs.pinDigests === 'true' && inputs.verifyImages === 'false')
+    problems.add(
+      'pin-digests',
+      "is true, but 'verify-images' is false, and the digests to send come from the image check; set 'verify-images' to 'true' (or 'auto', which then acts as 'true'), or 'pin-digests' to 'auto' or 'false'",
+    )
   problems.throwIfAny()
   return { ...inputs, registryLogin: login }
 }

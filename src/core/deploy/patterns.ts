@@ -103,11 +103,15 @@ export function unmatchedImages(
   return { unmatched }
 }
 
-function evaluate(
+/**
+ * Whether `pattern` matches `subject`, each try bounded as unmatchedImages bounds it; what was
+ * stopped on every try, or when the step's time ran out.
+ */
+export function evaluate(
   pattern: string,
   subject: string,
   remainingMs: () => number,
-  test: typeof testWithin,
+  test: typeof testWithin = testWithin,
 ): boolean | Omit<TooSlow, 'rule'> {
   for (let tried = 0; ; tried++) {
     const remaining = remainingMs()

@@ -9,7 +9,7 @@ import {
   type Mode,
   type Payload,
 } from './payload-schema.js'
-import { tooSlowProblem, unmatchedImages } from './patterns.js'
+import { tooSlowProblem, unmatchedImages, type TooSlow } from './patterns.js'
 
 export interface PayloadInputs {
   frontendImage?: string
@@ -128,19 +128,29 @@ export function deployRuleWarnings(
   const rules = backends.deployRules
   const sources = rules.map((rule) => rule.source)
   const checked = unmatchedImages(backends.images, sources, () => deadline.remainingMs())
-  if ('tooSlow' in checked) {
-    const { rule } = checked.tooSlow
-    const problem = tooSlowProblem(checked.tooSlow, deadline.limit)
-    if (built.rulesFrom === 'payload-file' && payloadFile)
-      throw payloadFileError(payloadFile, `at backends.deployRules[${rule}].source: ${problem}`)
-    throw new InputError(
-      'deploy-rules',
-      `Invalid input 'deploy-rules': at [${rule}].source: ${problem}.`,
-    )
-  }
+  if ('tooSlow' in checked)
+    throw tooSlowError(checked.tooSlow, built.rulesFrom, payloadFile, deadline)
+  return checked.unmatched.map((image) => unmatchedWarning(image, rules))
+}
+
+/** The warning for a backend image that no rule's source matches. */
+export function unmatchedWarning(image: string, rules: readonly DeployRule[]): string {
   const listed = rules.map((r) => `'${r.source}'`).join(', ')
-  return checked.unmatched.map(
-    (image) =>
-      `Backend image '${image}' matches no deploy rule's source (${listed}): the platform will not deploy it to any backend.`,
+  return `Backend image '${image}' matches no deploy rule's source (${listed}): the platform will not deploy it to any backend.`
+}
+
+/** A source that was stopped, refused as an error of the input or the file it came from. */
+export function tooSlowError(
+  slow: TooSlow,
+  rulesFrom: RulesFrom,
+  payloadFile: string | undefined,
+  deadline: Deadline,
+): InputError {
+  const problem = tooSlowProblem(slow, deadline.limit)
+  if (rulesFrom === 'payload-file' && payloadFile)
+    return payloadFileError(payloadFile, `at backends.deployRules[${slow.rule}].source: ${problem}`)
+  return new InputError(
+    'deploy-rules',
+    `Invalid input 'deploy-rules': at [${slow.rule}].source: ${problem}.`,
   )
 }

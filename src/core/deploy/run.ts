@@ -3,10 +3,12 @@ import { ActionError } from '../shared/errors.js'
 import type { HttpClient } from '../shared/http.js'
 import type { CommonPorts, Summary, SummaryLink } from '../shared/ports.js'
 import type { AppTarget } from './app-url.js'
-import { printable, type CheckedDeploy } from './check.js'
+import { checkSize, printable, type CheckedDeploy } from './check.js'
 import type { DeployInputs } from './inputs.js'
 import { payloadImages } from './payload.js'
 import type { Payload } from './payload-schema.js'
+import { pinnedLines, pinnedPayload, pinnedRefusalHint, rulesAsSent } from './pinning.js'
+import type { PinnedReference } from '../registry/pinned-reference.js'
 import { besideImage, verifyImages, type VerifyPorts } from './verify-images.js'
 import { callWebhook, WebhookError, type WebhookResult } from './webhook.js'
 import { imageLinks, type LinkContext } from './links.js'
@@ -52,28 +54,31 @@ export async function runDeploy(
 ): Promise<StepEnd> {
   const { logger, reporter } = ports
   ports.progress?.({ kind: 'not-sent' })
-  const { inputs, payload, body, deadline } = checked
+  const { inputs, payload: given, deadline } = checked
   const plan = planWatch(inputs)
   const notWatched = (): void => {
     reporter.setOutput('rollout', 'not-watched')
     reporter.setOutput('live-version', '')
   }
-  reporter.setOutput('payload', body)
   reporter.setOutput('url', inputs.appUrl?.shown ?? '')
   // The images are checked before anything is sent, dry runs included (they say what would fail).
   const readLabels = inputs.appUrl !== undefined && inputs.waitMinutes > 0
   const verified = await verifyImages(
-    payload,
+    given,
     {
       verifyImages: inputs.verifyImages,
       ...(checked.login ? { login: checked.login } : {}),
       registryMirrors: inputs.registryMirrors,
+      pinning: checked.pinning,
+      pinReason: checked.pinReason,
       deadline,
       readFrontendLabels: readLabels,
       ...(checked.signatures ? { signatures: checked.signatures } : {}),
     },
     ports,
   )
+  const { payload, body } = sentPayload(checked, verified.pins, logger)
+  reporter.setOutput('payload', body)
   const build = buildFacts(inputs.expectedVersion, payload, verified.frontendLabels)
   // Watched, the app's link comes with the rollout's outcome (rolloutSummary).
   const links = deployLinks(payload, 'target' in plan ? undefined : inputs.appUrl, context)
@@ -113,6 +118,8 @@ export async function runDeploy(
       if (error instanceof WebhookError) {
         reporter.setOutput('status', error.status?.toString() ?? '')
         reporter.setOutput('message', error.responseMessage ?? '')
+        notWatched()
+        throw pinnedRefusal(error, verified.pins, checked.pinReason)
       }
       notWatched()
       throw error
@@ -138,6 +145,46 @@ export async function runDeploy(
     return {}
   }
   return watch(targets, inputs, manualPromotion, build, ports, result.status)
+}
+
+/**
+ * The payload as it is sent: each image the check pinned named by its digest, the deploy rules
+ * judged on those references (when anything could be pinned), its size checked again.
+ */
+function sentPayload(
+  checked: CheckedDeploy,
+  pins: ReadonlyMap<string, PinnedReference>,
+  logger: DeployPorts['logger'],
+): { payload: Payload; body: string } {
+  const { payloadFile } = checked.inputs
+  if (checked.pinning === 'none') return { payload: checked.payload, body: checked.body }
+  const rules = {
+    payload: checked.payload,
+    rulesFrom: checked.rulesFrom,
+    ...(payloadFile ? { payloadFile } : {}),
+  }
+  const warnings = rulesAsSent(rules, pins, checked.pinReason, checked.deadline)
+  for (const warning of warnings) logger.warning(warning)
+  for (const line of pinnedLines(pins, checked.pinReason)) logger.info(line)
+  const payload = pinnedPayload(checked.payload, pins)
+  const body = pins.size === 0 ? checked.body : JSON.stringify(payload)
+  checkSize(body)
+  return { payload, body }
+}
+
+/** A webhook's answer other than 200 to references pinned by digest says what may be why. */
+function pinnedRefusal(
+  error: WebhookError,
+  pins: ReadonlyMap<string, PinnedReference>,
+  reason: string,
+): WebhookError {
+  const pinned = [...pins.values()].some((pin) => pin.reference !== pin.given)
+  if (!pinned || error.status === undefined || error.status === 200) return error
+  return new WebhookError(
+    `${error.message} ${pinnedRefusalHint(reason)}`,
+    error.status,
+    error.responseMessage,
+  )
 }
 
 /** The targets to watch, as they were before the call. */

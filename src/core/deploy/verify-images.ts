@@ -7,6 +7,7 @@ import {
   type InputsLogin,
   type LoginPorts,
 } from '../registry/logins.js'
+import { pinReference, type PinnedReference } from '../registry/pinned-reference.js'
 import { registryImage } from '../registry/reference.js'
 import { registryShown, resolvedImage, type RegistryMirrors } from '../registry/mirrors.js'
 import { RegistrySession } from '../registry/session.js'
@@ -19,6 +20,7 @@ import type { Deadline } from '../shared/deadline.js'
 import type { CommonPorts, Logger } from '../shared/ports.js'
 import { payloadImages, type PayloadImage, type PayloadInputs } from './payload.js'
 import type { Payload } from './payload-schema.js'
+import type { PinPlan } from './pinning.js'
 
 export const VERIFY_MODES = ['auto', 'true', 'false'] as const
 export type VerifyMode = (typeof VERIFY_MODES)[number]
@@ -34,8 +36,15 @@ export interface VerifyInputs {
   verifyImages: VerifyMode
   /** The inputs' login and the registry it is for, decided in the check phase (see checkLogin). */
   login?: InputsLogin
-  /** `registry-mirrors`: an image of a registry one serves is checked there. */
+  /**
+   * `registry-mirrors`: an image of a registry one serves is checked there, unless nothing is
+   * pinned (`pinning: 'none'`): a mirror may answer only for a reference then sent pinned.
+   */
   registryMirrors?: RegistryMirrors
+  /** Which images found get a pinned reference (see pinPlan); none by default. */
+  pinning?: PinPlan
+  /** Why they are pinned, for the message when one cannot be checked (see pinReason). */
+  pinReason?: string
   /** The step's 'timeout-seconds', already running. */
   deadline: Deadline
   /** Read the frontend image's labels too (its config blob), with the same login and time. */
@@ -47,9 +56,13 @@ export interface VerifyInputs {
   signatures?: SignatureVerifier
 }
 
-/** What the check found: the summary's note beside each image, the frontend's labels if asked. */
+/**
+ * What the check found: the summary's note beside each image (by the reference sent), the
+ * frontend's labels if asked, and the images to send pinned, by the reference given.
+ */
 export interface VerifyResult {
   beside: Map<string, string>
+  pins: Map<string, PinnedReference>
   /** When asked for: the frontend image's labels, or why they could not be read. */
   frontendLabels?: ImageConfigRead
 }
@@ -66,14 +79,18 @@ interface Checked extends PayloadImage {
   mirrorOf?: string
   verdict: Verdict
   /** With `verify-signatures`, for an image found: what its signatures say. */
-  signature?: SignatureVerdict | { kind: 'no-digest' }
+  signature?: SignatureVerdict
+  /** For an image found that is to be sent pinned: its pinned reference, or why there is none. */
+  pin?: PinnedReference | { problem: string }
 }
 
 /**
  * Every image of the payload, those of `payload-file` included, must exist before the
- * webhook is called. A missing image (or a digest that does not match) fails the step; a registry
- * that cannot be asked fails it under `true` and earns a warning under `auto`. Sets the `digests`
- * output and returns what the summary shows beside each reference (see besideImage).
+ * webhook is called. A missing image (or a digest that does not match, or a registry whose digest
+ * header is not its bytes') fails the step; a registry that cannot be asked fails it under `true`
+ * (and with `verify-signatures` or every image to pin) and earns a warning under `auto`. Sets the
+ * `digests` output and returns what the summary shows beside each reference (see besideImage)
+ * and the pinned reference of each image `pinning` pins.
  */
 export async function verifyImages(
   payload: Payload,
@@ -90,13 +107,50 @@ export async function verifyImages(
     const why = payload.frontend
       ? "the registry was not asked ('verify-images: false')"
       : 'the payload has no frontend image'
-    return { beside: new Map(), ...(asked ? { frontendLabels: { problem: why } } : {}) }
+    return {
+      beside: new Map(),
+      pins: new Map(),
+      ...(asked ? { frontendLabels: { problem: why } } : {}),
+    }
   }
   const checked = await logger.group('Image check', () => checkAll(images, inputs, ports))
   reporter.setOutput('digests', JSON.stringify(digestsOf(checked, ports.redact)))
-  judge(checked, inputs.signatures ? 'true' : inputs.verifyImages, logger, inputs.signatures)
-  const beside = new Map(checked.map((image) => [image.reference, shownBeside(image)]))
-  return { beside, ...(asked ? { frontendLabels: frontendLabels(checked) } : {}) }
+  judge(checked, strictness(inputs), logger, inputs.signatures)
+  const pins = new Map(
+    checked.flatMap(({ reference, pin }) => (pin && 'digest' in pin ? [[reference, pin]] : [])),
+  )
+  const beside = new Map(
+    checked.map((image) => {
+      const sent = pins.get(image.reference)?.reference ?? image.reference
+      return [sent, shownBeside(sent, image)]
+    }),
+  )
+  return { beside, pins, ...(asked ? { frontendLabels: frontendLabels(checked) } : {}) }
+}
+
+/**
+ * The mode the verdicts are judged in, and what the failure message says of it: an image that
+ * cannot be checked has no signature to trust and no digest to pin, so both make `auto` act as
+ * `true`.
+ */
+function strictness(inputs: VerifyInputs): { mode: VerifyMode; advice: string } {
+  if (inputs.signatures)
+    return {
+      mode: 'true',
+      advice: " ('verify-signatures' requires every image to be checked and signed)",
+    }
+  if (inputs.pinning === 'every')
+    return {
+      mode: 'true',
+      advice: ` (${inputs.pinReason ?? "'pin-digests'"} requires every image to be checked, to send it by the digest read)`,
+    }
+  if (inputs.verifyImages === 'true')
+    return {
+      mode: 'true',
+      advice:
+        " ('verify-images: true' requires every image to be checked; 'auto' deploys those that cannot be checked with a warning)",
+    }
+  return { mode: inputs.verifyImages, advice: '' }
 }
 
 function frontendLabels(checked: Checked[]): ImageConfigRead {
@@ -120,7 +174,7 @@ function digestsOf(checked: Checked[], redact: (text: string) => string): Record
 /** Warns about what `auto` lets through, and throws one error listing every failure. */
 function judge(
   checked: Checked[],
-  mode: VerifyMode,
+  { mode, advice }: { mode: VerifyMode; advice: string },
   logger: Logger,
   signatures: SignatureVerifier | undefined,
 ): void {
@@ -135,13 +189,12 @@ function judge(
     } else if (image.verdict.kind !== 'found') failures.push(problemOf(image))
     else if (signatures && image.signature?.kind !== 'signed')
       failures.push(signatureProblem(image, signatures))
+    else if (image.pin && 'problem' in image.pin)
+      failures.push(
+        `The ${image.role} image '${image.reference}' cannot be sent pinned: ${image.pin.problem}`,
+      )
   }
   if (failures.length === 0) return
-  const advice = signatures
-    ? " ('verify-signatures' requires every image to be checked and signed)"
-    : mode === 'true'
-      ? " ('verify-images: true' requires every image to be checked; 'auto' deploys those that cannot be checked with a warning)"
-      : ''
   throw new ActionError(
     `The image check failed for ${failures.length} of ${checked.length} image(s), so the deployment was not requested${advice}:\n${failures.map((line) => `- ${line}`).join('\n')}`,
   )
@@ -160,9 +213,12 @@ async function checkAll(
   inputs: VerifyInputs,
   ports: VerifyPorts,
 ): Promise<Checked[]> {
+  const pinning = inputs.pinning ?? 'none'
+  const mirrors = pinning === 'none' ? [] : (inputs.registryMirrors ?? [])
+  if (pinning === 'none') sayMirrorsUnused(images, inputs.registryMirrors ?? [], ports.logger)
   const located = images.map((image) => ({
     ...image,
-    target: resolvedImage(image.reference, inputs.registryMirrors ?? []),
+    target: resolvedImage(image.reference, mirrors),
   }))
   const targets = located.flatMap(({ target }) => ('problem' in target ? [] : [target]))
   const credentialsFor = await credentialSource(targets, inputs.login, ports)
@@ -176,17 +232,39 @@ async function checkAll(
     const verdict = await checkImage(target, credentials, deadline, ports, { readConfig })
     const mirrorOf = target.mirrorOf ? { mirrorOf: target.mirrorOf } : {}
     const checked: Checked = { role, reference, registry: target.registry, ...mirrorOf, verdict }
-    if (!inputs.signatures || verdict.kind !== 'found') return checked
-    if (!verdict.digest) return { ...checked, signature: { kind: 'no-digest' } }
+    if (verdict.kind !== 'found') return checked
+    // The digest read is the one pinned, and the one whose signatures are read: a tag moved
+    // after this GET changes neither.
+    const pins = pinning === 'every' || (pinning === 'mirrored' && target.mirrorOf !== undefined)
+    const pin = pins ? { pin: pinReference(reference, verdict.digest) } : {}
+    if (!inputs.signatures) return { ...checked, ...pin }
     // Loaded only when signatures are checked: the deploy step starts without it. A mirror is
     // asked for the signatures too, as for the image.
     const { readSignatures } = await import('../signing/signatures.js')
     const session = new RegistrySession(target, credentials, 'pull', deadline, ports)
     const read = await readSignatures(session, verdict.digest, inputs.signatures)
-    return { ...checked, signature: read.verdict }
+    return { ...checked, ...pin, signature: read.verdict }
   })
   for (const image of checked) ports.logger.info(logLine(image))
   return checked
+}
+
+/**
+ * With nothing to pin, a mirror may not answer for an image (the platform pulls from the
+ * registry its reference names, which may hold another image under that tag): each registry a
+ * mirror serves is asked itself, and the log says so.
+ */
+function sayMirrorsUnused(images: PayloadImage[], mirrors: RegistryMirrors, logger: Logger): void {
+  const served = unique(
+    images.flatMap(({ reference }) => {
+      const target = resolvedImage(reference, mirrors)
+      return 'mirrorOf' in target && target.mirrorOf ? [target.mirrorOf] : []
+    }),
+  )
+  for (const registry of served)
+    logger.info(
+      `The images of '${registry}' are asked at '${registry}' itself, not at its mirror in 'registry-mirrors': nothing is sent pinned by digest ('pin-digests'), and a mirror may answer only for an image sent by the digest it gave, since the platform pulls from '${registry}'.`,
+    )
 }
 
 /**
@@ -228,11 +306,13 @@ function logLine({ role, reference, registry, mirrorOf, verdict, signature }: Ch
   const what = `${role} ${reference}${mirrorOf ? ` (asked at its mirror '${registry ?? ''}')` : ''}`
   switch (verdict.kind) {
     case 'found':
-      return `${what}: found, ${verdict.digest ?? 'the registry gave no digest'}${signature ? `; ${signatureLogNote(signature)}` : ''}`
+      return `${what}: found, ${verdict.digest}${signature ? `; ${signatureLogNote(signature)}` : ''}`
     case 'missing':
       return `${what}: does not exist (${verdict.detail})`
     case 'mismatch':
       return `${what}: the registry answers ${verdict.digest} for '${verdict.asked}', not the pinned ${verdict.pinned}`
+    case 'misnamed':
+      return `${what}: the registry named its manifest ${verdict.named}, but sent bytes that hash to ${verdict.hashed}`
     case 'invalid':
       return `${what}: not a valid image reference`
     default:
@@ -248,6 +328,8 @@ function problemOf({ role, reference, registry, mirrorOf, verdict }: Checked): s
       return `${image} does not exist in ${where} (${verdict.detail}): check its tag or digest, and that it was pushed`
     case 'mismatch':
       return `${image} pins ${verdict.pinned}, but ${where} answers ${verdict.digest} for '${verdict.asked}': deploy the digest the registry holds, or fix the reference`
+    case 'misnamed':
+      return `${image}: ${where} named its manifest ${verdict.named} (Docker-Content-Digest), but the manifest it sent hashes to ${verdict.hashed}; a registry whose digest is not that of what it sends cannot say what the platform would pull: check the registry, and any proxy or cache in front of it`
     case 'invalid':
       return `${image} cannot be checked: ${verdict.detail}`
     case 'found':
@@ -257,12 +339,10 @@ function problemOf({ role, reference, registry, mirrorOf, verdict }: Checked): s
   }
 }
 
-function signatureLogNote(signature: NonNullable<Checked['signature']>): string {
+function signatureLogNote(signature: SignatureVerdict): string {
   switch (signature.kind) {
     case 'signed':
       return 'signed'
-    case 'no-digest':
-      return 'signature not checked (no digest)'
     case 'unsigned':
       return `no signature (${signature.detail})`
     case 'other-key':
@@ -284,8 +364,6 @@ function signatureProblem(
   const image = `The ${what}`
   if (!signature) return `${image} was not checked for signatures`
   switch (signature.kind) {
-    case 'no-digest':
-      return `${image} was found, but registry '${registry ?? ''}' gave no digest for it, so its signature cannot be checked`
     case 'unsigned':
       return `${image} has no signature under ${verifier.shown} (${signature.detail}): sign it with the matching private key (build-images' 'signing-key', or \`cosign sign --key\`)`
     case 'other-key':
@@ -299,11 +377,11 @@ function signatureProblem(
   }
 }
 
-function shownBeside({ reference, verdict }: Checked): string {
+/** What the summary shows beside the reference sent: its digest, or why it has none. */
+function shownBeside(sent: string, { verdict }: Checked): string {
   if (verdict.kind !== 'found') return 'not checked'
-  if (!verdict.digest) return 'found, no digest given'
   // A reference pinned by digest already shows it.
-  return reference.endsWith(`@${verdict.digest}`) ? 'verified' : verdict.digest
+  return sent.endsWith(`@${verdict.digest}`) ? 'verified' : verdict.digest
 }
 
 /** A reference as the summary shows it: with its digest, or why it has none. */

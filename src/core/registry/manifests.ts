@@ -40,7 +40,7 @@ const CONFIG_TYPES = new Set([
   'application/vnd.docker.container.image.v1+json',
 ])
 /** The distribution spec's manifest size that registries must accept. */
-const MAX_MANIFEST_BYTES = 4 * 1024 * 1024
+export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024
 /** An image configuration: history and inline cache metadata included, far below this. */
 const MAX_CONFIG_BYTES = 8 * 1024 * 1024
 
@@ -73,40 +73,63 @@ export interface ReadOptions {
 }
 
 /** The manifest and configuration that `reference` (a tag or a digest) names in the session's repository. */
-export async function readImage(
+export function readImage(
   session: RegistrySession,
   reference: string,
   options: ReadOptions = {},
 ): Promise<ReadOutcome> {
-  try {
+  return outcomeOf(async () => {
     const top = await getManifest(session, reference)
-    if ('kind' in top) return top
-    let image = top
-    if (INDEX_TYPES.has(top.mediaType)) {
-      const entry = chooseEntry(top, options.platform)
-      if (typeof entry !== 'object') return { kind: 'unusable', detail: entry }
-      const child = await getManifest(session, entry.digest)
-      if ('kind' in child) return child.kind === 'missing' ? { ...child, kind: 'unusable' } : child
-      image = child
-    }
-    if (!IMAGE_TYPES.has(image.mediaType))
-      return {
-        kind: 'unusable',
-        detail:
-          image.mediaType === ''
-            ? 'its manifest names no media type, so it is no image manifest'
-            : `its manifest is a '${image.mediaType}', not an image`,
-      }
-    const config = await readConfig(session, image)
-    if ('kind' in config) return config
-    return {
-      kind: 'read',
-      image: { manifest: top, imageDigest: image.digest, ...config },
-    }
+    return 'kind' in top ? top : imageOf(session, top, options)
+  })
+}
+
+/**
+ * The image a manifest already read names: itself, or the index's entry for the platform (read
+ * by its digest), then its configuration. Whoever read `top` checked its bytes against its digest.
+ */
+export function readImageOf(
+  session: RegistrySession,
+  top: Manifest,
+  options: ReadOptions = {},
+): Promise<ReadOutcome> {
+  return outcomeOf(() => imageOf(session, top, options))
+}
+
+/** A registry that does not answer, as an outcome. */
+async function outcomeOf(read: () => Promise<ReadOutcome>): Promise<ReadOutcome> {
+  try {
+    return await read()
   } catch (error) {
     if (error instanceof Unreachable) return { kind: 'unreachable', detail: error.message }
     throw error
   }
+}
+
+async function imageOf(
+  session: RegistrySession,
+  top: Manifest,
+  options: ReadOptions,
+): Promise<ReadOutcome> {
+  let image = top
+  if (INDEX_TYPES.has(top.mediaType)) {
+    const entry = chooseEntry(top, options.platform)
+    if (typeof entry !== 'object') return { kind: 'unusable', detail: entry }
+    const child = await getManifest(session, entry.digest)
+    if ('kind' in child) return child.kind === 'missing' ? { ...child, kind: 'unusable' } : child
+    image = child
+  }
+  if (!IMAGE_TYPES.has(image.mediaType))
+    return {
+      kind: 'unusable',
+      detail:
+        image.mediaType === ''
+          ? 'its manifest names no media type, so it is no image manifest'
+          : `its manifest is a '${image.mediaType}', not an image`,
+    }
+  const config = await readConfig(session, image)
+  if ('kind' in config) return config
+  return { kind: 'read', image: { manifest: top, imageDigest: image.digest, ...config } }
 }
 
 /** PUTs `manifest` under `tag`; undefined when the tag now names it, else why not. */
@@ -164,24 +187,40 @@ export async function getManifest(session: RegistrySession, reference: string): 
   const ok = response as HttpResponse
   if (ok.bodyTruncated)
     return { kind: 'unusable', detail: `its manifest is larger than ${MAX_MANIFEST_BYTES} bytes` }
-  const digest = verifiedDigest(ok, validDigest(ok.headers['docker-content-digest']))
+  // Asked by a digest, the bytes must be that digest's, whatever the header says.
+  const asked = validDigest(reference)
+  const named = validDigest(ok.headers['docker-content-digest'])
+  const digest = verifiedDigest(ok, named, (named ?? asked)?.split(':')[0])
   if (typeof digest !== 'object') return { kind: 'unusable', detail: digest }
-  const parsed = parseJsonText(ok.body)
-  const declared = 'value' in parsed && isObject(parsed.value) ? parsed.value.mediaType : undefined
-  const mediaType =
-    ok.headers['content-type']?.split(';')[0]?.trim() ||
-    (typeof declared === 'string' ? declared : '')
-  return { body: ok.body, mediaType, digest: digest.digest }
+  if (asked && digest.digest !== asked)
+    return {
+      kind: 'unusable',
+      detail: `asked for ${asked}, the registry sent a manifest whose bytes hash to ${digest.digest}`,
+    }
+  return { body: ok.body, mediaType: manifestType(ok), digest: digest.digest }
 }
 
-/** The digest of a body the registry sent: the one it named, checked against the bytes. */
+/** A manifest's media type: its `Content-Type`, else the `mediaType` its JSON declares; '' if none. */
+export function manifestType(response: HttpResponse): string {
+  const parsed = parseJsonText(response.body)
+  const declared = 'value' in parsed && isObject(parsed.value) ? parsed.value.mediaType : undefined
+  return (
+    response.headers['content-type']?.split(';')[0]?.trim() ||
+    (typeof declared === 'string' ? declared : '')
+  )
+}
+
+/**
+ * The digest of a body the registry sent, with the algorithm of the one it named (else
+ * `algorithm`, else sha256), checked against the one it named.
+ */
 function verifiedDigest(
   response: HttpResponse,
   named: string | undefined,
+  algorithm = named?.split(':')[0] ?? 'sha256',
 ): { digest: string } | string {
   // The port hands bodies over as text: a body that was not valid UTF-8 cannot be given back byte for byte.
   if (response.body.includes('\uFFFD')) return 'its manifest is not valid UTF-8'
-  const algorithm = named?.split(':')[0] ?? 'sha256'
   if (algorithm !== 'sha256' && algorithm !== 'sha512')
     return `its digest uses '${algorithm}', which this step does not check`
   const hashed = `${algorithm}:${createHash(algorithm).update(response.body, 'utf8').digest('hex')}`

@@ -41,6 +41,8 @@ export interface SessionRequest {
   headers?: Record<string, string>
   body?: string
   maxBodyBytes: number
+  /** Hash every byte of the answer's body (`bodySha256`), as it came, those past `maxBodyBytes` too. */
+  hashBody?: boolean
 }
 
 /** The size of a token service's answer that is kept: tokens are a few KB. */
@@ -144,6 +146,7 @@ export class RegistrySession {
         headers,
         maxBodyBytes: request.maxBodyBytes,
         ...(request.body === undefined ? {} : { body: request.body }),
+        ...(request.hashBody ? { hashBody: true } : {}),
       },
       this.deadline,
       this.ports,

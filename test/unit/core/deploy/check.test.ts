@@ -108,4 +108,43 @@ describe("deploy's check phase", () => {
     const checked = await checkLoginFor({ 'frontend-image': 'a.example/shop/frontend:1' })
     expect(checked.login?.registry).toBe('a.example')
   })
+
+  test.each([
+    [
+      'nothing can be pinned: warned here, on the references given',
+      { 'pin-digests': 'false' },
+      true,
+    ],
+    [
+      'references may be pinned: judged by the run, on those it sends',
+      { 'pin-digests': 'true' },
+      false,
+    ],
+    [
+      'check-only: warned here, as nothing runs',
+      { 'pin-digests': 'true', 'check-only': 'true' },
+      true,
+    ],
+  ])('the warning for a backend image no rule matches: %s', async (_name, given, warned) => {
+    const { logger, annotations } = recordingLogger()
+    const checked = await checkDeploy(
+      raw({
+        'verify-images': 'auto',
+        'backend-images': 'r.io/shop/api:1',
+        'deploy-rules': '[{"source": "^web", "target": ".*"}]',
+        ...given,
+      }),
+      { parseYaml: JSON.parse },
+      { workspace: '/ws' },
+      { logger, files: memoryFiles({}), clock: frozenClock('2026-01-01T00:00:00Z') },
+    )
+    expect(annotations.map((warning) => warning.message)).toEqual(
+      warned
+        ? [
+            "Backend image 'r.io/shop/api:1' matches no deploy rule's source ('^web'): the platform will not deploy it to any backend.",
+          ]
+        : [],
+    )
+    expect(checked.pinning).toBe(given['pin-digests'] === 'true' ? 'every' : 'none')
+  })
 })

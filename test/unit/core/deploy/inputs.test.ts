@@ -222,6 +222,11 @@ describe('the image check inputs', () => {
     expect(parse({ 'verify-images': mode }).verifyImages).toBe(mode)
   })
 
+  test.each(['auto', 'true', 'false'] as const)('pin-digests %s (auto by default)', (mode) => {
+    expect(parse({}).pinDigests).toBe('auto')
+    expect(parse({ 'pin-digests': mode }).pinDigests).toBe(mode)
+  })
+
   test('a login, for the registry given by its one name', () => {
     expect(
       parse({
@@ -248,6 +253,24 @@ describe('the image check inputs', () => {
       { 'verify-images': 'yes' },
       'verify-images',
       "Invalid input 'verify-images' 'yes': expected one of 'auto', 'true', 'false'.",
+    ],
+    [
+      'a pin-digests that is no choice',
+      { 'pin-digests': 'always' },
+      'pin-digests',
+      "Invalid input 'pin-digests' 'always': expected one of 'auto', 'true', 'false'.",
+    ],
+    [
+      'pin-digests false with verify-signatures',
+      { 'pin-digests': 'false', 'verify-signatures': 'cosign.pub' },
+      'pin-digests',
+      "Invalid input 'pin-digests' 'false': is false, but 'verify-signatures' is set: a signature is checked for the digest the registry gave, and a tag sent as given may be moved to another, unsigned, image before the platform pulls it; set 'pin-digests' to 'auto' (or 'true'), which sends each image by that digest, or leave 'verify-signatures' empty.",
+    ],
+    [
+      'pin-digests true with the image check off',
+      { 'pin-digests': 'true', 'verify-images': 'false' },
+      'pin-digests',
+      "Invalid input 'pin-digests' 'true': is true, but 'verify-images' is false, and the digests to send come from the image check; set 'verify-images' to 'true' (or 'auto', which then acts as 'true'), or 'pin-digests' to 'auto' or 'false'.",
     ],
     [
       'a registry with a scheme',

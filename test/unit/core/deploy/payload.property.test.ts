@@ -4,17 +4,9 @@ import * as v from 'valibot'
 import { buildPayload, type PayloadInputs } from '../../../../src/core/deploy/payload.js'
 import { MODES, PayloadSchema } from '../../../../src/core/deploy/payload-schema.js'
 import { parseImageReference } from '../../../../src/core/shared/image-ref.js'
+import { imageReference } from '../../../helpers/image-arbitraries.js'
 
-const component = fc.stringMatching(/^[a-z0-9]{1,8}([._-][a-z0-9]{1,8})?$/)
-const image = fc
-  .record({
-    registry: fc.option(fc.constantFrom('reg.example.com', '127.0.0.1:5000', 'localhost'), {
-      nil: undefined,
-    }),
-    path: fc.array(component, { minLength: 1, maxLength: 3 }),
-    tag: fc.stringMatching(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,20}$/),
-  })
-  .map(({ registry, path, tag }) => `${registry ? `${registry}/` : ''}${path.join('/')}:${tag}`)
+const image = imageReference()
 const mode = fc.option(fc.constantFrom(...MODES), { nil: undefined })
 const rule = fc.record({
   source: fc.constantFrom('.*', 'backend', '^reg\\.example\\.com/', 'api|worker'),

@@ -98,8 +98,8 @@ const POST = 'POST h.example /deploy/5e6f7a8b9c0d'
 const VERSION = 'GET shop.example.com /version.json'
 const STATUS = 'GET shop.example.com /OlympeServer/status'
 const SCRIPT = 'GET shop.example.com /main.js'
+// One GET resolves the image; its labels are read from that manifest's config blob.
 const LABEL_READ = [
-  'HEAD r.io /v2/shop/frontend/manifests/1',
   'GET r.io /v2/shop/frontend/manifests/1',
   expect.stringMatching(/^GET r\.io \/v2\/shop\/frontend\/blobs\/sha256:/),
 ]

@@ -1,4 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
+import { createHash } from 'node:crypto'
 import type { DeployInputName } from '../../../../src/core/deploy/definition.js'
 import {
   HttpFailure,
@@ -145,24 +146,28 @@ describe('the printed payload and the payload output stay bounded', () => {
   })
 })
 
+const MANIFEST = '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json"}'
+const DIGEST = `sha256:${createHash('sha256').update(MANIFEST).digest('hex')}`
+/** r.io: every image exists, one manifest under every tag, except those under `/missing/`. */
+const found: Registry = (request) =>
+  request.url.pathname.includes('/missing/')
+    ? { status: 404, headers: {}, body: '', bodyTruncated: false }
+    : {
+        status: 200,
+        headers: { 'docker-content-digest': DIGEST },
+        body: MANIFEST,
+        bodyTruncated: false,
+        bodySha256: DIGEST.slice('sha256:'.length),
+      }
+
 describe('the image check: after the payload, before the webhook call', () => {
-  const DIGEST = `sha256:${'a'.repeat(64)}`
-  const found: Registry = (request) =>
-    request.url.pathname.includes('/missing/')
-      ? { status: 404, headers: {}, body: '', bodyTruncated: false }
-      : {
-          status: 200,
-          headers: { 'docker-content-digest': DIGEST },
-          body: '',
-          bodyTruncated: false,
-        }
   const checked = { 'verify-images': 'auto', 'frontend-image': 'r.io/shop/frontend:1' }
 
   test('every image found: the digests output, each digest beside its image, then the POST', async () => {
     const run = await deploy(checked, undefined, undefined, found)
     expect(run.error).toBeUndefined()
     expect(run.registryRequests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual([
-      'HEAD /v2/shop/frontend/manifests/1',
+      'GET /v2/shop/frontend/manifests/1',
     ])
     expect(run.requests).toHaveLength(1)
     expect(run.outputs.digests).toBe(JSON.stringify({ 'r.io/shop/frontend:1': DIGEST }))
@@ -200,5 +205,107 @@ describe('the image check: after the payload, before the webhook call', () => {
     ])
     expect(run.error).toBeUndefined()
     expect(run.requests).toHaveLength(1)
+  })
+})
+
+describe('pin-digests: the payload names the digest the check read', () => {
+  const images = {
+    'frontend-image': 'r.io/shop/frontend:1',
+    'backend-images': 'r.io/shop/api:1',
+    'verify-images': 'auto',
+    'pin-digests': 'true',
+  }
+  const pinned = (reference: string): string => `${reference}@${DIGEST}`
+
+  test('the body sent, the payload output and the summary name each image pinned; digests keeps the references given', async () => {
+    const run = await deploy(images, undefined, undefined, found)
+    expect(run.error).toBeUndefined()
+    const sent = JSON.parse(run.requests[0]?.body ?? '') as Record<string, unknown>
+    expect(sent).toMatchObject({
+      frontend: { image: pinned('r.io/shop/frontend:1') },
+      backends: { images: [pinned('r.io/shop/api:1')] },
+    })
+    expect(run.outputs.payload).toBe(run.requests[0]?.body)
+    expect(JSON.parse(run.outputs.digests ?? '')).toEqual({
+      'r.io/shop/frontend:1': DIGEST,
+      'r.io/shop/api:1': DIGEST,
+    })
+    expect(run.summaries[0]?.rows).toContainEqual([
+      'Frontend image',
+      `${pinned('r.io/shop/frontend:1')} (verified)`,
+    ])
+    expect(run.info).toEqual(
+      expect.arrayContaining([
+        "Sent by the digest checked ('pin-digests: true'):",
+        `- r.io/shop/frontend:1 as ${pinned('r.io/shop/frontend:1')}`,
+      ]),
+    )
+  })
+
+  test('a dry run prints the request with the pinned references', async () => {
+    const run = await deploy({ ...images, 'dry-run': 'true' }, undefined, undefined, found)
+    expect(run.requests).toHaveLength(0)
+    expect(run.info.find((line) => line.startsWith('Dry run'))).toContain(
+      `"image":"${pinned('r.io/shop/frontend:1')}"`,
+    )
+    expect(JSON.parse(run.outputs.payload ?? '')).toMatchObject({
+      frontend: { image: pinned('r.io/shop/frontend:1') },
+    })
+  })
+
+  test('auto without verify-signatures or a mirror sends the references as given', async () => {
+    const run = await deploy({ ...images, 'pin-digests': 'auto' }, undefined, undefined, found)
+    expect(JSON.parse(run.requests[0]?.body ?? '')).toMatchObject({
+      frontend: { image: 'r.io/shop/frontend:1' },
+      backends: { images: ['r.io/shop/api:1'] },
+    })
+  })
+
+  test('a deploy rule that pinning leaves unmatched: refused before the POST, and no payload output', async () => {
+    const run = await deploy(
+      { ...images, 'deploy-rules': '[{"source": "api:1$", "target": "api"}]' },
+      undefined,
+      undefined,
+      found,
+    )
+    expect(run.requests).toHaveLength(0)
+    expect(run.outputs.payload).toBeUndefined()
+    expect(run.error?.message).toContain(
+      `- 'r.io/shop/api:1' is sent as '${pinned('r.io/shop/api:1')}', which the source 'api:1$' of deploy rule [0] of 'deploy-rules' does not match: the platform would not deploy it to that rule's backends ('api')`,
+    )
+  })
+
+  test('the warning for an image no rule matches is given once, on the reference sent', async () => {
+    const run = await deploy(
+      {
+        ...images,
+        'deploy-rules': '[{"source": "^nothing$", "target": "api"}]',
+        'wait-minutes': '0',
+      },
+      undefined,
+      undefined,
+      found,
+    )
+    expect(run.error).toBeUndefined()
+    expect(run.warnings).toEqual([
+      `Backend image '${pinned('r.io/shop/api:1')}' matches no deploy rule's source ('^nothing$'): the platform will not deploy it to any backend.`,
+    ])
+  })
+
+  test("a webhook that refuses the pinned payload: the message names 'pin-digests'", async () => {
+    const refusal = {
+      status: 400,
+      headers: {},
+      body: '{"message":"invalid image reference"}',
+      bodyTruncated: false,
+    }
+    const run = await deploy(images, refusal, undefined, found)
+    expect(run.error?.message).toBe(
+      "The webhook answered HTTP 400. Response body: {\"message\":\"invalid image reference\"}. The request reached the webhook's server, so the platform may have started the deployment all the same; the step did not send it again: check the platform's deployment history (or ask the platform operator) before running this step again, so that it is not deployed twice. The payload named its images by digest ('<name>:<tag>@sha256:…', 'pin-digests: true'): if the platform refuses references with a digest, ask the platform operator whether it takes them, or set 'pin-digests: false' to send the references as given (refused with 'verify-signatures', whose check only a digest carries through to the platform).",
+    )
+    expect(run.outputs).toMatchObject({ status: '400', message: 'invalid image reference' })
+    // References sent as given: no word of it.
+    const given = await deploy({ ...images, 'pin-digests': 'false' }, refusal, undefined, found)
+    expect(given.error?.message).not.toContain('pin-digests')
   })
 })

@@ -1,4 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
+import { createHash } from 'node:crypto'
 import { startDeadline } from '../../../../src/core/shared/deadline.js'
 import type { Payload } from '../../../../src/core/deploy/payload-schema.js'
 import {
@@ -20,7 +21,9 @@ import {
 import { memoryFiles } from '../../../helpers/memory-files.js'
 import { recordingLogger } from '../../../helpers/recording.js'
 
-const DIGEST = `sha256:${'1'.repeat(64)}`
+/** What every image of these registries is: one manifest, and its digest. */
+const MANIFEST = '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json"}'
+const DIGEST = `sha256:${createHash('sha256').update(MANIFEST).digest('hex')}`
 const OTHER = `sha256:${'2'.repeat(64)}`
 const CONFIG = '/home/runner/.docker/config.json'
 const basic = (user: string, password: string): string =>
@@ -28,7 +31,8 @@ const basic = (user: string, password: string): string =>
 
 /**
  * Registries whose repositories say what they are: `found` exists, `missing` does not, `locked`
- * wants a login (Basic, `ci`/`pw`), and the host `down.example` refuses connections.
+ * wants a login (Basic, `ci`/`pw`), `misnamed` names another digest than the bytes it sends, and
+ * the host `down.example` refuses connections.
  */
 const registries: RegistryScript = (request) => {
   if (request.url.host === 'down.example')
@@ -37,12 +41,15 @@ const registries: RegistryScript = (request) => {
   if (repository.endsWith('missing')) return respond(404)
   if (repository.endsWith('locked') && request.headers.Authorization !== basic('ci', 'pw'))
     return respond(401, { 'WWW-Authenticate': 'Basic realm="r"' })
-  return respond(200, { 'Docker-Content-Digest': DIGEST })
+  if (repository.endsWith('misnamed'))
+    return respond(200, { 'Docker-Content-Digest': OTHER }, MANIFEST)
+  return respond(200, { 'Docker-Content-Digest': DIGEST }, MANIFEST)
 }
 
 interface Verified {
   error?: Error
   shown?: Map<string, string>
+  pins?: Map<string, string>
   outputs: Record<string, string>
   infos: string[]
   warnings: Array<{ message: string; title?: string }>
@@ -107,6 +114,7 @@ async function verify(
       },
     )
     result.shown = verified.beside
+    result.pins = new Map([...verified.pins].map(([given, pin]) => [given, pin.reference]))
   } catch (error) {
     result.error = error as Error
   }
@@ -144,6 +152,12 @@ describe('verifyImages: the verdict table', () => {
       `r.example/app/found@${OTHER}`,
       { auto: 'fails', true: 'fails', false: 'passes' },
       `The frontend image 'r.example/app/found@${OTHER}' pins ${OTHER}, but registry 'r.example' answers ${DIGEST} for '${OTHER}': deploy the digest the registry holds, or fix the reference`,
+    ],
+    [
+      'misnamed',
+      'r.example/app/misnamed:1',
+      { auto: 'fails', true: 'fails', false: 'passes' },
+      `The frontend image 'r.example/app/misnamed:1': registry 'r.example' named its manifest ${OTHER} (Docker-Content-Digest), but the manifest it sent hashes to ${DIGEST}; a registry whose digest is not that of what it sends cannot say what the platform would pull: check the registry, and any proxy or cache in front of it`,
     ],
     [
       'unreachable',
@@ -401,33 +415,40 @@ describe('verifyImages: which login each registry is asked with', () => {
   })
 })
 
-describe('verifyImages with registry-mirrors: an image of a mirrored registry is asked at its mirror', () => {
+describe('verifyImages with registry-mirrors: a mirror answers only for an image then sent pinned', () => {
   const MIRRORS = [
     { registry: 'docker.io', location: 'r.example/hub', host: 'r.example' },
     { registry: 'ghcr.io', location: 'down.example/ghcr', host: 'down.example' },
   ]
+  const mirrored = { registryMirrors: MIRRORS, pinning: 'mirrored' as const }
 
-  test('found at the mirror: its digest, the reference as given, the mirror in the log', async () => {
-    const result = await verify(frontend('acme/found:1'), { registryMirrors: MIRRORS })
+  test('found at the mirror: its digest, the reference given pinned to it, the mirror in the log', async () => {
+    const result = await verify(frontend('acme/found:1'), mirrored)
     expect(result.error).toBeUndefined()
     expect(result.requests.map((request) => request.url.href)).toEqual([
       'https://r.example/v2/hub/acme/found/manifests/1',
     ])
     expect(JSON.parse(result.outputs.digests ?? '')).toEqual({ 'acme/found:1': DIGEST })
+    expect(Object.fromEntries(result.pins ?? [])).toEqual({
+      'acme/found:1': `acme/found:1@${DIGEST}`,
+    })
+    expect(Object.fromEntries(result.shown ?? [])).toEqual({
+      [`acme/found:1@${DIGEST}`]: 'verified',
+    })
     expect(result.infos).toContain(
       `frontend acme/found:1 (asked at its mirror 'r.example'): found, ${DIGEST}`,
     )
   })
 
   test('missing at the mirror: the message names the mirror and what it serves', async () => {
-    const { error } = await verify(frontend('acme/missing:1'), { registryMirrors: MIRRORS })
+    const { error } = await verify(frontend('acme/missing:1'), mirrored)
     expect(error?.message).toBe(
       "The image check failed for 1 of 1 image(s), so the deployment was not requested:\n- The frontend image 'acme/missing:1' does not exist in registry 'r.example' (the mirror of 'docker.io' in 'registry-mirrors') (HTTP 404): check its tag or digest, and that it was pushed",
     )
   })
 
-  test('a mirror out of reach: the warning of auto names it', async () => {
-    const result = await verify(frontend('ghcr.io/acme/x:1'), { registryMirrors: MIRRORS })
+  test('a mirror out of reach: the warning of auto names it, and the image goes as given', async () => {
+    const result = await verify(frontend('ghcr.io/acme/x:1'), mirrored)
     expect(result.warnings).toEqual([
       {
         title: 'Image not checked',
@@ -436,12 +457,65 @@ describe('verifyImages with registry-mirrors: an image of a mirrored registry is
         ) as unknown as string,
       },
     ])
+    expect(result.pins?.size).toBe(0)
   })
 
-  test('an image of a registry no mirror serves: asked where its name says', async () => {
-    const result = await verify(frontend('r.example/app/found:1'), { registryMirrors: MIRRORS })
+  test('an image of a registry no mirror serves: asked where its name says, and not pinned', async () => {
+    const result = await verify(frontend('r.example/app/found:1'), mirrored)
     expect(result.requests.map((request) => request.url.href)).toEqual([
       'https://r.example/v2/app/found/manifests/1',
     ])
+    expect(result.pins?.size).toBe(0)
+    expect(Object.fromEntries(result.shown ?? [])).toEqual({ 'r.example/app/found:1': DIGEST })
+  })
+
+  test('nothing pinned: the registry itself is asked, not its mirror, and the log says why', async () => {
+    const result = await verify(frontend('r.example/app/found:1'), {
+      registryMirrors: [
+        { registry: 'r.example', location: 'down.example/r', host: 'down.example' },
+      ],
+      pinning: 'none',
+    })
+    expect(result.error).toBeUndefined()
+    expect(result.requests.map((request) => request.url.href)).toEqual([
+      'https://r.example/v2/app/found/manifests/1',
+    ])
+    expect(result.infos).toContain(
+      "The images of 'r.example' are asked at 'r.example' itself, not at its mirror in 'registry-mirrors': nothing is sent pinned by digest ('pin-digests'), and a mirror may answer only for an image sent by the digest it gave, since the platform pulls from 'r.example'.",
+    )
+    expect(result.pins?.size).toBe(0)
+  })
+})
+
+describe('verifyImages pinning every image (pin-digests: true, or verify-signatures)', () => {
+  const every = { pinning: 'every' as const, pinReason: "'pin-digests: true'" }
+
+  test('each image found gets its pinned reference, the tag kept; a given digest stays as given', async () => {
+    const payload: Payload = {
+      ...withBackends('r.example/app/found:1', [`r.example/app/api@${DIGEST}`]),
+      codeAsData: { image: `r.example/app/cad:2@${DIGEST}`, updateMode: 'manual' },
+    }
+    const result = await verify(payload, every)
+    expect(result.error).toBeUndefined()
+    expect(Object.fromEntries(result.pins ?? [])).toEqual({
+      'r.example/app/found:1': `r.example/app/found:1@${DIGEST}`,
+      [`r.example/app/api@${DIGEST}`]: `r.example/app/api@${DIGEST}`,
+      [`r.example/app/cad:2@${DIGEST}`]: `r.example/app/cad:2@${DIGEST}`,
+    })
+    // The summary shows each as sent; the digests output keeps the references given.
+    expect([...(result.shown ?? []).keys()]).toEqual([...(result.pins ?? []).values()])
+    expect(Object.keys(JSON.parse(result.outputs.digests ?? '') as object)).toEqual([
+      'r.example/app/found:1',
+      `r.example/app/api@${DIGEST}`,
+      `r.example/app/cad:2@${DIGEST}`,
+    ])
+  })
+
+  test('an image that cannot be checked has no digest to send: it fails under auto too, saying why', async () => {
+    const result = await verify(frontend('down.example/app/found:1'), every)
+    expect(result.warnings).toEqual([])
+    expect(result.error?.message).toMatch(
+      /^The image check failed for 1 of 1 image\(s\), so the deployment was not requested \('pin-digests: true' requires every image to be checked, to send it by the digest read\):\n- The frontend image 'down\.example\/app\/found:1' could not be checked in registry 'down\.example': the server refused the connection/,
+    )
   })
 })

@@ -16,8 +16,14 @@ import {
   type RegistryScript,
 } from '../../../helpers/fake-registry.js'
 
-const DIGEST = `sha256:${'d'.repeat(64)}`
+const sha256Of = (text: string): string =>
+  `sha256:${createHash('sha256').update(text).digest('hex')}`
+/** The manifest the registries of these tests hold under `v1`, and its digest. */
+const BODY = '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json"}'
+const DIGEST = sha256Of(BODY)
 const OTHER = `sha256:${'e'.repeat(64)}`
+/** The manifest, as a registry sends it: its bytes, and their digest in the header. */
+const MANIFEST_ANSWER = respond(200, { 'Docker-Content-Digest': DIGEST }, BODY)
 const LOGIN: RegistryCredentials = {
   username: 'ci',
   password: 'pw-9',
@@ -73,26 +79,25 @@ async function check(
   return { outcome, requests: network.requests, waits: network.waits, secretsAt }
 }
 
-const head = (request: HttpRequest): string =>
+const asked = (request: HttpRequest): string =>
   `${request.method} ${request.url.href} ${request.headers.Authorization ?? '-'}`
 
-/** A registry that answers `status`, with the error `code` in the body of a GET (a HEAD has none). */
+/** A registry that answers `status`, with the error `code` in its body. */
 const bodyOnGet =
   (status: number, code: string): RegistryScript =>
-  (request) =>
-    request.method === 'HEAD' ? respond(status) : respond(status, {}, errorBody(code))
+  () =>
+    respond(status, {}, errorBody(code))
 
 /** The outcome of an image the registry would not show with the login the step has (or none). */
 const unauthorised = (detail: string): CheckOutcome => ({ kind: 'unauthorised', detail })
 
-describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
-  test('an open registry: one HEAD that accepts every manifest kind, its digest', async () => {
-    const { outcome, requests } = await check(() =>
-      respond(200, { 'Docker-Content-Digest': DIGEST }),
-    )
+describe('checkImage: one GET, the challenge answered, the verdict', () => {
+  test('an open registry: one GET that accepts every manifest kind, its bytes hashed as they come', async () => {
+    const { outcome, requests } = await check(() => MANIFEST_ANSWER)
     expect(outcome).toEqual({ kind: 'found', digest: DIGEST })
-    expect(requests.map(head)).toEqual([`HEAD ${MANIFEST} -`])
+    expect(requests.map(asked)).toEqual([`GET ${MANIFEST} -`])
     expect(requests[0]?.headers.Accept).toBe(MANIFEST_TYPES)
+    expect(requests[0]?.hashBody).toBe(true)
     for (const type of [
       'application/vnd.oci.image.index.v1+json',
       'application/vnd.docker.distribution.manifest.list.v2+json',
@@ -105,13 +110,13 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
   describe('Basic', () => {
     const basicRegistry: RegistryScript = (request) =>
       request.headers.Authorization === BASIC
-        ? respond(200, { 'Docker-Content-Digest': DIGEST })
+        ? MANIFEST_ANSWER
         : respond(401, { 'WWW-Authenticate': 'Basic realm="registry"' })
 
     test('the challenge is answered with the login', async () => {
       const { outcome, requests } = await check(basicRegistry, { credentials: LOGIN })
       expect(outcome).toEqual({ kind: 'found', digest: DIGEST })
-      expect(requests.map(head)).toEqual([`HEAD ${MANIFEST} -`, `HEAD ${MANIFEST} ${BASIC}`])
+      expect(requests.map(asked)).toEqual([`GET ${MANIFEST} -`, `GET ${MANIFEST} ${BASIC}`])
     })
 
     test('without a login, anonymous access is refused', async () => {
@@ -142,7 +147,7 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
       (request) => {
         if (request.url.host === 'auth.example.com') return tokenAnswer()
         return request.headers.Authorization === 'Bearer tkn-123'
-          ? respond(200, { 'Docker-Content-Digest': DIGEST })
+          ? MANIFEST_ANSWER
           : respond(401, { 'WWW-Authenticate': BEARER_CHALLENGE })
       }
     const tokenService = bearerRegistry(() => respond(200, {}, '{"token":"tkn-123"}'))
@@ -150,10 +155,10 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
     test('a token for pull on the repository, from the realm, with the login; masked before use', async () => {
       const { outcome, requests, secretsAt } = await check(tokenService, { credentials: LOGIN })
       expect(outcome).toEqual({ kind: 'found', digest: DIGEST })
-      expect(requests.map(head)).toEqual([
-        `HEAD ${MANIFEST} -`,
+      expect(requests.map(asked)).toEqual([
+        `GET ${MANIFEST} -`,
         `GET https://auth.example.com/token?service=reg.example.com&scope=repository%3Aapp%2Fweb%3Apull ${BASIC}`,
-        `HEAD ${MANIFEST} Bearer tkn-123`,
+        `GET ${MANIFEST} Bearer tkn-123`,
       ])
       expect(secretsAt[2]).toEqual(['tkn-123'])
     })
@@ -225,7 +230,7 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
             "the registry's token service is a plain http:// address (auth.example.com): a token service is asked over https, or over http only on the address of a registry on this machine, so it was not asked",
           ),
         )
-        expect(requests.map(head)).toEqual([`HEAD ${MANIFEST} -`])
+        expect(requests.map(asked)).toEqual([`GET ${MANIFEST} -`])
       },
     )
 
@@ -249,7 +254,7 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
         (request) => {
           if (request.url.port === '5001') return respond(200, {}, '{"token":"tkn-local"}')
           return request.headers.Authorization === 'Bearer tkn-local'
-            ? respond(200, { 'Docker-Content-Digest': DIGEST })
+            ? MANIFEST_ANSWER
             : respond(401, {
                 'WWW-Authenticate': 'Bearer realm="http://127.0.0.1:5001/token",service="r"',
               })
@@ -257,10 +262,10 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
         { credentials: LOGIN, reference: '127.0.0.1:5000/app/web:v1' },
       )
       expect(outcome).toEqual({ kind: 'found', digest: DIGEST })
-      expect(requests.map(head)).toEqual([
-        `HEAD ${local} -`,
+      expect(requests.map(asked)).toEqual([
+        `GET ${local} -`,
         `GET http://127.0.0.1:5001/token?service=r&scope=repository%3Aapp%2Fweb%3Apull ${BASIC}`,
-        `HEAD ${local} Bearer tkn-local`,
+        `GET ${local} Bearer tkn-local`,
       ])
     })
 
@@ -338,17 +343,13 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
 
     test("a registry's error codes: words as they are, anything else quoted and escaped, a few", async () => {
       const hostile = 'X\r\u001b[0Ksection_start:1:evil\r\u001b[0KFAKE'
-      const { outcome } = await check((request) =>
-        request.method === 'HEAD' ? respond(404) : respond(404, {}, errorBody(hostile)),
-      )
+      const { outcome } = await check(() => respond(404, {}, errorBody(hostile)))
       expect(outcome).toEqual({
         kind: 'missing',
         detail: "HTTP 404, 'X\\x0d\\x1b[0Ksection_start:1:evil\\x0d\\x1b[0KFAKE'",
       })
-      const many = await check((request) =>
-        request.method === 'HEAD'
-          ? respond(500)
-          : respond(500, {}, errorBody(...Array<string>(8).fill('UNKNOWN'))),
+      const many = await check(() =>
+        respond(500, {}, errorBody(...Array<string>(8).fill('UNKNOWN'))),
       )
       expect(many.outcome).toEqual({
         kind: 'unreachable',
@@ -364,9 +365,7 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
         (request) => {
           if (!request.headers.Authorization)
             return respond(401, { 'WWW-Authenticate': 'Basic realm="r"' })
-          return request.method === 'HEAD'
-            ? respond(404)
-            : respond(404, {}, errorBody(`${request.headers.Authorization}\u001b[0K`))
+          return respond(404, {}, errorBody(`${request.headers.Authorization}\u001b[0K`))
         },
         { credentials: long },
       )
@@ -374,102 +373,115 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
       expect(outcome).toEqual({ kind: 'missing', detail: "HTTP 404, 'Basic ***\\x1b[0K'" })
     })
 
-    test('a 404 whose GET then fails is still missing', async () => {
-      const { outcome } = await check((request) =>
-        request.method === 'HEAD' ? respond(404) : failure('reset'),
-      )
-      expect(outcome).toEqual({ kind: 'missing', detail: 'HTTP 404' })
+    test('the one GET says why: no second request', async () => {
+      const { outcome, requests } = await check(bodyOnGet(404, 'MANIFEST_UNKNOWN'))
+      expect(outcome).toEqual({ kind: 'missing', detail: 'HTTP 404, MANIFEST_UNKNOWN' })
+      expect(requests).toHaveLength(1)
     })
   })
 
-  describe('digests', () => {
-    const body = '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json"}'
-    const hashed = `sha256:${createHash('sha256').update(body).digest('hex')}`
+  describe('the digest: the hash of the bytes sent, never the header alone', () => {
+    test('without Docker-Content-Digest: the bytes are hashed', async () => {
+      const { outcome, requests } = await check(() => respond(200, {}, BODY))
+      expect(outcome).toEqual({ kind: 'found', digest: DIGEST })
+      expect(requests).toHaveLength(1)
+    })
 
-    test('a HEAD without Docker-Content-Digest: the GET body is hashed', async () => {
-      const { outcome, requests } = await check((request) =>
-        request.method === 'HEAD' ? respond(200) : respond(200, {}, body),
-      )
-      expect(outcome).toEqual({ kind: 'found', digest: hashed })
-      expect(requests.map((request) => request.method)).toEqual(['HEAD', 'GET'])
+    test('the bytes as they came: the hash the port made of them, not of their text', async () => {
+      // A body that is not valid UTF-8 loses bytes as text: the port hashes what arrived.
+      const raw = 'f'.repeat(64)
+      const { outcome } = await check(() => ({
+        ...respond(200, {}, '{"x":"\uFFFD"}'),
+        bodySha256: raw,
+      }))
+      expect(outcome).toEqual({ kind: 'found', digest: `sha256:${raw}` })
     })
 
     test.each([
+      ['another manifest', OTHER],
+      ['the digest of an empty body', sha256Of('')],
+    ])(
+      'a Docker-Content-Digest that names %s than the bytes sent: refused, naming both',
+      async (_name, header) => {
+        const { outcome } = await check(() =>
+          respond(200, { 'Docker-Content-Digest': header }, BODY),
+        )
+        expect(outcome).toEqual({ kind: 'misnamed', named: header, hashed: DIGEST })
+      },
+    )
+
+    test.each([
       ['the Authorization echoed back', BASIC],
-      ['a digest with more after it', `${DIGEST} Basic x`],
-      ['upper-case hex', DIGEST.toUpperCase().replace('SHA256', 'sha256')],
+      ['a digest with more after it', `${OTHER} Basic x`],
+      ['upper-case hex', OTHER.toUpperCase().replace('SHA256', 'sha256')],
       ['a short digest', `sha256:${'d'.repeat(63)}`],
       ['another algorithm', `md5:${'d'.repeat(32)}`],
       ['two digests', `${DIGEST}, ${OTHER}`],
     ])(
-      'a Docker-Content-Digest that is not a digest (%s) is not taken: the GET body is hashed',
+      'a Docker-Content-Digest that is not a digest (%s) names nothing: the bytes are hashed',
       async (_name, header) => {
         const { outcome } = await check(
-          (request) =>
-            request.method === 'HEAD'
-              ? respond(200, { 'Docker-Content-Digest': header })
-              : respond(200, {}, body),
+          () => respond(200, { 'Docker-Content-Digest': header }, BODY),
           { credentials: LOGIN },
         )
-        expect(outcome).toEqual({ kind: 'found', digest: hashed })
+        expect(outcome).toEqual({ kind: 'found', digest: DIGEST })
       },
     )
 
-    test('a sha512 digest is taken as it is', async () => {
-      const sha512 = `sha512:${'a'.repeat(128)}`
-      const { outcome, requests } = await check(() =>
-        respond(200, { 'Docker-Content-Digest': ` ${sha512} ` }),
+    test('a sha512 header is checked against the sha512 of the bytes', async () => {
+      const sha512 = `sha512:${createHash('sha512').update(BODY).digest('hex')}`
+      const right = await check(() =>
+        respond(200, { 'Docker-Content-Digest': ` ${sha512} ` }, BODY),
       )
-      expect(outcome).toEqual({ kind: 'found', digest: sha512 })
-      expect(requests).toHaveLength(1)
+      expect(right.outcome).toEqual({ kind: 'found', digest: DIGEST })
+      const wrong = `sha512:${'a'.repeat(128)}`
+      const lying = await check(() => respond(200, { 'Docker-Content-Digest': wrong }, BODY))
+      expect(lying.outcome).toEqual({ kind: 'misnamed', named: wrong, hashed: sha512 })
     })
 
-    test.each([
-      ['cut', { ...respond(200, {}, body), bodyTruncated: true }],
-      ['not UTF-8', respond(200, {}, '{"x":"\uFFFD"}')],
-      ['lost', failure('reset')],
-    ])(
-      'a body that is %s gives no digest, and the image still counts as found',
-      async (_name, get) => {
-        const { outcome } = await check((request) =>
-          request.method === 'HEAD' ? respond(200) : get,
-        )
-        expect(outcome).toEqual({ kind: 'found' })
-      },
-    )
+    test('a body cut at 4 MiB is hashed whole all the same; its sha512 cannot be', async () => {
+      const cut = { ...respond(200, {}, BODY), bodyTruncated: true }
+      expect((await check(() => cut)).outcome).toEqual({ kind: 'found', digest: DIGEST })
+      const sha512 = `sha512:${'a'.repeat(128)}`
+      const { outcome } = await check(() => cut, { reference: `reg.example.com/app/web@${sha512}` })
+      expect(outcome).toEqual({
+        kind: 'unreachable',
+        detail:
+          'its manifest could not be hashed (it is larger than 4194304 bytes), so its digest is unknown',
+      })
+    })
 
+    const OTHER_BODY = '{"schemaVersion":2}'
     test.each<[string, string, string, CheckOutcome]>([
       [
         'pinned by digest, matching',
         `reg.example.com/app/web@${DIGEST}`,
-        DIGEST,
+        BODY,
         { kind: 'found', digest: DIGEST },
       ],
       [
-        'pinned by digest, another answer',
+        'pinned by digest, another manifest sent',
         `reg.example.com/app/web@${DIGEST}`,
-        OTHER,
-        { kind: 'mismatch', digest: OTHER, pinned: DIGEST, asked: DIGEST },
+        OTHER_BODY,
+        { kind: 'mismatch', digest: sha256Of(OTHER_BODY), pinned: DIGEST, asked: DIGEST },
       ],
       [
         'a tag and a digest: the tag must still point at it',
         `reg.example.com/app/web:v1@${DIGEST}`,
-        OTHER,
-        { kind: 'mismatch', digest: OTHER, pinned: DIGEST, asked: 'v1' },
+        OTHER_BODY,
+        { kind: 'mismatch', digest: sha256Of(OTHER_BODY), pinned: DIGEST, asked: 'v1' },
       ],
-    ])('%s', async (_name, reference, answered, expected) => {
-      const { outcome } = await check(() => respond(200, { 'Docker-Content-Digest': answered }), {
-        reference,
-      })
+    ])('%s', async (_name, reference, sent, expected) => {
+      const answered = respond(200, { 'Docker-Content-Digest': sha256Of(sent) }, sent)
+      const { outcome } = await check(() => answered, { reference })
       expect(outcome).toEqual(expected)
     })
 
-    test('a pinned digest is compared with the hash of the body when the header is missing', async () => {
-      const { outcome } = await check(
-        (request) => (request.method === 'HEAD' ? respond(200) : respond(200, {}, body)),
-        { reference: `reg.example.com/app/web@${DIGEST}` },
-      )
-      expect(outcome).toEqual({ kind: 'mismatch', digest: hashed, pinned: DIGEST, asked: DIGEST })
+    test('a pinned digest is compared with the hash of the bytes when the header is missing', async () => {
+      const { outcome } = await check(() => respond(200, {}, BODY), {
+        reference: `reg.example.com/app/web@${OTHER}`,
+      })
+      expect(outcome).toEqual({ kind: 'mismatch', digest: DIGEST, pinned: OTHER, asked: OTHER })
     })
   })
 
@@ -486,9 +498,7 @@ describe('checkImage: one HEAD, the challenge answered, the verdict', () => {
 
     test('a refused connection that then answers is found', async () => {
       let calls = 0
-      const { outcome } = await check(() =>
-        ++calls === 1 ? failure('refused') : respond(200, { 'Docker-Content-Digest': DIGEST }),
-      )
+      const { outcome } = await check(() => (++calls === 1 ? failure('refused') : MANIFEST_ANSWER))
       expect(outcome).toEqual({ kind: 'found', digest: DIGEST })
     })
 
@@ -536,8 +546,6 @@ const LABELLED_CONFIG = JSON.stringify({
   os: 'linux',
   config: { Labels: { 'org.opencontainers.image.version': '1.4.0', draw_version: '2.15.1' } },
 })
-const sha256Of = (text: string): string =>
-  `sha256:${createHash('sha256').update(text).digest('hex')}`
 const LABELLED_CONFIG_DIGEST = sha256Of(LABELLED_CONFIG)
 const LABELLED_MANIFEST = JSON.stringify({
   schemaVersion: 2,
@@ -563,7 +571,7 @@ const LABELLED_INDEX = JSON.stringify({
 
 /** A registry behind Basic auth whose blobs may live on another host. */
 function labelledRegistry(
-  options: { manifest?: string; blobAt?: string; config?: string } = {},
+  options: { manifest?: string; blobAt?: string; config?: string; child?: string } = {},
 ): RegistryScript {
   return (request) => {
     const { host, pathname } = request.url
@@ -577,7 +585,7 @@ function labelledRegistry(
         options.manifest ?? LABELLED_INDEX,
       )
     if (pathname === `/v2/app/web/manifests/${AMD64_MANIFEST}`)
-      return respond(200, {}, LABELLED_MANIFEST)
+      return respond(200, {}, options.child ?? LABELLED_MANIFEST)
     if (pathname === `/v2/app/web/blobs/${LABELLED_CONFIG_DIGEST}`)
       return options.blobAt
         ? respond(307, { Location: options.blobAt })
@@ -603,7 +611,7 @@ async function labels(
 const line = (request: HttpRequest): string =>
   `${request.method} ${request.url.href} ${request.headers.Authorization === undefined ? '-' : 'login'}`
 
-describe('the image labels, read after the check', () => {
+describe('the image labels, read from the manifest the check resolved', () => {
   test("an index: linux/amd64's manifest (not the attestation), then its config blob, with the login", async () => {
     const { outcome, requests } = await labels(labelledRegistry())
     expect(outcome).toEqual({
@@ -611,9 +619,9 @@ describe('the image labels, read after the check', () => {
       digest: sha256Of(LABELLED_INDEX),
       config: { labels: { 'org.opencontainers.image.version': '1.4.0', draw_version: '2.15.1' } },
     })
+    // The index as the check read it: the tag is asked once, then only digests.
     expect(requests.map(line)).toEqual([
-      'HEAD https://reg.example.com/v2/app/web/manifests/v1 -',
-      'HEAD https://reg.example.com/v2/app/web/manifests/v1 login',
+      'GET https://reg.example.com/v2/app/web/manifests/v1 -',
       'GET https://reg.example.com/v2/app/web/manifests/v1 login',
       `GET https://reg.example.com/v2/app/web/manifests/${AMD64_MANIFEST} login`,
       `GET https://reg.example.com/v2/app/web/blobs/${LABELLED_CONFIG_DIGEST} login`,
@@ -648,6 +656,11 @@ describe('the image labels, read after the check', () => {
       `the configuration blob ${LABELLED_CONFIG_DIGEST}: the registry named ${LABELLED_CONFIG_DIGEST}, but its bytes hash to ${sha256Of('{"config":{}}')}`,
     ],
     [
+      "an index's entry sent with other bytes than its digest's",
+      { child: '{"schemaVersion":2}' },
+      `asked for ${AMD64_MANIFEST}, the registry sent a manifest whose bytes hash to ${sha256Of('{"schemaVersion":2}')}`,
+    ],
+    [
       'a manifest without config',
       { manifest: '{"schemaVersion":2,"layers":[]}' },
       'its manifest names no media type, so it is no image manifest',
@@ -669,6 +682,6 @@ describe('the image labels, read after the check', () => {
         redact: (text: string) => text,
       },
     )
-    expect(network.requests.map((request) => request.method)).toEqual(['HEAD', 'HEAD'])
+    expect(network.requests.map((request) => request.method)).toEqual(['GET', 'GET'])
   })
 })
