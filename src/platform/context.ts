@@ -69,6 +69,14 @@ export const REGISTRY_LOGIN_HELP: Record<Platform, string> = {
     "Check the INPUT_REGISTRY_USERNAME and INPUT_REGISTRY_PASSWORD variables (or the '--registry-username' flag), and that 'registry' names the right host",
 }
 
+/**
+ * On GitLab the templates give `registry-password` the job token, CI_REGISTRY_PASSWORD, which
+ * GitLab sets only where the project's container registry is enabled; a project or group
+ * variable INPUT_REGISTRY_PASSWORD wins over the template's job variable.
+ */
+export const GITLAB_REGISTRY_PASSWORD =
+  "on GitLab the templates give it the CI/CD variable CI_REGISTRY_PASSWORD, which GitLab sets when the project's container registry is enabled: enable it, or, for another registry or account, define the masked CI/CD variable INPUT_REGISTRY_PASSWORD"
+
 const GITHUB_PR_EVENTS = new Set([
   'pull_request',
   'pull_request_target',
@@ -142,6 +150,7 @@ function gitlabContext(env: Env, cwd: string): CiContext {
         }
       : undefined,
     registryLoginHelp: REGISTRY_LOGIN_HELP.gitlab,
+    registryPasswordFrom: GITLAB_REGISTRY_PASSWORD,
   }
 }
 
