@@ -458,6 +458,26 @@ describe('environments, promotion and rollback', () => {
     expect(checked).toEqual(expect.arrayContaining(['olympe-build-deploy.yml deploy']))
   })
 
+  // promote.yml replaces deploy.yml, and both deploy on a push: were a team to keep both, or to
+  // roll back meanwhile, production would be deployed twice at once in different groups.
+  test('every example that deploys is in the one concurrency group, olympe-deploy', async () => {
+    const groups: Record<string, unknown> = {}
+    for (const file of WORKFLOWS) {
+      const text = await readFile(join(EXAMPLES, file), 'utf8')
+      const workflow = parse(text) as { on: object; concurrency?: { group?: string } | string }
+      if ('workflow_call' in workflow.on) continue
+      if (!/actions\/deploy@v1|olympe-build-deploy\.yml/.test(text)) continue
+      const { concurrency } = workflow
+      groups[file] = typeof concurrency === 'string' ? concurrency : concurrency?.group
+    }
+    expect(groups).toEqual({
+      'deploy.yml': 'olympe-deploy',
+      'promote.yml': 'olympe-deploy',
+      'rollback.yml': 'olympe-deploy',
+      'self-hosted-buildah.yml': 'olympe-deploy',
+    })
+  })
+
   test('promotion deploys to staging, then to production after it, from the same pinned outputs', async () => {
     const workflow = (await load('promote.yml')) as {
       jobs: Jobs & { images: { outputs: Record<string, string> } }
