@@ -73,6 +73,15 @@ const LISTED: Array<{ match: RegExp; why: string }> = [
     why: "the watch's lines for an app played by the reader: test/unit/core/deploy/rollout.test.ts and test/e2e/deploy-rollout-evidence.test.ts assert them as the watch prints them",
   },
   {
+    match: /^npm could not reach https:\/\/registry\.npmjs\.org\//,
+    why: "the build job's words when npm cannot reach a registry: test/e2e/gitlab-pipeline.test.ts asserts them, for a loopback registry that is down and one that never answers",
+  },
+  {
+    match:
+      /^(olympe-deploy \S+ runs as: |No package-lock\.json committed|Building with Buildah: |frontend registry\.internal\/)/,
+    why: "the first pipeline of docs/gitlab-on-premise.md: test/e2e/gitlab-on-premise.test.ts runs it, as an unprivileged runner's user with Buildah, and finds each line in its job's log",
+  },
+  {
     match: /^@olympeio:registry=https:\/\/<Olympe's registry>\//,
     why: "an .npmrc for Olympe's registry, whose address and token only Olympe gives",
   },

@@ -183,7 +183,7 @@ describe('every template', () => {
   })
 })
 
-test.each(['gitlab/README.md', 'README.md'])(
+test.each(['gitlab/README.md', 'README.md', 'docs/gitlab-on-premise.md'])(
   '%s pins the version being built in its GitLab examples',
   async (path) => {
     const readme = await readFile(join(ROOT, path), 'utf8')
