@@ -70,12 +70,13 @@ export const REGISTRY_LOGIN_HELP: Record<Platform, string> = {
 }
 
 /**
- * On GitLab the templates give `registry-password` the job token, CI_REGISTRY_PASSWORD, which
- * GitLab sets only where the project's container registry is enabled; a project or group
- * variable INPUT_REGISTRY_PASSWORD wins over the template's job variable.
+ * On GitLab the templates give `registry-username` and `registry-password` the job's
+ * CI_REGISTRY_USER and CI_REGISTRY_PASSWORD (GitLab sets both, or neither where the project's
+ * container registry is off); a project or group variable INPUT_REGISTRY_PASSWORD wins over the
+ * template's job variable. One without the other is a variable that did not reach the job.
  */
 export const GITLAB_REGISTRY_PASSWORD =
-  "on GitLab the templates give it the CI/CD variable CI_REGISTRY_PASSWORD, which GitLab sets when the project's container registry is enabled: enable it, or, for another registry or account, define the masked CI/CD variable INPUT_REGISTRY_PASSWORD"
+  "on GitLab the templates give it the CI/CD variable CI_REGISTRY_PASSWORD (GitLab's job token, beside CI_REGISTRY_USER), or, for another registry or account, the masked CI/CD variable INPUT_REGISTRY_PASSWORD: define the one that goes with that user name"
 
 const GITHUB_PR_EVENTS = new Set([
   'pull_request',

@@ -286,6 +286,6 @@ test('a user name without its password on GitLab names the CI/CD variable, and t
   )
   expect(error.input).toBe('registry-password')
   expect(error.message).toBe(
-    "Invalid input 'registry-password' (value hidden: secret): is empty while 'registry-username' is set; on GitLab the templates give it the CI/CD variable CI_REGISTRY_PASSWORD, which GitLab sets when the project's container registry is enabled: enable it, or, for another registry or account, define the masked CI/CD variable INPUT_REGISTRY_PASSWORD; or leave 'registry-username' empty to use the job's existing Docker login.",
+    "Invalid input 'registry-password' (value hidden: secret): is empty while 'registry-username' is set; on GitLab the templates give it the CI/CD variable CI_REGISTRY_PASSWORD (GitLab's job token, beside CI_REGISTRY_USER), or, for another registry or account, the masked CI/CD variable INPUT_REGISTRY_PASSWORD: define the one that goes with that user name; or leave 'registry-username' empty to use the job's existing Docker login.",
   )
 })

@@ -83,7 +83,7 @@ describe('registry credentials', () => {
     expect(loginFromInputs('gitlab-ci-token', undefined, advice)).toEqual({
       input: 'registry-password',
       problem:
-        "is empty while 'registry-username' is set; on GitLab the templates give it the CI/CD variable CI_REGISTRY_PASSWORD, which GitLab sets when the project's container registry is enabled: enable it, or, for another registry or account, define the masked CI/CD variable INPUT_REGISTRY_PASSWORD; or leave 'registry-username' empty to use Buildah's login from earlier in the job (buildah login)",
+        "is empty while 'registry-username' is set; on GitLab the templates give it the CI/CD variable CI_REGISTRY_PASSWORD (GitLab's job token, beside CI_REGISTRY_USER), or, for another registry or account, the masked CI/CD variable INPUT_REGISTRY_PASSWORD: define the one that goes with that user name; or leave 'registry-username' empty to use Buildah's login from earlier in the job (buildah login)",
     })
     // A password without a user name: the user name is the input to give, as anywhere.
     expect(loginFromInputs(undefined, 'pw', advice)).toMatchObject({ input: 'registry-username' })
