@@ -17,10 +17,12 @@ import {
 } from '../test/helpers/docker-env.js'
 import type { Registry } from '../test/helpers/docker-registry.js'
 import { buildahStore, rootlessUser, type RootlessUser } from '../test/helpers/rootless.js'
+import { withCleanup } from '../test/helpers/cleanup.js'
+import { nodeAndScript } from '../test/helpers/run-action.js'
 import { run } from '../test/helpers/run-process.js'
 import { startPrivateEngine } from './engine.js'
 import { changeOneFile, freshCheckout, generateFixture, restoreChangedFile } from './fixture.js'
-import { actionEnv, KINDS, NODE, PASSWORD, ROOT, USER } from './images-common.js'
+import { actionEnv, KINDS, PASSWORD, ROOT, USER } from './images-common.js'
 import { buildahFigure } from './images-report.js'
 import {
   BUILDAH_CONDITIONS,
@@ -58,7 +60,10 @@ interface Sample {
 }
 
 export async function benchBuildah(rounds: number, tmp: string): Promise<BuildahResult> {
-  const user = await rootlessUser()
+  return withCleanup(async (cleanup) => benchAs(await rootlessUser(cleanup), rounds, tmp))
+}
+
+async function benchAs(user: RootlessUser, rounds: number, tmp: string): Promise<BuildahResult> {
   // The user reaches the project, its store and its step files through the bench's folders,
   // up to the system's temporary folder, which is left as it is.
   await mkdir(tmp, { recursive: true })
@@ -214,17 +219,12 @@ async function timed(
   options: { enginePids: () => Promise<number[]>; user?: RootlessUser },
 ): Promise<Sample> {
   const lines: Array<[number, string]> = []
-  const sample = await measureTree(
-    NODE,
-    [join(ROOT, 'dist/build-images/index.js')],
-    env,
-    cwd,
-    options.enginePids,
-    {
-      ...(options.user ? { user: options.user } : {}),
-      onLine: (at, line) => lines.push([at, line]),
-    },
-  )
+  // As the user, Node and the bundle come from a copy it can read (rootless.ts).
+  const [node, script] = nodeAndScript(join(ROOT, 'dist/build-images/index.js'), options.user)
+  const sample = await measureTree(node, [script], env, cwd, options.enginePids, {
+    ...(options.user ? { user: options.user } : {}),
+    onLine: (at, line) => lines.push([at, line]),
+  })
   if (sample.code !== 0)
     throw new Error(
       `build-images exited with ${sample.code}: ${lines

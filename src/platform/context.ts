@@ -69,6 +69,15 @@ export const REGISTRY_LOGIN_HELP: Record<Platform, string> = {
     "Check the INPUT_REGISTRY_USERNAME and INPUT_REGISTRY_PASSWORD variables (or the '--registry-username' flag), and that 'registry' names the right host",
 }
 
+/**
+ * On GitLab the templates give `registry-username` and `registry-password` the job's
+ * CI_REGISTRY_USER and CI_REGISTRY_PASSWORD (GitLab sets both, or neither where the project's
+ * container registry is off); a project or group variable INPUT_REGISTRY_PASSWORD wins over the
+ * template's job variable. One without the other is a variable that did not reach the job.
+ */
+export const GITLAB_REGISTRY_PASSWORD =
+  "on GitLab the templates give it the CI/CD variable CI_REGISTRY_PASSWORD (GitLab's job token, beside CI_REGISTRY_USER), or, for another registry or account, the masked CI/CD variable INPUT_REGISTRY_PASSWORD: define the one that goes with that user name"
+
 const GITHUB_PR_EVENTS = new Set([
   'pull_request',
   'pull_request_target',
@@ -142,6 +151,7 @@ function gitlabContext(env: Env, cwd: string): CiContext {
         }
       : undefined,
     registryLoginHelp: REGISTRY_LOGIN_HELP.gitlab,
+    registryPasswordFrom: GITLAB_REGISTRY_PASSWORD,
   }
 }
 

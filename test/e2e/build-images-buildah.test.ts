@@ -65,7 +65,7 @@ let last: Record<ImageKind, string>
 let runs = 0
 
 beforeAll(async () => {
-  user = await rootlessUser()
+  user = await rootlessUser(cleanup)
   // The instance's own copy of Docker Hub's bases, in the push registry under dockerhub/.
   const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
   await dockerLogin(suite.registry, { env })

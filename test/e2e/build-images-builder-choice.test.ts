@@ -18,7 +18,7 @@ const cleanup = useCleanup(60_000)
 const suite = useDockerSuite(cleanup)
 
 beforeAll(async () => {
-  user = await rootlessUser()
+  user = await rootlessUser(cleanup)
   // Docker Hub's base, served by the push registry (registry-mirrors), as on an instance.
   const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
   await dockerLogin(suite.registry, { env })

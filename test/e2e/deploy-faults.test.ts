@@ -28,6 +28,9 @@ const CHECK_HISTORY =
 const MAY_HAVE_STARTED = `The deployment may or may not have started, and the step did not send the request again: ${CHECK_HISTORY}`
 /** After an answer that is not the platform's acceptance. */
 const RECEIVED = `The request reached the webhook's server, so the platform may have started the deployment all the same; the step did not send it again: ${CHECK_HISTORY}`
+/** 401 and 403: the platform refused the request, which HTTP says was not acted on. */
+const REFUSED =
+  'The platform refused the request, so it did not start the deployment: run the step again once what the answer names is put right.'
 const NOTHING_SENT =
   'The request never reached the platform, so nothing was deployed: run the step again once the webhook can be reached.'
 /** 429 and 503 to the last attempt: the server said it did not act. */
@@ -163,9 +166,13 @@ const answered: Fault[] = [
   [
     '401',
     answer(401, { error: 'bad token' }),
-    `The webhook answered HTTP 401 (check the webhook token: WEBHOOK_TOKEN). Response body: {"error":"bad token"}. ${RECEIVED}`,
+    `The webhook answered HTTP 401 (check the webhook token: WEBHOOK_TOKEN). Response body: {"error":"bad token"}. ${REFUSED}`,
   ],
-  ['403', answer(403, 'no'), 'HTTP 403 (check the webhook token: WEBHOOK_TOKEN)'],
+  [
+    '403',
+    answer(403, 'no'),
+    `The webhook answered HTTP 403 (check the webhook token, WEBHOOK_TOKEN, and whether the platform takes requests only from listed addresses, which the runner's may not be among). Response body: no. ${REFUSED}`,
+  ],
   ['404', answer(404, 'no such hook'), 'HTTP 404 (check the webhook address: WEBHOOK_URL)'],
   ['413', answer(413, 'too big'), 'HTTP 413 (the payload is too large for the server)'],
   [

@@ -73,6 +73,15 @@ const LISTED: Array<{ match: RegExp; why: string }> = [
     why: "the watch's lines for an app played by the reader: test/unit/core/deploy/rollout.test.ts and test/e2e/deploy-rollout-evidence.test.ts assert them as the watch prints them",
   },
   {
+    match: /^npm could not reach https:\/\/registry\.npmjs\.org\//,
+    why: "the build job's words when npm cannot reach a registry: test/e2e/gitlab-pipeline.test.ts asserts them, for a loopback registry that is down and one that never answers",
+  },
+  {
+    match:
+      /^(olympe-deploy \S+ runs as: |No package-lock\.json committed|Building with Buildah: |frontend registry\.internal\/)/,
+    why: "the first pipeline of docs/gitlab-on-premise.md: test/e2e/gitlab-on-premise.test.ts runs it, as an unprivileged runner's user with Buildah, and finds each line in its job's log",
+  },
+  {
     match: /^@olympeio:registry=https:\/\/<Olympe's registry>\//,
     why: "an .npmrc for Olympe's registry, whose address and token only Olympe gives",
   },
@@ -81,7 +90,8 @@ const LISTED: Array<{ match: RegExp; why: string }> = [
     why: "its job runs your project's toolkit against your orchestrator (actionlint checks it here); examples/github/snapshot.yml's twin runs in test/e2e/template-chain-github.test.ts",
   },
   {
-    match: /^on:\n {2}push: \{ branches: \['\*\*'\] \}[\s\S]*actions\/build-images@v1/,
+    match:
+      /^on:\n {2}push: \{ branches: \['\*\*'\] \}(?![\s\S]*actions\/deploy@v1)[\s\S]*actions\/build-images@v1/,
     why: "its job pushes to ghcr.io with the job's GITHUB_TOKEN (actionlint checks it here); the same steps run in test/e2e/template-chain-github.test.ts against a loopback registry",
   },
 ]
@@ -351,23 +361,35 @@ describe('GitHub workflow examples', () => {
         const workspace = await cleanup.tempDir('olympe-doc-workflow-')
         const file = join(workspace, 'workflow.yml')
         await writeFile(file, block.text)
+        // The images job builds and pushes to ghcr.io, which cannot run here: it is played by
+        // the references build-images gives its outputs, which the deploy job must send.
+        const built = {
+          'frontend-image': 'ghcr.io/acme/shop/frontend:main-1a2b3c4',
+          'backend-image': 'ghcr.io/acme/shop/backend:main-1a2b3c4',
+        }
         const result = await runWorkflow(file, {
           workspace,
           event: { name: 'push', branch: 'main', defaultBranch: 'main' },
           sha: '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d',
           repository: 'acme/shop',
           actor: 'octocat',
-          vars: { APP_URL: app.url, REGISTRY_USER: 'ci-reader' },
+          vars: { APP_URL: app.url },
           secrets: {
             WEBHOOK_URL: webhook.url,
             WEBHOOK_TOKEN: 'doc-workflow-token-31',
-            REGISTRY_READ_TOKEN: 'doc-registry-token-31',
+            GITHUB_TOKEN: 'doc-registry-token-31',
           },
           env: { PATH: process.env.PATH ?? '', HOME: workspace },
+          standIns: { images: built },
         })
         const jobs = Object.values(result.jobs)
         expect(jobs.map((job) => job.result)).toEqual(jobs.map(() => 'success'))
-        expect(webhook.requests.filter((request) => request.method === 'POST')).toHaveLength(1)
+        const posts = webhook.requests.filter((request) => request.method === 'POST')
+        expect(posts).toHaveLength(1)
+        expect(JSON.parse(posts[0]?.body ?? '{}')).toMatchObject({
+          frontend: { image: built['frontend-image'] },
+          backends: { images: [built['backend-image']] },
+        })
         expect(jobs.map((job) => job.environmentUrl).filter(Boolean)).toEqual([app.url])
       },
     )

@@ -4,26 +4,30 @@
 // loopback webhook through the dotenv hand-over. The package comes from a loopback npm registry
 // by version. Merge requests and other branches build the project only.
 import { beforeAll, describe, expect, test } from '@jest/globals'
-import { readdir, readFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { connect, createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
+import { stringify } from 'yaml'
 import { CHECKED } from '../helpers/run-action.js'
 import { useCleanup, useServers, useStarted } from '../helpers/suite.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
 import {
   ciFile,
   component,
+  jobState,
   listJobs,
   outcome,
   pipelineRecord,
+  removeFileVariables,
   sampleOlympeProject,
   type GitlabProject,
   type PipelineRun,
 } from '../helpers/gitlab-ci-local.js'
 import { run as runProcess } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { startProjectRegistry } from '../helpers/verdaccio.js'
-import { startWebhookServer } from '../helpers/webhook-server.js'
+import { publishPackage, startProjectRegistry, startVerdaccio } from '../helpers/verdaccio.js'
+import { faults, startWebhookServer } from '../helpers/webhook-server.js'
 
 const TOKEN = 'gl-pipeline-token-58c2e1'
 const HOOK_PATH = '/hooks/b7c6d5e4f3a2-deploy-key'
@@ -447,6 +451,126 @@ describe('gitlab/pipeline.yml run by gitlab-ci-local on the real Docker engine',
     },
     TEST_MS,
   )
+
+  describe('the build job installs through the registry the npmrc names, and says when npm cannot reach it', () => {
+    /** A public package the project needs, which only the instance's own registry serves. */
+    const PROBE = { name: 'olympe-offline-probe', version: '1.0.0' }
+    const npmrcs = useCleanup()
+    const servers = useServers(
+      {
+        npm: async () => {
+          const registry = await startVerdaccio()
+          await publishPackage(registry, {
+            'package.json': JSON.stringify({ ...PROBE, main: 'index.js' }),
+            'index.js': 'export default 1\n',
+          })
+          return registry
+        },
+        // A registry host that takes the connection and never answers, as one behind a firewall
+        // that drops the replies, or a proxy that waits on an address it cannot reach.
+        silent: () => startWebhookServer(faults.neverAnswer(), '/'),
+      },
+      npmrcs,
+      60_000,
+    )
+
+    /** The sample project with a dependency from the registry (so no lock file), and its npmrc. */
+    async function offlineProject(
+      registryUrl: string,
+      inputs: Record<string, string> = {},
+    ): Promise<{ project: GitlabProject; variablesFile: string }> {
+      const ci = ciFile(
+        ['build', 'deploy'],
+        [{ component: component('pipeline'), inputs: { npmrc: '$OLYMPE_NPMRC', ...inputs } }],
+      )
+      const project = cleanup.track(
+        'offline project',
+        await sampleOlympeProject(ci, { registryDependencies: { [PROBE.name]: PROBE.version } }),
+      )
+      // The instance's own registry, which serves the public packages too: the npmrc names it.
+      const marker = `olympe-offline-${Date.now()}`
+      const folder = await npmrcs.tempDir('olympe-offline-npmrc-')
+      const variablesFile = join(folder, 'variables.yml')
+      const npmrc = `# ${marker}\nregistry=${registryUrl}\n`
+      await writeFile(
+        variablesFile,
+        stringify({ OLYMPE_NPMRC: { type: 'file', values: { '*': npmrc } } }),
+      )
+      npmrcs.add('npmrc File variables', () => removeFileVariables(marker))
+      return { project, variablesFile }
+    }
+
+    /** The build job alone, as its pipeline runs it on the default branch. */
+    const buildJob = (project: GitlabProject, variablesFile: string): Promise<PipelineRun> =>
+      pipelines.run(project, { jobs: ['olympe-build'], variablesFile, timeoutMs: PIPELINE_MS })
+
+    const unreachable = (registry: string, asked: string): string =>
+      `npm could not reach ${registry} (it asked for ${asked}; npm's words above). Where the runners have no Internet access, the npmrc input must name a registry that serves the public packages too (registry=https://<your registry>/), beside Olympe's (@olympeio:registry=...). This job gives npm 20 s per request and 1 retry: the CI/CD variables npm_config_fetch_timeout (in ms) and npm_config_fetch_retries change that.`
+
+    test(
+      'install-command runs in its section, through the registry of the npmrc',
+      async () => {
+        const { project, variablesFile } = await offlineProject(servers.npm.url, {
+          'install-command': '"npm install --no-audit --no-fund"',
+        })
+        const run = await buildJob(project, variablesFile)
+
+        expect(outcome(run)).toEqual({ code: 0, tail: '' })
+        const log = run.jobLogs['olympe-build'] ?? ''
+        // The given command, not the default one (which says why it runs npm install), between
+        // the section's markers.
+        expect(log).not.toContain('No package-lock.json committed')
+        // (gitlab-ci-local writes the section markers as `<name>_started` and `<name> took <time>`.)
+        const install = log.slice(log.indexOf('olympe_npm_install_started'))
+        expect(install).toMatch(
+          /^olympe_npm_install_started\n[^]*\nolympe_npm_install took \d+m?s\n/,
+        )
+        const installed = join(project.dir, 'node_modules', PROBE.name, 'package.json')
+        expect(JSON.parse(await readFile(installed, 'utf8'))).toMatchObject(PROBE)
+        expect(existsSync(join(project.dir, 'dist/web/index.html'))).toBe(true)
+      },
+      TEST_MS,
+    )
+
+    test(
+      'that registry down: the job fails, naming the registry npm tried',
+      async () => {
+        const { project, variablesFile } = await offlineProject(servers.npm.url)
+        await servers.npm.stop()
+        const run = await buildJob(project, variablesFile)
+
+        // Failed on its own, well before gitlab-ci-local's bound (PIPELINE_MS).
+        expect(run.code).toBe(1)
+        expect(jobState(run, 'olympe-build')).toBe('FAIL')
+        expect(printed(run, 'olympe-build')).toContain(
+          unreachable(servers.npm.url, `${servers.npm.url}${PROBE.name}`),
+        )
+        expect(run.jobLogs['olympe-build']).toContain('ECONNREFUSED')
+      },
+      TEST_MS,
+    )
+
+    test(
+      "a registry that never answers: the job fails within npm's bounds, naming it",
+      async () => {
+        const registry = servers.silent.url
+        const { project, variablesFile } = await offlineProject(registry)
+        const run = await buildJob(project, variablesFile)
+
+        expect(run.code).toBe(1)
+        expect(jobState(run, 'olympe-build')).toBe('FAIL')
+        expect(printed(run, 'olympe-build')).toContain(
+          unreachable(registry, `${registry}${PROBE.name}`),
+        )
+        // npm asked, waited for an answer, and asked once more.
+        expect(servers.silent.requests.map((request) => request.path)).toEqual([
+          `/${PROBE.name}`,
+          `/${PROBE.name}`,
+        ])
+      },
+      TEST_MS,
+    )
+  })
 
   // Last on purpose: it reads what every run above printed.
   test('no job log holds the registry password or the webhook secrets', async () => {

@@ -51,7 +51,7 @@ const { npm, suite, mirror } = useServers(
 let runs = 0
 
 beforeAll(async () => {
-  user = await rootlessUser()
+  user = await rootlessUser(cleanup)
   await ensureTemplateBaseImages()
   for (const base of Object.values(TEMPLATE_BASE_IMAGES))
     await pushImage(base, `${mirror.host}/dockerhub/${base}`)

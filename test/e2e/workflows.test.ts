@@ -244,7 +244,9 @@ describe('third-party actions and the checkout token', () => {
 
 // The official template has no lock file and its branch is master.
 describe('the examples and templates, whatever the lock file and the default branch', () => {
-  const INSTALL = 'if [ -f package-lock.json ] || [ -f npm-shrinkwrap.json ]; then npm ci; else'
+  // Run as it is, or chosen as the command to run (gitlab/pipeline.yml, where install-command wins).
+  const INSTALL =
+    /if \[ -f package-lock\.json \] \|\| \[ -f npm-shrinkwrap\.json \]; then (npm ci;|OLYMPE_INSTALL="npm ci"\n) *else/
   interface Sources {
     /** Every file's text, by name. */
     texts: Record<string, string>
@@ -290,7 +292,7 @@ describe('the examples and templates, whatever the lock file and the default bra
     const installs = Object.entries(commands).flatMap(([name, lines]) =>
       lines.filter((line) => /\bnpm (ci|install)\b/.test(line)).map((line) => ({ name, line })),
     )
-    expect(installs.filter(({ line }) => !line.includes(INSTALL))).toEqual([])
+    expect(installs.filter(({ line }) => !INSTALL.test(line))).toEqual([])
     expect([...new Set(installs.map(({ name }) => name))]).toEqual(
       expect.arrayContaining([
         'examples/github/olympe-build-deploy.yml',
@@ -392,6 +394,88 @@ describe('environments, promotion and rollback', () => {
     expect(images?.needs).toBe('check')
     expect(images?.if).toBe("${{ !cancelled() && needs.check.result != 'failure' }}")
     expect(check?.if).toBe('github.ref_name == github.event.repository.default_branch')
+  })
+
+  test('the reusable workflow signs in the environment that holds the key, and its deploy job checks the signatures', async () => {
+    type Step = { name?: string; if?: string; uses?: string; with?: Record<string, unknown> }
+    const workflow = (await load('olympe-build-deploy.yml')) as {
+      on: {
+        workflow_call: {
+          inputs: Record<string, { default?: unknown }>
+          secrets: Record<string, { required?: boolean }>
+        }
+      }
+      jobs: Record<string, { environment?: unknown; steps: Step[] }>
+    }
+    const { inputs, secrets } = workflow.on.workflow_call
+    expect([inputs['signing-environment']?.default, inputs['verify-signatures']?.default]).toEqual([
+      '',
+      '',
+    ])
+    expect([secrets.SIGNING_KEY?.required, secrets.SIGNING_KEY_PASSWORD?.required]).toEqual([
+      false,
+      false,
+    ])
+    const { images, deploy } = workflow.jobs
+    expect(images?.environment).toBe('${{ inputs.signing-environment }}')
+    const ours = (steps: Step[] = [], action: string): Step | undefined =>
+      steps.find((step) => step.uses === `your-org/olympe-deploy-actions/actions/${action}@v1`)
+    expect(ours(images?.steps, 'build-images')?.with).toMatchObject({
+      'signing-key': '${{ secrets.SIGNING_KEY }}',
+      'signing-key-password': '${{ secrets.SIGNING_KEY_PASSWORD }}',
+    })
+    expect(ours(deploy?.steps, 'deploy')?.with).toMatchObject({
+      'verify-signatures': '${{ inputs.verify-signatures }}',
+    })
+    // The key is looked for before anything is built.
+    expect(images?.steps[0]?.name).toBe('Check that the signing key reached this job')
+  })
+
+  // A job starts with an empty workspace: `verify-signatures: cosign.pub` found no file in the
+  // reusable workflow's deploy job, which had no checkout. The key's text (a variable or a
+  // secret) needs none; anything else may be a path.
+  test('every example job that names a public key by path checks out first', async () => {
+    const checked: string[] = []
+    const workflows: Record<string, string> = await documentedWorkflows()
+    for (const file of WORKFLOWS) workflows[file] = await readFile(join(EXAMPLES, file), 'utf8')
+    for (const [name, text] of Object.entries(workflows)) {
+      const { jobs = {} } = (parse(text) ?? {}) as { jobs?: Jobs }
+      for (const [id, job] of Object.entries(jobs)) {
+        const steps = job.steps ?? []
+        steps.forEach((step, index) => {
+          const key = step.with?.['verify-signatures']
+          if (!key || /^\$\{\{ (vars|secrets)\.[A-Z_]+ \}\}$/.test(key)) return
+          checked.push(`${name} ${id}`)
+          const checkout = steps.findIndex((each) => each.uses?.startsWith('actions/checkout@'))
+          expect({ name, id, checkoutFirst: checkout >= 0 && checkout < index }).toEqual({
+            name,
+            id,
+            checkoutFirst: true,
+          })
+        })
+      }
+    }
+    expect(checked).toEqual(expect.arrayContaining(['olympe-build-deploy.yml deploy']))
+  })
+
+  // promote.yml replaces deploy.yml, and both deploy on a push: were a team to keep both, or to
+  // roll back meanwhile, production would be deployed twice at once in different groups.
+  test('every example that deploys is in the one concurrency group, olympe-deploy', async () => {
+    const groups: Record<string, unknown> = {}
+    for (const file of WORKFLOWS) {
+      const text = await readFile(join(EXAMPLES, file), 'utf8')
+      const workflow = parse(text) as { on: object; concurrency?: { group?: string } | string }
+      if ('workflow_call' in workflow.on) continue
+      if (!/actions\/deploy@v1|olympe-build-deploy\.yml/.test(text)) continue
+      const { concurrency } = workflow
+      groups[file] = typeof concurrency === 'string' ? concurrency : concurrency?.group
+    }
+    expect(groups).toEqual({
+      'deploy.yml': 'olympe-deploy',
+      'promote.yml': 'olympe-deploy',
+      'rollback.yml': 'olympe-deploy',
+      'self-hosted-buildah.yml': 'olympe-deploy',
+    })
   })
 
   test('promotion deploys to staging, then to production after it, from the same pinned outputs', async () => {

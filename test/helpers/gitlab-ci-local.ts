@@ -404,6 +404,15 @@ export function logsOf(runs: PipelineRun[]): Record<string, string> {
 
 const SAMPLE = join(ROOT, 'test/fixtures/sample-project')
 
+/** What a sample project needs besides its files. */
+export interface SampleProjectOptions extends Pick<GitlabProjectOptions, 'origin'> {
+  /**
+   * Packages from the npm registry (name: version range), as the template's webpack and babel
+   * are: the project then commits no lock file, and `npm install` resolves them.
+   */
+  registryDependencies?: Record<string, string>
+}
+
 /**
  * An Olympe project to build from scratch: `npm ci` installs a stand-in toolkit from a local
  * folder (offline), `build:draw` and `build:node` lay out dist/web and dist/node, and
@@ -411,8 +420,9 @@ const SAMPLE = join(ROOT, 'test/fixtures/sample-project')
  */
 export function sampleOlympeProject(
   gitlabCi: string,
-  options: Pick<GitlabProjectOptions, 'origin'> = {},
+  options: SampleProjectOptions = {},
 ): Promise<GitlabProject> {
+  const { registryDependencies, ...projectOptions } = options
   const toolkitPackage = {
     name: '@olympeio/toolkit',
     version: '0.0.0-fake',
@@ -424,7 +434,7 @@ export function sampleOlympeProject(
     private: true,
     type: 'module',
     scripts: { 'build:draw': 'node build.js web', 'build:node': 'node build.js node' },
-    devDependencies: { '@olympeio/toolkit': 'file:tools/toolkit' },
+    devDependencies: { '@olympeio/toolkit': 'file:tools/toolkit', ...registryDependencies },
   }
   const lock = {
     name: packageJson.name,
@@ -442,12 +452,15 @@ export function sampleOlympeProject(
     },
   }
   const copy = "import { cpSync } from 'node:fs'\n"
+  const lockFile: Record<string, string> = registryDependencies
+    ? {}
+    : { 'package-lock.json': JSON.stringify(lock, null, 2) }
   return createGitlabProject(
     {
       '.gitlab-ci.yml': gitlabCi,
       '.gitignore': 'dist/\nnode_modules/\n',
       'package.json': JSON.stringify(packageJson, null, 2),
-      'package-lock.json': JSON.stringify(lock, null, 2),
+      ...lockFile,
       'build.js': `${copy}cpSync(\`prebuilt/\${process.argv[2]}\`, \`dist/\${process.argv[2]}\`, { recursive: true })\n`,
       'tools/toolkit/package.json': JSON.stringify(toolkitPackage, null, 2),
       'tools/toolkit/olympe.js': [
@@ -460,7 +473,7 @@ export function sampleOlympeProject(
       ].join('\n'),
     },
     {
-      ...options,
+      ...projectOptions,
       copyFrom: {
         docker: join(SAMPLE, 'docker'),
         'prebuilt/web': join(SAMPLE, 'dist/web'),

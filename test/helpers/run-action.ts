@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process'
 import { chown, readFile, writeFile } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import { parse } from 'yaml'
 import { withCleanup } from './cleanup.js'
 import { NODE24 } from './node-binaries.js'
@@ -27,11 +27,19 @@ export interface RunOptions {
   user?: RunAs
 }
 
-/** A user the steps can run as: its ids, and its home. */
+/** A user the steps can run as: its ids, its home, and what it runs. */
 export interface RunAs {
   uid: number
   gid: number
   home: string
+  /** Where it runs Node and the bundle from (rootless.ts); the checkout's own when unset. */
+  runtime?: UserRuntime
+}
+
+/** A copy of Node 24 and of the bundle, laid out as in the checkout under `root`. */
+export interface UserRuntime {
+  node: string
+  root: string
 }
 
 export interface RunResult {
@@ -140,7 +148,10 @@ export async function runCli(
   })
 }
 
-/** The script under the chosen Node (24 unless told), bounded by the run's timeout. */
+/**
+ * The script under the chosen Node (24 unless told), bounded by the run's timeout; as another
+ * user, from the copy of the checkout it can read.
+ */
 async function runNode(
   script: string,
   args: string[],
@@ -148,7 +159,8 @@ async function runNode(
   cwd: string,
   options: Pick<RunOptions, 'node' | 'timeoutMs' | 'onSpawn' | 'user'>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const { code, stdout, stderr } = await capture(options.node ?? NODE24, [script, ...args], {
+  const [node, file] = nodeAndScript(script, options.user, options.node)
+  const { code, stdout, stderr } = await capture(node, [file, ...args], {
     env,
     cwd,
     timeoutMs: options.timeoutMs ?? 120_000,
@@ -156,6 +168,16 @@ async function runNode(
     ...(options.user ? { uid: options.user.uid, gid: options.user.gid } : {}),
   })
   return { code, stdout, stderr }
+}
+
+/**
+ * The Node binary and the path of a script of the checkout, as `user` reaches them: from its
+ * runtime copy when it has one (rootless.ts). `node` chooses another binary.
+ */
+export function nodeAndScript(script: string, user?: RunAs, node?: string): [string, string] {
+  const runtime = user?.runtime
+  if (!runtime) return [node ?? NODE24, script]
+  return [node ?? runtime.node, join(runtime.root, relative(ROOT, script))]
 }
 
 /** The system's own folders: another user cannot look into root's (~/.cargo/bin…). */

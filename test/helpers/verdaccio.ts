@@ -237,6 +237,27 @@ export async function publishProject(
   })
 }
 
+/**
+ * Packs a package of the given files (a package.json among them) with `npm pack` and publishes
+ * it: a public package a project installs, as a registry that mirrors the public one serves it.
+ */
+export async function publishPackage(
+  registry: Verdaccio,
+  files: Record<string, string>,
+): Promise<void> {
+  await withCleanup(async (cleanup) => {
+    const dir = await cleanup.tempDir('olympe-package-')
+    for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text)
+    const { stdout } = await run(
+      'npm',
+      ['pack', '--json', '--ignore-scripts', '--pack-destination', dir, dir],
+      { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir } },
+    )
+    const [packed] = JSON.parse(stdout) as { filename: string }[]
+    await registry.publish(join(dir, basename(packed?.filename ?? '')))
+  })
+}
+
 /** A loopback registry that holds this project, as the jobs' `npx olympe-deploy-actions` asks. */
 export async function startProjectRegistry(): Promise<Verdaccio> {
   const registry = await startVerdaccio()

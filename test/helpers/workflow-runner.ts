@@ -3,7 +3,8 @@
 // `run:` steps in bash with GITHUB_OUTPUT, our actions as their committed bundles
 // (runAsGithub), local reusable workflows, `needs`, `if`, job outputs and environments with
 // secrets and variables of their own, and the link (`environment.url`) each job gives its own. GitHub's own actions are played by what they document:
-// actions/checkout is the workspace already there, actions/setup-node writes the .npmrc of its
+// a job starts in an empty workspace, and actions/checkout makes it the project's (the test's
+// `workspace`, shared by the jobs that check out); actions/setup-node writes the .npmrc of its
 // `registry-url` (src/authutil.ts) and fails a `cache: npm` without a lock file.
 import { existsSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
@@ -23,7 +24,7 @@ import {
 export const EXAMPLES_DIR = join(ROOT, 'examples/github')
 
 export interface WorkflowRunOptions {
-  /** The checkout: the project the workflow builds. */
+  /** The checkout: the project the workflow builds, a job's workspace once it checked out. */
   workspace: string
   event: {
     name: 'push' | 'workflow_dispatch'
@@ -51,6 +52,12 @@ export interface WorkflowRunOptions {
    * them is skipped by its `if`). For what the first steps decide, without images or deploys.
    */
   untilStep?: string
+  /**
+   * Another shortcut of a test's: jobs played by their outputs alone, by job id (such as an
+   * `images` job whose build needs what the test does not have): each ends as a success, with
+   * these outputs, without running a step.
+   */
+  standIns?: Record<string, Record<string, string>>
 }
 
 export interface StepRecord {
@@ -224,32 +231,37 @@ async function runJob(
     status,
   })
   if (!condition(job.if, scope({}, needsStatus))) return skipped
+  const standIn = options.standIns?.[frame.prefix + id]
+  if (standIn) return { result: 'success', outputs: { ...standIn } }
   const named = typeof job.environment === 'object' ? job.environment.name : job.environment
-  const environment = named === undefined ? undefined : asText(interpolate(named, scope({})))
+  // An empty name is no environment, as GitHub's workflow parser reads it.
+  const environment = asText(interpolate(named ?? '', scope({}))) || undefined
   const secrets = { ...frame.secrets, ...(environment ? options.environments?.[environment] : {}) }
   const vars = { ...options.vars, ...(environment ? options.environmentVars?.[environment] : {}) }
   if (job.uses) return callWorkflow(id, job, scope({ secrets, vars }), options, run)
-  const state: JobState = {
-    id: frame.prefix + id,
-    env: {},
-    steps: {},
-    record: { result: 'success', outputs: {}, environment },
-  }
-  // The runner's temp folder (RUNNER_TEMP) lasts as long as the job. After a failed step, only
-  // the steps whose `if` asks for it run (`!cancelled()`…).
-  await withCleanup(async (cleanup) => {
+  // The runner's temp folder (RUNNER_TEMP) and the job's own empty workspace last as long as
+  // the job. After a failed step, only the steps whose `if` asks for it run (`!cancelled()`…).
+  const state = await withCleanup(async (cleanup) => {
     const temp = await cleanup.tempDir('olympe-workflow-job-')
+    const state: JobState = {
+      id: frame.prefix + id,
+      env: {},
+      steps: {},
+      workspace: await cleanup.tempDir('olympe-workflow-workspace-'),
+      record: { result: 'success', outputs: {}, environment },
+    }
     for (const step of job.steps ?? []) {
-      const stepScope = scope(
-        { secrets, vars, steps: state.steps, runner: { temp } },
-        state.record.result,
-      )
+      const stepScope = {
+        ...scope({ secrets, vars, steps: state.steps, runner: { temp } }, state.record.result),
+        workspace: state.workspace,
+      }
       if (!condition(step.if, stepScope)) continue
       const record = await runStep(step, stepScope, state, temp, options)
       run.steps.push(record)
       if (record.code !== 0) state.record.result = 'failure'
       else if (record.step === options.untilStep && state.record.result === 'success') break
     }
+    return state
   })
   const url = typeof job.environment === 'object' ? job.environment.url : undefined
   if (url !== undefined)
@@ -265,6 +277,8 @@ interface JobState {
   id: string
   /** What earlier steps added to the job's environment (setup-node's NPM_CONFIG_USERCONFIG). */
   env: Record<string, string>
+  /** An empty folder of the job's own until actions/checkout makes it the project. */
+  workspace: string
   steps: Record<string, Value>
   record: JobRecord
 }
@@ -332,14 +346,17 @@ async function runStep(
     ]),
   )
   const record = { job: state.id, step: name }
-  if (step.uses?.startsWith('actions/checkout@')) return { ...record, code: 0, texts: {} }
+  if (step.uses?.startsWith('actions/checkout@')) {
+    state.workspace = options.workspace
+    return { ...record, code: 0, texts: {} }
+  }
   if (step.uses?.startsWith('actions/setup-node@'))
-    return { ...record, ...(await setupNode(withValues, state, temp, options.workspace)) }
+    return { ...record, ...(await setupNode(withValues, state, temp, state.workspace)) }
   const action = step.uses === undefined ? undefined : ACTION.exec(step.uses)
   if (action) {
     const id = (action[1] ?? 'deploy') as ActionId
     const result = await runAsGithub(id, {
-      cwd: options.workspace,
+      cwd: state.workspace,
       inputs: withValues,
       env: { ...options.env, ...state.env, ...stepEnv, ...actionContext(options) },
       event: eventOf(options),
@@ -357,7 +374,7 @@ async function runStep(
     step.run,
     { ...options.env, ...state.env, ...actionContext(options), ...stepEnv },
     temp,
-    options.workspace,
+    state.workspace,
   )
   if (step.id) state.steps[step.id] = { outputs: result.outputs }
   return { ...record, code: result.code, texts: result.texts }

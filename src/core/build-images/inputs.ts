@@ -1,6 +1,6 @@
 import { basename, resolve } from 'node:path'
 import type { InputValues, RawInputs } from '../definition.js'
-import type { RegistryLogin, RegistryTarget } from '../registry/credentials.js'
+import { EXISTING_LOGIN, type RegistryLogin, type RegistryTarget } from '../registry/credentials.js'
 import { registryLogin } from '../registry/inputs.js'
 import { GITHUB_REGISTRY } from '../registry/reference.js'
 import { InputProblems, parseInputs } from '../shared/inputs.js'
@@ -45,6 +45,8 @@ export interface InputFacts {
   platform: 'github' | 'gitlab' | 'local'
   repository?: string
   workspace: string
+  /** Where the platform's templates take `registry-password` from (CiContext's). */
+  registryPasswordFrom?: string
   /** DOCKER_BUILDKIT is false: docker (not Buildah) builds with the legacy builder. */
   buildkitDisabled?: boolean
   /** Opens `signing-key` (private-key.ts): loaded only when one is given. */
@@ -83,7 +85,10 @@ export function parseBuildImagesInputs(
     problems.take(`${kind}-image-name`, given ?? defaultName(kind, repository), '')
   const target = registry ?? defaultRegistry(facts)
   const known = 'problem' in target ? undefined : target
-  const login = registryLogin(known, registryUsername, registryPassword, problems)
+  const login = registryLogin(known, registryUsername, registryPassword, problems, {
+    existing: EXISTING_LOGIN[values.builder],
+    passwordFrom: facts.registryPasswordFrom,
+  })
   const inputs: BuildImagesInputs = {
     ...values,
     registry: problems.take('registry', target, GITHUB_TARGET),

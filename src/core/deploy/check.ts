@@ -52,11 +52,11 @@ export interface CheckedDeploy {
 export async function checkDeploy(
   raw: RawInputs<DeployInputName>,
   tools: ParseTools,
-  context: Pick<CiContext, 'workspace'>,
+  context: Pick<CiContext, 'workspace' | 'registryPasswordFrom'>,
   ports: DeployCheckPorts,
 ): Promise<CheckedDeploy> {
   const { logger } = ports
-  const inputs = parseDeployInputs(raw, tools)
+  const inputs = parseDeployInputs(raw, tools, context)
   const deadline = startDeadline(ports.clock, inputs.timeoutSeconds)
   if (inputs.appUrl) {
     const insecure = insecureAppWarning(inputs.appUrl)

@@ -1,6 +1,7 @@
 import type { InputValues, ParseTools, RawInputs } from '../definition.js'
-import type { RegistryLogin } from '../registry/credentials.js'
+import { EXISTING_LOGIN, type RegistryLogin } from '../registry/credentials.js'
 import { registryLogin } from '../registry/inputs.js'
+import type { CiContext } from '../shared/context.js'
 import { InputProblems, parseInputs } from '../shared/inputs.js'
 import { isLoopbackHost } from '../shared/loopback.js'
 import { deployDefinition, type DeployInputName } from './definition.js'
@@ -17,6 +18,7 @@ export type DeployInputs = Omit<
 export function parseDeployInputs(
   raw: RawInputs<DeployInputName>,
   tools?: ParseTools,
+  context: Pick<CiContext, 'registryPasswordFrom'> = {},
 ): DeployInputs {
   const { registry, registryUsername, registryPassword, ...inputs } = parseInputs(
     deployDefinition,
@@ -24,7 +26,11 @@ export function parseDeployInputs(
     tools,
   )
   const problems = new InputProblems(deployDefinition, raw)
-  const login = registryLogin(registry, registryUsername, registryPassword, problems)
+  // Without the inputs, the image check reads the logins of the Docker config.
+  const login = registryLogin(registry, registryUsername, registryPassword, problems, {
+    existing: EXISTING_LOGIN.docker,
+    passwordFrom: context.registryPasswordFrom,
+  })
   const insecure = insecureHttpProblem(inputs.webhookUrl, inputs.allowInsecureHttp)
   if (insecure) problems.add('webhook-url', insecure)
   if (inputs.verifySignatures && inputs.verifyImages === 'false')

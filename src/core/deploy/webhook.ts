@@ -21,6 +21,11 @@ const SHOWN_BODY_CHARS = 4096
 const RETRY_STATUSES = new Set([429, 503])
 /** Gateways: they may have passed the request on before failing. */
 const GATEWAY_STATUSES = new Set([502, 504])
+/**
+ * The server refused the request: not authenticated (401), or not allowed (403; RFC 9110 15.5.2
+ * and 15.5.4). The deployment process defines 200 alone; this is HTTP's meaning of the two.
+ */
+const REFUSED_STATUSES = new Set([401, 403])
 /** No connection, or no TLS session: not one byte of the request reached the application. */
 const NEVER_SENT = new Set<HttpFailure['kind']>(['refused', 'dns', 'tls', 'connect-timeout'])
 
@@ -31,6 +36,9 @@ export const MAY_HAVE_STARTED = `The deployment may or may not have started, and
 const RECEIVED = `The request reached the webhook's server, so the platform may have started the deployment all the same; the step did not send it again: ${CHECK_HISTORY}`
 const NOTHING_SENT =
   'The request never reached the platform, so nothing was deployed: run the step again once the webhook can be reached.'
+/** 401 and 403: a refusal, which sending the request again would meet as well. */
+const REFUSED =
+  'The platform refused the request, so it did not start the deployment: run the step again once what the answer names is put right.'
 /** 429 and 503, still after the last attempt: the server said it did not act. */
 const DECLINED =
   'The server answered that it did not act on the request, so nothing was deployed: run the step again once the platform accepts requests.'
@@ -69,9 +77,10 @@ export class WebhookError extends ActionError {
 
 /**
  * What an attempt did to the platform: `none` when the request surely did not reach the
- * application, `unknown` when it may have, `answered` when the application said what it did.
+ * application, `unknown` when it may have, `refused` when the server refused it (401, 403),
+ * `answered` when the application said what it did.
  */
-type Effect = 'none' | 'unknown' | 'answered'
+type Effect = 'none' | 'unknown' | 'refused' | 'answered'
 
 interface Failed {
   reason: string
@@ -251,12 +260,18 @@ export function judgeResponse(
     {
       status,
       responseMessage,
-      effect: retryable ? 'none' : GATEWAY_STATUSES.has(status) ? 'unknown' : 'answered',
+      effect: retryable ? 'none' : effectOfAnswer(status),
       reason: `The webhook answered HTTP ${status}${statusHint(status)}. Response body: ${body}`,
     },
     retryable,
     retryable ? retryAfterMs(response.headers['retry-after'], now) : undefined,
   )
+}
+
+/** What an answer that is neither a success nor a "come back later" says the platform did. */
+function effectOfAnswer(status: number): Effect {
+  if (GATEWAY_STATUSES.has(status)) return 'unknown'
+  return REFUSED_STATUSES.has(status) ? 'refused' : 'answered'
 }
 
 function messageField(body: string): string | undefined {
@@ -265,7 +280,9 @@ function messageField(body: string): string | undefined {
 }
 
 function statusHint(status: number): string {
-  if (status === 401 || status === 403) return ' (check the webhook token: WEBHOOK_TOKEN)'
+  if (status === 401) return ' (check the webhook token: WEBHOOK_TOKEN)'
+  if (status === 403)
+    return " (check the webhook token, WEBHOOK_TOKEN, and whether the platform takes requests only from listed addresses, which the runner's may not be among)"
   if (status === 404) return ' (check the webhook address: WEBHOOK_URL)'
   if (status === 413) return ' (the payload is too large for the server)'
   if (status === 429) return ' (too many requests)'
@@ -335,6 +352,8 @@ function consequenceOf(failure: Failed): string {
   switch (failure.effect) {
     case 'unknown':
       return MAY_HAVE_STARTED
+    case 'refused':
+      return REFUSED
     case 'answered':
       return RECEIVED
     case 'none':

@@ -60,6 +60,24 @@ export interface LoginProblem {
   problem: string
 }
 
+/** The login a step uses when neither login input is given, as the builder keeps it. */
+export const EXISTING_LOGIN = {
+  docker: "the job's existing Docker login",
+  buildah: "Buildah's login from earlier in the job (buildah login)",
+  auto: "the job's existing login (docker login, or buildah login)",
+} as const
+
+/** What a message about a login given by half says, in the words of where the step runs. */
+export interface LoginAdvice {
+  /** The login the step uses without the inputs: EXISTING_LOGIN's, by builder. */
+  existing: string
+  /**
+   * Where the password comes from when a pipeline gives the user name, and how to set it
+   * (CiContext.registryPasswordFrom): GitLab's templates fill both from CI/CD variables.
+   */
+  passwordFrom?: string
+}
+
 /**
  * `registry-username` and `registry-password`: both or neither, as for `docker login`. Basic
  * auth joins them as user:password (RFC 7617) and `docker login` reads one line, so a user name
@@ -68,6 +86,7 @@ export interface LoginProblem {
 export function loginFromInputs(
   username: string | undefined,
   password: string | undefined,
+  advice: LoginAdvice = { existing: EXISTING_LOGIN.docker },
 ): { username: string; password: string } | undefined | LoginProblem {
   if (username && /[:\p{Cc}]/u.test(username))
     return {
@@ -77,12 +96,17 @@ export function loginFromInputs(
     }
   if (username && password) return { username, password }
   if (!username && !password) return undefined
+  if (username && advice.passwordFrom)
+    return {
+      input: 'registry-password',
+      problem: `is empty while 'registry-username' is set; ${advice.passwordFrom}; or leave 'registry-username' empty to use ${advice.existing}`,
+    }
   const [input, given] = username
     ? (['registry-password', 'registry-username'] as const)
     : (['registry-username', 'registry-password'] as const)
   return {
     input,
-    problem: `is empty while '${given}' is set; give both, or neither to use the job's existing Docker login`,
+    problem: `is empty while '${given}' is set; give both, or neither to use ${advice.existing}`,
   }
 }
 

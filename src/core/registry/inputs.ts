@@ -4,6 +4,7 @@ import { text, type InputProblems } from '../shared/inputs.js'
 import {
   loginFromInputs,
   registryInput,
+  type LoginAdvice,
   type RegistryLogin,
   type RegistryTarget,
 } from './credentials.js'
@@ -61,15 +62,16 @@ export function loginForms(username: string, password: string): string[] {
 /**
  * The login of the three inputs, for both actions: `registry` by its one name (Docker Hub's
  * aliases as `docker.io`; its namespace is no part of a login), undefined when no login is given.
- * A problem of the two login inputs is noted in `problems`.
+ * A problem of the two login inputs is noted in `problems`, in the words of `advice`.
  */
 export function registryLogin(
   registry: RegistryTarget | undefined,
   username: string | undefined,
   password: string | undefined,
   problems: InputProblems,
+  advice?: LoginAdvice,
 ): RegistryLogin | undefined {
-  const given = loginFromInputs(username, password)
+  const given = loginFromInputs(username, password, advice)
   if (given === undefined) return undefined
   if ('problem' in given) {
     problems.add(given.input, given.problem)

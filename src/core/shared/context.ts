@@ -22,4 +22,10 @@ export interface CiContext {
    * name and password come from there. The platform says it; the core does not guess.
    */
   registryLoginHelp: string
+  /**
+   * Where a pipeline's templates take `registry-password` from, and how to set it, for a
+   * `registry-username` given without it (GitLab: its CI/CD variables); unset where the step's
+   * own inputs are all there is.
+   */
+  registryPasswordFrom?: string
 }

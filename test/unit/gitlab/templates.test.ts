@@ -183,7 +183,7 @@ describe('every template', () => {
   })
 })
 
-test.each(['gitlab/README.md', 'README.md'])(
+test.each(['gitlab/README.md', 'README.md', 'docs/gitlab-on-premise.md'])(
   '%s pins the version being built in its GitLab examples',
   async (path) => {
     const readme = await readFile(join(ROOT, path), 'utf8')
@@ -195,8 +195,11 @@ test.each(['gitlab/README.md', 'README.md'])(
 )
 
 // The official template ignores its lock file; teams that commit one get `npm ci`.
-const INSTALL =
-  'if [ -f package-lock.json ] || [ -f npm-shrinkwrap.json ]; then npm ci; else echo "No package-lock.json committed, so npm install (commit it to install the same versions every time, with npm ci)."; npm install; fi'
+const NO_LOCK_FILE =
+  'echo "No package-lock.json committed, so npm install (commit it to install the same versions every time, with npm ci)."'
+const INSTALL = `if [ -f package-lock.json ] || [ -f npm-shrinkwrap.json ]; then npm ci; else ${NO_LOCK_FILE}; npm install; fi`
+/** pipeline.yml's install (one block, shared by two jobs): `install-command`, else the same choice. */
+const PIPELINE_INSTALL = `if [ -f package-lock.json ] || [ -f npm-shrinkwrap.json ]; then OLYMPE_INSTALL="npm ci"\n    else ${NO_LOCK_FILE}; OLYMPE_INSTALL="npm install"; fi`
 
 interface Job {
   variables: Record<string, string>
@@ -206,26 +209,43 @@ interface Job {
 }
 const jobOf = async (name: string, job: string): Promise<Job> =>
   (await template(name)).jobs[job] as unknown as Job
-const INSTALLING_JOBS: [string, string][] = [
-  ['pipeline', '$[[ inputs.job-prefix ]]-build'],
-  ['pipeline', '$[[ inputs.job-prefix ]]-codeasdata-image'],
-  ['snapshot', '$[[ inputs.job-name ]]'],
+const INSTALLING_JOBS: [string, string, string][] = [
+  ['pipeline', '$[[ inputs.job-prefix ]]-build', PIPELINE_INSTALL],
+  ['pipeline', '$[[ inputs.job-prefix ]]-codeasdata-image', PIPELINE_INSTALL],
+  ['snapshot', '$[[ inputs.job-name ]]', INSTALL],
 ]
 
 describe('the jobs that install the project', () => {
   test.each(INSTALLING_JOBS)(
     '%s.yml %s: npm ci with a lock file, npm install without',
-    async (name, job) => {
+    async (name, job, install) => {
       const { script } = await jobOf(name, job)
       const installs = script.filter((line) => /\bnpm (ci|install)\b/.test(line))
       expect(installs).toHaveLength(1)
-      expect(installs[0]).toContain(INSTALL)
+      expect(installs[0]).toContain(install)
     },
   )
 
+  test('pipeline.yml: both jobs that install run one block, with install-command and bounded npm waits', async () => {
+    const { inputs } = await template('pipeline')
+    expect(inputs['install-command']?.default).toBe('')
+    const [build, codeasdata] = await Promise.all(
+      INSTALLING_JOBS.slice(0, 2).map(([name, job]) => jobOf(name, job)),
+    )
+    const blockOf = (job: Job): string =>
+      job.script.find((line) => line.includes(PIPELINE_INSTALL)) ?? ''
+    expect(blockOf(codeasdata as Job)).toBe(blockOf(build as Job))
+    for (const job of [build, codeasdata] as Job[])
+      expect(job.variables.OLYMPE_INSTALL_COMMAND).toBe('$[[ inputs.install-command ]]')
+    const block = blockOf(build as Job)
+    // npm's 5 minutes per request and two retries, bounded unless CI/CD variables say otherwise.
+    expect(block).toContain('npm_config_fetch_timeout="${npm_config_fetch_timeout:-20000}"')
+    expect(block).toContain('npm_config_fetch_retries="${npm_config_fetch_retries:-1}"')
+  })
+
   test.each(INSTALLING_JOBS)(
     '%s.yml %s: the npmrc input, checked, becomes the user configuration before the install',
-    async (name, job) => {
+    async (name, job, install) => {
       const { inputs } = await template(name)
       expect(inputs.npmrc?.default).toBe('')
       const { variables, script } = await jobOf(name, job)
@@ -234,9 +254,9 @@ describe('the jobs that install the project', () => {
       const exported = script.indexOf(
         '[ -z "$OLYMPE_NPMRC_FILE" ] || export NPM_CONFIG_USERCONFIG="$OLYMPE_NPMRC_FILE"',
       )
-      const install = script.findIndex((line) => line.includes(INSTALL))
+      const installed = script.findIndex((line) => line.includes(install))
       expect(check).toBeGreaterThanOrEqual(0)
-      expect([check < exported, exported < install]).toEqual([true, true])
+      expect([check < exported, exported < installed]).toEqual([true, true])
     },
   )
 
@@ -315,9 +335,13 @@ describe('pipeline.yml: one job per set of images', () => {
       { if: '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH', when: 'manual', allow_failure: true },
     ])
     // Run by hand, it installs the project and builds the code as data itself: the build job did not.
-    expect(codeasdata.script.join('\n')).toContain(
-      `if [ "$[[ inputs.codeasdata ]]" != true ]; then (cd "\${INPUT_WORKING_DIRECTORY:-.}" && { ${INSTALL}; } && npx olympe buildCodeAsData); fi`,
+    const skip = codeasdata.script.indexOf('export OLYMPE_SKIP_INSTALL=$[[ inputs.codeasdata ]]')
+    const install = codeasdata.script.findIndex((line) => line.includes(PIPELINE_INSTALL))
+    const built = codeasdata.script.indexOf(
+      'if [ "$[[ inputs.codeasdata ]]" != true ]; then (cd "$OLYMPE_PROJECT_DIR" && npx olympe buildCodeAsData); fi',
     )
+    expect([skip >= 0, skip + 1 === install, install + 1 === built]).toEqual([true, true, true])
+    expect(codeasdata.script[install]).toContain('[ "${OLYMPE_SKIP_INSTALL:-}" != true ] || exit 0')
   })
 
   test('their dotenv reports never name the same variable', async () => {

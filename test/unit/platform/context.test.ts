@@ -3,7 +3,11 @@ import { readFile } from 'node:fs/promises'
 import type { CiContext } from '../../../src/core/shared/context.js'
 import type { Env } from '../../../src/core/shared/env.js'
 import { exec } from '../../../src/tools/exec.js'
-import { platformLine, REGISTRY_LOGIN_HELP } from '../../../src/platform/context.js'
+import {
+  GITLAB_REGISTRY_PASSWORD,
+  platformLine,
+  REGISTRY_LOGIN_HELP,
+} from '../../../src/platform/context.js'
 import { Cleanup } from '../../helpers/cleanup.js'
 import { fixture } from '../../helpers/run-action.js'
 import { run } from '../../helpers/run-process.js'
@@ -121,6 +125,7 @@ describe('the CI context', () => {
       containerRegistry: 'registry.gitlab.example.com',
       actor: { name: 'Ada Lovelace', email: 'ada@example.com' },
       registryLoginHelp: REGISTRY_LOGIN_HELP.gitlab,
+      registryPasswordFrom: GITLAB_REGISTRY_PASSWORD,
     })
   })
 

@@ -12,6 +12,7 @@ import type { ImageKind } from '../../../../src/core/build-images/image-kinds.js
 import { looksSecret } from '../../../../src/core/build-images/input-parsers.js'
 import { secretsIn } from '../../../../src/core/shared/input-secrets.js'
 import type { InputError } from '../../../../src/core/shared/errors.js'
+import { GITLAB_REGISTRY_PASSWORD } from '../../../../src/platform/context.js'
 import { inputErrorOf } from '../../../helpers/input-errors.js'
 import { eachAnswer } from '../../../helpers/unit-tables.js'
 
@@ -279,6 +280,26 @@ describe('build-images inputs', () => {
     expect(error.message.split('\n')).toHaveLength(3)
   })
 
+  test("a user name without its password, with Buildah on GitLab: the CI/CD variable and Buildah's login are named", () => {
+    const error = problemOf(
+      {
+        registry: 'registry.example.com',
+        'registry-username': 'gitlab-ci-token',
+        builder: 'buildah',
+      },
+      {
+        platform: 'gitlab',
+        workspace: '/ws',
+        repository: 'g/p',
+        registryPasswordFrom: GITLAB_REGISTRY_PASSWORD,
+      },
+    )
+    expect(error.input).toBe('registry-password')
+    expect(error.message).toBe(
+      "Invalid input 'registry-password' (value hidden: secret): is empty while 'registry-username' is set; on GitLab the templates give it the CI/CD variable CI_REGISTRY_PASSWORD (GitLab's job token, beside CI_REGISTRY_USER), or, for another registry or account, the masked CI/CD variable INPUT_REGISTRY_PASSWORD: define the one that goes with that user name; or leave 'registry-username' empty to use Buildah's login from earlier in the job (buildah login).",
+    )
+  })
+
   test('problems across inputs are named together: a lone password and a missing registry', () => {
     const error = problemOf(
       { 'registry-password': PASSWORD },
@@ -286,7 +307,7 @@ describe('build-images inputs', () => {
     )
     expect(error.input).toBe('registry-username')
     expect(error.message.split('\n')).toEqual([
-      "Invalid input 'registry-username' '': is empty while 'registry-password' is set; give both, or neither to use the job's existing Docker login.",
+      "Invalid input 'registry-username' '': is empty while 'registry-password' is set; give both, or neither to use the job's existing login (docker login, or buildah login).",
       "Invalid input 'registry' '': is required outside GitHub; set it to your registry host (on GitLab, '$CI_REGISTRY').",
     ])
     expect(error.message).not.toContain(PASSWORD)

@@ -4,6 +4,7 @@ import { deployDefinition, type DeployInputName } from '../../../../src/core/dep
 import { load as parseYaml } from 'js-yaml'
 import { parseDeployInputs } from '../../../../src/core/deploy/inputs.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
+import { GITLAB_REGISTRY_PASSWORD } from '../../../../src/platform/context.js'
 import { inputErrorOf } from '../../../helpers/input-errors.js'
 
 const SECRET_TOKEN = 'tok-3f9a7c1e5b'
@@ -296,4 +297,18 @@ describe('the image check inputs', () => {
     expect(error.message).toContain(message)
     expect(error.message).not.toContain(REGISTRY_PASSWORD)
   })
+})
+
+test('a user name without its password on GitLab names the CI/CD variable, and the Docker login the image check reads', () => {
+  const error = inputErrorOf(() =>
+    parseDeployInputs(
+      withDefaults(deployDefinition, { ...valid, 'registry-username': 'gitlab-ci-token' }),
+      { parseYaml },
+      { registryPasswordFrom: GITLAB_REGISTRY_PASSWORD },
+    ),
+  )
+  expect(error.input).toBe('registry-password')
+  expect(error.message).toBe(
+    "Invalid input 'registry-password' (value hidden: secret): is empty while 'registry-username' is set; on GitLab the templates give it the CI/CD variable CI_REGISTRY_PASSWORD (GitLab's job token, beside CI_REGISTRY_USER), or, for another registry or account, the masked CI/CD variable INPUT_REGISTRY_PASSWORD: define the one that goes with that user name; or leave 'registry-username' empty to use the job's existing Docker login.",
+  )
 })

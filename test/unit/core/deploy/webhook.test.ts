@@ -155,6 +155,7 @@ describe('the retry policy for a non-idempotent POST', () => {
       ['500', [status(500), ok], 'HTTP 500'],
       ['400', [status(400, {}, '{"error":"bad"}'), ok], '{"error":"bad"}'],
       ['401 names the token', [status(401)], 'check the webhook token'],
+      ['403 names the token and an address allow-list', [status(403)], 'listed addresses'],
       ['404 names the URL', [status(404)], 'check the webhook address'],
       [
         '200 with another body',
@@ -176,6 +177,18 @@ describe('the retry policy for a non-idempotent POST', () => {
       expect(run.requests).toHaveLength(1)
       expect(run.waits).toEqual([])
     })
+
+    test.each([401, 403])(
+      'a %s is a refusal: the deployment was not started, and no history needs checking',
+      async (code) => {
+        const run = await call([status(code, {}, 'denied'), ok])
+        expect(run.requests).toHaveLength(1)
+        expect(run.error?.message).toMatch(
+          /^The webhook answered HTTP 40[13] \(check the webhook token.*\)\. Response body: denied\. The platform refused the request, so it did not start the deployment: run the step again once what the answer names is put right\.$/,
+        )
+        expect(run.error?.message).not.toContain('may have started')
+      },
+    )
 
     test('a time-out says what to check before running again', async () => {
       const run = await call([failure('timeout')], 7)

@@ -1,11 +1,13 @@
 import { describe, expect, test } from '@jest/globals'
 import {
+  EXISTING_LOGIN,
   loginFromInputs,
   parseBasicAuth,
   parseRegistry,
 } from '../../../../src/core/registry/credentials.js'
 import { loginForms } from '../../../../src/core/registry/inputs.js'
 import { basicAuth } from '../../../../src/core/shared/http.js'
+import { GITLAB_REGISTRY_PASSWORD } from '../../../../src/platform/context.js'
 import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 describe('registry credentials', () => {
@@ -56,6 +58,35 @@ describe('registry credentials', () => {
     ],
   ])('login inputs: %s', (_name, username, password, expected) => {
     expect(loginFromInputs(username, password)).toEqual(expected)
+  })
+
+  test.each([
+    ['Buildah', EXISTING_LOGIN.buildah, "Buildah's login from earlier in the job (buildah login)"],
+    [
+      "either builder ('auto')",
+      EXISTING_LOGIN.auto,
+      "the job's existing login (docker login, or buildah login)",
+    ],
+  ])('a login given by half, with %s, names its login', (_name, existing, said) => {
+    expect(loginFromInputs('ci', undefined, { existing })).toEqual({
+      input: 'registry-password',
+      problem: `is empty while 'registry-username' is set; give both, or neither to use ${said}`,
+    })
+    expect(loginFromInputs(undefined, 'pw', { existing })).toEqual({
+      input: 'registry-username',
+      problem: `is empty while 'registry-password' is set; give both, or neither to use ${said}`,
+    })
+  })
+
+  test("GitLab's templates give the password from a CI/CD variable: the message names it", () => {
+    const advice = { existing: EXISTING_LOGIN.buildah, passwordFrom: GITLAB_REGISTRY_PASSWORD }
+    expect(loginFromInputs('gitlab-ci-token', undefined, advice)).toEqual({
+      input: 'registry-password',
+      problem:
+        "is empty while 'registry-username' is set; on GitLab the templates give it the CI/CD variable CI_REGISTRY_PASSWORD (GitLab's job token, beside CI_REGISTRY_USER), or, for another registry or account, the masked CI/CD variable INPUT_REGISTRY_PASSWORD: define the one that goes with that user name; or leave 'registry-username' empty to use Buildah's login from earlier in the job (buildah login)",
+    })
+    // A password without a user name: the user name is the input to give, as anywhere.
+    expect(loginFromInputs(undefined, 'pw', advice)).toMatchObject({ input: 'registry-username' })
   })
 
   eachAnswer('registry %s', parseRegistry, [
