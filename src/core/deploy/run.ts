@@ -10,7 +10,7 @@ import type { Payload } from './payload-schema.js'
 import { pinnedLines, pinnedPayload, pinnedRefusalHint, rulesAsSent } from './pinning.js'
 import type { PinnedReference } from '../registry/pinned-reference.js'
 import { besideImage, verifyImages, type VerifyPorts } from './verify-images.js'
-import { callWebhook, WebhookError, type WebhookResult } from './webhook.js'
+import { callWebhook, refusedTheCaller, WebhookError, type WebhookResult } from './webhook.js'
 import { imageLinks, type LinkContext } from './links.js'
 import { planEvidence, type Evidence } from './evidence.js'
 import { endingOf } from './outcomes.js'
@@ -179,7 +179,9 @@ function pinnedRefusal(
   reason: string,
 ): WebhookError {
   const pinned = [...pins.values()].some((pin) => pin.reference !== pin.given)
-  if (!pinned || error.status === undefined || error.status === 200) return error
+  // A 401 or 403 refuses the caller (its token, its address), not the references it sent.
+  const { status } = error
+  if (!pinned || status === undefined || status === 200 || refusedTheCaller(status)) return error
   return new WebhookError(
     `${error.message} ${pinnedRefusalHint(reason)}`,
     error.status,

@@ -26,6 +26,9 @@ const GATEWAY_STATUSES = new Set([502, 504])
  * and 15.5.4). The deployment process defines 200 alone; this is HTTP's meaning of the two.
  */
 const REFUSED_STATUSES = new Set([401, 403])
+
+/** 401 or 403: the platform refused the caller (its token, its address), whatever was sent. */
+export const refusedTheCaller = (status: number): boolean => REFUSED_STATUSES.has(status)
 /** No connection, or no TLS session: not one byte of the request reached the application. */
 const NEVER_SENT = new Set<HttpFailure['kind']>(['refused', 'dns', 'tls', 'connect-timeout'])
 

@@ -308,4 +308,16 @@ describe('pin-digests: the payload names the digest the check read', () => {
     const given = await deploy({ ...images, 'pin-digests': 'false' }, refusal, undefined, found)
     expect(given.error?.message).not.toContain('pin-digests')
   })
+
+  test.each([401, 403])(
+    'a webhook that answers %i to the pinned payload refused the caller: no word of pin-digests',
+    async (status) => {
+      const refusal = { status, headers: {}, body: '{"message":"denied"}', bodyTruncated: false }
+      const run = await deploy(images, refusal, undefined, found)
+      expect(run.error?.message).toContain(
+        'The platform refused the request, so it did not start the deployment',
+      )
+      expect(run.error?.message).not.toContain('pin-digests')
+    },
+  )
 })
