@@ -1,12 +1,6 @@
 import { stringify } from 'yaml'
 import type { ActionDefinition } from '../../src/core/definition.js'
 
-const BRANDING: Record<ActionDefinition['id'], { icon: string; color: string }> = {
-  deploy: { icon: 'upload-cloud', color: 'blue' },
-  'build-images': { icon: 'package', color: 'blue' },
-  snapshot: { icon: 'git-commit', color: 'blue' },
-}
-
 /** action.yml for a JavaScript action running the committed bundle on node24. */
 export function renderActionYml(definition: ActionDefinition, bundlePath: string): string {
   const inputs: Record<string, Record<string, unknown>> = {}
@@ -24,7 +18,7 @@ export function renderActionYml(definition: ActionDefinition, bundlePath: string
     name: definition.name,
     description: definition.description,
     author: 'olympe-deploy-actions',
-    branding: BRANDING[definition.id],
+    branding: definition.branding,
     inputs,
     outputs,
     runs: { using: 'node24', main: bundlePath },

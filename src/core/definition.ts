@@ -67,8 +67,17 @@ export interface OutputSpec {
 }
 
 export interface ActionDefinition<I extends string = string, O extends string = string> {
-  /** The folder, bundle export and CLI command name. */
-  id: 'deploy' | 'build-images' | 'snapshot'
+  /**
+   * The action's folder (actions/<id>, dist/<id>, src/core/<id>), its command and its GitLab
+   * template: one of the ids of src/core/action-list.ts (`ActionId`), which lists the actions.
+   */
+  id: string
+  /**
+   * Its icon and colour on the GitHub Marketplace, as action.yml's `branding` takes them: a
+   * Feather icon name and one of GitHub's colours
+   * (https://docs.github.com/en/actions/reference/workflows-and-actions/metadata-syntax#branding).
+   */
+  branding: { icon: string; color: string }
   name: string
   description: string
   inputs: Record<I, InputSpec>
