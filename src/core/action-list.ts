@@ -6,8 +6,9 @@ import { snapshotDefinition } from './snapshot/definition.js'
 /**
  * Every action, in the order of the deployment process's steps: the one list of them. The ids,
  * the command line's commands, the bundle's entries (scripts/build.js reads this file), the
- * generated files and the GitLab templates follow it; the bundle runs each action through
- * src/action-steps.ts, whose type asks for every id listed here.
+ * generated files and the GitLab templates follow it. Two tables keyed by id, whose types ask for
+ * every id listed here, say what a definition cannot: the module that runs each action
+ * (src/action-steps.ts) and its Marketplace icon (scripts/render/action-yml.ts).
  */
 const DEFINITIONS = [snapshotDefinition, buildImagesDefinition, deployDefinition] as const
 

@@ -72,12 +72,6 @@ export interface ActionDefinition<I extends string = string, O extends string = 
    * template: one of the ids of src/core/action-list.ts (`ActionId`), which lists the actions.
    */
   id: string
-  /**
-   * Its icon and colour on the GitHub Marketplace, as action.yml's `branding` takes them: a
-   * Feather icon name and one of GitHub's colours
-   * (https://docs.github.com/en/actions/reference/workflows-and-actions/metadata-syntax#branding).
-   */
-  branding: { icon: string; color: string }
   name: string
   description: string
   inputs: Record<I, InputSpec>

@@ -26,7 +26,6 @@ import {
 
 export const buildImagesDefinition = {
   id: 'build-images',
-  branding: { icon: 'package', color: 'blue' },
   name: 'Olympe build images',
   description:
     'Builds the frontend, backend and code-as-data images an Olympe project asks for (`images`, `codeasdata`) from its docker/ folder, pushes them and outputs their references for the deploy action.',

@@ -31,7 +31,6 @@ import { VERIFY_MODES } from './verify-images.js'
 
 export const deployDefinition = {
   id: 'deploy',
-  branding: { icon: 'upload-cloud', color: 'blue' },
   name: 'Olympe deploy',
   description:
     'Assembles the Olympe deployment payload from image references, calls the deployment webhook and watches the rollout until the app serves the new version; fails on anything but success.',

@@ -12,7 +12,6 @@ import {
 
 export const snapshotDefinition = {
   id: 'snapshot',
-  branding: { icon: 'git-commit', color: 'blue' },
   name: 'Olympe snapshot',
   description:
     "Exports the code as data of Olympe projects with the platform's toolkit and commits it to git: clones each configured branch, commits only what changed, and pushes without ever force-pushing.",
