@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
+import { ACTION_IDS } from '../src/core/action-list.js'
 import { compare, measure } from './measure.js'
 
 const ROOT = join(import.meta.dirname, '..')
@@ -19,12 +20,11 @@ export interface BundleFigure {
 }
 
 export async function benchBundles(runs: number): Promise<BundleFigure[]> {
-  const actions = ['snapshot', 'build-images', 'deploy']
   const env = { PATH: process.env.PATH ?? '' }
   const candidates: Record<string, () => ReturnType<typeof measure>> = {
     'empty node': () => measure(NODE, ['-e', ''], env),
   }
-  for (const action of actions)
+  for (const action of ACTION_IDS)
     candidates[action] = () =>
       measure(NODE, [join(ROOT, 'bin/olympe-deploy.js'), action, '--help'], env)
   const figures = await compare(runs, candidates)
@@ -42,7 +42,7 @@ export async function benchBundles(runs: number): Promise<BundleFigure[]> {
     gzipBytes += gzipSync(await readFile(file)).length
   }
   const entryBytes = (await stat(join(dist, 'index.js'))).size
-  return actions.map((action) => ({
+  return ACTION_IDS.map((action) => ({
     action,
     entryBytes,
     bytes,

@@ -1,5 +1,5 @@
-// Bundles the three actions with ncc into one file, dist/index.js (committed), plus the lazily
-// loaded chunks, and writes dist/<action>/index.js, the one-line entry each action.yml runs.
+// Bundles the actions with ncc into one file, dist/index.js (committed), plus the lazily loaded
+// chunks, and writes dist/<action>/index.js, the one-line entry each action.yml runs.
 // `--check` builds in memory and fails when the committed files differ, so a stale dist/
 // cannot land. `undici` is left out (see UNDICI below).
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises'
@@ -7,13 +7,14 @@ import { transformSync } from 'esbuild'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { tsImport } from 'tsx/esm/api'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const dist = join(root, 'dist')
 const ncc = createRequire(import.meta.url)('@vercel/ncc')
 
-/** Each action's folder (as action.yml names it) and the bundle's export that runs it. */
-const ENTRIES = { snapshot: 'snapshot', 'build-images': 'buildImages', deploy: 'deploy' }
+/** The actions, as src/core/action-list.ts lists them: each one's folder, as action.yml names it. */
+const { ACTION_IDS } = await tsImport('../src/core/action-list.ts', import.meta.url)
 /** Written by `npm run build`'s generator, not by the bundler: left alone here. */
 const NOT_OURS = new Set(['snapshot-config.schema.json'])
 
@@ -38,8 +39,9 @@ async function bundle() {
     const source = asset.source.toString()
     files[name] = name.endsWith('.js') ? minify(source) : source
   }
-  for (const [folder, exported] of Object.entries(ENTRIES))
-    files[`${folder}/index.js`] = `import{${exported}}from'../index.js';await ${exported}()\n`
+  for (const id of ACTION_IDS)
+    files[`${id}/index.js`] =
+      `import{runActionStep}from'../index.js';await runActionStep('${id}')\n`
   files['.npmignore'] = npmIgnore(files)
   files[UNDICI.file] = UNDICI.source
   return files
@@ -142,7 +144,7 @@ async function committedFiles() {
 
 async function write(files) {
   for (const name of await committedFiles()) await rm(join(dist, name))
-  for (const folder of Object.keys(ENTRIES)) await mkdir(join(dist, folder), { recursive: true })
+  for (const id of ACTION_IDS) await mkdir(join(dist, id), { recursive: true })
   for (const [name, content] of Object.entries(files)) await writeFile(join(dist, name), content)
 }
 

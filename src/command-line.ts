@@ -1,6 +1,5 @@
-import * as buildImages from './actions/build-images.js'
-import * as deploy from './actions/deploy.js'
-import * as snapshot from './actions/snapshot.js'
+import { runActionStep } from './action-steps.js'
+import { ACTION_DEFINITIONS } from './core/action-list.js'
 import { EXIT_CODES } from './core/shared/exit-codes.js'
 import { PACKAGE } from './platform/package-info.js'
 import type { Invocation } from './platform/start.js'
@@ -10,15 +9,13 @@ interface Command {
   run: (invocation: Invocation) => Promise<void>
 }
 
-/** The commands, in the order of the deployment process's steps. */
-const COMMANDS: Readonly<Record<string, Command>> = {
-  snapshot: { about: snapshot.snapshotAction.definition.description, run: snapshot.run },
-  'build-images': {
-    about: buildImages.buildImagesAction.definition.description,
-    run: buildImages.run,
-  },
-  deploy: { about: deploy.deployAction.definition.description, run: deploy.run },
-}
+/** The commands: the actions, in the order of the deployment process's steps. */
+const COMMANDS: Readonly<Record<string, Command>> = Object.fromEntries(
+  ACTION_DEFINITIONS.map(({ id, description }) => [
+    id,
+    { about: description, run: (invocation: Invocation) => runActionStep(id, invocation) },
+  ]),
+)
 
 /**
  * `olympe-deploy <command> [--<input> <value>]...`: GitLab jobs and people run the actions

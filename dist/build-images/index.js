@@ -1,1 +1,1 @@
-import{buildImages}from'../index.js';await buildImages()
+import{runActionStep}from'../index.js';await runActionStep('build-images')

@@ -1,1 +1,1 @@
-import{deploy}from'../index.js';await deploy()
+import{runActionStep}from'../index.js';await runActionStep('deploy')

@@ -1,1 +1,1 @@
-import{snapshot}from'../index.js';await snapshot()
+import{runActionStep}from'../index.js';await runActionStep('snapshot')

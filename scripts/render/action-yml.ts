@@ -1,14 +1,19 @@
 import { stringify } from 'yaml'
+import type { ActionId } from '../../src/core/action-list.js'
 import type { ActionDefinition } from '../../src/core/definition.js'
 
-const BRANDING: Record<ActionDefinition['id'], { icon: string; color: string }> = {
+/** Each action's icon and colour on the GitHub Marketplace (action.yml's `branding`). */
+const BRANDING: Record<ActionId, { icon: string; color: string }> = {
   deploy: { icon: 'upload-cloud', color: 'blue' },
   'build-images': { icon: 'package', color: 'blue' },
   snapshot: { icon: 'git-commit', color: 'blue' },
 }
 
 /** action.yml for a JavaScript action running the committed bundle on node24. */
-export function renderActionYml(definition: ActionDefinition, bundlePath: string): string {
+export function renderActionYml(
+  definition: ActionDefinition & { id: ActionId },
+  bundlePath: string,
+): string {
   const inputs: Record<string, Record<string, unknown>> = {}
   for (const [name, spec] of Object.entries(definition.inputs)) {
     inputs[name] = {

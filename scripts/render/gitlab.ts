@@ -13,13 +13,14 @@
 // Secrets are never inputs, whose values anyone who can read the pipeline configuration sees: the
 // jobs take them from CI/CD variables.
 import { parseAllDocuments, stringify } from 'yaml'
-import { ACTION_DEFINITIONS } from '../../src/core/action-list.js'
+import { ACTION_DEFINITIONS, ACTION_IDS } from '../../src/core/action-list.js'
 import { dotenvKey, inputEnvName, isWholeSecret } from '../../src/core/definition.js'
 import type { ActionDefinition, InputDocs } from '../../src/core/definition.js'
 import { EXIT_CODES } from '../../src/core/shared/exit-codes.js'
 import { tableCell } from '../../src/core/shared/markdown.js'
 
-export const GITLAB_TEMPLATES = ['snapshot', 'build-images', 'deploy', 'pipeline']
+/** gitlab/<name>.yml: a component for each action, and the whole pipeline, which runs them all. */
+export const GITLAB_TEMPLATES = [...ACTION_IDS, 'pipeline']
 
 export interface GitlabInput {
   description: string

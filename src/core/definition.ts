@@ -67,8 +67,11 @@ export interface OutputSpec {
 }
 
 export interface ActionDefinition<I extends string = string, O extends string = string> {
-  /** The folder, bundle export and CLI command name. */
-  id: 'deploy' | 'build-images' | 'snapshot'
+  /**
+   * The action's folder (actions/<id>, dist/<id>, src/core/<id>), its command and its GitLab
+   * template: one of the ids of src/core/action-list.ts (`ActionId`), which lists the actions.
+   */
+  id: string
   name: string
   description: string
   inputs: Record<I, InputSpec>

@@ -5,8 +5,9 @@
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readFileSync, readdirSync } from 'node:fs'
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
-import { join, relative } from 'node:path'
+import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
+import { filesUnder } from '../helpers/file-tree.js'
 import { useCleanup } from '../helpers/suite.js'
 import {
   createGitlabProject,
@@ -60,14 +61,6 @@ type Job = Record<string, unknown> & { variables?: Record<string, string> }
 function parts(text: string): { spec: Spec; jobs: Record<string, Job> } {
   const [header, body] = parseAllDocuments(text).map((document) => document.toJS() as unknown)
   return { spec: (header as { spec: Spec }).spec, jobs: body as Record<string, Job> }
-}
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true })
-  return entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
-    .sort()
 }
 
 let work: string

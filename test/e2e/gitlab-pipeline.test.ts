@@ -5,10 +5,11 @@
 // by version. Merge requests and other branches build the project only.
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { existsSync } from 'node:fs'
-import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { connect, createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
+import { filesUnder } from '../helpers/file-tree.js'
 import { CHECKED } from '../helpers/run-action.js'
 import { useCleanup, useServers, useStarted } from '../helpers/suite.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
@@ -107,13 +108,8 @@ const printed = (run: PipelineRun, job: string): string[] =>
   (run.jobLogs[job] ?? '').split('\n').filter((line) => !line.startsWith('$ '))
 
 /** The files a job kept as artifacts (gitlab-ci-local's copy of them), relative paths. */
-async function artifactsOf(project: GitlabProject, job: string): Promise<string[]> {
-  const folder = join(project.dir, '.gitlab-ci-local/artifacts', job)
-  const entries = await readdir(folder, { recursive: true, withFileTypes: true })
-  return entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name).slice(folder.length + 1))
-    .sort()
+function artifactsOf(project: GitlabProject, job: string): Promise<string[]> {
+  return filesUnder(join(project.dir, '.gitlab-ci-local/artifacts', job))
 }
 
 interface DockerProxy {

@@ -6,6 +6,7 @@ import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { useCleanup } from '../helpers/suite.js'
 import { startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js'
+import { filesUnder } from '../helpers/file-tree.js'
 import { lsFilesInRoot } from '../helpers/repo-copy.js'
 import { ROOT } from '../helpers/run-action.js'
 import { capture, run, type Captured } from '../helpers/run-process.js'
@@ -45,10 +46,7 @@ describe('npm pack', () => {
     const [pack] = JSON.parse(stdout) as [{ filename: string; size: number }]
     size = pack.size
     await run('tar', ['-xzf', join(out, pack.filename), '-C', out])
-    packed = (await readdir(join(out, 'package'), { recursive: true, withFileTypes: true }))
-      .filter((entry) => entry.isFile())
-      .map((entry) => join(entry.parentPath, entry.name).slice(join(out, 'package/').length))
-      .sort()
+    packed = await filesUnder(join(out, 'package'))
   }, 60_000)
 
   test(`packs to at most ${BUDGET_BYTES} bytes (350 KiB)`, () => {

@@ -10,7 +10,7 @@ import {
   writePlatformState,
 } from '../helpers/fake-toolkit.js'
 import { git, type GitServer } from '../helpers/git-server.js'
-import { gitServerForSuite, makeWorkspace, scratch } from '../helpers/git-snapshot.js'
+import { gitServerForSuite, makeWorkspace, repoMaker, scratch } from '../helpers/git-snapshot.js'
 import { NODE20 } from '../helpers/node-binaries.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
@@ -25,12 +25,7 @@ const SUBJECT = /^Snapshot at \d{4}\.\d{2}\.\d{2} \d{2}:\d{2}:\d{2} in (\S+) \(\
 let server: GitServer
 gitServerForSuite(TOKEN, (started) => (server = started))
 
-let repos = 0
-async function freshRepo(): Promise<string> {
-  const name = `acme/cad-${++repos}`
-  await server.createRepo(name)
-  return name
-}
+const freshRepo = repoMaker(() => server, 'acme/cad')
 
 const entry = (repo: string, name = 'sales', rootTags: string[] = [IDS.sales]): object => ({
   snapshooter: { name, rootTags, outputDir: `snapshot/${name}` },

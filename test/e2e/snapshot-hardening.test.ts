@@ -16,6 +16,7 @@ import {
   gitServerForSuite,
   makeWorkspace,
   pushAsSomeoneElse,
+  repoMaker,
   scratch,
 } from '../helpers/git-snapshot.js'
 import { killAll, processesWithEnv, whenGone } from '../helpers/processes.js'
@@ -37,12 +38,7 @@ const SECRETS = [TOKEN, DRAW_PASSWORD, SESSION_TOKEN]
 let server: GitServer
 gitServerForSuite(TOKEN, (started) => (server = started))
 
-let repos = 0
-async function freshRepo(): Promise<string> {
-  const name = `acme/hardening-${++repos}`
-  await server.createRepo(name)
-  return name
-}
+const freshRepo = repoMaker(() => server, 'acme/hardening')
 
 interface TrackedRun {
   repo: string

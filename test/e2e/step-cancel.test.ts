@@ -20,6 +20,7 @@ import { startGitServer } from '../helpers/git-server.js'
 import { makeWorkspace, scratch } from '../helpers/git-snapshot.js'
 import { runAsGithub, runCli, type RunOptions, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
+import { until } from '../helpers/waiting.js'
 import { faults, startWebhookServer } from '../helpers/webhook-server.js'
 
 const TOKEN = 'Cancel-Token-5e1f9a7c'
@@ -32,12 +33,6 @@ const { webhook, registry, app } = useServers({
 
 const STOPPED =
   'it stopped the processes it had started and removed the files it had made for itself, then exited without finishing.'
-
-async function until(done: () => boolean): Promise<void> {
-  for (let tries = 0; !done() && tries < 1500; tries++)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  expect(done()).toBe(true)
-}
 
 /** Deploy on `platform`, cancelled with its signal once `ready` holds. */
 async function cancelledDeploy(

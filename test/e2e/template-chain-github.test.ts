@@ -12,7 +12,6 @@
 // statically in workflows.test.ts.
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { existsSync, readFileSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { deploys, rollout, startAppServer, version } from '../helpers/app-server.js'
 import { CHECKED, fixture } from '../helpers/run-action.js'
@@ -21,7 +20,13 @@ import { useCleanup, useServers } from '../helpers/suite.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
 import { expectNoSecrets, keySecrets } from '../helpers/secrets.js'
 import { ensureTemplateBaseImages } from '../helpers/template-base-images.js'
-import { npmInstalls, npmLogs, ociLabels, webRootOwners } from '../helpers/template-chain.js'
+import {
+  installedDraw,
+  npmInstalls,
+  npmLogs,
+  ociLabels,
+  webRootOwners,
+} from '../helpers/template-chain.js'
 import {
   createTemplateProject,
   STAND_IN_VERSIONS,
@@ -89,12 +94,6 @@ async function adopt(
     files: options.files,
   })
   return cleanup.track(`template project ${project.dir}`, project)
-}
-
-/** The version of the stand-in Draw that the install put in node_modules. */
-async function installedDraw(project: TemplateProject): Promise<string> {
-  const file = join(project.dir, 'node_modules/@olympeio/draw/package.json')
-  return (JSON.parse(await readFile(file, 'utf8')) as { version: string }).version
 }
 
 /** A repository of the team's, its variables and secrets, and this machine's tools. */

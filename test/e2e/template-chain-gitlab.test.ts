@@ -45,7 +45,13 @@ import { CHECKED, ROOT } from '../helpers/run-action.js'
 import { run as runProcess } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { ensureTemplateBaseImages } from '../helpers/template-base-images.js'
-import { npmInstalls, npmLogs, ociLabels, webRootOwners } from '../helpers/template-chain.js'
+import {
+  installedDraw,
+  npmInstalls,
+  npmLogs,
+  ociLabels,
+  webRootOwners,
+} from '../helpers/template-chain.js'
 import {
   STAND_IN_VERSIONS,
   startTemplateRegistry,
@@ -144,12 +150,6 @@ async function expectDrawFromLock(
       draw: STAND_IN_VERSIONS.draw,
     })
   return labels
-}
-
-/** The version of the stand-in Draw that the build job's install put in node_modules. */
-async function installedDraw(project: GitlabProject): Promise<string> {
-  const file = join(project.dir, 'node_modules/@olympeio/draw/package.json')
-  return (JSON.parse(await readFile(file, 'utf8')) as { version: string }).version
 }
 
 /** What a team puts in the File variable: Olympe's registry for @olympeio, and the token. */

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals'
 import { existsSync } from 'node:fs'
 import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { filesUnder as filesBelow } from '../helpers/file-tree.js'
 import { useCleanup } from '../helpers/suite.js'
 import { dockerRun, run } from '../helpers/docker-env.js'
 import { startDockerSuite, type DockerSuite } from '../helpers/docker-suite.js'
@@ -57,13 +58,8 @@ async function json(...path: string[]): Promise<Record<string, unknown>> {
   return JSON.parse(await readFile(join(project.dir, ...path), 'utf8')) as Record<string, unknown>
 }
 
-async function filesUnder(folder: string): Promise<string[]> {
-  const entries = await readdir(join(project.dir, folder), { recursive: true, withFileTypes: true })
-  return entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name).slice(join(project.dir, folder).length + 1))
-    .sort()
-}
+/** The files under a folder of the project, relative to that folder. */
+const filesUnder = (folder: string): Promise<string[]> => filesBelow(join(project.dir, folder))
 
 /** The steps' output and npm's debug logs (what a CI job shows or keeps as artifacts). */
 async function captured(runs: StepRun[], home: string): Promise<Record<string, string>> {

@@ -8,7 +8,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { startOwning } from './cleanup.js'
-import { chunksToText, errorMessage, freePort, run } from './run-process.js'
+import { chunksToText, errorMessage, freePort, run, stopChild } from './run-process.js'
 
 const MANIFEST_V2 = 'application/vnd.docker.distribution.manifest.v2+json'
 const STARTUP_TIMEOUT_MS = 15_000
@@ -239,16 +239,6 @@ async function httpsStatus(url: string, caFile: string): Promise<number> {
     req.on('error', reject)
     req.end()
   })
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  const running = child.pid !== undefined && child.exitCode === null && child.signalCode === null
-  if (!running) return
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  child.kill('SIGTERM')
-  const killLater = setTimeout(() => child.kill('SIGKILL'), 5_000)
-  await exited
-  clearTimeout(killLater)
 }
 
 type Get = (path: string, accept?: string) => Promise<Response>

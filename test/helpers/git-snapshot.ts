@@ -15,7 +15,7 @@ import { nodeFiles } from '../../src/tools/files.js'
 import { runToolkit } from '../../src/tools/toolkit-runner.js'
 import { Cleanup } from './cleanup.js'
 import { PLATFORM_STATE, TOOLKIT_INPUTS } from './fake-toolkit.js'
-import { git } from './git-repos.js'
+import { git, type CreateRepoOptions } from './git-repos.js'
 import { startGitServer, type GitServer } from './git-server.js'
 
 export interface CoreRun {
@@ -50,6 +50,23 @@ export function gitServerForSuite(token: string, started: (server: GitServer) =>
     started(scratch.track('git server', await startGitServer({ token })))
   })
   afterAll(() => scratch.run())
+}
+
+/**
+ * A new repository on the suite's server at each call, named `<prefix>-1`, `<prefix>-2`…, its
+ * first commit holding `options.files` (a README.md unless told).
+ */
+export function repoMaker(
+  server: () => GitServer,
+  prefix: string,
+  options?: CreateRepoOptions,
+): () => Promise<string> {
+  let made = 0
+  return async () => {
+    const name = `${prefix}-${++made}`
+    await server().createRepo(name, options)
+    return name
+  }
 }
 
 /** A workspace with the configuration written to res/snapshot-config.json. */

@@ -2,12 +2,13 @@ import type { ChildProcess } from 'node:child_process'
 import { chown, readFile, writeFile } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
 import { parse } from 'yaml'
+import type { ActionId } from '../../src/core/action-list.js'
 import { withCleanup } from './cleanup.js'
 import { NODE24 } from './node-binaries.js'
 import { capture } from './run-process.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
-export type ActionId = 'deploy' | 'build-images' | 'snapshot'
+export type { ActionId }
 
 export interface RunOptions {
   inputs: Record<string, string>

@@ -106,6 +106,20 @@ function feed(stdin: Writable | null, input: RunOptions['input']): void {
   else stdin.end(input)
 }
 
+/**
+ * Stops a program a helper started and keeps running (a registry, verdaccio): SIGTERM, then
+ * SIGKILL if it has not exited after `graceMs`; resolves once it has exited.
+ */
+export async function stopChild(child: ChildProcess, graceMs = 5_000): Promise<void> {
+  const running = child.pid !== undefined && child.exitCode === null && child.signalCode === null
+  if (!running) return
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  const killLater = setTimeout(() => child.kill('SIGKILL'), graceMs)
+  await exited
+  clearTimeout(killLater)
+}
+
 /** A port that was free a moment ago: the kernel picks it when listening on port 0. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

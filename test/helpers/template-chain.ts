@@ -1,5 +1,6 @@
 // What the two end-to-end suites of the project template (GitHub and GitLab) check alike: which
-// install npm ran, who owns the web files in the frontend image, the labels of the images.
+// install npm ran and the Draw it installed, who owns the web files in the frontend image, the
+// labels of the images.
 import { existsSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -28,6 +29,12 @@ export async function npmLogs(npmCache: string): Promise<Record<string, string>>
   for (const name of existsSync(folder) ? await readdir(folder) : [])
     logs[`npm log ${name}`] = await readFile(join(folder, name), 'utf8')
   return logs
+}
+
+/** The version of the stand-in Draw that the project's install put in its node_modules. */
+export async function installedDraw(project: { dir: string }): Promise<string> {
+  const file = join(project.dir, 'node_modules/@olympeio/draw/package.json')
+  return (JSON.parse(await readFile(file, 'utf8')) as { version: string }).version
 }
 
 /**

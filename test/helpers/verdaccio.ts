@@ -9,7 +9,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import { startOwning, withCleanup } from './cleanup.js'
 import { ROOT } from './run-action.js'
-import { capture, chunksToText, errorMessage, freePort, run } from './run-process.js'
+import { capture, chunksToText, errorMessage, freePort, run, stopChild } from './run-process.js'
 
 const VERDACCIO = join(ROOT, 'node_modules/verdaccio/bin/verdaccio')
 const STARTUP_TIMEOUT_MS = 20_000
@@ -157,14 +157,6 @@ async function waitForPing(url: string, child: ChildProcess, logs: () => string)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   throw new Error(`verdaccio did not answer ${url} within ${STARTUP_TIMEOUT_MS} ms: ${logs()}`)
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
-  return new Promise((resolve) => {
-    child.once('close', () => resolve())
-    child.kill('SIGTERM')
-  })
 }
 
 const encodePackageName = (name: string): string => name.replace('/', '%2f')

@@ -8,6 +8,7 @@ import { DRAW_PASSWORD, FAKE_TOOLKIT, IDS, PLATFORM_STATE } from '../helpers/fak
 import {
   gitServerForSuite,
   pushAsSomeoneElse,
+  repoMaker,
   runSnapshotCore,
   scratch,
   TEST_IDENTITY,
@@ -19,12 +20,9 @@ const TOKEN = 'glpat-integration-5a7c9e1b3d'
 let server: GitServer
 gitServerForSuite(TOKEN, (started) => (server = started))
 
-let repoCount = 0
-async function freshRepo(): Promise<string> {
-  const name = `team/cad-${++repoCount}`
-  await server.createRepo(name, { files: { 'README.md': '# code as data\n' } })
-  return name
-}
+const freshRepo = repoMaker(() => server, 'team/cad', {
+  files: { 'README.md': '# code as data\n' },
+})
 
 const salesEntry = (repo: string, extra: object = {}): object => ({
   snapshooter: { name: 'sales', rootTags: [IDS.sales], outputDir: 'snapshot/sales', ...extra },

@@ -10,6 +10,7 @@ import {
   type ConnectProxy,
 } from '../../helpers/connect-proxy.js'
 import { makeTlsFiles } from '../../helpers/tls-certificates.js'
+import { until } from '../../helpers/waiting.js'
 import { answer, startWebhookServer, type WebhookServer } from '../../helpers/webhook-server.js'
 
 const PROXY_VARIABLES = [
@@ -36,11 +37,6 @@ function post(url: string, overrides: Partial<HttpRequest> = {}): Promise<unknow
     maxBodyBytes: 1024,
     ...overrides,
   })
-}
-
-/** Waits for a condition that must come soon; the test's own time-out fails it otherwise. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20))
 }
 
 async function failure(promise: Promise<unknown>): Promise<HttpFailure> {
