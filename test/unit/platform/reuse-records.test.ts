@@ -180,10 +180,7 @@ describe('cacheFolderRecords: trusted only on a protected ref, and never from th
   })
 
   /** A git checkout in a new folder, `committed` in its commit. */
-  async function checkout(
-    cleanup: Cleanup,
-    committed: Record<string, string>,
-  ): Promise<string> {
+  async function checkout(cleanup: Cleanup, committed: Record<string, string>): Promise<string> {
     const project = await cleanup.tempDir('olympe-records-checkout-')
     await commitCheckout(project, committed)
     return project
