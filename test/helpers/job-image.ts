@@ -423,7 +423,7 @@ export interface CatalogInstance {
  * A self-managed instance without Internet access, for a suite (`name` goes into its tokens): its
  * registry, its git server, the platform's webhook, the job image's bases mirrored in the
  * registry, and the catalog project published at `projectPath` (laid out for `layoutPath`) with
- * its tag pipeline ready to run. Made before the suite's tests, undone after them.
+ * its release pipeline ready to run. Made before the suite's tests, undone after them.
  */
 export function useCatalogInstance(
   options: { name: string; timeoutMs: number } & Pick<
