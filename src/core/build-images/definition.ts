@@ -90,7 +90,7 @@ export const buildImagesDefinition = {
     },
     'reuse-unchanged': {
       description:
-        "Do not build an image whose inputs did not change: when the image that the branch's moving tag (then the default branch's) names in the registry has this run's fingerprint (the Dockerfile, read as BuildKit reads it, the files its `COPY` lines read, its base images' digests, the build arguments, the labels but `created` and `revision`, the platform, and the builder where it reads the Dockerfile otherwise than BuildKit) and the CI's own record (the Actions cache; the GitLab template's `cache:`, on protected branches and tags) or a signature under `signing-key` says that the default branch built it, that manifest gets this run's tags instead. `false` builds every image (still labelled and recorded for later runs).",
+        "Do not build an image whose inputs did not change: when the image that the branch's moving tag (then the default branch's) names in the registry has this run's fingerprint (the Dockerfile, read as BuildKit reads it, the files its `COPY` lines read, its base images' digests, the build arguments, the labels but `created` and `revision`, the platform, and the builder where it reads the Dockerfile otherwise than BuildKit) and the CI's own record (the Actions cache, the GitLab template's `cache:`) or a signature under `signing-key` says that the default branch built it, that manifest gets this run's tags instead. `false` builds every image (still labelled and recorded for later runs).",
       ...flag('true'),
     },
     branches: {
