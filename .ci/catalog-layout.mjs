@@ -1,15 +1,19 @@
 #!/usr/bin/env node
 // `node .ci/catalog-layout.mjs [folder] --project-path <group>/<project> [--package <tarball>]`:
 // lays out the GitLab CI/CD catalog project from gitlab/, in the structure GitLab's catalog reads
-// at a release tag:
+// at a release tag, which the project's release pipeline then makes (see catalog-gitlab-ci.yml):
 //   templates/<name>/template.yml  gitlab/<name>.yml as the catalog serves it (catalog-template.mjs):
 //                                  its jobs run in the job image, whose registry path
-//                                  (`job-image-prefix`) is `$CI_REGISTRY/<project path>`
+//                                  (`job-image-prefix`) is `$CI_REGISTRY/<project path>`, named
+//                                  by its tag until the release pipeline pins it by digest
 //   templates/<name>/README.md     the component's section of gitlab/README.md
 //   job-image/                     what the job image is built from: .ci/job-image/ and, in
 //                                  package/, the npm package (the tarball given, else `npm pack`)
+//   release/                       what the release pipeline lays the templates out again with:
+//                                  catalog-pin.mjs, catalog-template.mjs, gitlab/<name>.yml
 //   README.md                      gitlab/README.md;  LICENSE.md  the licence
-//   .gitlab-ci.yml                 .ci/catalog-gitlab-ci.yml: the job image, a dry run, the release
+//   .gitlab-ci.yml                 .ci/catalog-gitlab-ci.yml for this version: the job image, a dry
+//                                  run, the templates pinned to the image's digest, the release
 //   RELEASE-NOTES.md               the notes of package.json's version, from CHANGELOG.md
 // The folder (default build/gitlab-catalog, git-ignored) is new, empty, or a clone of the catalog
 // project: the files of an earlier layout are replaced and `.git` is kept; anything else there
@@ -29,13 +33,14 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { catalogTemplate, jobImagePrefix } from './catalog-template.mjs'
+import { catalogTemplate, jobImagePrefix, PROJECT_PATH } from './catalog-template.mjs'
 import { PACKAGE, releaseNotes } from './release-notes.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const LAID_OUT = [
   'templates',
   'job-image',
+  'release',
   'README.md',
   'LICENSE.md',
   '.gitlab-ci.yml',
@@ -118,8 +123,7 @@ try {
   fail(`${error.message}\n${USAGE}`, 2)
 }
 const projectPath = options.values['project-path'] ?? ''
-// GitLab project paths as its registry takes them: `<group>[/<subgroup>…]/<project>`.
-if (!/^[\w.-]+(\/[\w.-]+)+$/.test(projectPath))
+if (!PROJECT_PATH.test(projectPath))
   fail(
     `--project-path '${projectPath}' is not a GitLab project path such as 'acme/olympe-deploy-actions': ` +
       'give the path of the catalog project, whose registry holds the job image.\n' +
@@ -160,8 +164,8 @@ try {
   fail(error.message)
 }
 const catalogCi = read('.ci/catalog-gitlab-ci.yml').replace(
-  /^( {2}CATALOG_JOB_IMAGE_PREFIX: )''$/m,
-  `$1${JSON.stringify(prefix)}`,
+  /^( {2}CATALOG_VERSION: )''$/m,
+  `$1${JSON.stringify(version)}`,
 )
 const unpacked = mkdtempSync(join(tmpdir(), 'olympe-catalog-package-'))
 process.on('exit', () => rmSync(unpacked, { recursive: true, force: true }))
@@ -173,6 +177,11 @@ for (const name of names) {
   writeFileSync(join(target, 'templates', name, 'template.yml'), templates[name])
   writeFileSync(join(target, 'templates', name, 'README.md'), readmes[name])
 }
+mkdirSync(join(target, 'release/gitlab'), { recursive: true })
+for (const script of ['catalog-pin.mjs', 'catalog-template.mjs'])
+  cpSync(join(ROOT, '.ci', script), join(target, 'release', script))
+for (const name of names)
+  cpSync(join(ROOT, 'gitlab', `${name}.yml`), join(target, 'release/gitlab', `${name}.yml`))
 cpSync(join(ROOT, '.ci/job-image'), join(target, 'job-image'), { recursive: true })
 cpSync(join(unpacked, 'package'), join(target, 'job-image/package'), { recursive: true })
 cpSync(join(ROOT, 'gitlab/README.md'), join(target, 'README.md'))
@@ -182,5 +191,6 @@ writeFileSync(join(target, 'RELEASE-NOTES.md'), notes)
 process.stdout.write(
   `Laid out the catalog project ${projectPath} for ${version} in ${target}: components ` +
     `${names.join(', ')}, which run in the job image ${prefix}/olympe-deploy:<release>. ` +
-    `Commit it and tag the commit '${version}': the tag pipeline builds that image.\n`,
+    'Commit it and push it to the default branch: its pipeline builds that image, names it by ' +
+    `digest in the templates, and tags and releases '${version}'.\n`,
 )

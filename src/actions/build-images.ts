@@ -13,6 +13,7 @@ import { runnerBuilders } from '../tools/builders.js'
 import { createExec } from '../tools/exec.js'
 import { createHttpClient } from '../tools/http.js'
 import { nodeFiles } from '../tools/files.js'
+import { trackedFiles } from '../tools/tracked-files.js'
 import { reuseRecordsFor } from '../platform/reuse-records.js'
 
 export const buildImagesAction: Action<BuildImagesInputName, CheckedBuildImages> = {
@@ -35,13 +36,20 @@ export const buildImagesAction: Action<BuildImagesInputName, CheckedBuildImages>
     `Builds under way were stopped${checked?.inputs.registryLogin ? ", and the step's own registry login (its Docker config, or Buildah's auth file) was removed" : ''}. Images pushed before the cancel stay in the registry.`,
   async run(checked, context, platform) {
     const { cancel } = platform
+    const exec = createExec(cancel)
     await runBuildImages(checked, context, {
       ...platform,
-      builders: runnerBuilders(process.env, createExec(cancel), cancel),
+      builders: runnerBuilders(process.env, exec, cancel),
       files: nodeFiles,
       clock: systemClock,
       http: createHttpClient(USER_AGENT),
-      records: reuseRecordsFor(context.platform, process.env, nodeFiles, context.workspace),
+      records: reuseRecordsFor(
+        context.platform,
+        process.env,
+        nodeFiles,
+        context.workspace,
+        trackedFiles(exec),
+      ),
     })
   },
 }

@@ -1,8 +1,9 @@
 // The Buildah adapter: the ImageBuilder port over the buildah command line (whose argv the core's
 // buildah-args.ts builds, and whose output it parses), and the files it runs with: a registries
-// configuration and, with a login, an auth file of the step's own, both removed at its end.
-import { existsSync, rmSync } from 'node:fs'
-import { copyFile, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
+// configuration and, with a login (or a DOCKER_CONFIG without config.json), an auth file of the
+// step's own, both removed at its end.
+import { existsSync } from 'node:fs'
+import { copyFile, readFile, rename, writeFile } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { secretEnvironment, type BuildCommand } from '../core/build-images/build-command.js'
@@ -36,7 +37,7 @@ import {
   versionsOnce,
   type BuilderCommandOptions,
 } from './builder-command.js'
-import { stepFolder, type StepFolder } from './step-folder.js'
+import { stepFolder, stepFolderIn, type StepFolder } from './step-folder.js'
 
 export interface BuildahOptions {
   /** Buildah's storage driver and isolation: the environment's, else this step's defaults. */
@@ -106,10 +107,13 @@ export function createBuildah(exec: Exec, options: BuildahOptions): ImageBuilder
     },
     async push(reference, onLine) {
       await session?.reach([reference])
-      const dir = await mkdtemp(join(options.tempRoot ?? tmpdir(), 'olympe-push-'))
-      const forget = options.cancel?.atExit(() => rmSync(dir, { recursive: true, force: true }))
+      const scratch = await stepFolderIn(
+        options.tempRoot ?? tmpdir(),
+        'olympe-push-',
+        options.cancel,
+      )
       try {
-        const file = join(dir, 'digest')
+        const file = join(scratch.dir, 'digest')
         await run(buildahPushArgv(reference, file, settings), { onLine, echo: true })
         const text = await readFile(file, 'utf8').catch(() => '')
         const digest = parseDigestFile(text)
@@ -119,8 +123,7 @@ export function createBuildah(exec: Exec, options: BuildahOptions): ImageBuilder
           ])
         return digest
       } finally {
-        await rm(dir, { recursive: true, force: true })
-        forget?.()
+        await scratch.dispose()
       }
     },
     async onBuildTriggers(reference) {
@@ -153,9 +156,10 @@ function referencesOf(command: BuildCommand): string[] {
 
 /**
  * The configuration buildah runs with for one step: CONTAINERS_REGISTRIES_CONF names a registries
- * configuration of the step's own (registries-conf in buildah-args.ts), and with a login,
- * REGISTRY_AUTH_FILE an auth file of its own that starts as a copy of the runner's, so that its
- * logins to other registries keep working and the step's never outlives it.
+ * configuration of the step's own (registries-conf in buildah-args.ts), and with a login (or
+ * where buildah would refuse the one DOCKER_CONFIG names), REGISTRY_AUTH_FILE an auth file of its
+ * own that starts as a copy of the runner's, so that its logins to other registries keep working
+ * and the step's never outlives it.
  */
 export interface BuildahSession {
   env: Record<string, string>
@@ -186,7 +190,10 @@ export async function buildahSession(
   }
   await write()
   const sessionEnv: Record<string, string> = { CONTAINERS_REGISTRIES_CONF: conf }
-  if (options.login) {
+  // With a login, a file of the step's own for it; without one, a DOCKER_CONFIG folder without
+  // config.json would be buildah's auth file, and refused ("checking authfile"): the runner's
+  // buildah logins are copied into one of the step's own instead.
+  if (options.login || dockerConfigRefused(env)) {
     // There from the start: buildah refuses an auth file it is pointed at that does not exist.
     const auth = join(folder.dir, 'auth.json')
     const own = runnerAuthFile(env)
@@ -219,14 +226,28 @@ function hostOf(reference: string): string | undefined {
 }
 
 /**
- * The auth file buildah reads the runner's logins from when nothing says otherwise
- * (containers-auth.json): REGISTRY_AUTH_FILE, else `$XDG_RUNTIME_DIR/containers/auth.json`; undefined
- * when neither is there (buildah then reads the Docker config too).
+ * The auth file buildah reads the runner's logins from when nothing says otherwise, in the order
+ * its `--authfile` default and containers-auth.json(5) give: REGISTRY_AUTH_FILE; else, when
+ * DOCKER_CONFIG is set, `$DOCKER_CONFIG/config.json`, read alone; else (or when DOCKER_CONFIG
+ * holds no config.json, see dockerConfigRefused) `$XDG_RUNTIME_DIR/containers/auth.json`, where
+ * `buildah login` writes. Undefined when none is there (buildah then reads ~/.docker/config.json).
  */
 function runnerAuthFile(env: Env): string | undefined {
   if (env.REGISTRY_AUTH_FILE) return env.REGISTRY_AUTH_FILE
+  const docker = env.DOCKER_CONFIG && join(env.DOCKER_CONFIG, 'config.json')
+  if (docker && existsSync(docker)) return docker
   const runtime = env.XDG_RUNTIME_DIR && join(env.XDG_RUNTIME_DIR, 'containers/auth.json')
   return runtime && existsSync(runtime) ? runtime : undefined
+}
+
+/**
+ * DOCKER_CONFIG names a folder without config.json, and nothing else names an auth file: buildah
+ * takes `$DOCKER_CONFIG/config.json` for its own, and a pull or push fails on it ("checking
+ * authfile: … no such file or directory").
+ */
+function dockerConfigRefused(env: Env): boolean {
+  if (env.REGISTRY_AUTH_FILE || !env.DOCKER_CONFIG) return false
+  return !existsSync(join(env.DOCKER_CONFIG, 'config.json'))
 }
 
 /**

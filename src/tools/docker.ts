@@ -1,7 +1,6 @@
 // The Docker adapter: the ImageBuilder port over the docker command line (whose argv the core's
 // docker-args.ts builds, and whose output it parses), and the Docker config folders it runs with.
-import { rmSync } from 'node:fs'
-import { copyFile, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises'
+import { copyFile, readFile, stat, symlink } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { secretEnvironment } from '../core/build-images/build-command.js'
@@ -40,7 +39,7 @@ import {
   versionsOnce,
   type BuilderCommandOptions,
 } from './builder-command.js'
-import { stepFolder } from './step-folder.js'
+import { stepFolder, stepFolderIn } from './step-folder.js'
 
 export interface DockerOptions {
   /** Added to every docker command's environment, e.g. an isolated DOCKER_CONFIG. */
@@ -52,6 +51,9 @@ export interface DockerOptions {
   /** What the engine already said (to the `builder: auto` choice): kept when it answered. */
   known?: Awaited<ReturnType<ImageBuilder['versions']>>
 }
+
+/** A build's scratch folder: its metadata file, and the link its context goes through. */
+const BUILD_PREFIX = 'olympe-build-'
 
 /** The Docker engine through its command line, over the exec port. */
 export function createDocker(exec: Exec, options: DockerOptions = {}): ImageBuilder {
@@ -103,8 +105,8 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): ImageBuil
     },
     async build(command, { push }, onLine) {
       const mode = { builder: await (builder ??= askBuilder()), push }
-      const dir = await mkdtemp(join(options.tempRoot ?? tmpdir(), 'olympe-build-'))
-      const forget = options.cancel?.atExit(() => rmSync(dir, { recursive: true, force: true }))
+      const scratch = await stepFolderIn(options.tempRoot ?? tmpdir(), BUILD_PREFIX, options.cancel)
+      const { dir } = scratch
       try {
         let context = command.context
         if (mode.builder.kind === 'buildkit') {
@@ -127,8 +129,7 @@ export function createDocker(exec: Exec, options: DockerOptions = {}): ImageBuil
         return { digest }
       } finally {
         // Removes the link, never the project it points to.
-        await rm(dir, { recursive: true, force: true })
-        forget?.()
+        await scratch.dispose()
       }
     },
     async push(reference, onLine) {

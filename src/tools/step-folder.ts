@@ -38,13 +38,25 @@ export interface StepFolder {
  * cancelled step removes at once; folders of the same prefix that killed runs left are removed
  * first. The pid in the name tells a later run whether the run that made it still runs.
  */
-export async function stepFolder(
+export function stepFolder(
   env: Env,
   prefix: string,
   cancel?: StepCancellation,
 ): Promise<StepFolder> {
-  const root = stepTempRoot(env)
-  await mkdir(root, { recursive: true })
+  return stepFolderIn(stepTempRoot(env), prefix, cancel)
+}
+
+/**
+ * stepFolder under `root`, made first when it does not exist yet (mode 0700, as what goes in it
+ * is the step's own): a GitLab runner makes RUNNER_TEMP_PROJECT_DIR only when the job has a
+ * variable of type File, and a build's scratch folder needs it all the same.
+ */
+export async function stepFolderIn(
+  root: string,
+  prefix: string,
+  cancel?: StepCancellation,
+): Promise<StepFolder> {
+  await mkdir(root, { recursive: true, mode: 0o700 })
   await sweepStale(root, prefix)
   const dir = await mkdtemp(join(root, `${prefix}${process.pid}-`))
   const forget = cancel?.atExit(() => rmSync(dir, { recursive: true, force: true }))

@@ -18,6 +18,7 @@ import { expectBuildCancelled, startDockerSuite } from '../helpers/docker-suite.
 import type { ImageManifest } from '../helpers/docker-registry.js'
 import { buildProcesses, killAll, whenGone, whenRunning } from '../helpers/processes.js'
 import {
+  asUser,
   buildahStore,
   dockerAsUser,
   giveTo,
@@ -126,9 +127,10 @@ async function buildAsUser(
   onSpawn?: (child: ChildProcess) => void,
   dir = project.dir,
   extra: Record<string, string> = {},
+  runner: { store?: Record<string, string>; env?: Record<string, string> } = {},
 ): Promise<RunResult> {
   const common = { user, cwd: dir, inputs: inputs(extra), timeoutMs: RUN_MS, onSpawn }
-  const env = store
+  const env = { ...(runner.store ?? store), ...runner.env }
   return how === 'github'
     ? runAsGithub('build-images', {
         ...common,
@@ -155,6 +157,7 @@ async function buildAsUser(
           CI_PROJECT_PATH: repository,
           CI_PROJECT_DIR: dir,
           RUNNER_TEMP_PROJECT_DIR: jobTemp,
+          ...runner.env,
         },
       })
 }
@@ -494,6 +497,63 @@ describe("SOURCES_PATH with Buildah: the base's ONBUILD read by buildah, and wha
         /The frontend image was built but not pushed: its step 'COPY dir:[0-9a-f]+ in \/usr\/share\/nginx\/html \(with the steps after it, one layer\)' added \d+\.\d MB, while 'dist\/web' holds \d+\.\d MB\./,
       )
       expect(await suite.registry.catalog()).not.toContain(`${repository}/whole`)
+    },
+    RUN_MS,
+  )
+})
+
+describe("Buildah with the runner's own login, in a GitLab job of a runner set up its own way", () => {
+  test(
+    "DOCKER_CONFIG naming a folder without config.json, the job's temporary folder not made yet: pushed with the login of 'buildah login'",
+    async () => {
+      // A store of its own, whose runtime folder holds the login `buildah login` wrote, as an
+      // earlier line of the job's script would.
+      const own = await buildahStore(user, await cleanup.tempDir('olympe-buildah-login-store-'))
+      const login = await asUser(
+        user,
+        'buildah',
+        [
+          'login',
+          '--tls-verify=false',
+          '--username',
+          suite.registry.user,
+          '--password-stdin',
+          suite.registry.host,
+        ],
+        own,
+        suite.registry.password,
+      )
+      expect({ code: login.code, stderr: login.stderr }).toEqual({ code: 0, stderr: '' })
+      // The job's Docker config folder, which holds no config.json (no docker login), and a
+      // temporary folder GitLab makes only for a job with a variable of type File.
+      const dockerConfig = await cleanup.tempDir('olympe-buildah-docker-config-')
+      const builds = await cleanup.tempDir('olympe-buildah-builds-')
+      await giveTo(user, dockerConfig, builds)
+      const temporary = join(builds, 'shop.tmp')
+      const result = await buildAsUser(
+        'gitlab',
+        nextCommit(),
+        undefined,
+        project.dir,
+        {
+          images: 'frontend',
+          codeasdata: 'false',
+          'frontend-image-name': `${repository}/runner-login`,
+          // No login as inputs: the runner's own.
+          'registry-username': '',
+          'registry-password': '',
+        },
+        { store: own, env: { DOCKER_CONFIG: dockerConfig, RUNNER_TEMP_PROJECT_DIR: temporary } },
+      )
+      expect(runOutcome(result)).toEqual({ code: 0, tail: '' })
+      expect(result.stdout).not.toContain('checking authfile')
+      expect(result.stdout).not.toContain('Logged in to')
+      expect(await suite.registry.tags(`${repository}/runner-login`)).toContain('main')
+      expect(await readdir(temporary)).toEqual([])
+      expect(await readdir(dockerConfig)).toEqual([])
+      expectNoSecrets({ stdout: result.stdout, stderr: result.stderr, ...result.files }, [
+        suite.registry.password,
+      ])
     },
     RUN_MS,
   )

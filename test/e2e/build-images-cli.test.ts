@@ -7,12 +7,17 @@ import {
   sampleLabels,
   useDockerSuite,
 } from '../helpers/docker-suite.js'
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
 import { REGISTRY_LOGIN_HELP } from '../../src/platform/context.js'
+import { dockerLogin } from '../helpers/docker-env.js'
+import { useCleanup } from '../helpers/suite.js'
 import { runCli, type RunResult } from '../helpers/run-action.js'
 import { run } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
-const suite = useDockerSuite()
+const cleanup = useCleanup()
+const suite = useDockerSuite(cleanup)
 
 async function cli(
   repository: string,
@@ -73,6 +78,35 @@ describe('build-images through the CLI', () => {
     // GitLab's collapsible sections, one per phase.
     expect(result.stdout).toMatch(/section_start:\d+:olympe_\d+_pre_flight_checks/)
     expect(result.stdout).toContain('Olympe images built and pushed')
+  })
+
+  test("a GitLab job whose temporary folder is not made yet, logged in by the job's Docker config: the folder is made, and left empty", async () => {
+    const repository = suite.uniqueRepository('job-temp')
+    // GitLab makes `<project>.tmp` only for a job with a variable of type File.
+    const jobTemp = join(await cleanup.tempDir('olympe-builds-'), 'sample.tmp')
+    // The job logged in with `docker login` in an earlier line of its script.
+    const dockerConfig = await cleanup.tempDir('olympe-job-docker-config-')
+    await dockerLogin(suite.registry, { env: { ...process.env, DOCKER_CONFIG: dockerConfig } })
+    await suite.spy.reset()
+    const result = await runCli('build-images', {
+      cwd: SAMPLE_PROJECT,
+      inputs: {
+        registry: suite.registry.host,
+        'tag-template': '{branch}-{run-id}',
+        'frontend-image-name': `${repository}/frontend`,
+        'backend-image-name': `${repository}/backend`,
+      },
+      env: {
+        ...suite.env,
+        ...gitlab(repository),
+        DOCKER_CONFIG: dockerConfig,
+        RUNNER_TEMP_PROJECT_DIR: jobTemp,
+      },
+    })
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' })
+    expect(await suite.registry.tags(`${repository}/frontend`)).toContain('main-777')
+    expect(await readdir(jobTemp)).toEqual([])
+    expectNoSecrets(await suite.seenIn(result), [suite.registry.password])
   })
 
   test("a refused registry login in a GitLab job says what to check in GitLab's words", async () => {

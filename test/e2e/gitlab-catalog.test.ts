@@ -1,7 +1,9 @@
 // The GitLab CI/CD catalog release: .ci/catalog-layout.mjs lays out the catalog project from
-// gitlab/ (its components run in the job image), and a consumer project includes the released
-// components with `include: component: …@<version>`, fetched by tag from a real git remote. The
-// project's tag pipeline, which builds the job image, runs in gitlab-job-image.test.ts.
+// gitlab/ (its components run in the job image), its release pipeline pins the templates to the
+// digest of the image it pushed (release/catalog-pin.mjs), and a consumer project includes the
+// released components with `include: component: …@<version>`, fetched by tag from a real git
+// remote. The release pipeline itself, which builds the job image, runs in
+// gitlab-job-image.test.ts.
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { readFileSync, readdirSync } from 'node:fs'
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
@@ -47,6 +49,18 @@ const layoutWithPackage = (folder: string, tarball: string): Promise<Outcome> =>
   ciScript('catalog-layout.mjs', [folder, '--project-path', CATALOG_PATH, '--package', tarball])
 const PREFIX = `$CI_REGISTRY/${CATALOG_PATH}`
 const JOB_IMAGE = '$[[ inputs.job-image-prefix ]]/olympe-deploy:$[[ component.version ]]'
+/** A digest as the release pipeline's push gives one. */
+const DIGEST = `sha256:${'5e'.repeat(32)}`
+/** release/catalog-pin.mjs of a laid-out folder, as the release pipeline runs it. */
+async function pin(folder: string, args: string[]): Promise<Outcome> {
+  const { code, stdout, stderr } = await capture(
+    NODE24,
+    [join(folder, 'release/catalog-pin.mjs'), ...args],
+    { env: ENV, cwd: folder, timeoutMs: 60_000 },
+  )
+  return { code, stdout, stderr }
+}
+const PIN_ARGS = ['--version', PACKAGE_VERSION, '--digest', DIGEST, '--project-path', CATALOG_PATH]
 
 /** What npm packs: the files the job image holds in /opt/olympe-deploy-actions. */
 async function packedFiles(): Promise<string[]> {
@@ -81,7 +95,8 @@ describe('.ci/catalog-layout.mjs', () => {
       stdout:
         `Laid out the catalog project ${CATALOG_PATH} for ${PACKAGE_VERSION} in ${catalog}: components ` +
         `${COMPONENTS.join(', ')}, which run in the job image ${PREFIX}/olympe-deploy:<release>. ` +
-        `Commit it and tag the commit '${PACKAGE_VERSION}': the tag pipeline builds that image.\n`,
+        'Commit it and push it to the default branch: its pipeline builds that image, names it by ' +
+        `digest in the templates, and tags and releases '${PACKAGE_VERSION}'.\n`,
     })
     expect(await filesUnder(catalog)).toEqual(
       [
@@ -92,6 +107,9 @@ describe('.ci/catalog-layout.mjs', () => {
         'job-image/Dockerfile',
         'job-image/install-tools.sh',
         ...(await packedFiles()).map((file) => `job-image/package/${file}`),
+        'release/catalog-pin.mjs',
+        'release/catalog-template.mjs',
+        ...COMPONENTS.map((name) => `release/gitlab/${name}.yml`),
         ...COMPONENTS.flatMap((name) => [
           `templates/${name}/README.md`,
           `templates/${name}/template.yml`,
@@ -110,6 +128,12 @@ describe('.ci/catalog-layout.mjs', () => {
       expect(await read(`job-image/${file}`)).toBe(
         readFileSync(join(ROOT, '.ci/job-image', file), 'utf8'),
       )
+    for (const file of ['catalog-pin.mjs', 'catalog-template.mjs'])
+      expect(await read(`release/${file}`)).toBe(readFileSync(join(ROOT, '.ci', file), 'utf8'))
+    for (const name of COMPONENTS)
+      expect(await read(`release/gitlab/${name}.yml`)).toBe(
+        readFileSync(join(ROOT, 'gitlab', `${name}.yml`), 'utf8'),
+      )
     expect(await read('job-image/package/dist/index.js')).toBe(
       readFileSync(join(ROOT, 'dist/index.js'), 'utf8'),
     )
@@ -117,11 +141,11 @@ describe('.ci/catalog-layout.mjs', () => {
     expect(await read('LICENSE.md')).toBe(readFileSync(join(ROOT, 'LICENSE'), 'utf8'))
     const notes = await ciScript('release-notes.mjs', [PACKAGE_VERSION])
     expect(await read('RELEASE-NOTES.md')).toBe(notes.stdout)
-    // The project's pipeline knows where its components look for the job image.
+    // The project's pipeline knows the version it releases.
     expect(await read('.gitlab-ci.yml')).toBe(
       readFileSync(join(ROOT, '.ci/catalog-gitlab-ci.yml'), 'utf8').replace(
-        "  CATALOG_JOB_IMAGE_PREFIX: ''\n",
-        `  CATALOG_JOB_IMAGE_PREFIX: "${PREFIX}"\n`,
+        "  CATALOG_VERSION: ''\n",
+        `  CATALOG_VERSION: "${PACKAGE_VERSION}"\n`,
       ),
     )
   })
@@ -158,6 +182,80 @@ describe('.ci/catalog-layout.mjs', () => {
       expect(Object.keys(laid.jobs)).toEqual(Object.keys(source.jobs))
     },
   )
+
+  test.each(COMPONENTS)(
+    "release/catalog-pin.mjs: templates/%s/template.yml names the job image by the digest pushed, in the pipeline's own registry",
+    async (name) => {
+      const folder = join(work, `pinned-${name}`)
+      expect((await layout(folder)).code).toBe(0)
+      const before = await readFile(join(folder, 'templates', name, 'template.yml'), 'utf8')
+      // A copy of the catalog project at another path pins its own build.
+      const pinned = await pin(folder, [
+        ...PIN_ARGS.slice(0, 4),
+        '--project-path',
+        'Tools/Olympe-Deploy-Actions',
+      ])
+      const image = `$CI_REGISTRY/tools/olympe-deploy-actions/olympe-deploy:${PACKAGE_VERSION}@${DIGEST}`
+      expect(pinned).toEqual({
+        code: 0,
+        stderr: '',
+        stdout: `Pinned the components ${COMPONENTS.join(', ')} to the job image ${image}.\n`,
+      })
+      const after = await readFile(join(folder, 'templates', name, 'template.yml'), 'utf8')
+      // Every job names the image by its digest (and its version, for people), and the prefix is
+      // the copy's; nothing else differs from the layout.
+      expect(after).toBe(
+        before
+          .replaceAll(
+            JOB_IMAGE,
+            `$[[ inputs.job-image-prefix ]]/olympe-deploy:${PACKAGE_VERSION}@${DIGEST}`,
+          )
+          .replace(
+            `default: ${JSON.stringify(PREFIX)}`,
+            `default: ${JSON.stringify('$CI_REGISTRY/tools/olympe-deploy-actions')}`,
+          ),
+      )
+      expect(parts(after).spec.inputs['job-image-prefix']?.default).toBe(
+        '$CI_REGISTRY/tools/olympe-deploy-actions',
+      )
+      const jobs = Object.values(parts(after).jobs)
+      expect(jobs.length).toBeGreaterThan(0)
+      for (const job of jobs)
+        expect(job.variables?.OLYMPE_DEPLOY_JOB_IMAGE).toBe(
+          `$[[ inputs.job-image-prefix ]]/olympe-deploy:${PACKAGE_VERSION}@${DIGEST}`,
+        )
+    },
+  )
+
+  test.each<[string, string[], string]>([
+    [
+      'a digest that is no sha256 digest',
+      ['--version', PACKAGE_VERSION, '--digest', 'latest', '--project-path', CATALOG_PATH],
+      "The digest 'latest' is not a sha256 digest (sha256: and 64 hex digits).",
+    ],
+    [
+      'a version that is no release number',
+      ['--version', 'main', '--digest', DIGEST, '--project-path', CATALOG_PATH],
+      "The version 'main' is not a release number such as 1.2.3.",
+    ],
+    [
+      'no project path',
+      ['--version', PACKAGE_VERSION, '--digest', DIGEST],
+      "--project-path '' is not a GitLab project path such as 'acme/olympe-deploy-actions'.",
+    ],
+  ])('release/catalog-pin.mjs refuses %s, and writes nothing', async (_, args, message) => {
+    const folder = join(work, `pin-refused-${args.join('-').length}`)
+    expect((await layout(folder)).code).toBe(0)
+    const before = await readFile(join(folder, 'templates/deploy/template.yml'), 'utf8')
+    expect(await pin(folder, args)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        `${message}\nusage: node release/catalog-pin.mjs --version <X.Y.Z> --digest sha256:<hex> ` +
+        '--project-path <group>/<project>\n',
+    })
+    expect(await readFile(join(folder, 'templates/deploy/template.yml'), 'utf8')).toBe(before)
+  })
 
   test('lowercases the project path, as GitLab names its registry path', async () => {
     const folder = join(work, 'upper')
@@ -265,10 +363,12 @@ describe('the laid-out catalog project run by gitlab-ci-local', () => {
     server = cleanup.track('git server', await startGitServer({ token: TOKEN }))
     npmCache = await cleanup.tempDir('olympe-catalog-npm-')
     expect((await layout(laidOut())).code).toBe(0)
-    // The release: the layout committed and tagged with the version in the catalog project.
+    // The release: the layout with its templates pinned, as the release pipeline pins them,
+    // committed and tagged with the version in the catalog project.
     await server.createRepo(CATALOG_PATH, { commits: 0 })
     const tagged = join(work, 'tagged')
     expect((await layout(tagged)).code).toBe(0)
+    expect((await pin(tagged, PIN_ARGS)).code).toBe(0)
     const inTagged = (...args: string[]): Promise<string> =>
       git(['-c', 'user.name=Release', '-c', 'user.email=release@example.invalid', ...args], {
         cwd: tagged,
@@ -294,8 +394,18 @@ describe('the laid-out catalog project run by gitlab-ci-local', () => {
       { origin: `https://gitlab.example.com/${CATALOG_PATH}.git`, copyFrom: { '.': laidOut() } },
     )
 
-  test('it has no job outside tag pipelines', async () => {
-    expect(await listJobs(await catalogProject())).toEqual([])
+  test('its pipeline runs on a push to the default branch, and none for a tag or a merge request', async () => {
+    const project = await catalogProject()
+    expect((await listJobs(project)).map((job) => `${job.stage} ${job.name}`).sort()).toEqual([
+      'build job-image',
+      'release create-release',
+      'release pin-templates',
+      'test catalog-deploy-dry-run',
+    ])
+    expect(await listJobs(project, { variables: { CI_COMMIT_TAG: PACKAGE_VERSION } })).toEqual([])
+    expect(
+      await listJobs(project, { variables: { CI_PIPELINE_SOURCE: 'merge_request_event' } }),
+    ).toEqual([])
   }, 120_000)
 
   describe('a project that includes the released components by tag', () => {

@@ -1,14 +1,16 @@
 // The GitLab components' job image, end to end, on an instance whose runners reach nothing but the
-// instance's own registry and git server: .ci/catalog-layout.mjs lays out the catalog project;
-// gitlab-ci-local runs its tag pipeline with the Docker executor, where the job-image job builds
-// the job image with Buildah from the bases the instance's registry mirrors and pushes it there,
-// and the deploy component of the release runs in it as a dry run. A project then includes the
-// released pipeline component by version, and its jobs run in that image, pulled from the
-// registry, with npm on a closed port and no name resolution: the check, the project build, the
-// images (on the Docker engine through its socket, as a runner that mounts it) and the deploy to a
-// loopback webhook. On a runner without a Docker socket, the image jobs build with the image's
-// Buildah, as the image's environment sets it up (STORAGE_DRIVER, BUILDAH_ISOLATION), the bases
-// from the instance's mirror of Docker Hub.
+// instance's own registry and git server: .ci/catalog-layout.mjs lays out the catalog project,
+// pushed to its default branch; gitlab-ci-local runs its release pipeline with the Docker
+// executor, where the job-image job builds the job image with Buildah from the bases the
+// instance's registry mirrors and pushes it there, the deploy component runs in it as a dry run,
+// and the templates are pinned to the digest pushed and tagged with the version on the git server.
+// A project then includes the released pipeline component by version, and its jobs run in that
+// image, pulled by digest from the registry, with npm on a closed port and no name resolution: the
+// check, the project build, the images (on the Docker engine through its socket, as a runner that
+// mounts it) and the deploy to a loopback webhook. On a runner without a Docker socket, the image
+// jobs build with the image's Buildah, as the image's environment sets it up (STORAGE_DRIVER,
+// BUILDAH_ISOLATION), the bases from the instance's mirror of Docker Hub. A job image pushed to the
+// release's tag afterwards changes nothing that a released component runs.
 import { describe, expect, test } from '@jest/globals'
 import { BASE_IMAGES, docker as dockerCli, pushImage } from '../helpers/docker-env.js'
 import { git } from '../helpers/git-server.js'
@@ -25,6 +27,7 @@ import {
   catalogJobImage,
   COMPONENT_VERSION,
   PACKAGE_VERSION,
+  releasedFile,
   runConsumerPipeline,
   useCatalogInstance,
 } from '../helpers/job-image.js'
@@ -62,11 +65,16 @@ async function consumerPipeline(
 const releasedComponent = (name: string): string =>
   `${instance.release.componentHost}/${CATALOG_PATH}/${name}@${COMPONENT_VERSION}`
 
-describe("the catalog project's tag pipeline", () => {
+/** The digest the release pipeline pushed the job image with, once it ran. */
+let released = ''
+const pinnedImage = (): string =>
+  `${catalogJobImage(docker.registry, CATALOG_PATH, PACKAGE_VERSION)}@${released}`
+
+describe("the catalog project's release pipeline", () => {
   let run: PipelineRun
 
   test(
-    'builds the job image with Buildah from the mirrored bases, pushes it, and dry-runs the deploy component in it',
+    'builds the job image with Buildah from the mirrored bases, pushes it, dry-runs the deploy component in it, and tags the templates pinned to its digest',
     async () => {
       run = await instance.release.run({ DOCKER_CONFIG: docker.dockerConfig })
       runs.push(run)
@@ -77,11 +85,24 @@ describe("the catalog project's tag pipeline", () => {
         `${CATALOG_PATH}/olympe-deploy`,
         PACKAGE_VERSION,
       )
+      released = digest
       expect(run.jobLogs['job-image']).toContain(`Pushed the job image ${image}@${digest}.`)
-      // The layout's prefix is this project's registry path: no hint to give.
-      expect(run.jobLogs['job-image']).not.toContain(
-        `the input job-image-prefix: ${docker.registry.host}/`,
+      // The release tag holds the templates with the image named by that digest.
+      expect(run.jobLogs['pin-templates']).toContain(
+        `Tagged ${PACKAGE_VERSION}, whose components run in ${image}@${digest}.`,
       )
+      for (const name of ['build-images', 'deploy', 'pipeline', 'snapshot']) {
+        const template = await releasedFile(
+          gitServer,
+          CATALOG_PATH,
+          `templates/${name}/template.yml`,
+        )
+        expect({
+          name,
+          pinned: template.includes(`/olympe-deploy:${PACKAGE_VERSION}@${digest}\n`),
+        }).toEqual({ name, pinned: true })
+        expect(template).not.toContain('$[[ component.version ]]')
+      }
       expect(config.Labels).toMatchObject({
         'org.opencontainers.image.title': 'olympe-deploy',
         'org.opencontainers.image.version': PACKAGE_VERSION,
@@ -99,21 +120,45 @@ describe("the catalog project's tag pipeline", () => {
   )
 
   test(
-    'no release without the image: a tag that is not the package version stops the pipeline in the image build',
+    'no release without the image: a version that is not the package version stops the pipeline in the image build',
     async () => {
-      const tag = PACKAGE_VERSION.replace(/\d+$/, (patch) => String(Number(patch) + 1))
+      const version = PACKAGE_VERSION.replace(/\d+$/, (patch) => String(Number(patch) + 1))
       const failed = await instance.release.run(
         { DOCKER_CONFIG: docker.dockerConfig },
-        { CI_COMMIT_TAG: tag },
+        { CATALOG_VERSION: version },
       )
       runs.push(failed)
       expect(failed.code).not.toBe(0)
       expect(failed.jobLogs['job-image']).toContain(
-        `package/ holds olympe-deploy-actions '${PACKAGE_VERSION}', not the image's version '${tag}'.`,
+        `package/ holds olympe-deploy-actions '${PACKAGE_VERSION}', not the image's version '${version}'.`,
       )
       expect(failed.jobLogs['catalog-deploy-dry-run']).toBeUndefined()
+      expect(failed.jobLogs['pin-templates']).toBeUndefined()
       expect(failed.jobLogs['create-release']).toBeUndefined()
       expect(await docker.registry.tags(`${CATALOG_PATH}/olympe-deploy`)).toEqual([PACKAGE_VERSION])
+      await expect(
+        releasedFile(gitServer, CATALOG_PATH, '.gitlab-ci.yml', version),
+      ).rejects.toThrow()
+    },
+    RELEASE_MS,
+  )
+
+  test(
+    'a released version is never built again: a second run of its pipeline stops before the build',
+    async () => {
+      const again = await instance.release.run({ DOCKER_CONFIG: docker.dockerConfig })
+      runs.push(again)
+      expect(again.code).not.toBe(0)
+      const image = catalogJobImage(docker.registry, CATALOG_PATH, PACKAGE_VERSION)
+      expect(again.jobLogs['job-image']).toContain(
+        `${image} is in the registry already: version ${PACKAGE_VERSION} was built, and its image is never built again.`,
+      )
+      expect(again.jobLogs['pin-templates']).toBeUndefined()
+      const { digest } = await docker.registry.manifest(
+        `${CATALOG_PATH}/olympe-deploy`,
+        PACKAGE_VERSION,
+      )
+      expect(digest).toBe(released)
     },
     RELEASE_MS,
   )
@@ -173,8 +218,9 @@ describe('a project that includes the released pipeline component', () => {
         'olympe-deploy',
         'olympe-images',
       ])
+      // By the digest the release pinned.
       for (const job of ['olympe-check', 'olympe-build', 'olympe-images', 'olympe-deploy'])
-        expect(result.output).toContain(`${job} starting ${image} (`)
+        expect(result.output).toContain(`${job} starting ${pinnedImage()} (`)
       for (const job of ['olympe-check', 'olympe-images', 'olympe-deploy'])
         expect({ job, log: result.jobLogs[job] }).toEqual({
           job,
@@ -202,7 +248,6 @@ describe('the same component on a runner without a Docker socket', () => {
   test(
     "builds the images with the job image's Buildah, its bases from 'registry-mirrors'",
     async () => {
-      const image = catalogJobImage(docker.registry, CATALOG_PATH, PACKAGE_VERSION)
       // The instance's copy of Docker Hub's bases, under dockerhub/ of its registry.
       const env = { ...process.env, DOCKER_CONFIG: docker.dockerConfig }
       for (const base of Object.values(BASE_IMAGES))
@@ -223,7 +268,7 @@ describe('the same component on a runner without a Docker socket', () => {
       // No Docker socket; Buildah's chroot in a container needs what the trial in
       // docs/self-hosting.md found (the executor gives --privileged).
       const result = await consumerPipeline(project, { privileged: true })
-      expect(result.output).toContain(`olympe-images starting ${image} (`)
+      expect(result.output).toContain(`olympe-images starting ${pinnedImage()} (`)
       const log = result.jobLogs['olympe-images'] ?? ''
       expect(log).toMatch(
         /Building with Buildah: no Docker engine answers \([^\n]*\), and Buildah 1\.28\.\d+ is on PATH\./,
@@ -246,8 +291,46 @@ describe('the same component on a runner without a Docker socket', () => {
   )
 })
 
+describe('what a released component runs', () => {
+  test(
+    "is the image it was released with, whatever is pushed to the release's tag later",
+    async () => {
+      // Anyone who can push to the catalog project's registry: another image under the tag.
+      const image = catalogJobImage(docker.registry, CATALOG_PATH, PACKAGE_VERSION)
+      const env = { ...process.env, DOCKER_CONFIG: docker.dockerConfig }
+      await pushImage(instance.bases.node, image, { env })
+      const moved = await docker.registry.manifest(`${CATALOG_PATH}/olympe-deploy`, PACKAGE_VERSION)
+      expect(moved.digest).not.toBe(released)
+      const ci = ciFile(
+        ['deploy'],
+        [
+          {
+            component: releasedComponent('deploy'),
+            inputs: {
+              'frontend-image': `${docker.registry.host}/acme/shop/frontend:1.4.0`,
+              'backend-images': `${docker.registry.host}/acme/shop/backend:1.4.0`,
+              'dry-run': 'true',
+              'verify-images': "'false'",
+            },
+          },
+        ],
+      )
+      const project = cleanup.track(
+        'consumer project after the tag moved',
+        await sampleOlympeProject(ci, { origin: `${gitServer.baseUrl}/acme/shop-later.git` }),
+      )
+      const result = await consumerPipeline(project, {})
+      expect(result.output).toContain(`olympe-deploy starting ${pinnedImage()} (deploy)`)
+      expect(result.jobLogs['olympe-deploy']).toContain(
+        `olympe-deploy ${PACKAGE_VERSION} runs as: olympe-deploy\n`,
+      )
+    },
+    CONSUMER_MS,
+  )
+})
+
 // Last on purpose: it reads what every run above printed.
 test('no job log or output holds a secret', () => {
-  expect(runs.length).toBe(4)
+  expect(runs.length).toBe(6)
   expectNoSecrets(logsOf(runs), instance.secrets())
 })

@@ -1,10 +1,10 @@
 // The mirror recipe of docs/self-hosting.md, run: a self-managed instance without Internet access
-// copies the catalog project, laid out for its upstream path, to a path of its own
+// copies the catalog project as upstream laid it out (for its own path) to a path of its own
 // (tools/olympe-deploy-actions), with its own registry, which mirrors the job image's bases only.
-// Its components run in a job image that the copy's tag pipeline must build: before that pipeline
-// ran, a project that includes them fails to pull it (the way mirrors of image-backed components
-// break); the pipeline then builds it from the mirrored bases and names the input its consumers
-// must set; without that input they look for the image under the upstream path, with it they run.
+// Its components run in a job image that the copy's release pipeline builds: before that pipeline
+// ran, there is no release to include; the pipeline builds the image from the mirrored bases and
+// releases templates that name it, by the digest it pushed, under the copy's own registry path,
+// so that its consumers run it with nothing more to set.
 import { describe, expect, test } from '@jest/globals'
 import {
   ciFile,
@@ -18,6 +18,7 @@ import {
   catalogJobImage,
   COMPONENT_VERSION,
   PACKAGE_VERSION,
+  releasedFile,
   runConsumerPipeline,
   useCatalogInstance,
 } from '../helpers/job-image.js'
@@ -70,23 +71,21 @@ async function consumer(inputs: Record<string, string>): Promise<PipelineRun> {
 }
 
 const mirrorImage = (): string => catalogJobImage(docker.registry, MIRROR_PATH, PACKAGE_VERSION)
-const upstreamImage = (): string => catalogJobImage(docker.registry, CATALOG_PATH, PACKAGE_VERSION)
+/** The digest the copy's release pipeline pushed its job image with, once it ran. */
+let released = ''
 
 describe('a copy of the catalog project at tools/olympe-deploy-actions', () => {
-  test(
-    'before its tag pipeline ran, its components find no job image',
-    async () => {
-      const run = await consumer({ 'job-image-prefix': '$CI_REGISTRY/tools/olympe-deploy-actions' })
-      expect(run.code).not.toBe(0)
-      expect(run.output).toContain(`olympe-deploy starting ${mirrorImage()} (deploy)`)
-      expect(run.output).toContain(`manifest for ${mirrorImage()} not found: manifest unknown`)
-      expect(webhook.requests).toHaveLength(0)
-    },
-    CONSUMER_MS,
-  )
+  test('before its release pipeline ran, the copy has no release of its components to include', async () => {
+    // The layout is on its default branch; no version tag yet (gitlab-ci-local, asked for one,
+    // fails on its own before any job).
+    await expect(
+      releasedFile(gitServer, MIRROR_PATH, 'templates/deploy/template.yml'),
+    ).rejects.toThrow(`invalid object name 'refs/tags/${PACKAGE_VERSION}'`)
+    expect(await docker.registry.tags(`${MIRROR_PATH}/olympe-deploy`).catch(() => [])).toEqual([])
+  })
 
   test(
-    'its tag pipeline builds the job image in its own registry and names the input its consumers need',
+    'its release pipeline builds the job image in its own registry, and releases templates that name it by digest under its own path',
     async () => {
       const run = await instance.release.run({ DOCKER_CONFIG: docker.dockerConfig })
       runs.push(run)
@@ -95,38 +94,28 @@ describe('a copy of the catalog project at tools/olympe-deploy-actions', () => {
         `${MIRROR_PATH}/olympe-deploy`,
         PACKAGE_VERSION,
       )
-      const log = run.jobLogs['job-image'] ?? ''
-      expect(log).toContain(`Pushed the job image ${mirrorImage()}@${digest}.`)
-      expect(log).toContain(
-        `The components default to the job image under ${docker.registry.host}/${CATALOG_PATH}, ` +
-          `the path they were laid out for; this project's is ${docker.registry.host}/${MIRROR_PATH}. ` +
-          `Give each include of them the input job-image-prefix: ${docker.registry.host}/${MIRROR_PATH}`,
-      )
+      released = digest
+      expect(run.jobLogs['job-image']).toContain(`Pushed the job image ${mirrorImage()}@${digest}.`)
       expect(run.jobLogs['catalog-deploy-dry-run']).toContain(
         `olympe-deploy ${PACKAGE_VERSION} runs as: olympe-deploy\n`,
       )
+      // Laid out upstream for acme/…; released here for the copy's path and its own build.
+      const template = await releasedFile(gitServer, MIRROR_PATH, 'templates/deploy/template.yml')
+      expect(template).toContain('      default: "$CI_REGISTRY/tools/olympe-deploy-actions"\n')
+      expect(template).toContain(
+        `OLYMPE_DEPLOY_JOB_IMAGE: $[[ inputs.job-image-prefix ]]/olympe-deploy:${PACKAGE_VERSION}@${digest}\n`,
+      )
+      expect(template).not.toContain(CATALOG_PATH)
     },
     RELEASE_MS,
   )
 
   test(
-    'without job-image-prefix, its components look for the image under the upstream path',
+    'its components deploy from the job image the copy built, by digest, with nothing more to set and no npm',
     async () => {
       const run = await consumer({})
-      expect(run.code).not.toBe(0)
-      expect(run.output).toContain(`olympe-deploy starting ${upstreamImage()} (deploy)`)
-      expect(run.output).toContain(`manifest for ${upstreamImage()} not found: manifest unknown`)
-      expect(webhook.requests).toHaveLength(0)
-    },
-    CONSUMER_MS,
-  )
-
-  test(
-    'with job-image-prefix, they deploy from the job image the copy built, without npm',
-    async () => {
-      const run = await consumer({ 'job-image-prefix': '$CI_REGISTRY/tools/olympe-deploy-actions' })
       expect(outcome(run)).toEqual({ code: 0, tail: '' })
-      expect(run.output).toContain(`olympe-deploy starting ${mirrorImage()} (deploy)`)
+      expect(run.output).toContain(`olympe-deploy starting ${mirrorImage()}@${released} (deploy)`)
       expect(run.jobLogs['olympe-deploy']).toContain(
         `olympe-deploy ${PACKAGE_VERSION} runs as: olympe-deploy\n`,
       )
@@ -141,6 +130,6 @@ describe('a copy of the catalog project at tools/olympe-deploy-actions', () => {
 
 // Last on purpose: it reads what every run above printed.
 test('no job log or output holds a secret', () => {
-  expect(runs.length).toBe(4)
+  expect(runs.length).toBe(2)
   expectNoSecrets(logsOf(runs), instance.secrets())
 })

@@ -93,8 +93,9 @@ async function build(
       CI_COMMIT_SHA: sha,
       CI_PROJECT_PATH: repository,
       CI_PROJECT_DIR: project.dir,
-      // The template's job cache. Its key holds the job's name: each builder's job has its own,
-      // apart here as in two jobs' checkouts.
+      // The template's job cache, trusted on a protected ref only. Its key holds the job's
+      // name: each builder's job has its own, apart here as in two jobs' checkouts.
+      CI_COMMIT_REF_PROTECTED: 'true',
       OLYMPE_REUSE_RECORDS: `.olympe-reuse-${options.builder}`,
       ...(options.builder === 'docker' ? suite.env : store),
     },

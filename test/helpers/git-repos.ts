@@ -2,7 +2,7 @@
 // reading what a push left behind, and the hook that tells fast-forwards from force pushes.
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
-import { writeFile } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { captureBytes } from './run-process.js'
@@ -78,6 +78,30 @@ async function runGitBuffered(
 ): Promise<{ code: number; stdout: Buffer; stderr: string }> {
   const result = await captureBytes('git', args, opts)
   return { code: result.code ?? 1, stdout: result.stdout, stderr: result.stderr.toString() }
+}
+
+/**
+ * A working checkout in `dir`: `git init` with `init`'s options, `files` written and committed,
+ * then each of `after` run (git commands, such as `update-index --index-version 4`).
+ */
+export async function commitCheckout(
+  dir: string,
+  files: Record<string, string>,
+  options: { init?: string[]; after?: string[][] } = {},
+): Promise<void> {
+  const inDir = (args: string[]): Promise<string> =>
+    git(['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir },
+    })
+  await inDir(['init', '-q', ...(options.init ?? [])])
+  for (const [file, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, file)), { recursive: true })
+    await writeFile(path.join(dir, file), text)
+  }
+  await inDir(['add', '-A'])
+  await inDir(['commit', '-q', '--allow-empty', '-m', 'checkout'])
+  for (const args of options.after ?? []) await inDir(args)
 }
 
 // Fast-import seeding does not run hooks, so the log holds only what clients pushed.

@@ -219,7 +219,7 @@ export async function mirrorBases(
 /** Where the tests' catalog project lives, on the git server and in the registry. */
 export const CATALOG_PATH = 'acme/olympe-deploy-actions'
 
-/** `<registry>/<project path>/olympe-deploy:<version>`: what the catalog's tag pipeline pushes. */
+/** `<registry>/<project path>/olympe-deploy:<version>`: what the catalog's release pipeline pushes. */
 export const catalogJobImage = (registry: Registry, projectPath: string, version: string): string =>
   `${registry.host}/${projectPath.toLowerCase()}/olympe-deploy:${version}`
 
@@ -263,8 +263,9 @@ export interface PublishedCatalog {
 }
 
 /**
- * A catalog project laid out for `layoutPath`, committed and tagged with the package version at
- * `projectPath` on the git server, where consumers include its components from.
+ * A catalog project laid out for `layoutPath`, committed to the default branch of `projectPath`
+ * on the git server, as a maintainer pushes it: its release pipeline (catalogRelease) pins the
+ * templates and pushes the release tag there, where consumers include its components from.
  */
 export async function publishCatalog(
   cleanup: Cleanup,
@@ -279,23 +280,16 @@ export async function publishCatalog(
   )
   if (layout.code !== 0) throw new Error(`The catalog layout failed: ${layout.stderr}`)
   await options.gitServer.createRepo(options.projectPath, { commits: 0 })
-  const tagged = join(work, 'tagged')
-  await cp(laidOut, tagged, { recursive: true })
-  const inTagged = (...args: string[]): Promise<string> =>
+  const pushed = join(work, 'pushed')
+  await cp(laidOut, pushed, { recursive: true })
+  const inPushed = (...args: string[]): Promise<string> =>
     git(['-c', 'user.name=Release', '-c', 'user.email=release@example.invalid', ...args], {
-      cwd: tagged,
+      cwd: pushed,
     })
-  await inTagged('init', '-q', '-b', 'main')
-  await inTagged('add', '-A')
-  await inTagged('commit', '-q', '-m', `Release ${packageVersion()}`)
-  await inTagged('tag', packageVersion())
-  await inTagged(
-    'push',
-    '-q',
-    options.gitServer.urlFor(options.projectPath),
-    'main',
-    packageVersion(),
-  )
+  await inPushed('init', '-q', '-b', 'main')
+  await inPushed('add', '-A')
+  await inPushed('commit', '-q', '-m', `Release ${packageVersion()}`)
+  await inPushed('push', '-q', options.gitServer.urlFor(options.projectPath), 'main')
   return { laidOut, componentHost: new URL(options.gitServer.baseUrl).host }
 }
 
@@ -323,20 +317,23 @@ export interface CatalogReleaseOptions {
   layoutPath: string
   /** The instance's host name, which CI_SERVER_FQDN and CI_PROJECT_URL name. */
   serverHost?: string
+  /** The token the git server wants: the project's CATALOG_PUSH_TOKEN. */
+  gitToken: string
 }
 
 export interface CatalogRelease extends PublishedCatalog {
   /**
-   * Runs the project's tag pipeline on a fresh clone, with `env` for gitlab-ci-local and
-   * `variables` over the instance's (another CI_COMMIT_TAG…).
+   * Runs the project's release pipeline (on its default branch) on a fresh copy, with `env` for
+   * gitlab-ci-local and `variables` over the instance's (another CATALOG_VERSION…).
    */
   run(env: Record<string, string>, variables?: Record<string, string>): Promise<PipelineRun>
 }
 
 /**
- * publishCatalog, with the project's tag pipeline ready to run as that instance's runners would:
- * the Docker executor, privileged for Buildah, the registry's loopback address made insecure in
- * the containers' registries.conf.
+ * publishCatalog, with the project's release pipeline ready to run as that instance's runners
+ * would: the Docker executor, privileged for Buildah, the registry's loopback address made
+ * insecure in the containers' registries.conf, and the project's CATALOG_PUSH_TOKEN, with which
+ * it pushes the release tag to the git server.
  */
 export async function catalogRelease(
   cleanup: Cleanup,
@@ -367,7 +364,6 @@ export async function catalogRelease(
       )
       return runPipeline(project, {
         variables: {
-          CI_COMMIT_TAG: packageVersion(),
           CI_REGISTRY: registry.host,
           CI_REGISTRY_IMAGE: `${registry.host}/${options.projectPath.toLowerCase()}`,
           CI_REGISTRY_USER: registry.user,
@@ -377,6 +373,9 @@ export async function catalogRelease(
           // The Debian base holds Buildah; it also stands for the release job's glab image.
           CATALOG_BUILDAH_IMAGE: mirrored.debian,
           CATALOG_RELEASE_IMAGE: mirrored.debian,
+          // The project on the instance's git server, as CI_SERVER_URL/CI_PROJECT_PATH names it.
+          CATALOG_PUSH_URL: options.gitServer.urlFor(options.projectPath, ''),
+          CATALOG_PUSH_TOKEN: options.gitToken,
           ...variables,
         },
         env,
@@ -388,6 +387,18 @@ export async function catalogRelease(
       })
     },
   }
+}
+
+/** A file of the catalog project as its release tag holds it on the git server. */
+export function releasedFile(
+  gitServer: GitServer,
+  projectPath: string,
+  path: string,
+  tag = packageVersion(),
+): Promise<string> {
+  return git(['show', `refs/tags/${tag}:${path}`], {
+    cwd: join(gitServer.root, `${projectPath}.git`),
+  })
 }
 
 export interface CatalogInstance {
@@ -412,7 +423,7 @@ export interface CatalogInstance {
  * A self-managed instance without Internet access, for a suite (`name` goes into its tokens): its
  * registry, its git server, the platform's webhook, the job image's bases mirrored in the
  * registry, and the catalog project published at `projectPath` (laid out for `layoutPath`) with
- * its tag pipeline ready to run. Made before the suite's tests, undone after them.
+ * its release pipeline ready to run. Made before the suite's tests, undone after them.
  */
 export function useCatalogInstance(
   options: { name: string; timeoutMs: number } & Pick<
@@ -456,6 +467,7 @@ export function useCatalogInstance(
       projectPath: options.projectPath,
       layoutPath: options.layoutPath,
       serverHost: options.serverHost,
+      gitToken,
     })
     Object.assign(instance, { bases, mirrored, release })
   }, options.timeoutMs)

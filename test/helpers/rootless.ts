@@ -54,12 +54,16 @@ export async function giveTo(user: RunAs, ...paths: string[]): Promise<void> {
   }
 }
 
-/** A command as the user, with its own HOME and the system's PATH, and nothing else of ours. */
+/**
+ * A command as the user, with its own HOME and the system's PATH, and nothing else of ours;
+ * `input` on its standard input.
+ */
 export function asUser(
   user: RunAs,
   command: string,
   args: string[],
   env: Record<string, string> = {},
+  input?: string,
 ): Promise<Captured> {
   return capture(command, args, {
     uid: user.uid,
@@ -67,6 +71,7 @@ export function asUser(
     cwd: user.home,
     env: { PATH: SYSTEM_PATH, HOME: user.home, LANG: 'C.UTF-8', ...env },
     timeoutMs: 120_000,
+    ...(input === undefined ? {} : { input }),
   })
 }
 

@@ -3,6 +3,7 @@ import type { Logger } from '../shared/ports.js'
 import type { ImageKind } from './image-kinds.js'
 import { describeBuildah } from './buildah-args.js'
 import { loadsIntoEngine } from './docker-args.js'
+import { legacyMirrorsRefusal, legacySecretsRefusal } from './legacy-builder.js'
 import { BuilderCommandError, type BuilderSetup, type ImageBuilder } from './ports.js'
 import type { ImagePlan } from './plan.js'
 
@@ -52,23 +53,15 @@ export async function buildAndPush(
   tools: BuildTools,
 ): Promise<BuiltImage[]> {
   const builder = await detectBuilder(tools, plans)
+  // With DOCKER_BUILDKIT false the check phase refused these already; buildx may still be missing.
   if (builder.kind === 'legacy') {
-    const why =
-      builder.reason === 'disabled'
-        ? 'DOCKER_BUILDKIT is false'
-        : 'the buildx plugin is not installed'
-    const fix =
-      builder.reason === 'disabled'
-        ? 'Unset DOCKER_BUILDKIT'
-        : 'Install buildx (package docker-buildx-plugin, or docker-buildx on Debian)'
-    if (plans.some((plan) => (plan.command.secrets ?? []).length > 0))
-      throw new ActionError(
-        `'build-secrets' needs BuildKit, but ${why}, so docker would build with the legacy builder, which cannot mount secrets (RUN --mount=type=secret). ${fix}, or leave 'build-secrets' empty. Nothing was built.`,
-      )
-    if (plans.some((plan) => plan.command.bases?.some((base) => base.mirrored)))
-      throw new ActionError(
-        `'registry-mirrors' serves base images of these Dockerfiles, which Docker takes from a mirror as named build contexts, a BuildKit feature; but ${why}, so docker would build with the legacy builder, which would pull them from their own registries. ${fix}, or set 'builder: buildah'. Nothing was built.`,
-      )
+    const refusal = plans.some((plan) => (plan.command.secrets ?? []).length > 0)
+      ? legacySecretsRefusal(builder.reason)
+      : legacyMirrorsRefusal(
+          builder.reason,
+          plans.flatMap((plan) => plan.command.bases ?? []),
+        )
+    if (refusal) throw new ActionError(`${refusal} Nothing was built.`)
   }
   const queue = [...plans]
   const built = new Map<ImageKind, BuiltImage>()

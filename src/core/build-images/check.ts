@@ -5,7 +5,10 @@ import type { CiContext } from '../shared/context.js'
 import { ActionError, InputError, quote } from '../shared/errors.js'
 import type { CommonPorts, Files } from '../shared/ports.js'
 import type { BuildImagesInputName } from './definition.js'
-import { readStages } from './dockerfile.js'
+import { baseImagesOf, readStages } from './dockerfile.js'
+import type { BaseImage } from './build-command.js'
+import { legacyMirrorsRefusal } from './legacy-builder.js'
+import { mirroredReference } from '../registry/mirrors.js'
 import { decideGate } from './gate.js'
 import type { ImageKind } from './image-kinds.js'
 import { parseBuildImagesInputs, type BuildImagesInputs, type InputFacts } from './inputs.js'
@@ -23,6 +26,12 @@ export interface CheckedDockerfile extends DockerfileStages {
   text: string
   /** SHA-256 of its bytes, hex: the fingerprint's part (see reuse). */
   sha256: string
+  /**
+   * The images it builds FROM or copies from, with the build's arguments, and where a mirror
+   * serves them: Docker takes those as named contexts, Buildah from its registries configuration.
+   * A `# syntax=` frontend image is none of them: BuildKit pulls it as it is named.
+   */
+  bases: BaseImage[]
 }
 
 /** What the check phase found: nothing to build and why, or everything a build starts from. */
@@ -73,7 +82,9 @@ export async function checkBuildImages(
     runId: context.runId,
     date: now,
   })
-  const dockerfiles = await checkDockerfiles(inputs, ports)
+  // DOCKER_BUILDKIT false: docker builds with its legacy builder (not Buildah, which ignores it).
+  const legacy = facts.buildkitDisabled === true && inputs.builder !== 'buildah'
+  const dockerfiles = await checkDockerfiles(inputs, ports, legacy)
   // The images' one registry: the login is for it (inputs.ts names it), and for no other.
   const login = inputs.registryLogin && inputsLogin(inputs.registryLogin, [])
   return { inputs, branch: gate.branch, tags, now, dockerfiles, ...(login ? { login } : {}) }
@@ -105,6 +116,7 @@ function tagFrom(input: 'tag-template' | 'extra-tags', template: string, facts: 
 async function checkDockerfiles(
   inputs: BuildImagesInputs,
   ports: BuildImagesCheckPorts,
+  legacy: boolean,
 ): Promise<Map<ImageKind, CheckedDockerfile>> {
   const problems: string[] = []
   const dockerfiles = new Map<ImageKind, CheckedDockerfile>()
@@ -125,11 +137,31 @@ async function checkDockerfiles(
     const found = sourcesPathFromText(named, inputs.allowUndeclaredSourcesPath)
     problems.push(...found.problems)
     for (const warning of found.warnings) ports.logger.warning(warning)
-    dockerfiles.set(kind, { ...named, ...read, askEngine: found.askEngine })
+    const bases = basesOf(read.text, [['SOURCES_PATH', named.sources], ...inputs.buildArgs], inputs)
+    dockerfiles.set(kind, { ...named, ...read, askEngine: found.askEngine, bases })
   }
+  const mirrors = legacy
+    ? legacyMirrorsRefusal(
+        'disabled',
+        [...dockerfiles.values()].flatMap((each) => each.bases),
+      )
+    : undefined
+  if (mirrors) problems.push(mirrors)
   if (problems.length === 0) return dockerfiles
   const message = `The Dockerfiles cannot be built as they are, so no image was built:\n${problems.map((p) => `- ${p}`).join('\n')}`
   throw missing ? new InputError('docker-folder', message) : new ActionError(message)
+}
+
+/** The Dockerfile's bases as the build names them (its arguments: SOURCES_PATH first). */
+function basesOf(
+  text: string,
+  buildArgs: Array<[string, string]>,
+  inputs: BuildImagesInputs,
+): BaseImage[] {
+  return baseImagesOf(text, buildArgs).map((reference) => {
+    const mirrored = mirroredReference(reference, inputs.registryMirrors)
+    return mirrored ? { reference, mirrored } : { reference }
+  })
 }
 
 async function readDockerfile(

@@ -9,8 +9,10 @@ import type { ProofVerdict, ReuseCandidate, ReuseProof } from './reuse-proof.js'
  * the CI itself, that it built the image of this digest from inputs of this fingerprint. On
  * GitHub it is an entry of the Actions cache (a branch's caches are written only by workflows
  * that run on that branch's ref; every branch reads the default branch's); on GitLab a file in
- * the folder the build-images template keeps with `cache:` (GitLab keeps the caches of
- * protected branches and tags apart from the others'). src/platform picks the store.
+ * the folder the build-images template keeps with `cache:`, read and written on protected refs
+ * only (GitLab keeps their caches apart from the others', which any branch's pipeline can
+ * write), and never when it came with the checkout. src/platform picks the store, and says
+ * where it cannot be trusted.
  */
 
 /** One image the default branch built (or gave this run's tags). */
@@ -26,10 +28,24 @@ export interface ReuseRecord {
 export interface ReuseRecords {
   /** What it is, for the log: "the GitHub Actions cache". */
   readonly where: string
+  /**
+   * Why the records cannot be trusted in this run, said after `where` ("is trusted only on
+   * protected branches and tags, …"); undefined when they can. Neither read nor written then.
+   */
+  untrusted(): Promise<string | undefined>
   /** Whether a record of exactly this fingerprint and digest is there. */
   has(record: Pick<ReuseRecord, 'fingerprint' | 'digest'>): Promise<boolean>
   /** Adds records; resolves to what went wrong, if anything (a record not kept only means a build later). */
   add(records: readonly ReuseRecord[]): Promise<string | undefined>
+}
+
+/** `records.untrusted()`, where a failure to judge is a reason not to trust them either. */
+export async function untrustedRecords(records: ReuseRecords): Promise<string | undefined> {
+  try {
+    return await records.untrusted()
+  } catch (error) {
+    return `is not trusted: judging whether it can be failed (${errorMessage(error)})`
+  }
 }
 
 /** The key a record is filed under: both digests, so that no other image can match it. */
@@ -90,7 +106,7 @@ export interface RecordPorts {
  */
 export async function recordImages(
   images: readonly BuiltImage[],
-  outcome: Pick<ReuseOutcome, 'fingerprints' | 'recorded'>,
+  outcome: Pick<ReuseOutcome, 'fingerprints' | 'recorded' | 'untrusted'>,
   options: RecordOptions,
   ports: RecordPorts,
 ): Promise<void> {
@@ -101,6 +117,14 @@ export async function recordImages(
     if (!fingerprint || !image.digest || outcome.recorded.has(image.kind)) return []
     return [{ fingerprint, digest: image.digest, image: image.reference, reused: !!image.reused }]
   })
+  if (candidates.length === 0) return
+  // Said once: the look-up of unchanged images may have said it already.
+  if (outcome.untrusted) return
+  const untrusted = await untrustedRecords(records)
+  if (untrusted) {
+    logger.info(ports.redact(`Not recorded in ${records.where}: it ${untrusted}.`))
+    return
+  }
   // An image reused on another proof (a signature) may be recorded already: a cache entry is
   // written once, so it is looked up first.
   const known = await Promise.all(

@@ -22,7 +22,7 @@ import type { Logger } from '../shared/ports.js'
 import type { BuiltImage } from './build.js'
 import type { ImageKind } from './image-kinds.js'
 import { builderReading } from './builder-reading.js'
-import { isRecordProof, recordProof, type ReuseRecords } from './ci-record.js'
+import { isRecordProof, recordProof, untrustedRecords, type ReuseRecords } from './ci-record.js'
 import { readBuildInputs, type BaseFacts, type BuildInputs } from './dockerfile.js'
 import { readIgnoreFile, type IgnoreMatcher } from './dockerignore.js'
 import {
@@ -111,6 +111,8 @@ export interface ReuseOutcome {
   fingerprints: Map<ImagePlan['kind'], string>
   /** The images reused on a proof that is the CI's own record: recorded already. */
   recorded: Set<ImagePlan['kind']>
+  /** Why the CI's records are not trusted in this run, said in the log already. */
+  untrusted?: string
 }
 
 /** Finds the unchanged images, gives them this run's tags, and returns what is left to build. */
@@ -120,7 +122,9 @@ export async function reuseUnchanged(
   ports: ReusePorts,
 ): Promise<ReuseOutcome> {
   try {
-    return await tagAll(await findUnchanged(plans, options, ports), ports)
+    const found = await findUnchanged(plans, options, ports)
+    const outcome = await tagAll(found.verdicts, ports)
+    return found.untrusted ? { ...outcome, untrusted: found.untrusted } : outcome
   } catch (error) {
     // Reuse only saves time: whatever goes wrong in it, the images are built as without it.
     ports.logger.info(
@@ -173,7 +177,7 @@ async function tagAll(verdicts: readonly ReuseVerdict[], ports: ReusePorts): Pro
 async function proofFor(
   options: Pick<ReuseOptions, 'signingKey'>,
   ports: Pick<ReusePorts, 'records'>,
-): Promise<ReuseProof | { none: string }> {
+): Promise<ReuseProof | { none: string; untrusted?: string }> {
   if (options.signingKey) {
     const [{ signatureProof }, { keyVerifier }] = await Promise.all([
       import('../signing/reuse-proof.js'),
@@ -181,22 +185,26 @@ async function proofFor(
     ])
     return signatureProof(keyVerifier(options.signingKey.publicKey, 'signing-key'))
   }
-  if (ports.records) return recordProof(ports.records)
+  const { records } = ports
+  if (records) {
+    const untrusted = await untrustedRecords(records)
+    return untrusted ? { none: `${records.where} ${untrusted}`, untrusted } : recordProof(records)
+  }
   return {
     none: "no proof that the default branch built an image can be had here: neither a signature under 'signing-key' (not set) nor the CI's own record of what it built (the GitHub Actions cache, or the cache the GitLab template declares)",
   }
 }
 
 /** The verdict of each plan, in order; says in the log why each image is built or reused. */
-export async function findUnchanged(
+async function findUnchanged(
   plans: readonly ImagePlan[],
   options: ReuseOptions,
   ports: ReusePorts,
-): Promise<ReuseVerdict[]> {
+): Promise<{ verdicts: ReuseVerdict[]; untrusted?: string }> {
   const { logger } = ports
-  const builtAll = (why: string): ReuseVerdict[] => {
+  const builtAll = (why: string): { verdicts: ReuseVerdict[] } => {
     logger.info(`Every image is built: ${why}.`)
-    return plans.map((plan) => ({ plan }))
+    return { verdicts: plans.map((plan) => ({ plan })) }
   }
   if (!options.push)
     return builtAll('push is false, and only an image in the registry can be reused')
@@ -206,15 +214,20 @@ export async function findUnchanged(
     logger.info(
       "Every image is built: 'reuse-unchanged' is false. Each is labelled with its fingerprint, and recorded, so that later runs can reuse it.",
     )
-  else if (proof && 'none' in proof) logger.info(`Every image is built: ${proof.none}.`)
+  else if (proof && 'none' in proof)
+    logger.info(ports.redact(`Every image is built: ${proof.none}.`))
+  const untrusted = proof && 'none' in proof ? proof.untrusted : undefined
   // The builder's platform is the build machine's (`$BUILDPLATFORM`), whatever the target.
   const versions = await ports.builder.versions()
   const buildPlatform = versions.platform
   const platform = options.platform ?? buildPlatform
   if (!platform)
-    return builtAll(
-      "the builder did not say its platform, which is part of what goes into an image (set 'platform')",
-    )
+    return {
+      ...builtAll(
+        "the builder did not say its platform, which is part of what goes into an image (set 'platform')",
+      ),
+      ...(untrusted ? { untrusted } : {}),
+    }
   const prepared = await Promise.all(
     plans.map((plan) => prepare(plan, options.dockerfiles.get(plan.kind), ports)),
   )
@@ -246,7 +259,14 @@ export async function findUnchanged(
   const verdicts = await Promise.all(prepared.map((image) => judge(image, context)))
   // Said in the plans' order, whatever order the answers came in.
   for (const verdict of verdicts) for (const line of verdict.said) logger.info(ports.redact(line))
-  return verdicts.map(({ plan, unchanged, fingerprint }) => ({ plan, unchanged, fingerprint }))
+  return {
+    verdicts: verdicts.map(({ plan, unchanged, fingerprint }) => ({
+      plan,
+      unchanged,
+      fingerprint,
+    })),
+    ...(untrusted ? { untrusted } : {}),
+  }
 }
 
 interface Prepared {

@@ -3,12 +3,10 @@ import { ActionError } from '../shared/errors.js'
 import type { CommonPorts, Reporter } from '../shared/ports.js'
 import type { HttpClient } from '../shared/http.js'
 import type { RegistryLogin } from '../registry/credentials.js'
-import { mirroredReference, type RegistryMirrors } from '../registry/mirrors.js'
+import type { RegistryMirrors } from '../registry/mirrors.js'
 import { registryName } from '../registry/reference.js'
 import { buildAndPush, type BuiltImage } from './build.js'
 import { chooseBuilder, type BuilderCandidates } from './builder-choice.js'
-import { baseImagesOf } from './dockerfile.js'
-import type { ImageKind } from './image-kinds.js'
 import { BuilderCommandError, type BuilderName, type ImageBuilder } from './ports.js'
 import {
   drawVersionMessage,
@@ -20,7 +18,7 @@ import type { CheckedBuildImages } from './check.js'
 import { FALLBACK_DEFAULT_BRANCH } from './gate.js'
 import { looksSecret } from './input-parsers.js'
 import { repeatedNamespace } from './image-names.js'
-import { buildArgsOf, planImages, type ImagePlan } from './plan.js'
+import { planImages, type ImagePlan } from './plan.js'
 import { servedFiles } from './served-files.js'
 import {
   DRAW_VERSION_LABEL,
@@ -183,7 +181,11 @@ async function buildWith(
       ports,
     ),
   )
-  const plans = withBases(planned.plans, dockerfiles, mirrors)
+  // Each plan with the bases the check phase read, and where a mirror serves them.
+  const plans = planned.plans.map((plan) => ({
+    ...plan,
+    command: { ...plan.command, bases: dockerfiles.get(plan.kind)?.bases ?? [] },
+  }))
   const defaultBranch = context.defaultBranch ?? FALLBACK_DEFAULT_BRANCH
   const unchanged = await logger.group('Unchanged images', () =>
     reuseUnchanged(
@@ -226,26 +228,6 @@ async function buildWith(
   )
   await recordImages(images, unchanged, { push: inputs.push, branch, defaultBranch }, ports)
   return { images, built: unchanged.build }
-}
-
-/**
- * Each plan with the images its Dockerfile builds FROM or copies from, and where a mirror
- * serves them: Docker takes those as named contexts, Buildah from its registries configuration.
- * A `# syntax=` frontend image is none of them: BuildKit pulls it as it is named.
- */
-function withBases(
-  plans: readonly ImagePlan[],
-  dockerfiles: ReadonlyMap<ImageKind, { text: string }>,
-  mirrors: RegistryMirrors,
-): ImagePlan[] {
-  return plans.map((plan) => {
-    const text = dockerfiles.get(plan.kind)?.text ?? ''
-    const bases = baseImagesOf(text, buildArgsOf(plan)).map((reference) => {
-      const mirrored = mirroredReference(reference, mirrors)
-      return mirrored ? { reference, mirrored } : { reference }
-    })
-    return { ...plan, command: { ...plan.command, bases } }
-  })
 }
 
 async function plan(

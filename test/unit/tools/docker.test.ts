@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals'
 import { existsSync } from 'node:fs'
-import { mkdir, readdir, readFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { StepCancellation } from '../../../src/tools/cancel.js'
@@ -9,7 +9,7 @@ import {
   isolatedDockerConfig,
   jobDockerConfigPath,
 } from '../../../src/tools/docker.js'
-import { stepTempRoot } from '../../../src/tools/step-folder.js'
+import { stepFolder, stepTempRoot } from '../../../src/tools/step-folder.js'
 import { withCleanup } from '../../helpers/cleanup.js'
 
 describe('jobDockerConfigPath: where a docker login of the job wrote', () => {
@@ -55,6 +55,19 @@ describe("the step's own Docker config: where it lives, and what removes it", ()
       expect(cancel.busy).toBe(true)
       cancel.runAtExit()
       expect(existsSync(cancelled.dir)).toBe(false)
+    })
+  })
+
+  test("a job temporary folder GitLab has not made yet is made, the job's own (0700)", async () => {
+    await withCleanup(async (cleanup) => {
+      // GitLab makes `<project>.tmp` only for a job with a variable of type File.
+      const jobTemp = join(await cleanup.tempDir('olympe-builds-'), 'shop.tmp')
+      const env = { GITLAB_CI: 'true', RUNNER_TEMP_PROJECT_DIR: jobTemp }
+      const build = await stepFolder(env, 'olympe-build-')
+      expect(dirname(build.dir)).toBe(jobTemp)
+      expect((await stat(jobTemp)).mode & 0o777).toBe(0o700)
+      await build.dispose()
+      expect(await readdir(jobTemp)).toEqual([])
     })
   })
 

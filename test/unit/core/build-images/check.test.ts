@@ -123,4 +123,81 @@ describe("build-images' check phase", () => {
       'names the base image through a build argument without a value',
     )
   })
+
+  describe("DOCKER_BUILDKIT false (docker's legacy builder) and 'registry-mirrors' serving a base", () => {
+    const HUB =
+      'FROM olympeio/frontend-base:latest\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /usr/share/nginx/html\n'
+    const REFUSAL =
+      "'registry-mirrors' serves base images of these Dockerfiles ('olympeio/frontend-base:latest'), which Docker takes from a mirror as named build contexts, a BuildKit feature; but DOCKER_BUILDKIT is false, so docker would build with the legacy builder, which would pull them from their own registries. Unset DOCKER_BUILDKIT, or set 'builder: buildah'."
+    const legacy = { buildkitDisabled: true }
+
+    /** The check of a frontend built from `text`, with `given` inputs and the facts given. */
+    const check = (
+      text: string,
+      given: Partial<Record<BuildImagesInputName, string>> = {},
+      facts: { buildkitDisabled?: boolean } = legacy,
+    ): Promise<unknown> =>
+      checkBuildImages(
+        raw({ images: 'frontend', 'registry-mirrors': 'docker.io=m.example/hub', ...given }),
+        context,
+        ports(memoryFiles({ '/p/docker/frontend.Dockerfile': text })),
+        facts,
+      ).catch((reason: unknown) => reason)
+
+    test.each<[string, string, Partial<Record<BuildImagesInputName, string>>]>([
+      ['a FROM line', HUB, {}],
+      ["'builder: docker'", HUB, { builder: 'docker' }],
+      [
+        'a base named through a build argument the run gives (build-args)',
+        'ARG BASE\nFROM $BASE\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n',
+        { 'build-args': 'BASE=olympeio/frontend-base:latest' },
+      ],
+      [
+        'a COPY --from an image',
+        'FROM scratch\nARG SOURCES_PATH\nCOPY --from=olympeio/frontend-base:latest /etc /etc\nCOPY $SOURCES_PATH /app\n',
+        {},
+      ],
+    ])('refused in the check phase, as the run refuses it: %s', async (_, text, given) => {
+      const error = await check(text, given)
+      expect(error).toBeInstanceOf(ActionError)
+      expect((error as Error).message).toBe(
+        `The Dockerfiles cannot be built as they are, so no image was built:\n- ${REFUSAL}`,
+      )
+    })
+
+    test.each<[string, string, Partial<Record<BuildImagesInputName, string>>, object]>([
+      ['Buildah, which reads its registries configuration', HUB, { builder: 'buildah' }, legacy],
+      ['BuildKit on', HUB, {}, {}],
+      [
+        'no base the mirror serves',
+        'FROM r.io/frontend-base:latest\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n',
+        {},
+        legacy,
+      ],
+    ])('not refused: %s', async (_, text, given, facts) => {
+      const checked = await check(text, given, facts)
+      expect(checked).toMatchObject({ tags: ['main-1a2b3c4'] })
+    })
+
+    test('the bases the check read, with their mirrors, are what the build is given', async () => {
+      const tools = ports(memoryFiles({ '/p/docker/frontend.Dockerfile': HUB, ...BUILT }))
+      const given = raw({ images: 'frontend', 'registry-mirrors': 'docker.io=m.example/hub' })
+      const checked = await checkBuildImages(given, context, tools)
+      expect('dockerfiles' in checked && checked.dockerfiles.get('frontend')?.bases).toEqual([
+        {
+          reference: 'olympeio/frontend-base:latest',
+          mirrored: 'm.example/hub/olympeio/frontend-base:latest',
+        },
+      ])
+      await runBuildImages(checked, context, tools)
+      expect(tools.docker.builds.map((build) => build.bases)).toEqual([
+        [
+          {
+            reference: 'olympeio/frontend-base:latest',
+            mirrored: 'm.example/hub/olympeio/frontend-base:latest',
+          },
+        ],
+      ])
+    })
+  })
 })

@@ -11,11 +11,16 @@ import type { RegistrySession } from '../../../../src/core/registry/session.js'
 const F = `sha256:${'f'.repeat(64)}`
 const D = `sha256:${'d'.repeat(64)}`
 
-function store(kept: ReuseRecord[], problem?: string): ReuseRecords & { added: ReuseRecord[] } {
+function store(
+  kept: ReuseRecord[],
+  problem?: string,
+  untrusted?: () => Promise<string | undefined>,
+): ReuseRecords & { added: ReuseRecord[] } {
   const added: ReuseRecord[] = []
   return {
     where: 'the test cache',
     added,
+    untrusted: untrusted ?? (() => Promise.resolve(undefined)),
     has: (r) =>
       Promise.resolve(kept.some((k) => k.fingerprint === r.fingerprint && k.digest === r.digest)),
     add: (records) => {
@@ -37,11 +42,16 @@ async function record(
   records: ReuseRecords,
   images: BuiltImage[],
   branch = 'main',
+  saidUntrusted?: string,
 ): Promise<string[]> {
   const lines: string[] = []
   await recordImages(
     images,
-    { fingerprints: new Map(images.map((i) => [i.kind, F])), recorded: new Set() },
+    {
+      fingerprints: new Map(images.map((i) => [i.kind, F])),
+      recorded: new Set(),
+      ...(saidUntrusted ? { untrusted: saidUntrusted } : {}),
+    },
     { push: true, branch, defaultBranch: 'main' },
     { records, logger: { info: (line: string) => lines.push(line) } as never, redact: (t) => t },
   )
@@ -65,6 +75,27 @@ describe('recordImages', () => {
     expect(await record(store([], 'the service said no'), [image('frontend')])).toEqual([
       'Not recorded in the test cache (the service said no): the next run builds these images again.',
     ])
+  })
+})
+
+describe('recordImages where the records are not trusted', () => {
+  const why = 'is not trusted on this ref'
+
+  test('nothing is written; said in one line, unless the look-up said it already', async () => {
+    const records = store([], undefined, () => Promise.resolve(why))
+    expect(await record(records, [image('frontend')])).toEqual([
+      'Not recorded in the test cache: it is not trusted on this ref.',
+    ])
+    expect(await record(records, [image('frontend')], 'main', why)).toEqual([])
+    expect(records.added).toEqual([])
+  })
+
+  test('a store that cannot judge itself is not trusted either', async () => {
+    const records = store([], undefined, () => Promise.reject(new Error('no git, no index')))
+    expect(await record(records, [image('frontend')])).toEqual([
+      'Not recorded in the test cache: it is not trusted: judging whether it can be failed (no git, no index).',
+    ])
+    expect(records.added).toEqual([])
   })
 })
 
@@ -92,6 +123,7 @@ describe('recordProof', () => {
   test('a store that cannot be read proves nothing', async () => {
     const broken: ReuseRecords = {
       where: 'the test cache',
+      untrusted: () => Promise.resolve(undefined),
       has: () => Promise.reject(new Error('down')),
       add: () => Promise.resolve(undefined),
     }

@@ -43,26 +43,30 @@ const PROJECT: Record<string, string> = {
 interface MemoryRecords extends ReuseRecords {
   kept: ReuseRecord[]
   asked: string[]
+  /** Why they are not trusted in this run (what untrusted() answers), if they are not. */
+  distrust?: string
 }
 
 function memoryRecords(): MemoryRecords {
   const kept: ReuseRecord[] = []
   const asked: string[] = []
-  return {
+  const records: MemoryRecords = {
     where: 'the memory cache',
     kept,
     asked,
+    untrusted: () => Promise.resolve(records.distrust),
     has: (record) => {
       asked.push(record.digest)
       return Promise.resolve(
         kept.some((k) => k.fingerprint === record.fingerprint && k.digest === record.digest),
       )
     },
-    add: (records) => {
-      kept.push(...records)
+    add: (added) => {
+      kept.push(...added)
       return Promise.resolve(undefined)
     },
   }
+  return records
 }
 
 let records: MemoryRecords | undefined
@@ -466,6 +470,30 @@ describe('reuse of unchanged images', () => {
     expect(ran.lines.filter((line) => line.startsWith('Every image is built'))).toEqual([
       "Every image is built: no proof that the default branch built an image can be had here: neither a signature under 'signing-key' (not set) nor the CI's own record of what it built (the GitHub Actions cache, or the cache the GitLab template declares).",
     ])
+  })
+
+  test('records not trusted here: every image built, said in one line; none read, none written', async () => {
+    const registry = registryWithBases()
+    await firstRun(registry)
+    const kept = [...(records?.kept ?? [])]
+    if (records) records.distrust = 'is not trusted on this ref: set a key'
+    const ran = await run(registry, { sha: SHA2 })
+    expect(built(ran)).toEqual(['frontend', 'backend', 'codeasdata'])
+    expect(ran.lines.filter((line) => line.includes('memory cache'))).toEqual([
+      'Every image is built: the memory cache is not trusted on this ref: set a key.',
+    ])
+    expect(records?.asked).toEqual([])
+    expect(records?.kept).toEqual(kept)
+  })
+
+  test("records not trusted with 'reuse-unchanged: false': said once, when nothing is recorded", async () => {
+    const registry = registryWithBases()
+    if (records) records.distrust = 'is not trusted on this ref: set a key'
+    const ran = await run(registry, { given: { 'reuse-unchanged': 'false', ...FRONTEND_ONLY } })
+    expect(ran.lines.filter((line) => line.includes('memory cache'))).toEqual([
+      'Not recorded in the memory cache: it is not trusted on this ref: set a key.',
+    ])
+    expect(records?.kept).toEqual([])
   })
 
   test('a feature branch is not recorded: later runs trust only what the default branch built', async () => {

@@ -347,9 +347,10 @@ describe('build-images run: the builder', () => {
     )
   })
 
-  test('the legacy builder cannot take a base from a mirror: refused before any build', async () => {
+  test('the legacy builder (no buildx plugin) cannot take a base from a mirror: refused before any build', async () => {
+    // DOCKER_BUILDKIT=0 is refused by the check phase (check.test.ts); only the run finds buildx missing.
     const { docker, error } = await runWith({
-      docker: { builder: { kind: 'legacy', reason: 'disabled' } },
+      docker: { builder: { kind: 'legacy', reason: 'no-buildx' } },
       given: { 'registry-mirrors': 'docker.io=m.example/hub' },
       files: {
         ...PROJECT,
@@ -357,7 +358,7 @@ describe('build-images run: the builder', () => {
       },
     })
     expect((error as Error).message).toBe(
-      "'registry-mirrors' serves base images of these Dockerfiles, which Docker takes from a mirror as named build contexts, a BuildKit feature; but DOCKER_BUILDKIT is false, so docker would build with the legacy builder, which would pull them from their own registries. Unset DOCKER_BUILDKIT, or set 'builder: buildah'. Nothing was built.",
+      "'registry-mirrors' serves base images of these Dockerfiles ('node:20', 'base'), which Docker takes from a mirror as named build contexts, a BuildKit feature; but the buildx plugin is not installed, so docker would build with the legacy builder, which would pull them from their own registries. Install buildx (package docker-buildx-plugin, or docker-buildx on Debian), or set 'builder: buildah'. Nothing was built.",
     )
     expect(docker.calls).toEqual(['builder'])
   })
