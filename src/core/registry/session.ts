@@ -88,8 +88,13 @@ export class RegistrySession {
 
   /** The registry's answer, or the refusal of its challenge; a second 401 is returned as is. */
   async send(request: SessionRequest): Promise<HttpResponse | Refusal> {
+    const sentWith = this.authorization
     const response = await this.once(request)
-    if (response.status !== 401 || this.authorization !== undefined) return response
+    if (response.status !== 401) return response
+    // Requests of one session may run at once: another one's challenge, answered while this one
+    // was under way, is this one's answer too.
+    if (this.authorization !== sentWith) return this.once(request)
+    if (sentWith !== undefined) return response
     const authorization = await this.authorise(response.headers['www-authenticate'] ?? '')
     if (!('header' in authorization)) return authorization
     this.authorization = authorization.header
