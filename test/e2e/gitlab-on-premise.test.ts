@@ -158,6 +158,8 @@ beforeAll(async () => {
   await giveTo(user, project.dir, home, project.npmCache)
   const variables: Record<string, string> = {
     GITLAB_CI: 'true',
+    // GitLab protects a project's default branch unless told otherwise; gitlab-ci-local says 'false'.
+    CI_COMMIT_REF_PROTECTED: 'true',
     CI_PROJECT_DIR: project.dir,
     CI_REGISTRY: registry.host,
     CI_REGISTRY_USER: registry.user,
