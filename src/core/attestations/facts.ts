@@ -1,4 +1,4 @@
-import type { CiContext } from '../shared/context.js'
+import type { CiContext, Platform } from '../shared/context.js'
 import type { LockFile } from './lock-file.js'
 
 /**
@@ -72,14 +72,9 @@ export function ciFacts(
 ): { source: SourceFacts; run: RunFacts } | { problem: string } {
   const { repositoryUrl, builderId } = context
   if (!repositoryUrl || !builderId) {
-    const needs =
-      context.platform === 'gitlab'
-        ? 'CI_PROJECT_URL and CI_JOB_URL'
-        : context.platform === 'github'
-          ? 'GITHUB_SERVER_URL, GITHUB_REPOSITORY and GITHUB_WORKFLOW_REF'
-          : 'a CI run (GitHub Actions or GitLab CI)'
+    const fact = !repositoryUrl ? 'repository' : 'builder'
     return {
-      problem: `a provenance names the repository and the builder, and this run does not know ${!repositoryUrl ? 'the repository' : 'the builder'}: it needs ${needs}`,
+      problem: `a provenance names the repository and the builder, and this run does not know the ${fact} (${unknownFact(context.platform, fact)})`,
     }
   }
   return {
@@ -95,4 +90,23 @@ export function ciFacts(
       ...times,
     },
   }
+}
+
+/** The variables each CI sets for a fact a provenance names. */
+const CI_VARIABLES: Record<
+  Exclude<Platform, 'local'>,
+  Record<'repository' | 'builder', string[]>
+> = {
+  github: {
+    repository: ['GITHUB_SERVER_URL', 'GITHUB_REPOSITORY'],
+    builder: ['GITHUB_SERVER_URL', 'GITHUB_WORKFLOW_REF'],
+  },
+  gitlab: { repository: ['CI_PROJECT_URL'], builder: ['CI_JOB_URL'] },
+}
+
+/** Why a run does not know a fact: the variables its CI sets for it are not there. */
+export function unknownFact(platform: Platform, fact: 'repository' | 'builder'): string {
+  if (platform === 'local') return 'a local run has no CI to name it'
+  const variables = CI_VARIABLES[platform][fact]
+  return `${variables.join(' and ')} ${variables.length > 1 ? 'are' : 'is'} not set`
 }

@@ -1,4 +1,5 @@
 import type { ProvenanceReader, ProvenanceVerdict } from '../attestations/provenance-check.js'
+import { unknownFact } from '../attestations/facts.js'
 import { attestationTag } from '../attestations/layout.js'
 import { REPOSITORY_EXPECTED, repositoryAddress } from '../attestations/source-repository.js'
 import type { CiContext } from '../shared/context.js'
@@ -38,14 +39,8 @@ export function acceptedRepositories(
 ): string[] | { problem: string } {
   if ('repositories' in rule) return rule.repositories
   if (context.repositoryUrl) return [context.repositoryUrl]
-  const from =
-    context.platform === 'gitlab'
-      ? 'CI_PROJECT_URL is not set'
-      : context.platform === 'github'
-        ? 'GITHUB_SERVER_URL and GITHUB_REPOSITORY are not set'
-        : 'a local run has no CI repository'
   return {
-    problem: `is true, but this run's repository is unknown (${from}); give the addresses of the repositories whose provenance is accepted instead, such as 'https://github.com/acme/shop'`,
+    problem: `is true, but this run's repository is unknown (${unknownFact(context.platform, 'repository')}); give the addresses of the repositories whose provenance is accepted instead, such as 'https://github.com/acme/shop'`,
   }
 }
 

@@ -98,14 +98,10 @@ describe('the facts a CI run gives a provenance', () => {
     [
       'gitlab',
       { repositoryUrl: 'https://gitlab.example.com/acme/shop' },
-      'the builder: it needs CI_PROJECT_URL and CI_JOB_URL',
+      'the builder (CI_JOB_URL is not set)',
     ],
-    [
-      'github',
-      {},
-      'the repository: it needs GITHUB_SERVER_URL, GITHUB_REPOSITORY and GITHUB_WORKFLOW_REF',
-    ],
-    ['local', {}, 'the repository: it needs a CI run (GitHub Actions or GitLab CI)'],
+    ['github', {}, 'the repository (GITHUB_SERVER_URL and GITHUB_REPOSITORY are not set)'],
+    ['local', {}, 'the repository (a local run has no CI to name it)'],
   ] as const)(
     '%s without what it needs: refused, saying which variables',
     (platform, known, end) => {
