@@ -7,7 +7,7 @@
 // provenance was made for another digest.
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { randomBytes } from 'node:crypto'
-import { readFile, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { attachAttestations } from '../../src/core/attestations/attach.js'
 import { readLockFile } from '../../src/core/attestations/lock-file.js'
@@ -25,6 +25,7 @@ import { BASE_IMAGES, dockerLogin, pushImage } from '../helpers/docker-env.js'
 import { useDockerSuite } from '../helpers/docker-suite.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { capture } from '../helpers/run-process.js'
+import { pinnedOf, startCosign, type Cosign, type KeyPair } from '../helpers/cosign.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { useCleanup } from '../helpers/suite.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
@@ -47,9 +48,8 @@ const LOCK = JSON.stringify({
 })
 
 let webhook: WebhookServer
-let cosignHome = ''
-let keyFolder = ''
-let privateKey = ''
+let cosign: Cosign
+let pair: KeyPair
 let workspace = ''
 const images: Record<string, { reference: string; digest: string }> = {}
 const captured: Record<string, string> = {}
@@ -58,19 +58,12 @@ const suite = useDockerSuite(cleanup)
 
 beforeAll(async () => {
   webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
-  cosignHome = await cleanup.tempDir('olympe-cosign-home-')
-  keyFolder = await cleanup.tempDir('olympe-cosign-attest-')
+  cosign = await startCosign(cleanup, suite.dockerConfig)
   const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
   await dockerLogin(suite.registry, { env })
-  const made = await capture('cosign', ['generate-key-pair'], {
-    cwd: keyFolder,
-    env: { PATH: process.env.PATH ?? '', HOME: cosignHome, COSIGN_PASSWORD: KEY_PASSWORD },
-    timeoutMs: 60_000,
-  })
-  if (made.code !== 0) throw new Error(`cosign generate-key-pair failed: ${made.stderr}`)
-  privateKey = await readFile(join(keyFolder, 'cosign.key'), 'utf8')
+  pair = await cosign.generateKeyPair('attest', KEY_PASSWORD)
   workspace = await cleanup.tempDir('olympe-attestations-workspace-')
-  await writeFile(join(workspace, 'cosign.pub'), await readFile(join(keyFolder, 'cosign.pub')))
+  await writeFile(join(workspace, 'cosign.pub'), pair.publicKey)
   const push = async (name: string, source: string): Promise<void> => {
     const reference = `${suite.registry.host}/att/${name}`
     images[name] = { reference, digest: await pushImage(source, reference, { env }) }
@@ -82,19 +75,7 @@ beforeAll(async () => {
   await pushLabelled('frontend:moved', BASE_IMAGES.frontend)
   // Every image is signed by the real `cosign sign`: what is checked here is the provenance.
   for (const name of Object.keys(images)) {
-    const signed = await cosign(
-      [
-        'sign',
-        '--key',
-        join(keyFolder, 'cosign.key'),
-        '--tlog-upload=false',
-        '--allow-http-registry=true',
-        '--allow-insecure-registry=true',
-        '--yes',
-        pinned(name),
-      ],
-      { COSIGN_PASSWORD: KEY_PASSWORD },
-    )
+    const signed = await cosign.sign(pair, KEY_PASSWORD, pinned(name))
     expect({ name, code: signed.code }).toEqual({ name, code: 0 })
   }
 }, 240_000)
@@ -113,31 +94,15 @@ async function pushLabelled(name: string, source: string): Promise<void> {
   images[name] = { reference, digest: await pushImage(reference, reference, { env }) }
 }
 
-async function cosign(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; output: string }> {
-  const result = await capture('cosign', args, {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: cosignHome,
-      DOCKER_CONFIG: suite.dockerConfig,
-      ...env,
-    },
-    timeoutMs: 60_000,
-  })
-  return { code: result.code, stdout: result.stdout, output: `${result.stdout}\n${result.stderr}` }
-}
-
 /** `cosign verify-attestation --key`, offline, against the loopback registry. */
 async function verifyAttestation(
   type: string,
   name: string,
 ): Promise<{ code: number | null; statements: Array<Record<string, unknown>>; output: string }> {
-  const verified = await cosign([
+  const verified = await cosign.run([
     'verify-attestation',
     '--key',
-    join(keyFolder, 'cosign.pub'),
+    join(pair.folder, 'cosign.pub'),
     '--insecure-ignore-tlog=true',
     '--allow-http-registry=true',
     '--type',
@@ -158,16 +123,14 @@ async function verifyAttestation(
   return { code: verified.code, statements, output: verified.output }
 }
 
-const pinned = (name: string): string => {
-  const image = images[name] as { reference: string; digest: string }
-  return `${image.reference.replace(/:[^:/]+$/, '')}@${image.digest}`
-}
+const pinned = (name: string): string =>
+  pinnedOf(images[name] as { reference: string; digest: string })
 const digestOf = (name: string): string => (images[name] as { digest: string }).digest
 const referenceOf = (name: string): string => (images[name] as { reference: string }).reference
 
 /** Our library, in this process: the provenance and the SBOM of an image, in one write. */
 async function attachOurs(name: string): Promise<void> {
-  const key = openSigningKey(privateKey, KEY_PASSWORD)
+  const key = openSigningKey(pair.key, KEY_PASSWORD)
   if ('problem' in key) throw new Error(key.problem)
   const target = registryImage(referenceOf(name))
   if ('problem' in target) throw new Error(target.problem)
@@ -309,7 +272,7 @@ describe('deploy with require-provenance, against cosign', () => {
       name: 'a provenance made by cosign attest that names another repository',
       image: 'frontend:elsewhere',
       prepare: async (): Promise<void> => {
-        const predicate = join(keyFolder, 'elsewhere.json')
+        const predicate = join(pair.folder, 'elsewhere.json')
         await writeFile(
           predicate,
           JSON.stringify({
@@ -320,23 +283,11 @@ describe('deploy with require-provenance, against cosign', () => {
             runDetails: { builder: { id: 'https://example.com/builder' } },
           }),
         )
-        const attested = await cosign(
-          [
-            'attest',
-            '--key',
-            join(keyFolder, 'cosign.key'),
-            '--type',
-            'slsaprovenance1',
-            '--predicate',
-            predicate,
-            '--tlog-upload=false',
-            '--allow-http-registry=true',
-            '--allow-insecure-registry=true',
-            '--yes',
-            pinned('frontend:elsewhere'),
-          ],
-          { COSIGN_PASSWORD: KEY_PASSWORD },
-        )
+        const attested = await cosign.attest(pair, KEY_PASSWORD, {
+          type: 'slsaprovenance1',
+          predicate,
+          reference: pinned('frontend:elsewhere'),
+        })
         captured['cosign attest elsewhere'] = attested.output
         expect(attested.code).toBe(0)
       },
@@ -391,9 +342,9 @@ describe('deploy with require-provenance, against cosign', () => {
 describe('leaks', () => {
   test('no capture holds the signing key, its password or its PEM body', () => {
     expect(Object.keys(captured).length).toBeGreaterThan(8)
-    const blocks = pemBlocks(privateKey)
+    const blocks = pemBlocks(pair.key)
     expectNoSecrets(captured, [
-      privateKey,
+      pair.key,
       KEY_PASSWORD,
       ...blocks.flatMap((block) => [block.body, ...block.lines]),
     ])

@@ -31,8 +31,11 @@ export interface RegistryWorld {
   }
 }
 
-/** A session that may push to `<origin host>/<repository>`, on a registry held in memory. */
-export function registryWorld(origin: string, repository: string): RegistryWorld {
+/**
+ * A session that may push to `<origin host>/<repository>`, on a registry held in memory, within
+ * `seconds` of a clock that never waits.
+ */
+export function registryWorld(origin: string, repository: string, seconds = 60): RegistryWorld {
   const registry = memoryRegistry(origin)
   const network = fakeNetwork(registry.script)
   const target = registryImage(`${new URL(origin).host}/${repository}:main`)
@@ -44,7 +47,7 @@ export function registryWorld(origin: string, repository: string): RegistryWorld
     files: memoryFiles({}),
     dockerConfigPath: '/nowhere/config.json',
   }
-  const deadline = startDeadline(network.clock, 60, 'the test')
+  const deadline = startDeadline(network.clock, seconds, 'the test')
   return {
     registry,
     session: new RegistrySession(target, undefined, 'pull,push', deadline, ports, 1),
