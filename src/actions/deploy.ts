@@ -29,6 +29,13 @@ export const deployAction: Action<DeployInputName, CheckedDeploy> = {
       clock: systemClock,
       files: nodeFiles,
       dockerConfigPath: jobDockerConfigPath(process.env),
+      // The attestation reader is loaded only when a provenance is required.
+      ...(checked.inputs.provenanceRepositories
+        ? {
+            readProvenance: (await import('../core/attestations/provenance-check.js'))
+              .readProvenance,
+          }
+        : {}),
     })
     if (end.notLive !== undefined) platform.notLive(end.notLive)
   },

@@ -113,6 +113,7 @@ async function githubContext(env: Env, cwd: string): Promise<CiContext> {
   const repository = env.GITHUB_REPOSITORY
     ? `${context.repo.owner}/${context.repo.repo}`
     : undefined
+  const runId = Number.isFinite(context.runId) ? String(context.runId) : undefined
   return {
     platform: 'github',
     workspace: env.GITHUB_WORKSPACE || cwd,
@@ -121,9 +122,10 @@ async function githubContext(env: Env, cwd: string): Promise<CiContext> {
     branch,
     defaultBranch: payload.repository?.default_branch,
     sha: context.sha || undefined,
-    runId: Number.isFinite(context.runId) ? String(context.runId) : undefined,
+    runId,
     repository,
-    repositoryUrl: repository ? `${context.serverUrl}/${repository}` : undefined,
+    repositoryUrl: repository ? webAddress(`${context.serverUrl}/${repository}`) : undefined,
+    ...githubRun(env, context.serverUrl, repository, runId),
     actor: GITHUB_BOT,
     registryLoginHelp: REGISTRY_LOGIN_HELP.github,
   }
@@ -142,7 +144,8 @@ function gitlabContext(env: Env, cwd: string): CiContext {
     sha: env.CI_COMMIT_SHA,
     runId: env.CI_PIPELINE_ID,
     repository: env.CI_PROJECT_PATH,
-    repositoryUrl: env.CI_PROJECT_URL,
+    repositoryUrl: webAddress(env.CI_PROJECT_URL),
+    ...gitlabRun(env),
     containerRegistry: env.CI_REGISTRY || undefined,
     actor: env.GITLAB_USER_EMAIL
       ? {
@@ -152,6 +155,74 @@ function gitlabContext(env: Env, cwd: string): CiContext {
       : undefined,
     registryLoginHelp: REGISTRY_LOGIN_HELP.gitlab,
     registryPasswordFrom: GITLAB_REGISTRY_PASSWORD,
+  }
+}
+
+/** The facts of a run that a provenance names, each left out when the variable is not as GitHub sets it. */
+function githubRun(
+  env: Env,
+  serverUrl: string,
+  repository: string | undefined,
+  runId: string | undefined,
+): Pick<CiContext, 'ref' | 'workflow' | 'runUrl' | 'builderId'> {
+  const server = webAddress(serverUrl)
+  const ref = gitRef(env.GITHUB_REF)
+  // `owner/repo/.github/workflows/build.yml@refs/heads/main`
+  const workflow = /^[\w.-]+\/[\w.-]+\/\S+@refs\/\S+$/.test(env.GITHUB_WORKFLOW_REF ?? '')
+    ? env.GITHUB_WORKFLOW_REF
+    : undefined
+  const attempt = /^\d+$/.test(env.GITHUB_RUN_ATTEMPT ?? '') ? env.GITHUB_RUN_ATTEMPT : undefined
+  const run =
+    server && repository && runId
+      ? `${server}/${repository}/actions/runs/${runId}${attempt ? `/attempts/${attempt}` : ''}`
+      : undefined
+  return {
+    ...(ref ? { ref } : {}),
+    ...(workflow ? { workflow } : {}),
+    ...(run ? { runUrl: run } : {}),
+    ...(server && workflow ? { builderId: `${server}/${workflow}` } : {}),
+  }
+}
+
+/** The same facts on GitLab: the ref made from the pipeline's tag, merge request or branch. */
+function gitlabRun(env: Env): Pick<CiContext, 'ref' | 'workflow' | 'runUrl' | 'builderId'> {
+  const ref = gitRef(
+    env.CI_COMMIT_TAG
+      ? `refs/tags/${env.CI_COMMIT_TAG}`
+      : /^\d+$/.test(env.CI_MERGE_REQUEST_IID ?? '')
+        ? `refs/merge-requests/${env.CI_MERGE_REQUEST_IID ?? ''}/head`
+        : env.CI_COMMIT_REF_NAME
+          ? `refs/heads/${env.CI_COMMIT_BRANCH || env.CI_COMMIT_REF_NAME}`
+          : undefined,
+  )
+  const workflow =
+    env.CI_CONFIG_PATH && !/[\s\0]/.test(env.CI_CONFIG_PATH) ? env.CI_CONFIG_PATH : undefined
+  const run = webAddress(env.CI_PIPELINE_URL)
+  const job = webAddress(env.CI_JOB_URL)
+  return {
+    ...(ref ? { ref } : {}),
+    ...(workflow ? { workflow } : {}),
+    ...(run ? { runUrl: run } : {}),
+    ...(job ? { builderId: job } : {}),
+  }
+}
+
+/** A full git ref with no space or control character in it, else undefined. */
+function gitRef(ref: string | undefined): string | undefined {
+  return ref && /^refs\/[^\s\0]+$/.test(ref) ? ref : undefined
+}
+
+/** An http(s) address without credentials, query or fragment, as written (no trailing slash); else undefined. */
+function webAddress(value: string | undefined): string | undefined {
+  if (!value) return undefined
+  try {
+    const url = new URL(value)
+    const plain = !url.username && !url.password && !url.search && !url.hash
+    return (url.protocol === 'https:' || url.protocol === 'http:') && plain
+      ? value.replace(/\/+$/, '')
+      : undefined
+  } catch {
+    return undefined
   }
 }
 

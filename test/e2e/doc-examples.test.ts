@@ -45,6 +45,10 @@ const LISTED: Array<{ match: RegExp; why: string }> = [
     why: 'an image signed in your registry: test/e2e/signatures-cosign.test.ts runs `cosign verify --key … --insecure-ignore-tlog=true` on images signed in a loopback registry',
   },
   {
+    match: /^IMAGE=registry\.example\.com\/[\s\S]*cosign verify-attestation --key cosign\.pub/,
+    why: 'an image attested in your registry: test/e2e/attestations-cosign.test.ts runs `cosign verify-attestation --key … --insecure-ignore-tlog=true` with `--type slsaprovenance1` and `--type cyclonedx` on images attested in a loopback registry',
+  },
+  {
     match: /^apiVersion: (kyverno\.io|policy\.sigstore\.dev)\//,
     why: "a cluster's admission policy: Kyverno or Sigstore's policy-controller need a Kubernetes cluster, which cannot run here",
   },

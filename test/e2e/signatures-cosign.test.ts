@@ -20,7 +20,7 @@ import { useCleanup } from '../helpers/suite.js'
 import { BASE_IMAGES, dockerLogin, pushImage, removeImages } from '../helpers/docker-env.js'
 import { useDockerSuite } from '../helpers/docker-suite.js'
 import { startRegistryProxy } from '../helpers/registry-proxy.js'
-import { capture } from '../helpers/run-process.js'
+import { startCosign, pinnedOf, type Cosign, type KeyPair } from '../helpers/cosign.js'
 import { runAsGithub, runOutcome, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
@@ -30,16 +30,8 @@ const WEBHOOK_TOKEN = 'signatures-webhook-token-4e2a'
 const FINGERPRINT = 'io.olympe.deploy-actions.fingerprint'
 const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json'
 
-interface KeyPair {
-  folder: string
-  /** The private key's PEM text, as a secret holds it. */
-  key: string
-  publicKey: string
-}
-
 let webhook: WebhookServer
-/** cosign's own home: it writes nothing to the machine's. */
-let cosignHome = ''
+let cosignTool: Cosign
 /** Made by `cosign generate-key-pair` with KEY_PASSWORD; another pair; an unencrypted PEM pair. */
 let ours: KeyPair
 let other: KeyPair
@@ -54,11 +46,11 @@ const suite = useDockerSuite(cleanup)
 
 beforeAll(async () => {
   webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
-  cosignHome = await cleanup.tempDir('olympe-cosign-home-')
+  cosignTool = await startCosign(cleanup, suite.dockerConfig)
   const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
   await dockerLogin(suite.registry, { env })
-  ours = await generateKeyPair('ours', KEY_PASSWORD)
-  other = await generateKeyPair('other', '')
+  ours = await cosignTool.generateKeyPair('ours', KEY_PASSWORD)
+  other = await cosignTool.generateKeyPair('other', '')
   plain = plainKeyPair()
   workspace = await cleanup.tempDir('olympe-signatures-workspace-')
   await writeFile(join(workspace, 'cosign.pub'), ours.publicKey)
@@ -84,35 +76,8 @@ function secretsOf(pair: KeyPair, password?: string): string[] {
   ]
 }
 
-async function cosign(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; output: string }> {
-  const result = await capture('cosign', args, {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: cosignHome,
-      DOCKER_CONFIG: suite.dockerConfig,
-      ...env,
-    },
-    timeoutMs: 60_000,
-  })
-  return { code: result.code, output: `${result.stdout}\n${result.stderr}` }
-}
-
-async function generateKeyPair(label: string, password: string): Promise<KeyPair> {
-  const folder = await cleanup.tempDir(`olympe-cosign-${label}-`)
-  const made = await capture('cosign', ['generate-key-pair'], {
-    cwd: folder,
-    env: { PATH: process.env.PATH ?? '', HOME: cosignHome, COSIGN_PASSWORD: password },
-    timeoutMs: 60_000,
-  })
-  if (made.code !== 0) throw new Error(`cosign generate-key-pair failed: ${made.stderr}`)
-  return {
-    folder,
-    key: await readFile(join(folder, 'cosign.key'), 'utf8'),
-    publicKey: await readFile(join(folder, 'cosign.pub'), 'utf8'),
-  }
+function cosign(args: string[]): Promise<{ code: number | null; output: string }> {
+  return cosignTool.run(args)
 }
 
 /** An ECDSA P-256 key in plain PEM (`EC PRIVATE KEY`), as openssl makes one. */
@@ -149,23 +114,11 @@ function cosignSign(
   password: string,
   reference: string,
 ): Promise<{ code: number | null; output: string }> {
-  return cosign(
-    [
-      'sign',
-      '--key',
-      join(pair.folder, 'cosign.key'),
-      '--tlog-upload=false',
-      '--allow-http-registry=true',
-      '--allow-insecure-registry=true',
-      '--yes',
-      reference,
-    ],
-    { COSIGN_PASSWORD: password },
-  )
+  return cosignTool.sign(pair, password, reference)
 }
 
 async function publicKeyFile(pair: KeyPair, name: string): Promise<string> {
-  const path = join(cosignHome, name)
+  const path = join(cosignTool.home, name)
   await writeFile(path, pair.publicKey)
   return path
 }
@@ -262,10 +215,8 @@ async function deploy(
 }
 
 const digestOf = (name: string): string => (images[name] as { digest: string }).digest
-const pinned = (name: string): string => {
-  const image = images[name] as { reference: string; digest: string }
-  return `${image.reference.replace(/:[^:/]+$/, '')}@${image.digest}`
-}
+const pinned = (name: string): string =>
+  pinnedOf(images[name] as { reference: string; digest: string })
 
 describe('our signatures, checked by cosign verify --key', () => {
   test('the signer signs an image a test pushed with a key made by cosign generate-key-pair: cosign verify accepts it, fingerprint included', async () => {

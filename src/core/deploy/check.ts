@@ -52,7 +52,8 @@ export interface CheckedDeploy {
 export async function checkDeploy(
   raw: RawInputs<DeployInputName>,
   tools: ParseTools,
-  context: Pick<CiContext, 'workspace' | 'registryPasswordFrom'>,
+  context: Pick<CiContext, 'workspace' | 'registryPasswordFrom'> &
+    Partial<Pick<CiContext, 'platform' | 'repositoryUrl'>>,
   ports: DeployCheckPorts,
 ): Promise<CheckedDeploy> {
   const { logger } = ports

@@ -17,6 +17,7 @@ import {
   imageReference,
   imageReferenceList,
   previewUrl,
+  requireProvenance,
   verifySignatures,
   webhookToken,
   webhookUrl,
@@ -81,6 +82,13 @@ export const deployDefinition = {
       // A private key pasted where its public key belongs must not show in the log either.
       secret: pastedPrivateKey,
       parse: verifySignatures,
+    },
+    'require-provenance': {
+      description:
+        "With `verify-signatures`: deploy only images that carry a SLSA provenance (`https://slsa.dev/provenance/v1`) under its key, as `cosign attest --type slsaprovenance1` attaches one, made for the digest deployed, whose source repository (`buildDefinition.externalParameters.repository`) is accepted; any other image fails the step before the webhook is called, naming it and why (no provenance, another key, another digest, another repository). `true`: this repository (the CI's own: GitHub's server and repository, GitLab's `CI_PROJECT_URL`); or the addresses of the repositories accepted, one per line or comma-separated, such as `https://github.com/acme/shop`. `false`: not required. Refused without `verify-signatures`.",
+      default: 'false',
+      multiline: true,
+      parse: requireProvenance,
     },
     'pin-digests': {
       description:

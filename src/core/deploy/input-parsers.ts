@@ -8,6 +8,7 @@ import { describeIssues } from '../shared/issues.js'
 import { parseAppUrl, PREVIEW_WORDS, type AppTarget } from './app-url.js'
 import { parseCredentialUrl, userAndPassword } from '../shared/url-credentials.js'
 import { DeployRuleSchema, RULES_WORDING, type DeployRule } from './payload-schema.js'
+import { parseProvenanceRule, type ProvenanceRule } from './provenance.js'
 import { parseKeySource, type KeySource } from './signature-key.js'
 
 /** The deploy inputs that need a rule of their own, each from its text to its value. */
@@ -114,3 +115,6 @@ export function parseDeployRules(
 
 /** The public key of `verify-signatures`: its PEM text, or the path of its file (read later). */
 export const verifySignatures = refine<KeySource | undefined>(parseKeySource)
+
+/** `require-provenance`: false, true (this repository), or the repositories accepted. */
+export const requireProvenance = refine<ProvenanceRule>(parseProvenanceRule)

@@ -5,20 +5,22 @@ import type { CiContext } from '../shared/context.js'
 import { InputProblems, parseInputs } from '../shared/inputs.js'
 import { isLoopbackHost } from '../shared/loopback.js'
 import { deployDefinition, type DeployInputName } from './definition.js'
+import { acceptedRepositories } from './provenance.js'
 
 /**
  * The deploy action's inputs, validated and typed (see deployDefinition), with the registry
- * login of `registry`, `registry-username` and `registry-password` taken together.
+ * login of `registry`, `registry-username` and `registry-password` taken together, and the
+ * repositories `require-provenance` accepts (this run's, when it is true).
  */
 export type DeployInputs = Omit<
   InputValues<typeof deployDefinition>,
   'registry' | 'registryUsername' | 'registryPassword'
-> & { registryLogin?: RegistryLogin }
+> & { registryLogin?: RegistryLogin; provenanceRepositories?: string[] }
 
 export function parseDeployInputs(
   raw: RawInputs<DeployInputName>,
   tools?: ParseTools,
-  context: Pick<CiContext, 'registryPasswordFrom'> = {},
+  context: Partial<Pick<CiContext, 'registryPasswordFrom' | 'platform' | 'repositoryUrl'>> = {},
 ): DeployInputs {
   const { registry, registryUsername, registryPassword, ...inputs } = parseInputs(
     deployDefinition,
@@ -48,8 +50,24 @@ export function parseDeployInputs(
       'pin-digests',
       "is true, but 'verify-images' is false, and the digests to send come from the image check; set 'verify-images' to 'true' (or 'auto', which then acts as 'true'), or 'pin-digests' to 'auto' or 'false'",
     )
+  const provenanceRepositories = inputs.requireProvenance
+    ? problems.take(
+        'require-provenance',
+        acceptedRepositories(inputs.requireProvenance, { platform: 'local', ...context }),
+        [],
+      )
+    : undefined
+  if (inputs.requireProvenance && !inputs.verifySignatures)
+    problems.add(
+      'require-provenance',
+      "is set, but 'verify-signatures' is empty: a provenance proves where an image was built only under the key that signed it; give 'verify-signatures' the public key (cosign.pub) whose private key attests the images, or set 'require-provenance' to false",
+    )
   problems.throwIfAny()
-  return { ...inputs, registryLogin: login }
+  return {
+    ...inputs,
+    registryLogin: login,
+    ...(provenanceRepositories ? { provenanceRepositories } : {}),
+  }
 }
 
 /** Plain http would carry the bearer token in clear, except on this machine's loopback. */

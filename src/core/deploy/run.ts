@@ -30,12 +30,19 @@ import { listed, ServedFilesReader } from './served.js'
 import { watchRollout, type WatchedTarget } from './watch.js'
 import type { StepEnd } from '../shared/step-end.js'
 import type { DeployProgress } from './progress.js'
+import type { ProvenanceReader } from '../attestations/provenance-check.js'
+import type { ProvenanceCheck } from './provenance.js'
 
 export interface DeployPorts
   extends Pick<CommonPorts, 'logger' | 'reporter' | 'redact' | 'clock' | 'files'>, VerifyPorts {
   http: HttpClient
   /** Told how far the deployment got (see DeployPhase), for what a cancel says. */
   progress?: DeployProgress
+  /**
+   * Reads an image's provenance: given by the action's module, which loads it only when
+   * `require-provenance` is set.
+   */
+  readProvenance?: ProvenanceReader
 }
 
 /**
@@ -74,6 +81,7 @@ export async function runDeploy(
       deadline,
       readFrontendLabels: readLabels,
       ...(checked.signatures ? { signatures: checked.signatures } : {}),
+      ...provenanceCheck(inputs, ports),
     },
     ports,
   )
@@ -145,6 +153,18 @@ export async function runDeploy(
     return {}
   }
   return watch(targets, inputs, manualPromotion, build, ports, result.status)
+}
+
+/** `require-provenance`'s repositories and the reader, when it is set. */
+function provenanceCheck(
+  inputs: DeployInputs,
+  ports: DeployPorts,
+): { provenance?: ProvenanceCheck } {
+  const repositories = inputs.provenanceRepositories
+  if (!repositories) return {}
+  if (!ports.readProvenance)
+    throw new Error("'require-provenance' is set, and the provenance reader was not given")
+  return { provenance: { repositories, read: ports.readProvenance } }
 }
 
 /**

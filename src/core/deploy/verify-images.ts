@@ -21,6 +21,8 @@ import type { CommonPorts, Logger } from '../shared/ports.js'
 import { payloadImages, type PayloadImage, type PayloadInputs } from './payload.js'
 import type { Payload } from './payload-schema.js'
 import type { PinPlan } from './pinning.js'
+import { provenanceLogNote, provenanceProblem, type ProvenanceCheck } from './provenance.js'
+import type { ProvenanceVerdict } from '../attestations/provenance-check.js'
 
 export const VERIFY_MODES = ['auto', 'true', 'false'] as const
 export type VerifyMode = (typeof VERIFY_MODES)[number]
@@ -54,6 +56,11 @@ export interface VerifyInputs {
    * digest; an image that cannot be checked then fails the step under `auto` too.
    */
   signatures?: SignatureVerifier
+  /**
+   * `require-provenance`, with `signatures`: every signed image must carry a provenance under
+   * the same key, for its digest, naming one of these repositories.
+   */
+  provenance?: ProvenanceCheck
 }
 
 /**
@@ -80,6 +87,8 @@ interface Checked extends PayloadImage {
   verdict: Verdict
   /** With `verify-signatures`, for an image found: what its signatures say. */
   signature?: SignatureVerdict
+  /** With `require-provenance`, for an image signed: what its provenance says. */
+  provenance?: ProvenanceVerdict
   /** For an image found that is to be sent pinned: its pinned reference, or why there is none. */
   pin?: PinnedReference | { problem: string }
 }
@@ -115,7 +124,7 @@ export async function verifyImages(
   }
   const checked = await logger.group('Image check', () => checkAll(images, inputs, ports))
   reporter.setOutput('digests', JSON.stringify(digestsOf(checked, ports.redact)))
-  judge(checked, strictness(inputs), logger, inputs.signatures)
+  judge(checked, strictness(inputs), logger, inputs)
   const pins = new Map(
     checked.flatMap(({ reference, pin }) => (pin && 'digest' in pin ? [[reference, pin]] : [])),
   )
@@ -134,6 +143,12 @@ export async function verifyImages(
  * `true`.
  */
 function strictness(inputs: VerifyInputs): { mode: VerifyMode; advice: string } {
+  if (inputs.signatures && inputs.provenance)
+    return {
+      mode: 'true',
+      advice:
+        " ('verify-signatures' and 'require-provenance' require every image to be checked, signed and attested)",
+    }
   if (inputs.signatures)
     return {
       mode: 'true',
@@ -176,7 +191,7 @@ function judge(
   checked: Checked[],
   { mode, advice }: { mode: VerifyMode; advice: string },
   logger: Logger,
-  signatures: SignatureVerifier | undefined,
+  { signatures, provenance }: Pick<VerifyInputs, 'signatures' | 'provenance'>,
 ): void {
   const failures: string[] = []
   for (const image of checked) {
@@ -189,6 +204,8 @@ function judge(
     } else if (image.verdict.kind !== 'found') failures.push(problemOf(image))
     else if (signatures && image.signature?.kind !== 'signed')
       failures.push(signatureProblem(image, signatures))
+    else if (signatures && provenance && image.provenance?.kind !== 'proven')
+      failures.push(provenanceFailure(image, signatures, provenance))
     else if (image.pin && 'problem' in image.pin)
       failures.push(
         `The ${image.role} image '${image.reference}' cannot be sent pinned: ${image.pin.problem}`,
@@ -243,7 +260,16 @@ async function checkAll(
     const { readSignatures } = await import('../signing/signatures.js')
     const session = new RegistrySession(target, credentials, 'pull', deadline, ports)
     const read = await readSignatures(session, verdict.digest, inputs.signatures)
-    return { ...checked, ...pin, signature: read.verdict }
+    const signed = { ...checked, ...pin, signature: read.verdict }
+    if (!inputs.provenance || read.verdict.kind !== 'signed') return signed
+    const { repositories } = inputs.provenance
+    const provenance = await inputs.provenance.read(
+      session,
+      verdict.digest,
+      inputs.signatures,
+      repositories,
+    )
+    return { ...signed, provenance }
   })
   for (const image of checked) ports.logger.info(logLine(image))
   return checked
@@ -302,11 +328,12 @@ function checkDeadline(step: Deadline): Deadline {
   )
 }
 
-function logLine({ role, reference, registry, mirrorOf, verdict, signature }: Checked): string {
+function logLine(image: Checked): string {
+  const { role, reference, registry, mirrorOf, verdict, signature, provenance } = image
   const what = `${role} ${reference}${mirrorOf ? ` (asked at its mirror '${registry ?? ''}')` : ''}`
   switch (verdict.kind) {
     case 'found':
-      return `${what}: found, ${verdict.digest}${signature ? `; ${signatureLogNote(signature)}` : ''}`
+      return `${what}: found, ${verdict.digest}${signature ? `; ${signatureLogNote(signature)}` : ''}${provenance ? `; ${provenanceLogNote(provenance)}` : ''}`
     case 'missing':
       return `${what}: does not exist (${verdict.detail})`
     case 'mismatch':
@@ -352,6 +379,18 @@ function signatureLogNote(signature: SignatureVerdict): string {
     default:
       return `signatures not read (${signature.detail})`
   }
+}
+
+/** What was found instead of a provenance from a repository accepted. */
+function provenanceFailure(
+  { role, reference, registry, verdict, provenance }: Checked,
+  verifier: SignatureVerifier,
+  check: ProvenanceCheck,
+): string {
+  const digest = verdict.kind === 'found' ? verdict.digest : ''
+  if (!provenance) return `The ${role} image '${reference}' was not checked for a provenance`
+  const image = { role, reference, digest, registry: registry ?? '' }
+  return provenanceProblem(image, provenance, verifier, check.repositories)
 }
 
 /** What was found instead of a valid signature, for the image the payload would deploy. */

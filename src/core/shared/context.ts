@@ -13,7 +13,26 @@ export interface CiContext {
   runId?: string
   /** owner/name on GitHub, group/project on GitLab. */
   repository?: string
+  /** The repository's web page: `https://github.com/acme/shop`, GitLab's CI_PROJECT_URL. */
   repositoryUrl?: string
+  /**
+   * The full git ref the run is for: `refs/heads/main`, `refs/tags/v1.2.0`, `refs/pull/7/merge`
+   * (GitHub's GITHUB_REF; on GitLab, made from the tag, merge request or branch of the pipeline).
+   */
+  ref?: string
+  /**
+   * The definition that runs: GitHub's workflow at its ref (GITHUB_WORKFLOW_REF,
+   * `acme/shop/.github/workflows/build.yml@refs/heads/main`), GitLab's pipeline configuration
+   * (CI_CONFIG_PATH, `.gitlab-ci.yml`).
+   */
+  workflow?: string
+  /** This run's web page: GitHub's run at its attempt, GitLab's pipeline (CI_PIPELINE_URL). */
+  runUrl?: string
+  /**
+   * Who builds, as a provenance names it (SLSA's `builder.id`): GitHub's workflow file at its ref,
+   * as a URL; GitLab's job (CI_JOB_URL: the project and the job).
+   */
+  builderId?: string
   /** The CI's own container registry, where the project's images live: CI_REGISTRY on GitLab. */
   containerRegistry?: string
   actor?: { name: string; email: string }

@@ -122,16 +122,16 @@ export interface SignatureManifest {
 }
 
 /**
- * The `.sig` manifest with `layer` added: the layers of `existing` (another key's signatures,
- * earlier ones of ours) kept as they are, and the configuration go-containerregistry computes for
- * them (one history entry and one diff id per layer). Without `existing`, an OCI manifest, as
- * cosign 2 writes by default.
+ * The `.sig` (or `.att`) manifest with `added` appended: the layers of `existing` (another key's
+ * signatures, earlier ones of ours, other attestations) kept as they are, and the configuration
+ * go-containerregistry computes for them (one history entry and one diff id per layer). Without
+ * `existing`, an OCI manifest, as cosign 2 writes by default.
  */
 export function appendedManifest(
   existing: Record<string, unknown> | undefined,
-  layer: LayerDescriptor,
+  ...added: LayerDescriptor[]
 ): SignatureManifest {
-  const layers = [...(existingLayers(existing) ?? []), layer]
+  const layers = [...(existingLayers(existing) ?? []), ...added]
   const config = blobOf(configText(layers.map((each) => each.digest)))
   const previousConfig = existing?.config
   const configType =

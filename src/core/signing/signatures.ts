@@ -1,28 +1,22 @@
 import { Unreachable } from '../registry/ask.js'
-import { pushBlob } from '../registry/blobs.js'
-import { getBlob, getManifest, tagManifest, type Manifest } from '../registry/manifests.js'
+import { getBlob } from '../registry/manifests.js'
 import type { RegistrySession } from '../registry/session.js'
-import { isObject, jsonValue } from '../shared/json-text.js'
 import {
-  appendedManifest,
   blobOf,
-  existingLayers,
   readPayload,
   SIGNATURE_ANNOTATION,
   signatureLayer,
   signatureTag,
+  type LayerDescriptor,
   type PayloadClaims,
 } from './cosign-layout.js'
+import { appendToCosignManifest, readCosignManifest } from './cosign-manifest.js'
 import type { SignatureVerifier } from './signer.js'
 
 /** A payload is a few hundred bytes; cosign's own limit on a signature layer is far above this. */
 const MAX_PAYLOAD_BYTES = 128 * 1024
 /** Signatures read for one digest, at most: each key that signed it adds one. */
 const MAX_SIGNATURES = 32
-const IMAGE_MANIFESTS = new Set([
-  'application/vnd.oci.image.manifest.v1+json',
-  'application/vnd.docker.distribution.manifest.v2+json',
-])
 
 /** What the registry holds for one digest, judged with one verifier. */
 export type SignatureVerdict =
@@ -54,26 +48,22 @@ export async function readSignatures(
   verifier: SignatureVerifier,
 ): Promise<SignaturesRead> {
   const tag = signatureTag(digest)
-  try {
-    const got = await getManifest(session, tag)
-    if ('kind' in got) {
-      if (got.kind === 'missing')
-        return { verdict: { kind: 'unsigned', detail: `no '${tag}' in its repository` } }
-      return { verdict: { kind: got.kind, detail: `'${tag}': ${got.detail}` } }
+  const read = await readCosignManifest(session, tag, 'signature')
+  if ('kind' in read)
+    return {
+      verdict: { kind: read.kind === 'missing' ? 'unsigned' : read.kind, detail: read.detail },
     }
-    const document = manifestDocument(got)
-    if (typeof document === 'string')
-      return { verdict: { kind: 'unusable', detail: `'${tag}' ${document}` } }
-    const layers = (existingLayers(document) ?? []).filter(
-      (layer) => typeof layer.annotations?.[SIGNATURE_ANNOTATION] === 'string',
-    )
-    if (layers.length === 0)
-      return {
-        verdict: { kind: 'unsigned', detail: `'${tag}' holds no signature` },
-        manifest: document,
-      }
+  const layers = read.layers.filter(
+    (layer) => typeof layer.annotations?.[SIGNATURE_ANNOTATION] === 'string',
+  )
+  if (layers.length === 0)
+    return {
+      verdict: { kind: 'unsigned', detail: `'${tag}' holds no signature` },
+      manifest: read.document,
+    }
+  try {
     const verdict = await judge(session, digest, layers.slice(0, MAX_SIGNATURES), verifier)
-    return { verdict, manifest: document }
+    return { verdict, manifest: read.document }
   } catch (error) {
     if (error instanceof Unreachable)
       return { verdict: { kind: 'unreachable', detail: error.message } }
@@ -81,19 +71,10 @@ export async function readSignatures(
   }
 }
 
-function manifestDocument(manifest: Manifest): Record<string, unknown> | string {
-  if (!IMAGE_MANIFESTS.has(manifest.mediaType))
-    return `is a '${manifest.mediaType || 'manifest of no media type'}', not a signature manifest`
-  const document = jsonValue(manifest.body)
-  return isObject(document) ? document : 'is not a JSON manifest'
-}
-
-type Layer = NonNullable<ReturnType<typeof existingLayers>>[number]
-
 async function judge(
   session: RegistrySession,
   digest: string,
-  layers: readonly Layer[],
+  layers: readonly LayerDescriptor[],
   verifier: SignatureVerifier,
 ): Promise<SignatureVerdict> {
   const claims: PayloadClaims[] = []
@@ -130,7 +111,7 @@ async function judge(
  * once the tag names the new manifest, else why not. Like cosign, a signature another job adds
  * between the read and the write is lost: signing is safe to run again.
  */
-export async function addSignature(
+export function addSignature(
   session: RegistrySession,
   digest: string,
   existing: Record<string, unknown> | undefined,
@@ -138,17 +119,11 @@ export async function addSignature(
   annotations: Record<string, string>,
 ): Promise<string | undefined> {
   const blob = blobOf(payload)
-  const problem = await pushBlob(session, blob)
-  if (problem) return `uploading the payload failed: ${problem}`
-  const manifest = appendedManifest(existing, signatureLayer(blob, annotations))
-  const configProblem = await pushBlob(session, manifest.config)
-  if (configProblem)
-    return `uploading the signature manifest's configuration failed: ${configProblem}`
-  const written = blobOf(manifest.text)
-  const tagProblem = await tagManifest(
+  return appendToCosignManifest(
     session,
-    { body: manifest.text, mediaType: manifest.mediaType, digest: written.digest },
     signatureTag(digest),
+    existing,
+    [{ blob, layer: signatureLayer(blob, annotations) }],
+    { blob: 'payload', manifest: 'signature' },
   )
-  return tagProblem ? `writing '${signatureTag(digest)}' failed: ${tagProblem}` : undefined
 }

@@ -62,6 +62,10 @@ describe('the CI context', () => {
       runId: '9876543210',
       repository: 'acme/shop',
       repositoryUrl: 'https://github.com/acme/shop',
+      ref: 'refs/heads/master',
+      workflow: 'acme/shop/.github/workflows/images.yml@refs/heads/master',
+      runUrl: 'https://github.com/acme/shop/actions/runs/9876543210/attempts/2',
+      builderId: 'https://github.com/acme/shop/.github/workflows/images.yml@refs/heads/master',
       actor: {
         name: 'github-actions[bot]',
         email: '41898282+github-actions[bot]@users.noreply.github.com',
@@ -79,6 +83,8 @@ describe('the CI context', () => {
         isPullRequest: true,
         branch: 'feature/login',
         defaultBranch: 'master',
+        ref: 'refs/pull/42/merge',
+        workflow: 'acme/shop/.github/workflows/images.yml@refs/pull/42/merge',
       },
     ],
     [
@@ -91,6 +97,10 @@ describe('the CI context', () => {
         defaultBranch: 'main',
         runId: '77',
         repositoryUrl: 'https://github.acme.internal/acme/shop',
+        ref: 'refs/heads/main',
+        runUrl: 'https://github.acme.internal/acme/shop/actions/runs/77/attempts/1',
+        builderId:
+          'https://github.acme.internal/acme/shop/.github/workflows/release.yml@refs/heads/main',
       },
     ],
   ])('GitHub, %s', async (_name, fixture, expected) => {
@@ -106,7 +116,8 @@ describe('the CI context', () => {
   test('GitHub outside a runner: nothing is invented', async () => {
     const context = await detect({ GITHUB_ACTIONS: 'true' })
     expect(context).toMatchObject({ platform: 'github', workspace: '/work', isPullRequest: false })
-    for (const fact of ['branch', 'sha', 'runId', 'repository', 'repositoryUrl', 'defaultBranch'])
+    const facts = ['branch', 'sha', 'runId', 'repository', 'repositoryUrl', 'defaultBranch']
+    for (const fact of [...facts, 'ref', 'workflow', 'runUrl', 'builderId'])
       expect(context[fact as keyof CiContext]).toBeUndefined()
   })
 
@@ -122,6 +133,10 @@ describe('the CI context', () => {
       runId: '123456',
       repository: 'acme/shop',
       repositoryUrl: 'https://gitlab.example.com/acme/shop',
+      ref: 'refs/heads/master',
+      workflow: '.gitlab-ci.yml',
+      runUrl: 'https://gitlab.example.com/acme/shop/-/pipelines/123456',
+      builderId: 'https://gitlab.example.com/acme/shop/-/jobs/987654',
       containerRegistry: 'registry.gitlab.example.com',
       actor: { name: 'Ada Lovelace', email: 'ada@example.com' },
       registryLoginHelp: REGISTRY_LOGIN_HELP.gitlab,
@@ -134,6 +149,7 @@ describe('the CI context', () => {
       event: 'merge_request_event',
       isPullRequest: true,
       branch: 'feature/login',
+      ref: 'refs/merge-requests/17/head',
       actor: { name: 'ada', email: 'ada@example.com' },
     })
   })
@@ -143,6 +159,7 @@ describe('the CI context', () => {
     expect(context.branch).toBeUndefined()
     expect(context.actor).toBeUndefined()
     expect(context.isPullRequest).toBe(false)
+    expect(context).toMatchObject({ ref: 'refs/tags/v1.4.0', workflow: 'ci/pipeline.yml' })
   })
 
   test('GitLab, a schedule', async () => {
@@ -151,6 +168,38 @@ describe('the CI context', () => {
       isPullRequest: false,
       branch: 'master',
     })
+  })
+
+  test.each<[string, Env, Partial<CiContext>]>([
+    [
+      'GitHub: a workflow ref, server or run id not as the runner writes them is left out',
+      {
+        GITHUB_ACTIONS: 'true',
+        GITHUB_REPOSITORY: 'acme/shop',
+        GITHUB_SERVER_URL: 'https://user:pw@github.example.com',
+        GITHUB_REF: 'refs/heads/main branch',
+        GITHUB_WORKFLOW_REF: '.github/workflows/images.yml',
+        GITHUB_RUN_ID: 'x1',
+      },
+      {},
+    ],
+    [
+      'GitLab: addresses that are no http(s) page, and a ref with a space, are left out',
+      {
+        GITLAB_CI: 'true',
+        CI_PROJECT_URL: 'javascript:alert(1)',
+        CI_JOB_URL: 'https://gitlab.example.com/acme/shop/-/jobs/1?token=x',
+        CI_PIPELINE_URL: 'ftp://gitlab.example.com/acme/shop/-/pipelines/1',
+        CI_COMMIT_REF_NAME: 'a b',
+        CI_CONFIG_PATH: 'a\nb',
+      },
+      {},
+    ],
+  ])('%s', async (_name, env, expected) => {
+    const context = await detect(env)
+    for (const fact of ['ref', 'workflow', 'runUrl', 'builderId'] as const)
+      expect({ fact, value: context[fact] }).toEqual({ fact, value: expected[fact] })
+    expect(context.repositoryUrl).toBeUndefined()
   })
 
   describe('a local run asks git', () => {

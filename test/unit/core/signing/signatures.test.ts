@@ -2,9 +2,7 @@ import { describe, expect, test } from '@jest/globals'
 import { generateKeyPairSync } from 'node:crypto'
 import type { BuiltImage } from '../../../../src/core/build-images/build.js'
 import type { ReuseCandidate } from '../../../../src/core/build-images/reuse-proof.js'
-import { registryImage } from '../../../../src/core/registry/reference.js'
 import { RegistrySession } from '../../../../src/core/registry/session.js'
-import { startDeadline } from '../../../../src/core/shared/deadline.js'
 import { ActionError } from '../../../../src/core/shared/errors.js'
 import { signatureTag, simpleSigningPayload } from '../../../../src/core/signing/cosign-layout.js'
 import { openSigningKey, type SigningKey } from '../../../../src/core/signing/private-key.js'
@@ -12,9 +10,9 @@ import { signatureProof } from '../../../../src/core/signing/reuse-proof.js'
 import { signImages } from '../../../../src/core/signing/sign-images.js'
 import { keySigner, type Signer } from '../../../../src/core/signing/signer.js'
 import { addSignature, readSignatures } from '../../../../src/core/signing/signatures.js'
-import { fakeNetwork, memoryRegistry, type MemoryRegistry } from '../../../helpers/fake-registry.js'
-import { memoryFiles } from '../../../helpers/memory-files.js'
+import type { MemoryRegistry } from '../../../helpers/fake-registry.js'
 import { recordingLogger } from '../../../helpers/recording.js'
+import { registryWorld } from '../../../helpers/attestations.js'
 
 const ORIGIN = 'https://reg.example.com'
 const REPOSITORY = 'acme/shop/frontend'
@@ -39,26 +37,9 @@ interface World {
 }
 
 function world(): World {
-  const registry = memoryRegistry(ORIGIN)
-  const network = fakeNetwork(registry.script)
-  const target = registryImage(`reg.example.com/${REPOSITORY}:main`)
-  if ('problem' in target) throw new Error(target.problem)
+  const { registry, session, ports } = registryWorld(ORIGIN, REPOSITORY, 30)
   const { logger, lines } = recordingLogger()
-  const ports = {
-    ...network,
-    logger,
-    registerSecret: () => undefined,
-    redact: (text: string) => text,
-    files: memoryFiles({}),
-    dockerConfigPath: '/nowhere/config.json',
-  }
-  const deadline = startDeadline(network.clock, 30, 'the test')
-  return {
-    registry,
-    session: new RegistrySession(target, undefined, 'pull,push', deadline, ports, 1),
-    ports,
-    lines,
-  }
+  return { registry, session, ports: { ...ports, logger }, lines }
 }
 
 async function sign(

@@ -1,0 +1,98 @@
+// The real cosign binary (Debian's cosign 2.5), run offline against a loopback registry: a home
+// of its own (it writes nothing to the machine's), the registry login from DOCKER_CONFIG, no
+// transparency log. For the suites that check our signatures and attestations against cosign's.
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Cleanup } from './cleanup.js'
+import { capture } from './run-process.js'
+
+/** A key pair `cosign generate-key-pair` made, in its folder (cosign.key, cosign.pub). */
+export interface KeyPair {
+  folder: string
+  /** The private key's PEM text, as a secret holds it. */
+  key: string
+  publicKey: string
+}
+
+export interface CosignRun {
+  code: number | null
+  stdout: string
+  /** stdout and stderr together, for messages and the leak scans. */
+  output: string
+}
+
+export interface Cosign {
+  /** cosign's own home. */
+  home: string
+  run(args: string[], env?: Record<string, string>): Promise<CosignRun>
+  generateKeyPair(label: string, password: string): Promise<KeyPair>
+  /** `cosign sign --key`, with the pair's key file, offline. */
+  sign(pair: KeyPair, password: string, reference: string): Promise<CosignRun>
+  /** `cosign attest --key` of a predicate file, offline. */
+  attest(
+    pair: KeyPair,
+    password: string,
+    options: { type: string; predicate: string; reference: string },
+  ): Promise<CosignRun>
+}
+
+/** The flags that let cosign write to a plain-http loopback registry without a transparency log. */
+const OFFLINE_WRITE = [
+  '--tlog-upload=false',
+  '--allow-http-registry=true',
+  '--allow-insecure-registry=true',
+  '--yes',
+]
+
+/** cosign, with a home that `cleanup` removes and the registry login of `dockerConfig`. */
+export async function startCosign(cleanup: Cleanup, dockerConfig: string): Promise<Cosign> {
+  const home = await cleanup.tempDir('olympe-cosign-home-')
+  const run = async (args: string[], env: Record<string, string> = {}): Promise<CosignRun> => {
+    const result = await capture('cosign', args, {
+      env: { PATH: process.env.PATH ?? '', HOME: home, DOCKER_CONFIG: dockerConfig, ...env },
+      timeoutMs: 60_000,
+    })
+    return {
+      code: result.code,
+      stdout: result.stdout,
+      output: `${result.stdout}\n${result.stderr}`,
+    }
+  }
+  return {
+    home,
+    run,
+    generateKeyPair: async (label, password) => {
+      const folder = await cleanup.tempDir(`olympe-cosign-${label}-`)
+      const made = await capture('cosign', ['generate-key-pair'], {
+        cwd: folder,
+        env: { PATH: process.env.PATH ?? '', HOME: home, COSIGN_PASSWORD: password },
+        timeoutMs: 60_000,
+      })
+      if (made.code !== 0) throw new Error(`cosign generate-key-pair failed: ${made.stderr}`)
+      return {
+        folder,
+        key: await readFile(join(folder, 'cosign.key'), 'utf8'),
+        publicKey: await readFile(join(folder, 'cosign.pub'), 'utf8'),
+      }
+    },
+    sign: (pair, password, reference) =>
+      run(['sign', '--key', join(pair.folder, 'cosign.key'), ...OFFLINE_WRITE, reference], {
+        COSIGN_PASSWORD: password,
+      }),
+    attest: (pair, password, { type, predicate, reference }) =>
+      run(
+        ['attest', '--key', join(pair.folder, 'cosign.key'), '--type', type].concat([
+          '--predicate',
+          predicate,
+          ...OFFLINE_WRITE,
+          reference,
+        ]),
+        { COSIGN_PASSWORD: password },
+      ),
+  }
+}
+
+/** `<repository>@<digest>` of an image pushed as `<repository>:<tag>`. */
+export function pinnedOf(image: { reference: string; digest: string }): string {
+  return `${image.reference.replace(/:[^:/]+$/, '')}@${image.digest}`
+}
