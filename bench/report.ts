@@ -15,6 +15,7 @@ import { BENCH_CORES } from './labels.js'
 import type { Figure } from './measure.js'
 import { FRESH_MISSED_NOTES, MISSED_TARGET_NOTES, NPX_MISSED_NOTES } from './notes.js'
 import type { NpxResult } from './npx.js'
+import type { WatchResult } from './watch.js'
 
 /** bench/results.json. */
 export interface BenchResults {
@@ -32,6 +33,8 @@ export interface BenchResults {
   buildah: BuildahResult
   snapshot: Record<string, Figure>
   npx: NpxResult & { targets: TargetCheck[] }
+  /** The rollout watch's verdict latency against a curl loop (bench/watch.ts). */
+  watch?: WatchResult
 }
 
 /**
@@ -51,6 +54,7 @@ export function renderPerformance({
   buildah,
   snapshot,
   npx,
+  watch,
 }: BenchResults): string {
   const floor = deploy['(a) node:http script'] as Figure
   const ratio = (value: number, base: number): string => `${(value / base).toFixed(2)}×`
@@ -94,6 +98,7 @@ export function renderPerformance({
     '',
     `Deploy when the webhook answers with a 10 MB body: ${(large.seconds * 1000).toFixed(0)} ms, peak RSS ${large.maxRssMb.toFixed(1)} MB (only 64 KiB of the body is kept).`,
     '',
+    ...renderWatch(watch),
     ...renderSignatures(signatures),
     ...renderImages(images, MISSED_TARGET_NOTES),
     ...renderFresh(fresh, FRESH_MISSED_NOTES),
@@ -136,6 +141,34 @@ function renderSignatures(signatures: Record<string, Figure> | undefined): strin
     ...rows,
     '',
     `\`verify-signatures\` adds ${((signed.seconds - checked.seconds) * 1000).toFixed(0)} ms to the image check (${ratio(signed.seconds, checked.seconds)}): the signature code is a chunk loaded only when the input is set, and the \`.sig\` manifest and its payload are two more requests per image.`,
+    '',
+  ]
+}
+
+/** The rollout watch: how soon the verdict comes once the app serves the new build. */
+function renderWatch(watch: WatchResult | undefined): string[] {
+  if (!watch || watch.figures.length === 0) return []
+  const s = (value: number): string => `${value.toFixed(1)} s`
+  const rows = watch.figures.map((f) => {
+    const ours = f.bundleSeconds
+    const theirs = f.baselineSeconds
+    return `| +${f.switchSeconds} s | ${s(ours)} (${s(Math.max(...f.bundle))}) | ${s(theirs)} (${s(Math.max(...f.baseline))}) | ${(ours / theirs).toFixed(2)}× |`
+  })
+  const firstMinute = watch.figures.filter((f) => f.switchSeconds < 60)
+  const worst = Math.max(...firstMinute.flatMap((f) => f.bundle))
+  const polls = Math.max(...watch.figures.map((f) => f.pollsPerSecond))
+  const requests = Math.max(...watch.figures.map((f) => f.requestsPerSecond))
+  return [
+    `The rollout watch, through the deploy bundle as the runner runs it with the default \`poll-seconds\` (${watch.pollSeconds}) and \`wait-minutes\`, against an app on loopback that starts serving the new build a set time after the webhook's answer: at five places of the 2 s between two polls of the first minute, and once after it. The version is the evidence (with the served-files label, a poll also revalidates each labelled file, a conditional request each). From then to the verdict (the step's end): medians of ${watch.rounds} rounds (the worst in brackets), against (a) a hand-written watch, curl every ${watch.pollSeconds} s until two polls in a row give the new version (the step's own watch before it polled every 2 s in its first minute), run in turn in the same rounds.`,
+    '',
+    "| The app serves the new build, after the webhook's answer | Deploy bundle: verdict after it | (a) curl every 15 s | vs (a) |",
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    '| Target | Measured | Met |',
+    '|---|---|---|',
+    `| Verdict within 5 s of the app serving the new build, when it switches within the first minute | worst ${s(worst)} | ${worst <= 5 ? 'yes' : 'no'} |`,
+    `| At most one poll a second on average | ${polls.toFixed(2)} polls a second at most (${requests.toFixed(2)} requests with the status route's) | ${polls <= 1 ? 'yes' : 'no'} |`,
     '',
   ]
 }

@@ -17,6 +17,7 @@ import { freshTargets, imageTargets, npxTargets } from './images-report.js'
 import { benchNpx } from './npx.js'
 import type { BenchResults } from './report.js'
 import { benchSnapshot } from './snapshot.js'
+import { benchWatch } from './watch.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const RUNS = Number(process.env.BENCH_RUNS ?? 15)
@@ -42,6 +43,7 @@ const PARTS = [
   'buildah',
   'snapshot',
   'npx',
+  'watch',
 ] as const
 type Part = (typeof PARTS)[number]
 const only = process.env.BENCH_ONLY?.split(',').map((part) => part.trim())
@@ -56,6 +58,7 @@ const wanted = (part: Part): boolean => !only || only.includes(part)
 const IMAGE_ROUNDS = Number(process.env.BENCH_IMAGE_ROUNDS ?? 3)
 const FRESH_ROUNDS = Number(process.env.BENCH_FRESH_ROUNDS ?? 3)
 const BUILDAH_ROUNDS = Number(process.env.BENCH_BUILDAH_ROUNDS ?? 3)
+const WATCH_ROUNDS = Number(process.env.BENCH_WATCH_ROUNDS ?? 3)
 
 const resultsPath = join(ROOT, 'bench/results.json')
 const previous = (
@@ -111,6 +114,11 @@ try {
     const result = await benchNpx(Math.max(3, Math.floor(RUNS / 3)), tmp)
     return { ...result, targets: npxTargets(result) }
   })
+  const watch = await take(
+    'watch',
+    `the rollout watch's verdict latency against a curl loop, ${WATCH_ROUNDS} rounds`,
+    () => benchWatch(WATCH_ROUNDS),
+  )
   const results: BenchResults = {
     date: state.measured ? new Date().toISOString() : (previous.date ?? new Date().toISOString()),
     runs: RUNS,
@@ -124,6 +132,7 @@ try {
     buildah,
     snapshot,
     npx,
+    watch,
   }
   // Formatted as \`prettier --check\` wants it.
   await writeFile(

@@ -7,6 +7,7 @@
 // assertions are on order and counts (polls, conditional requests, full downloads), never times.
 import { describe, expect, test } from '@jest/globals'
 import {
+  beforeTheCall,
   deploys,
   servedFilesLabel,
   site,
@@ -14,6 +15,7 @@ import {
   type AppRequest,
   type AppServer,
   type FrontendBuild,
+  type Reply,
 } from '../helpers/app-server.js'
 import { useCleanup, useServers, useStarted } from '../helpers/suite.js'
 import { startRegistry } from '../helpers/docker-registry.js'
@@ -37,6 +39,19 @@ const BEFORE = built('1.3.0', 'the build before', 20)
 const BEFORE_SAME_VERSION = built('1.4.0', 'the build before', 20)
 /** This pipeline's build: 1.4.0, new code. */
 const THIS = built('1.4.0', 'this build', 22)
+/**
+ * This build's version served with the old main.js: the build before, half switched (its files
+ * written anew, so nginx's ETags, its time and size, are new).
+ */
+const STALE = built('1.4.0', 'the build before', 21)
+/** This build, with a main.js the platform rewrote as the app started. */
+const REWRITTEN: FrontendBuild = { ...THIS, code: `${THIS.code}// configured at start\n` }
+/** Builds whose index.html also loads vendor.js: this one, and what a half rollout serves. */
+const THIS_VENDOR: FrontendBuild = { ...THIS, vendor: '// vendor bundle\n'.repeat(500) }
+const OLD_MAIN_NEW_VENDOR: FrontendBuild = {
+  ...BEFORE_SAME_VERSION,
+  vendor: THIS_VENDOR.vendor ?? '',
+}
 
 const runs: RunResult[] = []
 const cleanup = useCleanup()
@@ -140,7 +155,7 @@ const annotations = (run: RunResult, command: string): string[] =>
     .map((each) => each.data)
 
 describe("live means this deployment's build serves", () => {
-  test('the version bumped: live once the app serves it; no file is asked', async () => {
+  test('the version bumped: live once the app serves it; its files asked once it gives this version', async () => {
     play(site(BEFORE, fromPoll(3, BEFORE, THIS)))
     const run = await deploy(await frontendImage(THIS))
 
@@ -148,9 +163,11 @@ describe("live means this deployment's build serves", () => {
     expect(run.outputs).toMatchObject({ rollout: 'live', 'live-version': '1.4.0' })
     // The read before the call, then 1.3.0 on polls 1 and 2, then 1.4.0 twice.
     expect(app.served).toEqual(['1.3.0', '1.3.0', '1.3.0', '1.4.0', '1.4.0'])
-    expect([...before(app, 'main.js'), ...after(app, 'main.js')]).toEqual([])
+    // main.js read before the call, then on the two polls that gave 1.4.0.
+    expect(before(app, 'main.js')).toEqual(['200'])
+    expect(after(app, 'main.js')).toEqual(['200 conditional', '304 conditional'])
     expect(run.stdout).toContain(
-      'Before the call, the app serves 1.3.0: the version tells this build (1.4.0) apart.',
+      "Before the call, the app serves 1.3.0: the version tells this build (1.4.0) apart. The files of the served-files label are compared too, so that a file still served as before the call is not taken for this build's.",
     )
     expect(run.summary).toContain('### Olympe rollout: live')
   })
@@ -317,7 +334,7 @@ describe('a manual promotion', () => {
     expect(run.outputs.rollout).toBe('awaiting-promotion')
     expect(annotations(run, 'warning')).toEqual([
       expect.stringContaining(
-        `the preview at ${preview.url} serves this build (version 1.4.0, status HTTP 200). Promote it on the platform once it is validated to go live`,
+        `the preview at ${preview.url} serves this build (version 1.4.0 with index.html and main.js as built, status HTTP 200). Promote it on the platform once it is validated to go live`,
       ),
     ])
     expect(run.summary).toContain(
@@ -334,12 +351,9 @@ describe('a manual promotion', () => {
 
     expect(run.code).toBe(0)
     expect(run.outputs.rollout).toBe('awaiting-promotion')
-    expect(run.stdout).toContain(
-      "The promotion mode is manual, and no 'preview-url' is given: if the app does not switch, the step cannot tell a new version that awaits its promotion from a rollout that never reached the app.",
-    )
     expect(annotations(run, 'warning')).toEqual([
       expect.stringContaining(
-        "or the rollout may never have reached the app; without 'preview-url' (the address where the platform serves the new version until it is promoted) the step cannot tell them apart",
+        "or the rollout may never have reached the app; without 'preview-url' (the address where the platform serves the new version until it is promoted) the step cannot tell them apart. Check the deployment on the platform, and promote it there once it is validated. Ask the platform operator whether this environment deploys with no downtime",
       ),
     ])
     expect(run.summary).toContain('### Not live: awaiting promotion')
@@ -355,9 +369,199 @@ describe('a manual promotion', () => {
   })
 })
 
+describe('what the app served before the call, when a read of it failed', () => {
+  const unavailable: Reply = { status: 503, body: 'Service Unavailable' }
+  const errorPage: Reply = {
+    status: 200,
+    body: '<!doctype html><title>502 Bad Gateway</title>',
+    headers: { 'Content-Type': 'text/html' },
+  }
+
+  test.each<[string, Reply | 'hang', string]>([
+    ['a 503', unavailable, 'HTTP 503 for version.json'],
+    ['an HTML error page', errorPage, 'an HTML page instead of version.json'],
+    ['a time-out', 'hang', 'no answer: '],
+  ])(
+    '%s on every read of version.json: no evidence of a change; the files decide, and a stale app is never live',
+    async (_name, reply, said) => {
+      // The app already served this version, with older code, and goes on doing so.
+      play(beforeTheCall('version.json', reply, site(BEFORE_SAME_VERSION)))
+      const run = await deploy(await frontendImage(THIS), { 'wait-minutes': '0.1' })
+
+      expect(run.code).toBe(1)
+      expect(run.outputs).toMatchObject({ rollout: 'timed-out', 'live-version': '1.4.0' })
+      expect(run.stdout).toContain(`Before the call, the app gives no version: ${said}`)
+      expect(run.stdout).toContain(
+        "It answered so on every read for a few seconds, so what it serves is unknown and is no evidence of a change; its files tell this build apart (it served another build's main.js), so the watch compares what the app serves with them.",
+      )
+      // Every file of the label compared after the call: the old main.js, never this build's.
+      expect(new Set(after(app, 'main.js'))).toEqual(new Set(['304 conditional']))
+      expect(annotations(run, 'error')).toEqual([
+        expect.stringMatching(
+          /^The app at .* did not serve this build \(1\.4\.0, with index\.html, main\.js and version\.json as built\) within 'wait-minutes' \(6 s\) \(waited \d+ s; last seen: version 1\.4\.0 with another build's main\.js, status HTTP 200\)\./,
+        ),
+      ])
+    },
+  )
+
+  test('a 503 once before the call: read again a second later, and the version it gives then tells', async () => {
+    let blipped = false
+    const switching = site(BEFORE, fromPoll(2, BEFORE, THIS))
+    play((request) => {
+      if (blipped || request.route !== 'version') return switching(request)
+      blipped = true
+      return unavailable
+    })
+    const run = await deploy(await frontendImage(THIS))
+
+    expect(run.code).toBe(0)
+    expect(before(app, 'version.json')).toEqual(['503', '200'])
+    expect(run.stdout).toContain(
+      'Before the call, the app serves 1.3.0: the version tells this build (1.4.0) apart.',
+    )
+    expect(run.outputs.rollout).toBe('live')
+  })
+
+  test('a 503 on every read, no served-files label: the same version is unverified, never live', async () => {
+    play(beforeTheCall('version.json', unavailable, site(BEFORE_SAME_VERSION)))
+    const run = await deploy(await frontendImage(THIS, 'none'), { 'expected-version': '1.4.0' })
+
+    expect(run.code).toBe(0)
+    expect(run.outputs).toMatchObject({ rollout: 'unverified', 'live-version': '1.4.0' })
+    expect(annotations(run, 'warning')).toEqual([
+      "Before the call, the app gives no version: HTTP 503 for version.json. It answered so on every read for a few seconds, so what it serves is unknown and is no evidence of a change, and without the frontend image's served-files label nothing else can tell this build apart: the watch ends unverified at best. To get evidence, bump the project's version before the images are built (the project template has no script for it: `npm version patch`, or a version set by the pipeline), so that each deployment serves a version of its own; or build the frontend image with build-images, which records in its labels the version and the digests of the files the frontend serves.",
+      expect.stringMatching(
+        /^Not verified: the app at .* answers with a healthy status \(last seen: version 1\.4\.0, status HTTP 200\), but what it served before the call could not be read \(it kept answering as a restarting app does: HTTP 503 for version\.json\), so nothing shows that 1\.4\.0 is new/,
+      ),
+    ])
+    expect(run.summary).toContain('### Not verified: what the app served before is unknown')
+  })
+
+  test("with 'preview-url' and 'require-evidence': a preview that answered 503 before the call is no evidence, the step fails", async () => {
+    play(site(BEFORE))
+    preview.play(
+      beforeTheCall(
+        'version.json',
+        unavailable,
+        site(BEFORE, () => STALE),
+      ),
+    )
+    const run = await deploy(await frontendImage(THIS, 'none'), {
+      'expected-version': '1.4.0',
+      'promotion-mode': 'manual',
+      'preview-url': preview.url,
+      'require-evidence': 'true',
+      'wait-minutes': '0.1',
+    })
+
+    expect(run.code).toBe(1)
+    expect(run.outputs.rollout).toBe('unverified')
+    expect(annotations(run, 'error')).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^Not verified: the app at .* did not serve this build within 'wait-minutes' \\(6 s\\), and the promotion mode is manual: the app still serves the build before this deployment \\(last seen: version 1\\.3\\.0, status HTTP 200\\), and the preview at ${preview.url.replace(/\./g, '\\.')} answers \\(version 1\\.4\\.0, status HTTP 200\\), but nothing tells this build from the one it served before the call.* 'require-evidence' is true, so the step fails\\.$`,
+        ),
+      ),
+    ])
+  })
+})
+
+describe('labelled files: every one compared after the call', () => {
+  test('main.js unreadable before the call (503): asked again after it; the old one served is not this build', async () => {
+    // Before: index.html without vendor.js, main.js 503. After: this build's index.html and
+    // vendor.js, but the old main.js.
+    play(
+      beforeTheCall(
+        'main.js',
+        { status: 503 },
+        site(BEFORE_SAME_VERSION, () => OLD_MAIN_NEW_VENDOR),
+      ),
+    )
+    const run = await deploy(await frontendImage(THIS_VENDOR), { 'wait-minutes': '0.1' })
+
+    expect(run.code).toBe(1)
+    expect(run.outputs.rollout).toBe('timed-out')
+    expect(before(app, 'main.js').length).toBeGreaterThan(1)
+    expect(new Set(before(app, 'main.js'))).toEqual(new Set(['503']))
+    expect(after(app, 'main.js').length).toBeGreaterThanOrEqual(2)
+    expect(run.stdout).toContain(
+      "the app serves 1.4.0 with another build's main.js; waiting for this build.",
+    )
+  })
+
+  test('vendor.js new in this build (404 before the call) and still missing after it: not live', async () => {
+    const missing = site(BEFORE_SAME_VERSION, () => THIS_VENDOR)
+    play((request) =>
+      request.path.startsWith('/vendor.js') ? { status: 404, body: 'not found' } : missing(request),
+    )
+    const run = await deploy(await frontendImage(THIS_VENDOR), { 'wait-minutes': '0.1' })
+
+    expect(run.code).toBe(1)
+    expect(run.outputs.rollout).toBe('timed-out')
+    expect(run.stdout).toContain(
+      "Before the call, the app serves 1.4.0, this build's version, with another build's index.html and main.js and no vendor.js (HTTP 404)",
+    )
+    expect(run.stdout).toContain(
+      'the app serves 1.4.0 with HTTP 404 for vendor.js; waiting for this build.',
+    )
+  })
+
+  test('the version changed, main.js still served as before the call: not live', async () => {
+    play(site(BEFORE, () => STALE))
+    const run = await deploy(await frontendImage(THIS), { 'wait-minutes': '0.1' })
+
+    expect(run.code).toBe(1)
+    expect(run.outputs).toMatchObject({ rollout: 'timed-out', 'live-version': '1.4.0' })
+    expect(run.stdout).toContain(
+      'the app serves 1.4.0 with main.js as served before the call; waiting for this build.',
+    )
+    expect(annotations(run, 'error')).toEqual([
+      expect.stringMatching(
+        /^The app at .* did not serve 1\.4\.0 within 'wait-minutes' \(6 s\) \(waited \d+ s; last seen: version 1\.4\.0 with main\.js as served before the call, status HTTP 200\)\./,
+      ),
+    ])
+  })
+
+  test('the version changed, main.js rewritten as the app starts (neither as built nor as before): live, said', async () => {
+    play(site(BEFORE, () => REWRITTEN))
+    const run = await deploy(await frontendImage(THIS))
+
+    expect(run.code).toBe(0)
+    expect(run.outputs.rollout).toBe('live')
+    expect(run.stdout).toContain(
+      'the app serves this build: 1.4.0, with index.html as built, main.js rewritten (neither as built nor as before the call), status HTTP 200.',
+    )
+  })
+})
+
+describe('a manual promotion, judged on what the app serves at the end', () => {
+  test("the preview serves this build while the app answers 502 at the end: fails, 'require-evidence' or not", async () => {
+    play((request) =>
+      request.afterDeployMs === undefined || (request.poll ?? 0) <= 2
+        ? site(BEFORE)(request)
+        : { status: 502, body: 'Bad Gateway' },
+    )
+    preview.play(site(BEFORE, () => THIS))
+    const run = await deploy(await frontendImage(THIS), {
+      'promotion-mode': 'manual',
+      'preview-url': preview.url,
+      'require-evidence': 'true',
+      'wait-minutes': '0.1',
+    })
+
+    expect(run.code).toBe(1)
+    expect(run.outputs.rollout).toBe('timed-out')
+    expect(annotations(run, 'error')).toEqual([
+      expect.stringContaining(
+        'The promotion mode is manual, but this is not a pending promotion: until one, the platform keeps serving the build before this deployment, and at the end the app gave no version.',
+      ),
+    ])
+  })
+})
+
 // Last on purpose: it reads what every run above printed.
 test('no run printed the webhook token, the registry password or the preview credentials', () => {
-  expect(runs.length).toBeGreaterThanOrEqual(10)
+  expect(runs.length).toBeGreaterThanOrEqual(20)
   const captured: Record<string, string> = {}
   runs.forEach((run, index) => {
     captured[`run ${index} stdout`] = run.stdout

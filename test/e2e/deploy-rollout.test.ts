@@ -7,11 +7,12 @@ import {
   deploys,
   rollout,
   status,
-  useDeployedApp,
   version,
   type AppScript,
+  type Reply,
 } from '../helpers/app-server.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
+import { useDeployedApp } from '../helpers/suite.js'
 import { runnerCommands } from '../helpers/runner-commands.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { answer } from '../helpers/webhook-server.js'
@@ -23,21 +24,28 @@ const NEW = '1.4.0'
 
 const { app, webhook } = useDeployedApp({ hookPath: HOOK_PATH })
 
-/** The deploy step with a fast watch: a poll a second, for at most `wait-minutes` (0.2: 12 s). */
-function deploy(inputs: Record<string, string> = {}): Promise<RunResult> {
+/**
+ * The deploy step with a fast watch: a poll a second, for at most `wait-minutes` (0.2: 12 s). An
+ * input given as undefined is left out, so that it takes its default.
+ */
+function deploy(inputs: Record<string, string | undefined> = {}): Promise<RunResult> {
+  const all: Record<string, string | undefined> = {
+    'webhook-url': webhook.url,
+    'webhook-token': TOKEN,
+    'frontend-image': '127.0.0.1:5999/shop/frontend:main-1a2b3c4',
+    'verify-images': 'false',
+    'app-url': app.url,
+    'expected-version': NEW,
+    'promotion-mode': 'auto',
+    'poll-seconds': '1',
+    'wait-minutes': '0.2',
+    ...inputs,
+  }
+  const given = Object.entries(all).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined,
+  )
   return runAsGithub('deploy', {
-    inputs: {
-      'webhook-url': webhook.url,
-      'webhook-token': TOKEN,
-      'frontend-image': '127.0.0.1:5999/shop/frontend:main-1a2b3c4',
-      'verify-images': 'false',
-      'app-url': app.url,
-      'expected-version': NEW,
-      'promotion-mode': 'auto',
-      'poll-seconds': '1',
-      'wait-minutes': '0.2',
-      ...inputs,
-    },
+    inputs: Object.fromEntries(given),
     timeoutMs: 90_000,
   })
 }
@@ -162,7 +170,7 @@ describe('the rollout watch, through the deploy bundle', () => {
     expect(run.outputs.rollout).toBe('timed-out')
   })
 
-  test('no status route: said once, the version decides', async () => {
+  test('no status route: said once, the version decides; the route still asked at every poll', async () => {
     play(
       rollout(OLD, (request) => version((request.poll ?? 0) >= 2 ? NEW : OLD), {
         status: 404,
@@ -172,22 +180,101 @@ describe('the rollout watch, through the deploy bundle', () => {
     const run = await deploy()
 
     expect(run.code).toBe(0)
-    expect(app.requests.filter((request) => request.route === 'status')).toHaveLength(1)
-    expect(run.stdout.split('this install has no status route')).toHaveLength(2)
+    expect(app.requests.filter((request) => request.route === 'status')).toHaveLength(
+      versionPolls(),
+    )
+    expect(run.stdout.split('this install seems to have no status route')).toHaveLength(2)
     expect(run.outputs.rollout).toBe('live')
   })
 
-  test('manual promotion, never promoted: a warning and awaiting-promotion, the step green', async () => {
+  test('the status route 404 early, then 500: judged by its last answers, never live', async () => {
+    let statusAnswers = 0
+    const serving = rollout(OLD, () => version(NEW))
+    play((request) =>
+      request.route === 'status' && request.afterDeployMs !== undefined
+        ? status(statusAnswers++ === 0 ? 404 : 500)
+        : serving(request),
+    )
+    const run = await deploy({ 'wait-minutes': '0.1' })
+
+    expect(run.code).toBe(1)
+    expect(run.outputs).toMatchObject({ rollout: 'timed-out', 'live-version': NEW })
+    // Asked beside every version read, not once.
+    expect(statusAnswers).toBe(versionPolls())
+    expect(statusAnswers).toBeGreaterThan(2)
+    const log = run.stdout
+    const early = log.indexOf('this install seems to have no status route')
+    const failing = log.indexOf(
+      `the app serves ${NEW}, the expected version, but status HTTP 500: not live while it does.`,
+    )
+    expect(early).toBeGreaterThan(0)
+    expect(failing).toBeGreaterThan(early)
+    expect(annotations(run, 'error')[0]).toContain(`last seen: version ${NEW}, status HTTP 500`)
+  })
+
+  test('manual promotion, never promoted: a warning and awaiting-promotion, the step green; what to ask the operator', async () => {
     play(rollout(OLD, () => version(OLD)))
     const run = await deploy({ 'promotion-mode': 'manual', 'wait-minutes': '0.1' })
 
     expect(run.code).toBe(0)
     expect(run.outputs).toMatchObject({ rollout: 'awaiting-promotion', 'live-version': OLD })
     expect(annotations(run, 'warning')).toEqual([
-      expect.stringContaining(
-        'and the promotion mode is manual: the new version may be waiting for someone to promote it on the platform',
-      ),
+      `The app at ${app.url} did not serve this build within 'wait-minutes' (6 s), and the promotion mode is manual: the app still serves the build before this deployment (last seen: version ${OLD}, status HTTP 200). The new version may be waiting for someone to promote it on the platform, or the rollout may never have reached the app; without 'preview-url' (the address where the platform serves the new version until it is promoted) the step cannot tell them apart. Check the deployment on the platform, and promote it there once it is validated. Ask the platform operator whether this environment deploys with no downtime (the promotion mode applies only there): if it does, ask for its preview address and give it as 'preview-url', so that the step verifies the new version there; if it does not, the rollout did not reach the app: check the deployment's status.`,
     ])
+    // Said once, where it changes the outcome.
+    expect(run.stdout.split("without 'preview-url'")).toHaveLength(2)
+  })
+
+  test('manual promotion, the app switches: live, and nothing said of the promotion or of a preview', async () => {
+    play(rollout(OLD, (request) => version((request.poll ?? 0) >= 2 ? NEW : OLD)))
+    const run = await deploy({ 'promotion-mode': 'manual' })
+
+    expect(run.code).toBe(0)
+    expect(run.outputs.rollout).toBe('live')
+    expect(run.stdout).not.toMatch(/promotion mode|preview-url|promote/i)
+    expect(run.summary).not.toMatch(/promotion mode is manual|promote/i)
+  })
+
+  test.each<[string, (poll: number) => Reply, string]>([
+    [
+      'answers 502 at the end',
+      (poll) => (poll <= 2 ? version(OLD) : { status: 502, body: 'Bad Gateway' }),
+      'The promotion mode is manual, but this is not a pending promotion: until one, the platform keeps serving the build before this deployment, and at the end the app gave no version.',
+    ],
+    [
+      'switched to a third version',
+      (poll) => version(poll <= 2 ? OLD : '1.5.0'),
+      `At the end it serves 1.5.0, neither this build nor the one it served before the call (${OLD}): another deployment may have replaced this one; check the platform's deployment history.`,
+    ],
+  ])(
+    'manual promotion, an app that %s: fails, not awaiting-promotion',
+    async (_name, after, said) => {
+      play(rollout(OLD, (request) => after(request.poll ?? 0)))
+      const run = await deploy({ 'promotion-mode': 'manual', 'wait-minutes': '0.1' })
+
+      expect(run.code).toBe(1)
+      expect(run.outputs.rollout).toBe('timed-out')
+      expect(annotations(run, 'warning')).toEqual([])
+      expect(annotations(run, 'error')).toEqual([expect.stringContaining(said)])
+      expect(run.summary).toContain('### Not live: timed out')
+    },
+  )
+
+  test("default 'poll-seconds': the app switches after the POST, the verdict on the next two polls", async () => {
+    // The app serves the new version from its third poll after the call. With the default
+    // 'poll-seconds' (15), polls every 15 s would need 45 s for four, beyond 'wait-minutes' (30 s):
+    // the watch polls quickly in its first minute, and confirms on the very next poll.
+    play(rollout(OLD, (request) => version((request.poll ?? 0) >= 3 ? NEW : OLD)))
+    const run = await deploy({ 'poll-seconds': undefined, 'wait-minutes': '0.5' })
+
+    expect(run.code).toBe(0)
+    expect(run.outputs).toMatchObject({ rollout: 'live', 'live-version': NEW })
+    expect(app.served).toEqual([OLD, OLD, OLD, NEW, NEW])
+    expect(versionPolls()).toBe(4)
+    expect(run.stdout).toContain(
+      `Watching ${app.url} every 2 s for up to 30 s ('wait-minutes'): live once it serves ${NEW} with a healthy status on 2 polls in a row.`,
+    )
+    expect(run.summary).toContain('| Polls | 4 in ')
   })
 
   test('a dry run asks the app nothing; a failed call polls nothing after it', async () => {

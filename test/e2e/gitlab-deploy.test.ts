@@ -332,7 +332,7 @@ describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
         'awaiting-promotion',
         { 'promotion-mode': 'manual', 'expected-version': '1.4.0' },
         'Not live: awaiting promotion',
-        "The app at APP did not serve this build within 'wait-minutes' (6 s), and the promotion mode is manual: the new version may be waiting for someone to promote it on the platform, or the rollout may never have reached the app; without 'preview-url'",
+        "The app at APP did not serve this build within 'wait-minutes' (6 s), and the promotion mode is manual: the app still serves the build before this deployment (last seen: version 1.3.0, status HTTP 200). The new version may be waiting for someone to promote it on the platform, or the rollout may never have reached the app; without 'preview-url'",
       ],
       [
         'unverified',

@@ -1,7 +1,8 @@
 // What an app serves reaches the GitHub job summary (its table, its note, its links): it shows as
 // text wherever it lands, never as a link or markup of the app's choosing.
 import { describe, expect, test } from '@jest/globals'
-import { rollout, useDeployedApp, version } from '../helpers/app-server.js'
+import { rollout, version } from '../helpers/app-server.js'
+import { useDeployedApp } from '../helpers/suite.js'
 import { runAsGithub } from '../helpers/run-action.js'
 
 /** A version as version.json may hold it (visible ASCII, no space), that reads as a link. */

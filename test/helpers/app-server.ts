@@ -6,9 +6,7 @@
 // with nginx's ETag and Last-Modified, and a 304 for a conditional request that matches.
 import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import { type Cleanup } from './cleanup.js'
-import { useCleanup, useStarted } from './suite.js'
-import { answer, startWebhookServer, type Responder, type WebhookServer } from './webhook-server.js'
+import { answer, type Responder, type WebhookServer } from './webhook-server.js'
 import { listenOnLoopback } from './loopback.js'
 
 export interface AppRequest {
@@ -138,20 +136,6 @@ export const platformServingApp =
     return answer(200, { message: 'success' })(request, index, res)
   }
 
-/**
- * An app on loopback and the platform's webhook (at `hookPath`) that deploys it, for a suite:
- * both started before its tests and stopped with `cleanup` after them.
- */
-export function useDeployedApp(options: { hookPath?: string; cleanup?: Cleanup } = {}): {
-  app: AppServer
-  webhook: WebhookServer
-} {
-  const { hookPath, cleanup = useCleanup() } = options
-  const app = useStarted('app', startAppServer, cleanup)
-  const webhook = useStarted('webhook', () => startWebhookServer(deploys(app), hookPath), cleanup)
-  return { app, webhook }
-}
-
 function versionOf(reply: Reply): string {
   try {
     const parsed = JSON.parse(reply.body ?? '') as { version?: unknown }
@@ -167,16 +151,22 @@ export interface FrontendBuild {
   version: string
   /** main.js: new code makes a new one, whether the version was bumped or not. */
   code: string
+  /** vendor.js, a second script that index.html loads, for a build that has one. */
+  vendor?: string
   /** When its files were written: nginx's ETag and Last-Modified come from it. */
   mtime: Date
 }
 
 /** The files of a build, path below the web root → text. */
 export function builtFiles(build: FrontendBuild): Record<string, string> {
+  const script = (file: string): string =>
+    `    <script type="text/javascript" src="${file}?v=${build.version}"></script>\n`
+  const vendor = build.vendor === undefined ? '' : script('vendor.js')
   return {
     'version.json': `${JSON.stringify({ version: build.version, 'olympe-framework': '9.15.3' }, null, 4)}\n`,
-    'index.html': `<!doctype html>\n<html lang="en">\n  <head>\n    <title>Olympe</title>\n    <script type="text/javascript" src="main.js?v=${build.version}"></script>\n  </head>\n  <body></body>\n</html>\n`,
+    'index.html': `<!doctype html>\n<html lang="en">\n  <head>\n    <title>Olympe</title>\n${vendor}${script('main.js')}  </head>\n  <body></body>\n</html>\n`,
     'main.js': build.code,
+    ...(build.vendor === undefined ? {} : { 'vendor.js': build.vendor }),
   }
 }
 
@@ -214,7 +204,7 @@ export function nginxFile(build: FrontendBuild, path: string, request: AppReques
       : path.endsWith('.html')
         ? 'text/html'
         : 'application/javascript',
-    ...(path === 'main.js' ? {} : { 'Cache-Control': 'no-cache' }),
+    ...(path.endsWith('.js') ? {} : { 'Cache-Control': 'no-cache' }),
   }
   const match = request.headers['if-none-match']
   const since = request.headers['if-modified-since']
@@ -238,7 +228,19 @@ export function site(
     const build = request.afterDeployMs === undefined ? before : after(request)
     const path = request.path
       .replace(/\?.*$/, '')
-      .replace(/^.*?\/(version\.json|index\.html|main\.js)$/, '$1')
+      .replace(/^.*?\/(version\.json|index\.html|main\.js|vendor\.js)$/, '$1')
     return nginxFile(build, path, request)
   }
+}
+
+/**
+ * `script`, except that `file` (`version.json`, `main.js`…) answers `reply` to every request
+ * before the platform accepted the deployment: an app that was restarting, or a file it did not
+ * serve then.
+ */
+export function beforeTheCall(file: string, reply: Reply | 'hang', script: AppScript): AppScript {
+  return (request) =>
+    request.afterDeployMs === undefined && request.path.replace(/\?.*$/, '').endsWith(`/${file}`)
+      ? reply
+      : script(request)
 }

@@ -2,7 +2,9 @@
 // run after the tests, and the servers it starts before them. Kept apart from cleanup.ts, which
 // the helpers' self-checks (*.check.ts) load outside jest.
 import { afterAll, beforeAll } from '@jest/globals'
+import { deploys, startAppServer, type AppServer } from './app-server.js'
 import { Cleanup, type Stoppable } from './cleanup.js'
+import { startWebhookServer, type WebhookServer } from './webhook-server.js'
 
 /**
  * The Cleanup of a suite (or of a `describe`, when called inside one): run after its tests, with
@@ -52,6 +54,20 @@ export function useStarted<T extends Stoppable>(
   timeoutMs?: number,
 ): T {
   return useServers({ [what]: start }, cleanup, timeoutMs)[what] as T
+}
+
+/**
+ * An app on loopback and the platform's webhook (at `hookPath`) that deploys it, for a suite:
+ * both started before its tests and stopped with `cleanup` after them.
+ */
+export function useDeployedApp(options: { hookPath?: string; cleanup?: Cleanup } = {}): {
+  app: AppServer
+  webhook: WebhookServer
+} {
+  const { hookPath, cleanup = useCleanup() } = options
+  const app = useStarted('app', startAppServer, cleanup)
+  const webhook = useStarted('webhook', () => startWebhookServer(deploys(app), hookPath), cleanup)
+  return { app, webhook }
 }
 
 /** An object that stands for the one `thing()` returns when it is used. */

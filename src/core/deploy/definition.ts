@@ -169,7 +169,8 @@ export const deployDefinition = {
       parse: decimalMinutes({ max: 360, example: 30, zero: '0 does not watch' }),
     },
     'poll-seconds': {
-      description: 'Pause between two polls of the app during the rollout watch, in seconds.',
+      description:
+        "Pause between two polls of the app during the rollout watch, in seconds, from a minute after the webhook's answer: in that first minute, and right after a first answer with this build (to confirm it), the watch polls every 2 s (or every `poll-seconds`, if less). A roll-back is told only once another build was served for at least this long.",
       ...wholeNumber(1, 600, '15'),
     },
     'require-evidence': {

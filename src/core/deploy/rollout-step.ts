@@ -1,8 +1,8 @@
 import type { ImageConfigRead } from '../registry/manifest-check.js'
 import type { Deadline } from '../shared/deadline.js'
 import type { HttpClient } from '../shared/http.js'
-import type { Summary } from '../shared/ports.js'
-import type { AppTarget } from './app-url.js'
+import type { Clock, Summary } from '../shared/ports.js'
+import { VERSION_PATH, type AppTarget } from './app-url.js'
 import type { DeployInputs } from './inputs.js'
 import type { Payload } from './payload-schema.js'
 import {
@@ -11,12 +11,33 @@ import {
   parseServedFilesLabel,
   SERVED_FILES_LABEL,
 } from '../shared/image-labels.js'
-import { filesNeeded, type Before, type Evidence, type ThisBuild } from './evidence.js'
-import { at, evidenceAdvice, headline, verdictMessage, type PreviewState } from './rollout.js'
-import { FILE_REQUEST_MS, listed, type ReadCounts, type ServedFilesReader } from './served.js'
+import {
+  beforeState,
+  worthAnotherRead,
+  type Before,
+  type Evidence,
+  type NoEvidence,
+  type ThisBuild,
+} from './evidence.js'
+import { at, type PreviewState } from './rollout.js'
+import { evidenceAdvice, headline, verdictMessage } from './rollout-messages.js'
+import {
+  FILE_REQUEST_MS,
+  listed,
+  type FileAnswer,
+  type ReadCounts,
+  type ServedFilesReader,
+} from './served.js'
 import { POLL_REQUEST_MS, readServed, readVersion, type WatchReport } from './watch.js'
-/** The version read before the call may take at most this share of what is left of the step. */
+/** The read before the call may take at most this share of what is left of the step. */
 const BEFORE_SHARE = 0.25
+/**
+ * Before the call, an answer that a restarting app gives (a 5xx, a time-out, a page that is not
+ * the JSON asked for), a 404 or a refused connection is read again BEFORE_RETRY_MS later, while
+ * BEFORE_WINDOW_MS have not passed: a blip must not pass for what the app serves.
+ */
+export const BEFORE_RETRY_MS = 1000
+export const BEFORE_WINDOW_MS = 4000
 
 /** Whether the rollout is watched: the app to watch, or why not (and whether to warn). */
 export type WatchPlan = { target: AppTarget } | { reason: string; warn: boolean }
@@ -104,31 +125,58 @@ export function buildLines(build: BuildFacts): string[] {
     lines.push(`Expected version: ${build.version} (from ${build.versionFrom ?? ''}).`)
   if (build.files)
     lines.push(
-      `This build's served files: ${listed(Object.keys(build.files))} (from ${build.filesFrom ?? ''}), compared with what the app serves when the version does not change.`,
+      `This build's served files: ${listed(Object.keys(build.files))} (from ${build.filesFrom ?? ''}), compared with what the app serves once it serves this build's version.`,
     )
   return lines
 }
 
 /**
  * What a target serves before the call, within a share of the step's time: its version, and,
- * when the version will not tell this build (see filesNeeded), its served files, whose ETags the
- * reader keeps for the watch.
+ * when the served-files label is known, its labelled files, whose ETags the reader keeps for the
+ * watch. What may be a blip is read again (see BEFORE_RETRY_MS).
  */
 export async function readBefore(
   target: AppTarget,
   build: ThisBuild,
   reader: ServedFilesReader,
-  http: HttpClient,
+  ports: { http: HttpClient; clock: Clock },
   deadline: Deadline,
 ): Promise<Before> {
+  const { http, clock } = ports
+  const started = clock.now().getTime()
+  const windowMs = Math.min(BEFORE_WINDOW_MS, deadline.remainingMs() * BEFORE_SHARE)
   const timeoutMs = (cap: number): number =>
     Math.max(1, Math.min(cap, deadline.remainingMs() * BEFORE_SHARE))
-  const version = await readVersion(target, http, timeoutMs(POLL_REQUEST_MS), 'before')
-  if (!build.files || !filesNeeded(build, version)) return { version }
+  const again = async (): Promise<boolean> => {
+    if (clock.now().getTime() - started + BEFORE_RETRY_MS > windowMs) return false
+    await clock.sleep(BEFORE_RETRY_MS)
+    return true
+  }
+  let reads = 1
+  let version = await readVersion(target, http, timeoutMs(POLL_REQUEST_MS), 'before-1')
+  while (worthAnotherRead(version) && (await again()))
+    version = await readVersion(target, http, timeoutMs(POLL_REQUEST_MS), `before-${++reads}`)
+  if (!build.files || beforeState(version).kind === 'nothing') return { version }
+  // version.json without a version is what the reads above said, not a file to compare.
   const paths = Object.keys(build.files)
-  const files = await readServed(reader, paths, version, () => timeoutMs(FILE_REQUEST_MS))
+  const files: Record<string, FileAnswer> =
+    version.kind === 'version'
+      ? await readServed(reader, paths, version, () => timeoutMs(FILE_REQUEST_MS))
+      : {
+          ...(paths.includes(VERSION_PATH) ? { [VERSION_PATH]: version } : {}),
+          ...(await reader.read(
+            paths.filter((path) => path !== VERSION_PATH),
+            () => timeoutMs(FILE_REQUEST_MS),
+          )),
+        }
+  const unsettled = (): string[] =>
+    paths.filter((path) => path !== VERSION_PATH && worthAnotherRead(files[path] ?? NOT_READ))
+  for (let left = unsettled(); left.length > 0 && (await again()); left = unsettled())
+    Object.assign(files, await reader.read(left, () => timeoutMs(FILE_REQUEST_MS)))
   return { version, files }
 }
+
+const NOT_READ = { kind: 'none', detail: 'not read', transient: true } as const
 
 /**
  * What the read before the call means for the watch, for one target: an info line when the
@@ -141,10 +189,11 @@ export function beforeMessage(
   build: ThisBuild,
   evidence: Evidence,
 ): { info: string } | { warning: string } {
-  const Subject = subject.charAt(0).toUpperCase() + subject.slice(1)
   const { version } = before
   if (version.kind === 'none') {
     const said = `Before the call, ${subject} gives no version: ${version.detail}.`
+    if (beforeState(version).kind === 'unknown')
+      return unknownBefore(subject, said, evidence, build)
     return version.transient || evidence.kind === 'none'
       ? { info: `${said} The watch tolerates that while it starts.` }
       : {
@@ -155,25 +204,65 @@ export function beforeMessage(
   switch (evidence.kind) {
     case 'version':
       return {
-        info: `Before the call, ${subject} serves ${served}: the version tells this build (${build.version ?? ''}) apart.`,
+        info: `Before the call, ${subject} serves ${served}: the version tells this build (${build.version ?? ''}) apart.${evidence.files ? ` The files of the served-files label are compared too, so that a file still served as before the call is not taken for this build's.` : ''}`,
       }
     case 'files':
       return {
-        info: `Before the call, ${subject} serves ${served}${build.version === undefined ? '' : ", this build's version"}, with another build's ${listed(evidence.differ)}: those files tell this build apart, so the watch compares what ${subject} serves with them (conditional requests: a file is downloaded again only when it changed).`,
+        info: `Before the call, ${subject} serves ${served}${build.version === undefined ? '' : ", this build's version"}, with ${filesBefore(evidence)}: those files tell this build apart, so the watch compares what ${subject} serves with them (conditional requests: a file is downloaded again only when it changed).`,
       }
     case 'none':
       if (evidence.why === 'unknown-version')
         return { info: `Before the call, ${subject} serves ${served}.` }
-      return {
-        warning: `${Subject} already serves ${served}, the version this deployment brings, ${
-          evidence.why === 'same-files'
-            ? `with the same ${evidence.detail} as this build: this deployment changes nothing the frontend serves (a backend alone, or the same build again)`
-            : evidence.why === 'same-version'
-              ? `and the files the frontend serves are unknown (${evidence.detail})`
-              : `and the files that could tell this build apart could not be read (${evidence.detail})`
-        }, so the watch cannot tell the new rollout from the old one: it ends unverified at best. ${evidenceAdvice(build)}`,
-      }
+      return { warning: sameVersionWarning(subject, served, evidence, build) }
   }
+}
+
+/** The files that differed before the call, in words: another build's, or none served there. */
+function filesBefore(evidence: Extract<Evidence, { kind: 'files' }>): string {
+  const absent = evidence.differ.filter((path) => evidence.before[path]?.kind === 'absent')
+  const other = evidence.differ.filter((path) => !absent.includes(path))
+  return listed([
+    ...(other.length > 0 ? [`another build's ${listed(other)}`] : []),
+    ...(absent.length > 0 ? [`no ${listed(absent)} (HTTP 404)`] : []),
+  ])
+}
+
+/** Before the call, no version on any read: what the watch can still go by. */
+function unknownBefore(
+  subject: string,
+  said: string,
+  evidence: Evidence,
+  build: ThisBuild,
+): { info: string } | { warning: string } {
+  const unknown = `${said} It answered so on every read for a few seconds, so what it serves is unknown and is no evidence of a change`
+  switch (evidence.kind) {
+    case 'files':
+      return {
+        info: `${unknown}; its files tell this build apart (it served ${filesBefore(evidence)}), so the watch compares what ${subject} serves with them.`,
+      }
+    case 'none':
+      return {
+        warning: `${unknown}${evidence.why === 'unknown-before' ? ", and without the frontend image's served-files label nothing else can tell this build apart" : evidence.why === 'files-unreadable' ? `, and the files that could tell this build apart could not be read either (${evidence.detail})` : ''}: the watch ends unverified at best. ${evidenceAdvice(build)}`,
+      }
+    default:
+      return { info: `${unknown}.` }
+  }
+}
+
+function sameVersionWarning(
+  subject: string,
+  served: string,
+  evidence: Extract<Evidence, { kind: 'none' }>,
+  build: ThisBuild,
+): string {
+  const Subject = subject.charAt(0).toUpperCase() + subject.slice(1)
+  const why =
+    evidence.why === 'same-files'
+      ? `with the same ${evidence.detail} as this build: this deployment changes nothing the frontend serves (a backend alone, or the same build again)`
+      : evidence.why === 'same-version'
+        ? `and the files the frontend serves are unknown (${evidence.detail})`
+        : `and the files that could tell this build apart could not be read (${evidence.detail})`
+  return `${Subject} already serves ${served}, the version this deployment brings, ${why}, so the watch cannot tell the new rollout from the old one: it ends unverified at best. ${evidenceAdvice(build)}`
 }
 
 /** What a served-files reader did, in words. */
@@ -183,15 +272,26 @@ function fileRequests(counts: ReadCounts): string {
 
 function evidenceRow(evidence: Evidence, before: string | undefined): string {
   switch (evidence.kind) {
-    case 'version':
-      return before === undefined
-        ? 'the version (none read before the call)'
-        : `the version (${before} before the call)`
+    case 'version': {
+      const version =
+        before === undefined
+          ? 'the version (none read before the call)'
+          : `the version (${before} before the call)`
+      return evidence.files ? `${version}, and the served files` : version
+    }
     case 'files':
-      return `the served files, the version unchanged: ${listed(evidence.differ)} differed before the call`
+      return `the served files${before === undefined ? ', the version before the call unknown' : ', the version unchanged'}: ${listed(evidence.differ)} differed before the call`
     case 'none':
-      return `none: ${evidence.why === 'unknown-version' ? 'the expected version is unknown' : evidence.why === 'same-files' ? `the app served this build's ${evidence.detail} before the call` : evidence.why === 'same-version' ? `the version did not change, and the served files are unknown` : 'the version did not change, and the served files could not be read'}`
+      return `none: ${noEvidenceRow[evidence.why](evidence.detail)}`
   }
+}
+
+const noEvidenceRow: Record<NoEvidence, (detail: string) => string> = {
+  'unknown-version': () => 'the expected version is unknown',
+  'unknown-before': () => 'what the app served before the call is unknown',
+  'same-files': (detail) => `the app served this build's ${detail} before the call`,
+  'same-version': () => 'the version did not change, and the served files are unknown',
+  'files-unreadable': () => 'the version did not change, and the served files could not be read',
 }
 
 export interface RolloutSummaryFacts {
@@ -244,6 +344,7 @@ export function rolloutSummary(report: WatchReport, facts: RolloutSummaryFacts):
               waitedMs: report.waitedMs,
               build,
               evidence,
+              ...(facts.before !== undefined ? { before: facts.before } : {}),
               ...(facts.preview ? { preview: facts.preview.shown } : {}),
               ...(report.preview ? { previewSeen: report.preview.seen } : {}),
             }),

@@ -13,8 +13,9 @@ import { besideImage, verifyImages, type VerifyPorts } from './verify-images.js'
 import { callWebhook, refusedTheCaller, WebhookError, type WebhookResult } from './webhook.js'
 import { imageLinks, type LinkContext } from './links.js'
 import { planEvidence, type Evidence } from './evidence.js'
-import { endingOf } from './outcomes.js'
-import { formatElapsed, headline, LIVE_POLLS, verdictMessage } from './rollout.js'
+import { endingOf, LIVE_POLLS } from './outcomes.js'
+import { formatElapsed } from './rollout.js'
+import { headline, verdictMessage } from './rollout-messages.js'
 import {
   beforeMessage,
   buildFacts,
@@ -27,7 +28,7 @@ import {
   type WatchPlan,
 } from './rollout-step.js'
 import { listed, ServedFilesReader } from './served.js'
-import { watchRollout, type WatchedTarget } from './watch.js'
+import { QUICK_PERIOD_MS, QUICK_POLL_MS, watchRollout, type WatchedTarget } from './watch.js'
 import type { StepEnd } from '../shared/step-end.js'
 import type { DeployProgress } from './progress.js'
 import type { ProvenanceReader } from '../attestations/provenance-check.js'
@@ -228,15 +229,15 @@ async function watch(
   const { app, preview } = targets
   const report = await logger.group('Rollout', () => {
     logger.info(
-      `Watching ${app.target.shown} every ${inputs.pollSeconds} s for up to ${formatElapsed(inputs.waitMinutes * 60_000)} ('wait-minutes'): ${aim(app.evidence, build)} on ${LIVE_POLLS} polls in a row.`,
+      `Watching ${app.target.shown} ${cadence(inputs.pollSeconds, inputs.waitMinutes)} for up to ${formatElapsed(inputs.waitMinutes * 60_000)} ('wait-minutes'): ${aim(app.evidence, build)} on ${LIVE_POLLS} polls in a row.`,
     )
-    if (manualPromotion)
+    // Without a preview, a manual promotion matters only if the app does not switch: the
+    // message of that outcome says so, and what to ask the operator.
+    if (manualPromotion && preview)
       logger.info(
-        preview
-          ? `The promotion mode is manual: the preview at ${preview.target.shown} is watched until it serves this build, and the app until it does too (a promotion) or 'wait-minutes' is spent.`
-          : "The promotion mode is manual, and no 'preview-url' is given: if the app does not switch, the step cannot tell a new version that awaits its promotion from a rollout that never reached the app. Give the address where the platform serves a new version before its promotion as 'preview-url' to have it verified.",
+        `The promotion mode is manual: the preview at ${preview.target.shown} is watched until it serves this build, and the app until it does too (a promotion) or 'wait-minutes' is spent.`,
       )
-    else if (inputs.previewUrl)
+    else if (!manualPromotion && inputs.previewUrl)
       logger.info(
         "The promotion mode is auto: the app itself is watched, and 'preview-url' is not used.",
       )
@@ -271,6 +272,7 @@ async function watch(
     waitedMs: report.waitedMs,
     build,
     evidence: app.evidence,
+    ...(app.before !== undefined ? { before: app.before } : {}),
     ...(preview ? { preview: preview.target.shown } : {}),
     ...(report.preview ? { previewSeen: report.preview.seen } : {}),
   })
@@ -288,6 +290,13 @@ async function watch(
   throw new ActionError(
     ending === 'warning' ? `${said} 'require-evidence' is true, so the step fails.` : said,
   )
+}
+
+/** How often the app is polled, in words (see pauseAfter). */
+function cadence(pollSeconds: number, waitMinutes: number): string {
+  const quick = Math.min(QUICK_POLL_MS / 1000, pollSeconds)
+  if (quick === pollSeconds || waitMinutes * 60_000 <= QUICK_PERIOD_MS) return `every ${quick} s`
+  return `every ${quick} s for ${formatElapsed(QUICK_PERIOD_MS)} after the call, then every ${pollSeconds} s ('poll-seconds')`
 }
 
 /** What the watch waits for, in words. */
@@ -319,7 +328,7 @@ async function readBeforeCall(
     logger.warning(unknownVersionWarning(build), { title: 'Expected version unknown' })
   const read = async (target: AppTarget, subject: string): Promise<WatchedTarget> => {
     const reader = new ServedFilesReader(target, ports.http)
-    const before = await readBefore(target, build, reader, ports.http, deadline)
+    const before = await readBefore(target, build, reader, ports, deadline)
     const evidence = planEvidence(build, before)
     const said = beforeMessage(subject, before, build, evidence)
     if ('warning' in said) logger.warning(said.warning, { title: 'Rollout watch' })
@@ -390,7 +399,7 @@ function deploySummary(
         !plan ? 'not watched (dry run)' : 'target' in plan ? 'watched: see below' : 'not watched',
       ],
     ],
-    notes: notesFor(payload, inputs),
+    notes: notesFor(payload, inputs, plan),
     links,
   }
 }
@@ -402,9 +411,11 @@ function statusShown(result: WebhookResult): string {
     : String(result.status)
 }
 
-function notesFor(payload: Payload, inputs: DeployInputs): string[] {
+function notesFor(payload: Payload, inputs: DeployInputs, plan?: WatchPlan): string[] {
   const notes: string[] = []
-  if (payload.noDowntime?.promotionMode === 'manual' && !inputs.dryRun) {
+  // A watched rollout says it where the promotion changes the outcome (awaiting-promotion).
+  const watched = plan !== undefined && 'target' in plan
+  if (payload.noDowntime?.promotionMode === 'manual' && !inputs.dryRun && !watched) {
     notes.push(
       'Promotion mode is manual: promote the new version on the platform once it is validated.',
     )

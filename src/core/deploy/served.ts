@@ -2,9 +2,21 @@ import { HttpFailure, type HttpClient, type HttpResponse } from '../shared/http.
 import type { ServedFiles } from '../shared/image-labels.js'
 import { fileUrl, type AppTarget } from './app-url.js'
 
-/** What one request for a served file gave: its digest, or why there is none. */
+/**
+ * What one request for a served file gave: its digest, or why there is none. `transient`: what a
+ * restarting app answers (502-504, a time-out…), worth another look; `nothing`: the address
+ * serves nothing there (a 404, a refused connection), which is an answer of its own.
+ */
 export type FileAnswer =
-  { kind: 'read'; digest: string } | { kind: 'none'; detail: string; transient: boolean }
+  | { kind: 'read'; digest: string }
+  | { kind: 'none'; detail: string; transient: boolean; nothing?: true }
+
+/** What `<app-url>/version.json` gave. */
+export type VersionAnswer =
+  /** `digest`: the SHA-256 of version.json as served, when it was read whole (`sha256:<hex>`). */
+  | { kind: 'version'; version: string; digest?: string }
+  /** No version; `transient` and `nothing` as for a file (see FileAnswer). */
+  | { kind: 'none'; detail: string; transient: boolean; nothing?: true }
 
 /** What the reader did, for the summary and the tests' counts. */
 export interface ReadCounts {
@@ -45,6 +57,11 @@ export function headers(target: AppTarget, accept: string): Record<string, strin
 /** No answer: worth another poll, unless the name, the certificate or the proxy is wrong. */
 export function isTransient(error: HttpFailure): boolean {
   return error.kind !== 'dns' && error.kind !== 'tls' && error.kind !== 'proxy'
+}
+
+/** A refused connection: nothing listens there, which is an answer (see FileAnswer). */
+export function nothingFrom(error: HttpFailure): { nothing?: true } {
+  return error.kind === 'refused' ? { nothing: true } : {}
 }
 
 /** The answer's compression, when it has one despite `Accept-Encoding: identity`. */
@@ -102,6 +119,7 @@ export class ServedFilesReader {
         kind: 'none',
         detail: `no answer for ${path}: ${error.message}`,
         transient: isTransient(error),
+        ...nothingFrom(error),
       }
     }
     const { status } = response
@@ -114,6 +132,7 @@ export class ServedFilesReader {
       kind: 'none',
       detail: `HTTP ${status} for ${path}`,
       transient: RESTARTING.has(status),
+      ...(status === 404 ? { nothing: true as const } : {}),
     }
   }
 

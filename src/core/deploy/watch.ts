@@ -4,27 +4,27 @@ import { HttpFailure, type HttpClient, type HttpResponse } from '../shared/http.
 import { isObject, parseJsonText } from '../shared/json-text.js'
 import type { Clock, Logger } from '../shared/ports.js'
 import { VERSION_PATH, type AppTarget } from './app-url.js'
-import { classify, type Evidence, type ThisBuild } from './evidence.js'
+import { classify, type Evidence, type Serving, type ThisBuild } from './evidence.js'
 import {
   at,
   formatElapsed,
   RolloutJudge,
   type PreviewState,
-  type Serving,
   type StatusAnswer,
   type TimelineEvent,
   type Verdict,
-  type VersionAnswer,
 } from './rollout.js'
 import {
   compression,
   FILE_REQUEST_MS,
   headers,
   isTransient,
+  nothingFrom,
   RESTARTING,
   ServedFilesReader,
   type FileAnswer,
   type ReadCounts,
+  type VersionAnswer,
 } from './served.js'
 
 /** One request of a poll may take this long at most (and never beyond `wait-minutes`). */
@@ -36,6 +36,20 @@ const STATUS_BYTES = 16 * 1024
 const MIN_REQUEST_MS = 1000
 /** While waiting, a line at least this often: what is served, and the time left. */
 export const PROGRESS_MS = 60_000
+/**
+ * Apps mostly switch within a minute of the call: the watch polls every QUICK_POLL_MS then (or
+ * every `poll-seconds`, if less), and afterwards every `poll-seconds`. A poll that may confirm a
+ * verdict (this build served once) is followed by another one QUICK_POLL_MS later, at any time.
+ * The pause runs from the end of a poll, so that at most one poll starts every QUICK_POLL_MS.
+ */
+export const QUICK_POLL_MS = 2000
+export const QUICK_PERIOD_MS = 60_000
+
+/** The pause after a poll that ended `elapsedMs` after the call. */
+export function pauseAfter(elapsedMs: number, pollSeconds: number, confirming: boolean): number {
+  const pollMs = pollSeconds * 1000
+  return elapsedMs < QUICK_PERIOD_MS || confirming ? Math.min(QUICK_POLL_MS, pollMs) : pollMs
+}
 
 /** One address watched: the app, or the preview that serves a new version until it is promoted. */
 export interface WatchedTarget {
@@ -82,12 +96,12 @@ export interface WatchReport {
 }
 
 /**
- * Polls the app every `poll-seconds` until the judge gives a verdict or `wait-minutes` is spent:
- * `<app-url>/version.json`; when it gave a version, `<app-url>/OlympeServer/status`; and when the
- * version alone cannot tell this build (see evidence.ts), the files of the served-files label,
- * by conditional requests. With a manual promotion and a preview, the preview is polled the same
- * way until it serves this build, and the app until the end, so that a promotion meanwhile ends
- * live. Each request is bounded in time and in size; the time starts when it is called, right
+ * Polls the app (see pauseAfter for how often) until the judge gives a verdict or `wait-minutes`
+ * is spent: `<app-url>/version.json`; when it gave a version, `<app-url>/OlympeServer/status`;
+ * and, when it gave this build's version and the served-files label is known (see evidence.ts),
+ * the files of that label, by conditional requests. With a manual promotion and a preview, the
+ * preview is polled the same way until it serves this build, and the app until the end, so that
+ * a promotion meanwhile ends live. Each request is bounded in time and in size; the time starts when it is called, right
  * after the webhook's success. Only GETs: nothing is ever sent to the webhook again.
  */
 export async function watchRollout(
@@ -103,6 +117,7 @@ export async function watchRollout(
     new RolloutJudge({
       subject,
       manualPromotion: settings.manualPromotion,
+      rollbackMs: settings.pollSeconds * 1000,
       ...(settings.build.version !== undefined ? { expected: settings.build.version } : {}),
       ...(target.before !== undefined ? { before: target.before } : {}),
     })
@@ -128,19 +143,12 @@ export async function watchRollout(
     polls++
     const nonce = `${started.toString(36)}-${polls}`
     const logged = lastLine
-    const seen = await poll(settings.app, settings, app.asksStatus, deadline, ports, nonce)
+    const seen = await poll(settings.app, settings, deadline, ports, nonce)
     const step = app.observe({ atMs: elapsed(), ...seen })
     log(step.log)
     verdict = step.verdict
     if (!verdict && preview && settings.preview && previewState === undefined) {
-      const answer = await poll(
-        settings.preview,
-        settings,
-        preview.asksStatus,
-        deadline,
-        ports,
-        nonce,
-      )
+      const answer = await poll(settings.preview, settings, deadline, ports, nonce)
       const told = preview.observe({ atMs: elapsed(), ...answer })
       log(told.log)
       previewState = previewOutcome(told.verdict)
@@ -150,8 +158,11 @@ export async function watchRollout(
         ])
     }
     if (!verdict && lastLine === logged && elapsed() - lastLine >= PROGRESS_MS) progress()
+    const confirming = app.confirming || (previewState === undefined && !!preview?.confirming)
     if (!verdict && deadline.remainingMs() > 0)
-      await pause(Math.min(settings.pollSeconds * 1000, deadline.remainingMs()))
+      await pause(
+        Math.min(pauseAfter(elapsed(), settings.pollSeconds, confirming), deadline.remainingMs()),
+      )
   }
   verdict ??= app.end(elapsed(), previewState ?? 'not-this-build')
   return {
@@ -200,11 +211,10 @@ function previewOutcome(verdict: Verdict | undefined): PreviewState | undefined 
   return 'not-this-build'
 }
 
-/** One poll of one target: its version, its status, and its files when they are the evidence. */
+/** One poll of one target: its version, its status, and its labelled files when they count. */
 async function poll(
   watched: WatchedTarget,
   settings: WatchSettings,
-  asksStatus: boolean,
   deadline: Deadline,
   ports: WatchPorts,
   nonce: string,
@@ -214,18 +224,25 @@ async function poll(
   const { target, evidence } = watched
   const version = await readVersion(target, ports.http, requestMs(), nonce)
   const status: StatusAnswer =
-    version.kind === 'version' && asksStatus
+    version.kind === 'version'
       ? await readStatus(target, ports.http, requestMs())
       : { kind: 'not-asked' }
+  const paths = labelledPaths(evidence)
   const expected = settings.build.version
   const compare =
-    evidence.kind === 'files' &&
+    paths !== undefined &&
     version.kind === 'version' &&
     (expected === undefined || version.version === expected)
   const files: Record<string, FileAnswer> | undefined = compare
-    ? await readServed(watched.reader, evidence.paths, version, () => requestMs(FILE_REQUEST_MS))
+    ? await readServed(watched.reader, paths, version, () => requestMs(FILE_REQUEST_MS))
     : undefined
-  return { serving: classify(settings.build, evidence, version, files), status }
+  return { serving: classify(settings.build, evidence, version, watched.before, files), status }
+}
+
+/** The files compared after the call: every path of the served-files label, when known. */
+function labelledPaths(evidence: Evidence): string[] | undefined {
+  if (evidence.kind === 'files') return evidence.paths
+  return evidence.kind === 'version' ? evidence.files?.paths : undefined
 }
 
 /**
@@ -318,6 +335,7 @@ function versionStatus(response: HttpResponse): VersionAnswer {
       kind: 'none',
       detail: `${said} (check that 'app-url' is the address of the app's frontend)`,
       transient: false,
+      nothing: true,
     }
   if (status >= 300 && status < 400)
     return {
@@ -340,7 +358,12 @@ function redirectHost(response: HttpResponse): string {
 
 /** Our own wording of the failure, which never quotes Node's (see tools/http.ts). */
 function failed(error: HttpFailure): VersionAnswer {
-  return { kind: 'none', detail: `no answer: ${error.message}`, transient: isTransient(error) }
+  return {
+    kind: 'none',
+    detail: `no answer: ${error.message}`,
+    transient: isTransient(error),
+    ...nothingFrom(error),
+  }
 }
 
 /** `<app-url>/OlympeServer/status`: 2xx is healthy, 404 may mean no such route. */

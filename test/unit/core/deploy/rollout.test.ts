@@ -1,32 +1,48 @@
 import { describe, expect, test } from '@jest/globals'
-import { classify, type Evidence, type ThisBuild } from '../../../../src/core/deploy/evidence.js'
+import {
+  classify,
+  type Evidence,
+  type FileBefore,
+  type ThisBuild,
+} from '../../../../src/core/deploy/evidence.js'
 import type { Outcome } from '../../../../src/core/deploy/outcomes.js'
 import {
-  evidenceAdvice,
   formatElapsed,
-  headline,
   RolloutJudge,
-  verdictMessage,
-  type MessageContext,
   type Observation,
   type PreviewState,
   type RolloutSettings,
   type StatusAnswer,
-  type VersionAnswer,
+  type Verdict,
 } from '../../../../src/core/deploy/rollout.js'
-import type { FileAnswer } from '../../../../src/core/deploy/served.js'
+import type { FileAnswer, VersionAnswer } from '../../../../src/core/deploy/served.js'
 import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 const BUILD_JS = `sha256:${'b'.repeat(64)}`
 const OLD_JS = `sha256:${'a'.repeat(64)}`
+const REWRITTEN_JS = `sha256:${'c'.repeat(64)}`
+
+/** What main.js served after the call, by the word after `+`. */
+const SCRIPT: Record<string, FileAnswer> = {
+  new: { kind: 'read', digest: BUILD_JS },
+  old: { kind: 'read', digest: OLD_JS },
+  rewritten: { kind: 'read', digest: REWRITTEN_JS },
+  '404': { kind: 'none', detail: 'HTTP 404 for main.js', transient: false, nothing: true },
+  '503': { kind: 'none', detail: 'HTTP 503 for main.js', transient: true },
+}
 
 /**
  * One poll in a word: `1.4.0/200` (version and status), `1.4.0/500`, `1.4.0/404` (no route),
- * `1.4.0/-` (status not asked), `refused` or `503` (no version, tolerated), `401` (no version).
- * With files as the evidence, `1.4.0+new/200` serves this build's main.js, `1.4.0+old/200` the
- * one before.
+ * `refused` or `503` (no version, tolerated), `401` (no version). With the served-files label,
+ * `1.4.0+new/200` serves this build's main.js, `+old` the one before the call, `+rewritten` one
+ * of neither, `+404` none, `+503` a restarting answer.
  */
-function poll(word: string, build: ThisBuild, evidence: Evidence): Omit<Observation, 'atMs'> {
+function poll(
+  word: string,
+  build: ThisBuild,
+  evidence: Evidence,
+  before: string | undefined,
+): Omit<Observation, 'atMs'> {
   const [served = '', status = ''] = word.split('/')
   if (status === '') {
     const transient = word === 'refused' || word === '503' || word === 'html'
@@ -37,38 +53,55 @@ function poll(word: string, build: ThisBuild, evidence: Evidence): Omit<Observat
           ? 'an HTML page'
           : `HTTP ${word} for version.json`
     return {
-      serving: classify(build, evidence, { kind: 'none', detail, transient }),
+      serving: classify(build, evidence, { kind: 'none', detail, transient }, before),
       status: { kind: 'not-asked' },
     }
   }
   const [version = '', js] = served.split('+')
   const answer: VersionAnswer = { kind: 'version', version }
-  const files: Record<string, FileAnswer> | undefined = js
-    ? { 'main.js': { kind: 'read', digest: js === 'new' ? BUILD_JS : OLD_JS } }
-    : undefined
+  const script = js === undefined ? undefined : SCRIPT[js]
+  const files: Record<string, FileAnswer> | undefined = script ? { 'main.js': script } : undefined
   const said: StatusAnswer =
-    status === '-'
-      ? { kind: 'not-asked' }
-      : status === '404'
-        ? { kind: 'no-route' }
-        : Number(status) < 300
-          ? { kind: 'healthy', status: Number(status) }
-          : { kind: 'unhealthy', detail: `HTTP ${status}` }
-  return { serving: classify(build, evidence, answer, files), status: said }
+    status === '404'
+      ? { kind: 'no-route' }
+      : Number(status) < 300
+        ? { kind: 'healthy', status: Number(status) }
+        : { kind: 'unhealthy', detail: `HTTP ${status}` }
+  return { serving: classify(build, evidence, answer, before, files), status: said }
 }
 
 const POLL_MS = 15_000
 const VERSION: Evidence = { kind: 'version' }
-const FILES: Evidence = { kind: 'files', paths: ['main.js'], differ: ['main.js'] }
+/** The labelled main.js, as it was before the call. */
+const labelled = (was: FileBefore): { paths: string[]; before: Record<string, FileBefore> } => ({
+  paths: ['main.js'],
+  before: { 'main.js': was },
+})
+const OLD_BEFORE: FileBefore = { kind: 'digest', digest: OLD_JS }
+const FILES: Evidence = { kind: 'files', ...labelled(OLD_BEFORE), differ: ['main.js'] }
+/** The version changed; main.js is compared too, and was the old one before the call. */
+const VERSION_FILES: Evidence = { kind: 'version', files: labelled(OLD_BEFORE) }
+const VERSION_FILES_UNREAD: Evidence = {
+  kind: 'version',
+  files: labelled({ kind: 'unknown', detail: 'HTTP 503 for main.js' }),
+}
+const VERSION_FILES_NEW: Evidence = { kind: 'version', files: labelled({ kind: 'absent' }) }
 const UNKNOWN: Evidence = { kind: 'none', why: 'unknown-version', detail: 'no label' }
 const SAME_FILES: Evidence = { kind: 'none', why: 'same-files', detail: 'main.js' }
+const UNKNOWN_BEFORE: Evidence = { kind: 'none', why: 'unknown-before', detail: 'HTTP 503' }
 
 interface Case extends Partial<RolloutSettings> {
   evidence?: Evidence
   preview?: PreviewState
+  /** Between two polls; 15 s unless said. */
+  everyMs?: number
 }
 
-/** Feeds the polls 15 s apart (the first at 0 s); the verdict, when and the log. */
+/**
+ * Feeds the polls `everyMs` apart (the first at 0 s); the verdict, when and the log. Unless the
+ * case says otherwise, this build is 1.4.0 and the app served 1.3.0 before the call (or, with
+ * the files as evidence, 1.4.0).
+ */
 function judge(
   words: string[],
   settings: Case = {},
@@ -77,21 +110,24 @@ function judge(
   poll?: number
   log: string[]
   ended: Outcome
+  verdict: Verdict
   judge: RolloutJudge
-  asked: boolean[]
 } {
-  const { evidence = VERSION, preview, ...rest } = settings
+  const { evidence = VERSION, preview, everyMs = POLL_MS, ...rest } = settings
   const expected = 'expected' in rest ? rest.expected : '1.4.0'
-  const rollout = new RolloutJudge({ manualPromotion: false, ...rest, expected })
+  const before = 'before' in rest ? rest.before : evidence.kind === 'files' ? '1.4.0' : '1.3.0'
+  const rollout = new RolloutJudge({ manualPromotion: false, ...rest, expected, before })
+  const labels = evidence.kind === 'files' || (evidence.kind === 'version' && evidence.files)
   const build: ThisBuild = {
     ...(expected !== undefined ? { version: expected } : {}),
-    ...(evidence.kind === 'files' ? { files: { 'main.js': BUILD_JS } } : {}),
+    ...(labels ? { files: { 'main.js': BUILD_JS } } : {}),
   }
   const log: string[] = []
-  const asked: boolean[] = []
   for (const [index, word] of words.entries()) {
-    asked.push(rollout.asksStatus)
-    const step = rollout.observe({ atMs: index * POLL_MS, ...poll(word, build, evidence) })
+    const step = rollout.observe({
+      atMs: index * everyMs,
+      ...poll(word, build, evidence, before),
+    })
     log.push(...step.log)
     if (step.verdict)
       return {
@@ -99,16 +135,12 @@ function judge(
         poll: index + 1,
         log,
         ended: step.verdict.outcome,
+        verdict: step.verdict,
         judge: rollout,
-        asked,
       }
   }
-  return {
-    log,
-    ended: rollout.end(words.length * POLL_MS, preview).outcome,
-    judge: rollout,
-    asked,
-  }
+  const verdict = rollout.end(words.length * everyMs, preview)
+  return { log, ended: verdict.outcome, verdict, judge: rollout }
 }
 
 describe('the rollout judge: verdicts', () => {
@@ -161,7 +193,13 @@ describe('the rollout judge: verdicts', () => {
       {},
       'timed-out',
     ],
-    ['no status route: the version decides', ['1.3.0/404', '1.4.0/-', '1.4.0/-'], {}, 'live', 3],
+    [
+      'no status route: the version decides',
+      ['1.3.0/404', '1.4.0/404', '1.4.0/404'],
+      {},
+      'live',
+      3,
+    ],
     [
       'a 404 from a status route seen before is unhealthy, not absent',
       ['1.4.0/200', '1.4.0/404', '1.4.0/404'],
@@ -169,10 +207,47 @@ describe('the rollout judge: verdicts', () => {
       'timed-out',
     ],
     [
-      'manual promotion, the new version never served: awaiting promotion',
-      ['1.3.0/200', '1.3.0/200'],
+      'the status route judged by its last answers: an early 404, then 500s, is never live',
+      ['1.4.0/404', '1.4.0/500', '1.4.0/500', '1.4.0/500'],
+      {},
+      'timed-out',
+    ],
+    [
+      'the status route judged by its last answers: an early 404, then 200s: live',
+      ['1.4.0/404', '1.4.0/500', '1.4.0/200', '1.4.0/200'],
+      {},
+      'live',
+      4,
+    ],
+    [
+      'manual promotion, the build before served healthy on the last two polls: awaiting promotion',
+      ['503', '1.3.0/200', '1.3.0/200'],
       { manualPromotion: true },
       'awaiting-promotion',
+    ],
+    [
+      'manual promotion, the build before once at the end: timed out',
+      ['1.3.0/200', '1.3.0/500', '1.3.0/200'],
+      { manualPromotion: true },
+      'timed-out',
+    ],
+    [
+      'manual promotion, errors at the end: timed out, not awaiting',
+      ['1.3.0/200', '1.3.0/200', '502', '502'],
+      { manualPromotion: true },
+      'timed-out',
+    ],
+    [
+      'manual promotion, a third version at the end: timed out, not awaiting',
+      ['1.3.0/200', '1.5.0/200', '1.5.0/200'],
+      { manualPromotion: true },
+      'timed-out',
+    ],
+    [
+      'manual promotion, what was served before the call unknown: timed out, not awaiting',
+      ['1.3.0/200', '1.3.0/200'],
+      { manualPromotion: true, before: undefined },
+      'timed-out',
     ],
     [
       'manual promotion, the new version served but unhealthy: timed out',
@@ -213,6 +288,18 @@ describe('the rollout judge: verdicts', () => {
       'awaiting-promotion',
     ],
     [
+      'manual promotion, the preview serves this build, the app down at the end: timed out',
+      ['1.3.0/200', '1.3.0/200', '502', '502'],
+      { manualPromotion: true, preview: 'this-build' },
+      'timed-out',
+    ],
+    [
+      'manual promotion, the preview answers but cannot be told apart: unverified',
+      ['1.3.0/200', '1.3.0/200'],
+      { manualPromotion: true, preview: 'no-evidence' },
+      'unverified',
+    ],
+    [
       'manual promotion, the preview never served this build: timed out',
       ['1.3.0/200', '1.3.0/200'],
       { manualPromotion: true, preview: 'not-this-build' },
@@ -251,6 +338,72 @@ describe('the rollout judge: verdicts', () => {
       { evidence: SAME_FILES },
       'timed-out',
     ],
+    [
+      'what was served before the call unknown, no label: the expected version is unverified',
+      ['503', '1.4.0/200', '1.4.0/200'],
+      { evidence: UNKNOWN_BEFORE, before: undefined },
+      'unverified',
+      3,
+    ],
+    [
+      "the version changed, main.js still served as before the call: this build's version is not live",
+      ['1.4.0+old/200', '1.4.0+old/200', '1.4.0+old/200'],
+      { evidence: VERSION_FILES },
+      'timed-out',
+    ],
+    [
+      "the version changed, main.js as before the call, then this build's: live",
+      ['1.3.0/200', '1.4.0+old/200', '1.4.0+new/200', '1.4.0+new/200'],
+      { evidence: VERSION_FILES },
+      'live',
+      4,
+    ],
+    [
+      'the version changed, main.js neither as built nor as before the call (rewritten): live',
+      ['1.4.0+rewritten/200', '1.4.0+rewritten/200'],
+      { evidence: VERSION_FILES },
+      'live',
+      2,
+    ],
+    [
+      'the version changed, main.js unread before the call and not as built: unverified at the end',
+      ['1.4.0+rewritten/200', '1.4.0+rewritten/200', '1.4.0+rewritten/200'],
+      { evidence: VERSION_FILES_UNREAD },
+      'unverified',
+    ],
+    [
+      'the version changed, main.js unread before the call, then as built: live',
+      ['1.4.0+rewritten/200', '1.4.0+new/200', '1.4.0+new/200'],
+      { evidence: VERSION_FILES_UNREAD },
+      'live',
+      3,
+    ],
+    [
+      'the version changed, main.js not served after the call (404): the version decides, live',
+      ['1.4.0+404/200', '1.4.0+404/200'],
+      { evidence: VERSION_FILES_NEW },
+      'live',
+      2,
+    ],
+    [
+      'a labelled file answering 503: restarting, not another build',
+      ['1.4.0+503/200', '1.4.0+new/200', '1.4.0+new/200'],
+      { evidence: VERSION_FILES },
+      'live',
+      3,
+    ],
+    [
+      'manual promotion, the version unchanged, the build before on its files: awaiting promotion',
+      ['1.4.0+old/200', '1.4.0+old/200'],
+      { evidence: FILES, manualPromotion: true },
+      'awaiting-promotion',
+    ],
+    [
+      'manual promotion, the version unchanged, a third build on its files: timed out',
+      ['1.4.0+rewritten/200', '1.4.0+rewritten/200'],
+      { evidence: FILES, manualPromotion: true },
+      'timed-out',
+    ],
     ['401 on every poll: timed out', ['401', '401'], {}, 'timed-out'],
   ])('%s', (...[, words, settings, ended, atPoll]) => {
     const result = judge(words, settings)
@@ -264,26 +417,80 @@ describe('the rollout judge: verdicts', () => {
   test('a verdict is final: later polls change nothing', () => {
     const rollout = new RolloutJudge({ expected: '1.4.0', manualPromotion: false })
     const build = { version: '1.4.0' }
-    rollout.observe({ atMs: 0, ...poll('1.4.0/200', build, VERSION) })
-    const live = rollout.observe({ atMs: 1000, ...poll('1.4.0/200', build, VERSION) }).verdict
-    expect(rollout.observe({ atMs: 2000, ...poll('1.3.0/200', build, VERSION) })).toEqual({
+    const seen = (word: string): Omit<Observation, 'atMs'> => poll(word, build, VERSION, '1.3.0')
+    rollout.observe({ atMs: 0, ...seen('1.4.0/200') })
+    const live = rollout.observe({ atMs: 1000, ...seen('1.4.0/200') }).verdict
+    expect(rollout.observe({ atMs: 2000, ...seen('1.3.0/200') })).toEqual({
       log: [],
       verdict: live,
     })
     expect(rollout.end(3000)).toBe(live)
+  })
+
+  test.each<[string, string[], Verdict['ending']]>([
+    ['no version', ['1.3.0/200', '502'], 'down'],
+    ['a failing status', ['1.3.0/200', '1.3.0/500'], 'unhealthy'],
+    ['a third version', ['1.3.0/200', '1.5.0/200'], 'third'],
+    ['the build before', ['1.3.0/200', '1.3.0/200'], 'previous'],
+  ])('timed out on %s at the end: said in the verdict', (_name, words, ending) => {
+    expect(judge(words).verdict).toMatchObject({ outcome: 'timed-out', ending })
+  })
+})
+
+describe('the rollout judge: quick polls', () => {
+  // Polls 2 s apart, `poll-seconds` 15: the rate of the watch's first minute.
+  const QUICK = { everyMs: 2000, rollbackMs: 15_000 }
+
+  test('live on the poll right after the first new answer', () => {
+    const result = judge(['1.3.0/200', '1.3.0/200', '1.4.0/200', '1.4.0/200'], QUICK)
+    expect({ outcome: result.outcome, poll: result.poll }).toEqual({ outcome: 'live', poll: 4 })
+  })
+
+  test('a rolling update: old answers for less than poll-seconds are no roll-back', () => {
+    const old = Array.from({ length: 7 }, () => '1.3.0/200')
+    const result = judge(['1.4.0/200', ...old, '1.4.0/200', '1.4.0/200'], QUICK)
+    // The old build for 12 s (+2 s to +14 s), under 15 s.
+    expect({ outcome: result.outcome, poll: result.poll }).toEqual({ outcome: 'live', poll: 10 })
+  })
+
+  test('the old build for poll-seconds after this one: rolled back, saying over how long', () => {
+    const old = Array.from({ length: 12 }, () => '1.3.0/200')
+    const result = judge(['1.4.0/200', ...old], QUICK)
+    // The old build from +2 s: rolled back at the first poll 15 s later (+18 s, poll 10).
+    expect({ outcome: result.outcome, poll: result.poll }).toEqual({
+      outcome: 'rolled-back',
+      poll: 10,
+    })
+    expect(result.verdict.back).toEqual({ version: '1.3.0', sinceMs: 2000, polls: 9 })
+    expect(result.log.at(-1)).toBe(
+      '+18 s: 1.3.0 came back on 9 polls in a row over 16 s after this build was served: rolled back.',
+    )
+  })
+
+  test('confirming: after a first new answer, and until it is confirmed or lost', () => {
+    const rollout = new RolloutJudge({ expected: '1.4.0', before: '1.3.0', manualPromotion: false })
+    const build = { version: '1.4.0' }
+    const seen = (word: string): Omit<Observation, 'atMs'> => poll(word, build, VERSION, '1.3.0')
+    const confirming = ['1.3.0/200', '1.4.0/200', '1.3.0/200', '1.4.0/200'].map((word, index) => {
+      rollout.observe({ atMs: index * 2000, ...seen(word) })
+      return rollout.confirming
+    })
+    expect(confirming).toEqual([false, true, false, true])
+    rollout.observe({ atMs: 8000, ...seen('1.4.0/200') })
+    expect(rollout.confirming).toBe(false)
   })
 })
 
 describe('the rollout judge: what it logs', () => {
   test('once per change of state, not once per poll; the status route said once', () => {
     const { log } = judge(
-      ['1.3.0/404', '1.3.0/-', '503', '503', '503', 'refused', '1.4.0/-', '1.4.0/-'],
+      ['1.3.0/404', '1.3.0/404', '503', '503', '503', 'refused', '1.4.0/404', '1.4.0/404'],
       {
         before: '1.3.0',
       },
     )
     expect(log).toEqual([
-      "+0 s: the app's /OlympeServer/status answers HTTP 404: this install has no status route, so the version alone decides from now on.",
+      "+0 s: the app's /OlympeServer/status answers HTTP 404: this install seems to have no status route, so the version alone decides while it answers so (it is asked at every poll).",
       '+0 s: the app serves 1.3.0 (the version before this deployment); waiting for 1.4.0.',
       '+30 s: the app gives no version: HTTP 503 for version.json (tolerated while it restarts).',
       '+1 min 15 s: the app gives no version: no answer: refused (tolerated while it restarts).',
@@ -292,19 +499,16 @@ describe('the rollout judge: what it logs', () => {
     ])
   })
 
-  test('the status route is not asked once it proved absent', () => {
-    const { asked } = judge(['1.3.0/404', '1.3.0/-', '1.4.0/-'])
-    expect(asked).toEqual([true, false, false])
-  })
-
-  test('a 404 of the status route beside no version proves nothing', () => {
-    const rollout = new RolloutJudge({ expected: '1.4.0', manualPromotion: false })
-    rollout.observe({
-      atMs: 0,
-      serving: { kind: 'none', detail: 'HTTP 503', transient: true },
-      status: { kind: 'no-route' },
-    })
-    expect(rollout.asksStatus).toBe(true)
+  test('the status route: a 404 said once, then what its later answers say', () => {
+    const { log } = judge(['1.3.0/404', '1.4.0/404', '1.4.0/500', '1.4.0/200', '1.4.0/200'])
+    expect(log).toEqual([
+      "+0 s: the app's /OlympeServer/status answers HTTP 404: this install seems to have no status route, so the version alone decides while it answers so (it is asked at every poll).",
+      '+0 s: the app serves 1.3.0 (the version before this deployment); waiting for 1.4.0.',
+      '+15 s: the app serves 1.4.0, the expected version, no status route.',
+      '+30 s: the app serves 1.4.0, the expected version, but status HTTP 500: not live while it does.',
+      '+45 s: the app serves 1.4.0, the expected version, status HTTP 200.',
+      '+1 min: live: this build (1.4.0) served with a healthy status on 2 polls in a row.',
+    ])
   })
 
   test('an unhealthy new version, and a roll-back, in words', () => {
@@ -312,8 +516,8 @@ describe('the rollout judge: what it logs', () => {
     expect(log).toEqual([
       '+0 s: the app serves 1.4.0, the expected version, but status HTTP 500: not live while it does.',
       '+15 s: the app serves 1.4.0, the expected version, status HTTP 200.',
-      '+30 s: the app serves 1.3.0, after it served 1.4.0.',
-      '+45 s: 1.3.0 came back on 2 polls in a row after this build was served: rolled back.',
+      '+30 s: the app serves 1.3.0 (the version before this deployment), after it served 1.4.0.',
+      '+45 s: 1.3.0 came back on 2 polls in a row over 15 s after this build was served: rolled back.',
     ])
   })
 
@@ -331,9 +535,12 @@ describe('the rollout judge: what it logs', () => {
   })
 
   test('the preview, in its own words', () => {
-    const { log } = judge(['1.3.0/404', '1.4.0/-', '1.4.0/-'], { subject: 'the preview' })
+    const { log } = judge(['1.3.0/404', '1.4.0/404', '1.4.0/404'], {
+      subject: 'the preview',
+      before: undefined,
+    })
     expect(log).toEqual([
-      "+0 s: the preview's /OlympeServer/status answers HTTP 404: this install has no status route, so the version alone decides from now on.",
+      "+0 s: the preview's /OlympeServer/status answers HTTP 404: this install seems to have no status route, so the version alone decides while it answers so (it is asked at every poll).",
       '+0 s: the preview serves 1.3.0; waiting for 1.4.0.',
       '+15 s: the preview serves 1.4.0, the expected version, no status route.',
       '+30 s: live: this build (1.4.0) served with a healthy status on 2 polls in a row.',
@@ -358,137 +565,50 @@ describe('the rollout judge: what it logs', () => {
   })
 })
 
-describe('the final messages', () => {
-  const context = (
-    evidence: Evidence,
-    build: ThisBuild = { version: '1.4.0' },
-  ): MessageContext => ({
-    app: 'https://shop.example.com',
-    limit: "'wait-minutes' (30 min)",
-    waitedMs: 1_800_000,
-    build,
-    evidence,
-  })
-  const FILES_BUILD: ThisBuild = { version: '1.4.0', files: { 'main.js': BUILD_JS } }
-
-  test('timed out: the expected version, the last version and status seen, how long it waited', () => {
-    const rollout = judge(['1.3.0/200']).judge
-    expect(verdictMessage(rollout.end(1_800_000), context(VERSION))).toBe(
-      "The app at https://shop.example.com did not serve 1.4.0 within 'wait-minutes' (30 min) (waited 30 min; last seen: version 1.3.0, status HTTP 200). The webhook accepted the deployment, so the platform may still be rolling it out or may have failed to: check the deployment's status on the platform, and that 'app-url' is the address of this environment. Check too that the project's version was bumped before the images were built (the version must change for the new rollout to be told from the old one).",
-    )
+describe('the rollout judge: files as evidence, in words', () => {
+  test('the version changed, main.js as before the call, then rewritten: said each time', () => {
+    const { log } = judge(['1.4.0+old/200', '1.4.0+rewritten/200', '1.4.0+rewritten/200'], {
+      evidence: VERSION_FILES,
+    })
+    expect(log).toEqual([
+      '+0 s: the app serves 1.4.0 with main.js as served before the call; waiting for this build.',
+      '+15 s: the app serves this build: 1.4.0, with main.js rewritten (neither as built nor as before the call), status HTTP 200.',
+      '+30 s: live: this build (1.4.0) served with a healthy status on 2 polls in a row.',
+    ])
   })
 
-  test('timed out on the old main.js: says the files were compared, and what could defeat that', () => {
-    const rollout = judge(['1.4.0+old/200'], { evidence: FILES }).judge
-    expect(verdictMessage(rollout.end(1_800_000), context(FILES, FILES_BUILD))).toBe(
-      "The app at https://shop.example.com did not serve this build (1.4.0, with main.js as built) within 'wait-minutes' (30 min) (waited 30 min; last seen: version 1.4.0 with another build's main.js, status HTTP 200). The webhook accepted the deployment, so the platform may still be rolling it out or may have failed to: check the deployment's status on the platform, and that 'app-url' is the address of this environment. The version did not change, so the files the frontend serves were compared with those of the frontend image (its served-files label): if the image or the platform rewrites one of them as it starts, bump the version instead.",
-    )
+  test('main.js unread before the call and not as built: said, then unverified', () => {
+    const { log, verdict } = judge(['1.4.0+rewritten/200', '1.4.0+rewritten/200'], {
+      evidence: VERSION_FILES_UNREAD,
+    })
+    expect(log).toEqual([
+      '+0 s: the app serves 1.4.0, the expected version, but with main.js neither as built nor as before the call (unread then), status HTTP 200.',
+    ])
+    expect(verdict).toMatchObject({
+      outcome: 'unverified',
+      unsure: 'main.js neither as built nor as before the call (unread then)',
+    })
   })
 
-  test('timed out on an app that stopped answering names the last version it served', () => {
-    const rollout = judge(['1.3.0/200', '503']).judge
-    expect(rollout.end(2000).lastSeen).toBe(
-      'no version (HTTP 503 for version.json); the last version served was 1.3.0',
-    )
+  test('what was served before the call unknown: the version alone is no evidence', () => {
+    const { log } = judge(['1.4.0/200', '1.4.0/200'], {
+      evidence: UNKNOWN_BEFORE,
+      before: undefined,
+    })
+    expect(log).toEqual([
+      "+0 s: the app serves 1.4.0, this build's version, but what it served before the call is unknown, status HTTP 200.",
+      '+15 s: the app answers with a healthy status on 2 polls in a row, but nothing tells this build from the one before: not verified.',
+    ])
   })
-
-  test('rolled back, live by the version, live by the files', () => {
-    const back = judge(['1.4.0/200', '1.3.0/200', '1.3.0/200']).judge.end(0)
-    expect(verdictMessage(back, context(VERSION))).toBe(
-      "The rollout was rolled back: the app at https://shop.example.com served 1.4.0 (first +0 s after the webhook's answer), then 1.3.0 again on 2 polls in a row (since +15 s). The platform may have rolled the new version back, or still send part of the traffic to the old one: check the deployment's status and the new version's logs on the platform.",
-    )
-    const live = judge(['1.4.0/200', '1.4.0/200']).judge.end(0)
-    expect(verdictMessage(live, context(VERSION))).toBe(
-      "The app at https://shop.example.com serves 1.4.0: live +15 s after the webhook's answer.",
-    )
-    const files = judge(['1.4.0+new/200', '1.4.0+new/200'], { evidence: FILES }).judge.end(0)
-    expect(verdictMessage(files, context(FILES, FILES_BUILD))).toBe(
-      "The app at https://shop.example.com serves this build: 1.4.0, the version it served before, but with main.js changed to this build's. Live +15 s after the webhook's answer.",
-    )
-  })
-
-  test.each<[string, Evidence, ThisBuild, string, string]>([
-    [
-      'the expected version unknown, the labels not read',
-      { kind: 'none', why: 'unknown-version', detail: "the labels of 'r.io/f:1' were not read" },
-      {},
-      'Not verified: the expected version is unknown',
-      "Not verified: the app at https://shop.example.com answers with a healthy status (last seen: version 1.4.0, status HTTP 200), but the version this deployment brings is unknown (the labels of 'r.io/f:1' were not read), so nothing shows that 1.4.0 is this build. The deployment was accepted; whether the new build serves is for you to check. To get evidence, bump the project's version before the images are built (the project template has no script for it: `npm version patch`, or a version set by the pipeline), so that each deployment serves a version of its own; or let the step read the frontend image's labels, where build-images records the version and the digests of the files the frontend serves: give the deploy step a registry login ('registry-username' and 'registry-password', read access is enough) and leave 'verify-images' on.",
-    ],
-    [
-      'the same version, an image without the served-files label',
-      {
-        kind: 'none',
-        why: 'same-version',
-        detail: "'r.io/f:1' has no io.olympe.deploy-actions.served-files label",
-      },
-      { version: '1.4.0', labelsRead: true },
-      'Not verified: the version did not change',
-      "Not verified: the app at https://shop.example.com answers with a healthy status (last seen: version 1.4.0, status HTTP 200), but it already served 1.4.0, the version this deployment brings, before the call, and the digests of the files the frontend serves are unknown ('r.io/f:1' has no io.olympe.deploy-actions.served-files label). The deployment was accepted; whether the new build serves is for you to check. To get evidence, bump the project's version before the images are built (the project template has no script for it: `npm version patch`, or a version set by the pipeline), so that each deployment serves a version of its own; or build the frontend image with build-images, which records in its labels the version and the digests of the files the frontend serves.",
-    ],
-    [
-      'the very files served before the call (a backend alone)',
-      { kind: 'none', why: 'same-files', detail: 'version.json, index.html and main.js' },
-      { version: '1.4.0', files: { 'main.js': BUILD_JS }, labelsRead: true },
-      'Not verified: the app already served this build',
-      "Not verified: the app at https://shop.example.com answers with a healthy status (last seen: version 1.4.0, status HTTP 200), but it already served 1.4.0 with the same version.json, index.html and main.js as this build before the call: this deployment changed nothing the frontend serves (a backend alone, or the same build again), so nothing tells it from the one before. The deployment was accepted; whether the new build serves is for you to check. To make every deployment verifiable, bump the project's version before the images are built (the project template has no script for it: `npm version patch`, or a version set by the pipeline), so that each deployment serves a version of its own.",
-    ],
-  ])('unverified: %s', (_name, evidence, build, title, message) => {
-    const settings = build.version === undefined ? { expected: undefined } : {}
-    const verdict = judge(['1.4.0/200', '1.4.0/200'], { ...settings, evidence }).judge.end(0)
-    expect(verdict.outcome).toBe('unverified')
-    expect(headline(verdict, evidence)).toBe(title)
-    expect(verdictMessage(verdict, context(evidence, build))).toBe(message)
-  })
-
-  test.each<[PreviewState, Outcome, string, string]>([
-    [
-      'this-build',
-      'awaiting-promotion',
-      'Not live: awaiting promotion (the preview serves this build)',
-      "The app at https://shop.example.com did not serve this build within 'wait-minutes' (30 min), and the promotion mode is manual: the preview at https://preview.shop.example.com serves this build (version 1.4.0, status HTTP 200). Promote it on the platform once it is validated to go live; the app still serves the previous one (last seen: version 1.3.0, status HTTP 200).",
-    ],
-    [
-      'no-preview-url',
-      'awaiting-promotion',
-      'Not live: awaiting promotion',
-      "The app at https://shop.example.com did not serve this build within 'wait-minutes' (30 min), and the promotion mode is manual: the new version may be waiting for someone to promote it on the platform, or the rollout may never have reached the app; without 'preview-url' (the address where the platform serves the new version until it is promoted) the step cannot tell them apart (last seen: version 1.3.0, status HTTP 200). Check the deployment on the platform, and promote it there once it is validated.",
-    ],
-    [
-      'not-this-build',
-      'timed-out',
-      'Not live: timed out',
-      "The preview at https://preview.shop.example.com did not serve 1.4.0 within 'wait-minutes' (30 min), nor did the app at https://shop.example.com (waited 30 min; last seen: version 1.3.0, status HTTP 200; the preview: version 1.4.0, status HTTP 200). The webhook accepted the deployment, so the platform may still be rolling it out or may have failed to: check the deployment's status on the platform, and that 'preview-url' is this environment's preview address.",
-    ],
-  ])('manual promotion, the preview %s: %s', (preview, outcome, title, message) => {
-    const verdict = judge(['1.3.0/200'], { manualPromotion: true, preview }).judge.end(0)
-    expect(verdict.outcome).toBe(outcome)
-    expect(headline(verdict, VERSION)).toBe(title)
-    expect(
-      verdictMessage(verdict, {
-        ...context(VERSION),
-        preview: 'https://preview.shop.example.com',
-        previewSeen: 'version 1.4.0, status HTTP 200',
-      }),
-    ).toBe(message)
-  })
-
-  test('the advice names the registry login only where the labels were not read', () => {
-    expect(evidenceAdvice({ version: '1.4.0' })).toContain('registry login')
-    expect(evidenceAdvice({ version: '1.4.0', labelsRead: true })).not.toContain('login')
-    expect(evidenceAdvice({ files: { 'main.js': BUILD_JS } })).toBe(
-      "To make every deployment verifiable, bump the project's version before the images are built (the project template has no script for it: `npm version patch`, or a version set by the pipeline), so that each deployment serves a version of its own.",
-    )
-  })
-
-  eachAnswer('%i ms reads %s', formatElapsed, [
-    [0, '0 s'],
-    [1499, '1 s'],
-    [59_000, '59 s'],
-    [60_000, '1 min'],
-    [125_000, '2 min 5 s'],
-    [3_600_000, '1 h'],
-    [21_600_000, '6 h'],
-    [3_780_000, '1 h 3 min'],
-  ])
 })
+
+eachAnswer('%i ms reads %s', formatElapsed, [
+  [0, '0 s'],
+  [1499, '1 s'],
+  [59_000, '59 s'],
+  [60_000, '1 min'],
+  [125_000, '2 min 5 s'],
+  [3_600_000, '1 h'],
+  [21_600_000, '6 h'],
+  [3_780_000, '1 h 3 min'],
+])

@@ -110,18 +110,24 @@ const FROM_LABEL = "the org.opencontainers.image.version label of 'r.io/shop/fro
 
 describe('deploy, then watch the rollout', () => {
   test("the expected version from the frontend image's label; live once it serves it twice", async () => {
-    const run = await deploy({}, (ms) => version(ms >= 10_000 ? '1.4.0' : '1.3.0'))
+    const run = await deploy({}, (ms) => version(ms >= 10_000 ? '1.4.0' : '1.3.0'), {
+      labels: { 'org.opencontainers.image.version': '1.4.0' },
+    })
 
     expect(run.error).toBeUndefined()
     expect(run.end).toEqual({})
-    // The version changed: no file is asked.
-    expect(run.requests).toEqual([...LABEL_READ, VERSION, POST, ...polls(4, VERSION, STATUS)])
+    // The version changed, and the image has no served-files label: no file is asked. A poll
+    // every 2 s: 1.3.0 until +8 s, 1.4.0 at +10 s and +12 s.
+    expect(run.requests).toEqual([...LABEL_READ, VERSION, POST, ...polls(7, VERSION, STATUS)])
     expect(run.info).toContain(`Expected version: 1.4.0 (from ${FROM_LABEL}).`)
     expect(run.info).toContain(
       'Before the call, the app serves 1.3.0: the version tells this build (1.4.0) apart.',
     )
     expect(run.info).toContain(
-      "The app at https://shop.example.com serves 1.4.0: live +15 s after the webhook's answer.",
+      "Watching https://shop.example.com every 2 s for up to 1 min ('wait-minutes'): live once it serves 1.4.0 with a healthy status on 2 polls in a row.",
+    )
+    expect(run.info).toContain(
+      "The app at https://shop.example.com serves 1.4.0: live +12 s after the webhook's answer.",
     )
     expect(run.warnings).toEqual([])
     expect(run.outputs).toMatchObject({
@@ -141,10 +147,10 @@ describe('deploy, then watch the rollout', () => {
       ['Expected version', `1.4.0 (from ${FROM_LABEL})`],
       ['Evidence', 'the version (1.3.0 before the call)'],
       ['Versions served', '1.3.0, 1.4.0'],
-      ['Polls', '4 in 15 s'],
+      ['Polls', '7 in 12 s'],
       ['+0 s', 'accepted by the webhook'],
       ['+10 s', 'first answer with this build (1.4.0)'],
-      ['+15 s', 'live: 1.4.0'],
+      ['+12 s', 'live: 1.4.0'],
     ])
     expect(run.summaries[1]?.links).toEqual([
       { label: 'App (live)', url: 'https://shop.example.com' },
@@ -164,6 +170,39 @@ describe('deploy, then watch the rollout', () => {
     ])
   })
 
+  test("the version changed, the label's files compared too: main.js as before the call is not this build's", async () => {
+    const run = await deploy({ 'wait-minutes': '0.5' }, (ms, request) =>
+      request.url.pathname.endsWith('/main.js')
+        ? script(ms >= 20_000 ? NEW_JS : OLD_JS, request)
+        : version(ms >= 10_000 ? '1.4.0' : '1.3.0'),
+    )
+    expect(run.error).toBeUndefined()
+    // Before the call: version.json and main.js; then 1.3.0 until +8 s (its files not asked),
+    // 1.4.0 with the old main.js from +10 s, this build's main.js from +20 s.
+    expect(run.requests).toEqual([
+      ...LABEL_READ,
+      VERSION,
+      SCRIPT,
+      POST,
+      ...polls(5, VERSION, STATUS),
+      ...polls(7, VERSION, STATUS, SCRIPT),
+    ])
+    expect(run.info).toContain(
+      "Before the call, the app serves 1.3.0: the version tells this build (1.4.0) apart. The files of the served-files label are compared too, so that a file still served as before the call is not taken for this build's.",
+    )
+    expect(run.info).toContain(
+      '+10 s: the app serves 1.4.0 with main.js as served before the call; waiting for this build.',
+    )
+    expect(run.info).toContain(
+      '+20 s: the app serves this build: 1.4.0, with main.js as built, status HTTP 200.',
+    )
+    expect(run.outputs).toMatchObject({ rollout: 'live', 'live-version': '1.4.0' })
+    expect(run.summaries[1]?.rows).toContainEqual([
+      'Evidence',
+      'the version (1.3.0 before the call), and the served files',
+    ])
+  })
+
   test('the version unchanged, main.js of a new build: one download when it changes, then live', async () => {
     const run = await deploy({}, (ms, request) =>
       request.url.pathname.endsWith('/main.js')
@@ -177,23 +216,23 @@ describe('deploy, then watch the rollout', () => {
       VERSION,
       SCRIPT,
       POST,
-      ...polls(4, VERSION, STATUS, SCRIPT),
+      ...polls(7, VERSION, STATUS, SCRIPT),
     ])
     expect(run.info).toContain(
       "Before the call, the app serves 1.4.0, this build's version, with another build's main.js: those files tell this build apart, so the watch compares what the app serves with them (conditional requests: a file is downloaded again only when it changed).",
     )
     expect(run.info).toContain(
-      "The app at https://shop.example.com serves this build: 1.4.0, the version it served before, but with main.js changed to this build's. Live +15 s after the webhook's answer.",
+      "The app at https://shop.example.com serves this build: 1.4.0, the version it served before, but with main.js changed to this build's. Live +12 s after the webhook's answer.",
     )
     expect(run.outputs).toMatchObject({ rollout: 'live', 'live-version': '1.4.0' })
     expect(run.summaries[1]?.rows).toContainEqual([
       'Evidence',
       'the served files, the version unchanged: main.js differed before the call',
     ])
-    // Before the call: a download; then 304, 304, the new file downloaded, 304.
+    // Before the call: a download; then 304 five times, the new file downloaded, 304.
     expect(run.summaries[1]?.rows).toContainEqual([
       'Served-file requests',
-      '5 (4 conditional, 3 answered 304 not modified), 2 download(s)',
+      '8 (7 conditional, 6 answered 304 not modified), 2 download(s)',
     ])
   })
 
@@ -251,19 +290,16 @@ describe('deploy, then watch the rollout', () => {
   /** Manual promotion, watched for 15 s. */
   const MANUAL = { 'wait-minutes': '0.25', 'promotion-mode': 'manual' }
 
-  test("manual promotion without 'preview-url': awaiting-promotion, saying what it cannot tell", async () => {
+  test("manual promotion without 'preview-url': awaiting-promotion, saying what it cannot tell and what to ask", async () => {
     const run = await deploy(MANUAL)
     expect(run.error).toBeUndefined()
     expect(run.outputs.rollout).toBe('awaiting-promotion')
     expect(run.end).toEqual({ notLive: 'Not live: awaiting promotion' })
-    expect(run.info).toContain(
-      "The promotion mode is manual, and no 'preview-url' is given: if the app does not switch, the step cannot tell a new version that awaits its promotion from a rollout that never reached the app. Give the address where the platform serves a new version before its promotion as 'preview-url' to have it verified.",
-    )
     expect(run.warnings).toEqual([
-      expect.stringContaining(
-        "the new version may be waiting for someone to promote it on the platform, or the rollout may never have reached the app; without 'preview-url'",
-      ),
+      "The app at https://shop.example.com did not serve this build within 'wait-minutes' (15 s), and the promotion mode is manual: the app still serves the build before this deployment (last seen: version 1.3.0, status HTTP 200). The new version may be waiting for someone to promote it on the platform, or the rollout may never have reached the app; without 'preview-url' (the address where the platform serves the new version until it is promoted) the step cannot tell them apart. Check the deployment on the platform, and promote it there once it is validated. Ask the platform operator whether this environment deploys with no downtime (the promotion mode applies only there): if it does, ask for its preview address and give it as 'preview-url', so that the step verifies the new version there; if it does not, the rollout did not reach the app: check the deployment's status.",
     ])
+    // Said only there: the log before it does not speak of the promotion.
+    expect(run.info.filter((line) => line.includes('promotion mode'))).toEqual([])
     const strict = await deploy({ ...MANUAL, 'require-evidence': 'true' })
     expect(strict.error?.message).toMatch(/'require-evidence' is true, so the step fails\.$/)
   })
@@ -274,7 +310,12 @@ describe('deploy, then watch the rollout', () => {
       deploy(
         { ...MANUAL, 'preview-url': 'https://preview.shop.example.com', ...inputs },
         () => version('1.3.0'),
-        { preview: (ms) => version(ms >= 5000 ? '1.4.0' : '1.3.0') },
+        {
+          preview: (ms, request) =>
+            request.url.pathname.endsWith('/main.js')
+              ? script(ms >= 5000 ? NEW_JS : OLD_JS, request)
+              : version(ms >= 5000 ? '1.4.0' : '1.3.0'),
+        },
       )
     const run = await previewed({})
     expect(run.error).toBeUndefined()
@@ -282,11 +323,11 @@ describe('deploy, then watch the rollout', () => {
       notLive: 'Not live: awaiting promotion (the preview serves this build)',
     })
     const preview = run.requests.filter((request) => request.startsWith('GET preview.'))
-    // Before the call, then until it served this build twice.
-    expect(preview.filter((request) => request.endsWith('/version.json'))).toHaveLength(4)
+    // Before the call, then every 2 s until it served this build twice (+6 s and +8 s).
+    expect(preview.filter((request) => request.endsWith('/version.json'))).toHaveLength(6)
     expect(run.summaries[1]?.rows).toContainEqual([
       'Preview',
-      'https://preview.shop.example.com: serves this build (last seen: version 1.4.0, status HTTP 200)',
+      'https://preview.shop.example.com: serves this build (last seen: version 1.4.0 with main.js as built, status HTTP 200)',
     ])
     const strict = await previewed({ 'require-evidence': 'true' })
     // Verified on the preview: not for 'require-evidence' to fail.
@@ -308,7 +349,7 @@ describe('deploy, then watch the rollout', () => {
     ['a dry run', { 'dry-run': 'true' }, undefined, []],
     ["'wait-minutes: 0'", { 'wait-minutes': '0' }, undefined, [POST]],
     // The version before the call is read; nothing after it.
-    ['a failed call', {}, respond(500, {}, 'oops'), [VERSION, POST]],
+    ['a failed call', {}, respond(500, {}, 'oops'), [VERSION, SCRIPT, POST]],
   ])('%s: no poll after the POST, rollout not-watched', async (_name, inputs, webhook, sent) => {
     const run = await deploy(inputs, undefined, webhook ? { webhook } : {})
     expect(run.requests.filter((request) => !request.includes(' r.io '))).toEqual(sent)
@@ -328,5 +369,80 @@ describe('deploy, then watch the rollout', () => {
     expect(run.end).toEqual({})
     const quiet = await deploy({ 'app-url': '', 'wait-minutes': '0' })
     expect(quiet.warnings).toEqual([])
+  })
+})
+
+/** The requests up to the webhook call, that one included. */
+const upToTheCall = (run: Run): string[] => run.requests.slice(0, run.requests.indexOf(POST) + 1)
+
+describe('what the app served before the call, read again when it may be a blip', () => {
+  const unavailable = respond(503, {}, '<html>Service Unavailable</html>')
+  /** version.json answers `first` until +4 s (the reads before the call), then `then`. */
+  const blip =
+    (first: () => HttpResponse, then: string): App =>
+    (ms, request) =>
+      request.url.pathname.endsWith('/main.js')
+        ? script(OLD_JS, request)
+        : ms <= 4000
+          ? first()
+          : version(then)
+  const VERSION_ONLY = { 'org.opencontainers.image.version': '1.4.0' }
+
+  test('a 503, then the version a second later: the version tells this build apart', async () => {
+    let reads = 0
+    const run = await deploy({ 'wait-minutes': '0.1' }, (ms, request) =>
+      request.url.pathname.endsWith('/main.js')
+        ? script(ms >= 3000 ? NEW_JS : OLD_JS, request)
+        : ++reads === 1
+          ? unavailable
+          : version(ms >= 3000 ? '1.4.0' : '1.3.0'),
+    )
+    expect(upToTheCall(run)).toEqual([...LABEL_READ, VERSION, VERSION, SCRIPT, POST])
+    expect(run.info).toContain(
+      "Before the call, the app serves 1.3.0: the version tells this build (1.4.0) apart. The files of the served-files label are compared too, so that a file still served as before the call is not taken for this build's.",
+    )
+    expect(run.outputs.rollout).toBe('live')
+  })
+
+  test('a 503 on every read for 4 s, no served-files label: never evidence; the same version is unverified, not live', async () => {
+    const run = await deploy(
+      {},
+      blip(() => unavailable, '1.4.0'),
+      { labels: VERSION_ONLY },
+    )
+    // Read at +0 s, then a second apart while 4 s have not passed.
+    expect(upToTheCall(run)).toEqual([...LABEL_READ, ...polls(5, VERSION), POST])
+    expect(run.warnings[0]).toBe(
+      "Before the call, the app gives no version: HTTP 503 for version.json. It answered so on every read for a few seconds, so what it serves is unknown and is no evidence of a change, and without the frontend image's served-files label nothing else can tell this build apart: the watch ends unverified at best. To get evidence, bump the project's version before the images are built (the project template has no script for it: `npm version patch`, or a version set by the pipeline), so that each deployment serves a version of its own; or build the frontend image with build-images, which records in its labels the version and the digests of the files the frontend serves.",
+    )
+    expect(run.outputs).toMatchObject({ rollout: 'unverified', 'live-version': '1.4.0' })
+    expect(run.end).toEqual({ notLive: 'Not verified: what the app served before is unknown' })
+    expect(run.summaries[1]?.rows).toContainEqual([
+      'Evidence',
+      'none: what the app served before the call is unknown',
+    ])
+  })
+
+  test('an HTML page on every read, with the served-files label: the files decide; the old main.js is never live', async () => {
+    const page = (): HttpResponse => respond(200, {}, '<!doctype html><title>Starting</title>')
+    const run = await deploy({ 'wait-minutes': '0.25' }, blip(page, '1.4.0'))
+    expect(upToTheCall(run)).toEqual([...LABEL_READ, ...polls(5, VERSION), SCRIPT, POST])
+    expect(run.info).toContain(
+      "Before the call, the app gives no version: an HTML page instead of version.json. It answered so on every read for a few seconds, so what it serves is unknown and is no evidence of a change; its files tell this build apart (it served another build's main.js), so the watch compares what the app serves with them.",
+    )
+    expect(run.outputs).toMatchObject({ rollout: 'timed-out', 'live-version': '1.4.0' })
+    expect(run.error?.message).toMatch(
+      /^The app at https:\/\/shop\.example\.com did not serve this build \(1\.4\.0, with main\.js as built\) within 'wait-minutes' \(15 s\) \(waited 15 s; last seen: version 1\.4\.0 with another build's main\.js, status HTTP 200\)\./,
+    )
+  })
+
+  test('a 404 on every read for 4 s: the app served nothing, which the version tells apart', async () => {
+    const run = await deploy(
+      {},
+      blip(() => respond(404), '1.4.0'),
+      { labels: VERSION_ONLY },
+    )
+    expect(upToTheCall(run)).toEqual([...LABEL_READ, ...polls(5, VERSION), POST])
+    expect(run.outputs.rollout).toBe('live')
   })
 })

@@ -38,6 +38,8 @@ function app(
 interface Watch extends Partial<Omit<WatchSettings, 'app' | 'preview'>> {
   target?: AppTarget
   expected?: string
+  /** What the app (and the preview) served before the call: 1.3.0 unless said. */
+  before?: string
   evidence?: Evidence
   preview?: AppTarget
 }
@@ -54,10 +56,12 @@ async function watch(
     preview,
     ...rest
   } = settings
+  const before = 'before' in settings ? settings.before : '1.3.0'
   const watched = (address: AppTarget): WatchedTarget => ({
     target: address,
     evidence,
     reader: new ServedFilesReader(address, network.http),
+    ...(before !== undefined ? { before } : {}),
   })
   const report = await watchRollout(
     {
@@ -77,17 +81,20 @@ async function watch(
 const VERSION: Evidence = { kind: 'version' }
 
 const line = (request: HttpRequest): string => `${request.method} ${request.url.href}`
+/** `count` polls, each asking `asked` in this order. */
+const polls = (count: number, ...asked: string[]): string[] =>
+  Array.from({ length: count }, () => asked).flat()
 
 describe('the poller', () => {
   test('each poll: version.json with a unique query and no-cache, then the status', async () => {
-    const network = app((ms) => json({ version: ms >= 30_000 ? '1.4.0' : '1.3.0' }))
+    const network = app((ms) => json({ version: ms >= 4000 ? '1.4.0' : '1.3.0' }))
     const { report } = await watch(network, {
       target: target('https://ci:s3cret@shop.example.com/app/'),
     })
 
     expect(report.verdict.outcome).toBe('live')
     expect(report.polls).toBe(4)
-    expect(network.waits).toEqual([15_000, 15_000, 15_000])
+    expect(network.waits).toEqual([2000, 2000, 2000])
     const started = (0).toString(36)
     expect(network.requests.map(line)).toEqual([
       `GET https://shop.example.com/app/version.json?olympe-poll=${started}-1`,
@@ -114,27 +121,35 @@ describe('the poller', () => {
 
   test('never flips: polls until wait-minutes is spent, the last pause cut to what is left', async () => {
     const network = app(() => json({ version: '1.3.0' }))
-    const { report, log } = await watch(network, { waitMinutes: 0.5, pollSeconds: 20 })
-    expect(report.verdict.outcome).toBe('timed-out')
-    expect(network.waits).toEqual([20_000, 10_000])
-    expect(report.waitedMs).toBe(30_000)
-    expect(report.polls).toBe(2)
-    expect(report.limit).toBe("'wait-minutes' (30 s)")
-    expect(log).toEqual(['+0 s: the app serves 1.3.0; waiting for 1.4.0.'])
+    const { report, log } = await watch(network, { waitMinutes: 1.75, pollSeconds: 20 })
+    expect(report.verdict).toMatchObject({ outcome: 'timed-out', ending: 'previous' })
+    // Every 2 s for the first minute (+0 s to +1 min), then every 'poll-seconds' to +1 min 45 s.
+    expect(network.waits).toEqual([...Array<number>(30).fill(2000), 20_000, 20_000, 5000])
+    expect(report.waitedMs).toBe(105_000)
+    expect(report.polls).toBe(33)
+    expect(report.limit).toBe("'wait-minutes' (1 min 45 s)")
+    expect(log).toEqual([
+      '+0 s: the app serves 1.3.0 (the version before this deployment); waiting for 1.4.0.',
+      '+1 min: still waiting for this build, 45 s left; the app: version 1.3.0, status HTTP 200.',
+    ])
   })
 
-  test('no status route: asked once, then only version.json', async () => {
+  test('no status route: asked at every poll all the same, judged by its last answers', async () => {
     const network = app(
-      (ms) => json({ version: ms >= 15_000 ? '1.4.0' : '1.3.0' }),
-      () => respond(404),
+      (ms) => json({ version: ms >= 4000 ? '1.4.0' : '1.3.0' }),
+      (ms) => respond(ms >= 4000 && ms < 6000 ? 500 : 404),
     )
-    const { report } = await watch(network)
+    const { report, log } = await watch(network)
     expect(report.verdict.outcome).toBe('live')
-    expect(network.requests.map((request) => request.url.pathname)).toEqual([
-      '/version.json',
-      '/OlympeServer/status',
-      '/version.json',
-      '/version.json',
+    expect(network.requests.map((request) => request.url.pathname)).toEqual(
+      polls(5, '/version.json', '/OlympeServer/status'),
+    )
+    expect(log).toEqual([
+      "+0 s: the app's /OlympeServer/status answers HTTP 404: this install seems to have no status route, so the version alone decides while it answers so (it is asked at every poll).",
+      '+0 s: the app serves 1.3.0 (the version before this deployment); waiting for 1.4.0.',
+      '+4 s: the app serves 1.4.0, the expected version, but status HTTP 500: not live while it does.',
+      '+6 s: the app serves 1.4.0, the expected version, no status route.',
+      '+8 s: live: this build (1.4.0) served with a healthy status on 2 polls in a row.',
     ])
   })
 
@@ -159,13 +174,92 @@ describe('the poller', () => {
   })
 })
 
+describe('an answer as soon as the app serves the build', () => {
+  // The clock is the fake network's: it moves only when the watch pauses, so each case is exact.
+  const switching = (switchMs: number): ReturnType<typeof fakeNetwork> =>
+    app((ms) => json({ version: ms >= switchMs ? '1.4.0' : '1.3.0' }))
+
+  test.each([1000, 7000, 30_500, 59_000])(
+    "the app switches %i ms after the webhook's answer, in the first minute: the verdict on the second poll that sees it, 2 s after the first",
+    async (switchMs) => {
+      const network = switching(switchMs)
+      const { report } = await watch(network, { waitMinutes: 30 })
+      const firstNew = Math.ceil(switchMs / 2000) * 2000
+      expect(report.verdict.outcome).toBe('live')
+      expect(report.timeline).toContainEqual({
+        atMs: firstNew,
+        text: 'first answer with this build (1.4.0)',
+      })
+      expect(report.verdict.atMs).toBe(firstNew + 2000)
+      expect(report.verdict.atMs - switchMs).toBeLessThanOrEqual(5000)
+      expect(network.waits.every((ms) => ms === 2000)).toBe(true)
+      expect(report.polls).toBe(firstNew / 2000 + 2)
+    },
+  )
+
+  test("after the first minute: every 'poll-seconds', and the confirmation 2 s after the first new answer", async () => {
+    const network = switching(75_000)
+    const { report } = await watch(network, { waitMinutes: 30 })
+    expect(network.waits).toEqual([...Array<number>(30).fill(2000), 15_000, 2000])
+    expect(report.verdict).toMatchObject({ outcome: 'live', atMs: 77_000 })
+  })
+
+  test('at most one poll a second on average, several files per poll included', async () => {
+    const network = app(() => json({ version: '1.4.0' }))
+    const files: Evidence = {
+      kind: 'files',
+      paths: ['version.json', 'index.html', 'main.js'],
+      before: {},
+      differ: ['main.js'],
+    }
+    const { report } = await watch(network, {
+      waitMinutes: 10,
+      evidence: files,
+      build: { version: '1.4.0', files: { 'main.js': `sha256:${'b'.repeat(64)}` } },
+    })
+    expect(report.verdict.outcome).toBe('timed-out')
+    const versionReads = network.requests.filter((request) =>
+      request.url.pathname.endsWith('/version.json'),
+    )
+    expect(versionReads).toHaveLength(report.polls)
+    // 31 polls in the first minute (+0 s to +1 min), then one every 15 s (+1 min 15 s to +9 min 45 s).
+    expect(report.polls).toBe(31 + 35)
+    expect(report.polls).toBeLessThanOrEqual(report.waitedMs / 1000)
+    expect(network.requests.length).toBeGreaterThan(3 * report.polls)
+  })
+
+  /** 1.4.0 from +4 s, 1.3.0 again from +6 s, and from `backUntilMs` on 1.4.0 for good. */
+  const rolling = (backUntilMs: number): ReturnType<typeof fakeNetwork> =>
+    app((ms) =>
+      json({ version: ms >= 4000 && (ms < 6000 || ms >= backUntilMs) ? '1.4.0' : '1.3.0' }),
+    )
+
+  test("a rolling update's old answers for less than 'poll-seconds': no roll-back, then live", async () => {
+    const { report } = await watch(rolling(16_000), { waitMinutes: 2 })
+    expect(report.verdict).toMatchObject({ outcome: 'live', atMs: 18_000 })
+  })
+
+  test("the old build for 'poll-seconds' after this one: rolled back", async () => {
+    const { report } = await watch(rolling(Infinity), { waitMinutes: 2 })
+    // Back from +6 s; the first poll 15 s later is at +22 s.
+    expect(report.verdict).toMatchObject({
+      outcome: 'rolled-back',
+      atMs: 22_000,
+      back: { version: '1.3.0', sinceMs: 6000, polls: 9 },
+    })
+  })
+})
+
 describe('progress while waiting', () => {
   test('a line at least once a minute with nothing new: what is served, the time left', async () => {
     const network = app(() => json({ version: '1.3.0' }))
     const { log } = await watch(network, { waitMinutes: 2.5 })
-    expect(network.waits.every((ms) => ms === 15_000)).toBe(true)
+    expect(network.waits).toEqual([
+      ...Array<number>(30).fill(2000),
+      ...Array<number>(6).fill(15_000),
+    ])
     expect(log).toEqual([
-      '+0 s: the app serves 1.3.0; waiting for 1.4.0.',
+      '+0 s: the app serves 1.3.0 (the version before this deployment); waiting for 1.4.0.',
       '+1 min: still waiting for this build, 1 min 30 s left; the app: version 1.3.0, status HTTP 200.',
       '+2 min: still waiting for this build, 30 s left; the app: version 1.3.0, status HTTP 200.',
     ])
@@ -174,10 +268,11 @@ describe('progress while waiting', () => {
   test('polls 4 minutes apart: the pause is cut to say so every minute', async () => {
     const network = app(() => json({ version: '1.3.0' }))
     const { log, report } = await watch(network, { waitMinutes: 5, pollSeconds: 240 })
-    expect(report.polls).toBe(2)
-    expect(network.waits).toEqual([60_000, 60_000, 60_000, 60_000, 60_000])
+    // Quick polls for a minute (31), then one 4 minutes later: at the deadline, so none.
+    expect(report.polls).toBe(31)
+    expect(network.waits).toEqual([...Array<number>(30).fill(2000), 60_000, 60_000, 60_000, 60_000])
     expect(log.map((line) => line.replace(/;.*/, ''))).toEqual([
-      '+0 s: the app serves 1.3.0',
+      '+0 s: the app serves 1.3.0 (the version before this deployment)',
       '+1 min: still waiting for this build, 4 min left',
       '+2 min: still waiting for this build, 3 min left',
       '+3 min: still waiting for this build, 2 min left',
@@ -190,7 +285,12 @@ describe("this build's files, when the version does not tell", () => {
   const BUILT = 'console.log("new build")\n'
   const OLD = 'console.log("old build")\n'
   const sha = (text: string): string => `sha256:${createHash('sha256').update(text).digest('hex')}`
-  const FILES: Evidence = { kind: 'files', paths: ['main.js'], differ: ['main.js'] }
+  const FILES: Evidence = {
+    kind: 'files',
+    paths: ['main.js'],
+    before: { 'main.js': { kind: 'digest', digest: sha(OLD) } },
+    differ: ['main.js'],
+  }
 
   /** version.json at 1.4.0 all along; main.js as nginx serves it, the new one from `switchMs`. */
   function nginx(switchMs: number): ReturnType<typeof fakeNetwork> {
@@ -207,7 +307,7 @@ describe("this build's files, when the version does not tell", () => {
   }
 
   test('conditional requests: a download when main.js changes, a 304 otherwise; live on the new one', async () => {
-    const network = nginx(30_000)
+    const network = nginx(4000)
     const reader = new ServedFilesReader(target(), network.http)
     const log: string[] = []
     const report = await watchRollout(
@@ -236,8 +336,8 @@ describe("this build's files, when the version does not tell", () => {
     expect(report.files.app).toEqual({ requests: 4, conditional: 3, notModified: 2, downloads: 2 })
     expect(log).toEqual([
       "+0 s: the app serves 1.4.0 with another build's main.js; waiting for this build.",
-      '+30 s: the app serves this build: 1.4.0, with main.js as built, status HTTP 200.',
-      '+45 s: live: this build (1.4.0) served with a healthy status on 2 polls in a row.',
+      '+4 s: the app serves this build: 1.4.0, with main.js as built, status HTTP 200.',
+      '+6 s: live: this build (1.4.0) served with a healthy status on 2 polls in a row.',
     ])
   })
 
@@ -271,7 +371,7 @@ describe('a manual promotion with a preview', () => {
       .map((request) => request.url.host.split('.')[0] ?? '')
 
   test('the preview serves it, then a promotion during the wait: live', async () => {
-    const network = platform(15_000, 60_000)
+    const network = platform(3000, 9000)
     const { report, log } = await watch(network, {
       preview: target(PREVIEW),
       manualPromotion: true,
@@ -280,25 +380,15 @@ describe('a manual promotion with a preview', () => {
     expect(report.verdict.outcome).toBe('live')
     expect(report.preview?.state).toBe('this-build')
     // The preview until it served this build twice; the app until it did too.
-    expect(hosts(network)).toEqual([
-      'shop',
-      'preview',
-      'shop',
-      'preview',
-      'shop',
-      'preview',
-      'shop',
-      'shop',
-      'shop',
-    ])
+    expect(hosts(network)).toEqual([...polls(4, 'shop', 'preview'), 'shop', 'shop', 'shop'])
     expect(log).toEqual([
-      '+0 s: the app serves 1.3.0; waiting for 1.4.0.',
-      '+0 s: the preview serves 1.3.0; waiting for 1.4.0.',
-      '+15 s: the preview serves 1.4.0, the expected version, status HTTP 200.',
-      '+30 s: live: this build (1.4.0) served with a healthy status on 2 polls in a row.',
-      "+30 s: the preview serves this build: it awaits a promotion. The app is watched until 'wait-minutes' (2 min) is spent, so that a promotion meanwhile ends live.",
-      '+1 min: the app serves 1.4.0, the expected version, status HTTP 200.',
-      '+1 min 15 s: live: this build (1.4.0) served with a healthy status on 2 polls in a row.',
+      '+0 s: the app serves 1.3.0 (the version before this deployment); waiting for 1.4.0.',
+      '+0 s: the preview serves 1.3.0 (the version before this deployment); waiting for 1.4.0.',
+      '+4 s: the preview serves 1.4.0, the expected version, status HTTP 200.',
+      '+6 s: live: this build (1.4.0) served with a healthy status on 2 polls in a row.',
+      "+6 s: the preview serves this build: it awaits a promotion. The app is watched until 'wait-minutes' (2 min) is spent, so that a promotion meanwhile ends live.",
+      '+10 s: the app serves 1.4.0, the expected version, status HTTP 200.',
+      '+12 s: live: this build (1.4.0) served with a healthy status on 2 polls in a row.',
     ])
   })
 
@@ -410,6 +500,7 @@ describe('version.json, read', () => {
         detail:
           "HTTP 404 for version.json (check that 'app-url' is the address of the app's frontend)",
         transient: false,
+        nothing: true,
       },
     ],
     [
@@ -429,6 +520,7 @@ describe('version.json, read', () => {
         kind: 'none',
         detail: 'no answer: the server refused the connection (ECONNREFUSED)',
         transient: true,
+        nothing: true,
       },
     ],
     [
