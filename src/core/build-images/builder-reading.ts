@@ -1,5 +1,5 @@
 import { parseImageName } from '../shared/image-ref.js'
-import { DockerfileProblem, parseDockerfile, type DockerfileSyntax } from './dockerfile-syntax.js'
+import { DockerfileProblem, parseDockerfile, type DockerfileSyntax } from '../dockerfile/syntax.js'
 import type { BuilderName } from './ports.js'
 
 /**

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { mapLimit } from '../shared/concurrency.js'
 import type { Files, TreeEntry } from '../shared/ports.js'
 import { OCI_LABELS } from '../shared/image-labels.js'
-import type { IgnoreMatcher, MatchInfo } from './dockerignore.js'
+import type { IgnoreMatcher, MatchInfo } from '../dockerfile/dockerignore.js'
 
 /**
  * The fingerprint of an image: a digest of everything that goes into it, decided the way

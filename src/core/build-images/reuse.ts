@@ -23,8 +23,8 @@ import type { BuiltImage } from './build.js'
 import type { ImageKind } from './image-kinds.js'
 import { builderReading } from './builder-reading.js'
 import { isRecordProof, recordProof, untrustedRecords, type ReuseRecords } from './ci-record.js'
-import { readBuildInputs, type BaseFacts, type BuildInputs } from './dockerfile.js'
-import { readIgnoreFile, type IgnoreMatcher } from './dockerignore.js'
+import { readBuildInputs, type BaseFacts, type BuildInputs } from '../dockerfile/build-inputs.js'
+import { readIgnoreFile, type IgnoreMatcher } from '../dockerfile/dockerignore.js'
 import {
   BUILT_AS_LABEL,
   FINGERPRINT_LABEL,

@@ -8,7 +8,7 @@ import {
   type FingerprintParts,
 } from '../../../../src/core/build-images/fingerprint.js'
 import type { TreeEntry } from '../../../../src/core/shared/ports.js'
-import { readIgnoreFile } from '../../../../src/core/build-images/dockerignore.js'
+import { readIgnoreFile } from '../../../../src/core/dockerfile/dockerignore.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
 
 const PARTS: FingerprintParts = {

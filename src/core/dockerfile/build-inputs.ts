@@ -6,12 +6,12 @@ import {
   type DockerfileSyntax,
   type Escape,
   type Instruction,
-} from './dockerfile-syntax.js'
+} from './syntax.js'
 import { processWord, ShellNotUnderstood, ShellSyntaxError, type Env } from './shell-words.js'
 
 /**
  * What build-images needs to know of a Dockerfile, read as BuildKit reads it
- * (dockerfile-syntax.ts): its stages and what each builds FROM (the SOURCES_PATH pre-flight),
+ * (syntax.ts): its stages and what each builds FROM (the SOURCES_PATH pre-flight),
  * and everything a build reads besides the Dockerfile (the reuse fingerprint): the images it
  * pulls and the context paths it copies, each with its variables expanded as BuildKit expands
  * them. Whatever cannot be known that way is said (`unknowable`), and the image is then built.

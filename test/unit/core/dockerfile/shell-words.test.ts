@@ -4,7 +4,7 @@ import {
   processWords,
   ShellNotUnderstood,
   ShellSyntaxError,
-} from '../../../../src/core/build-images/shell-words.js'
+} from '../../../../src/core/dockerfile/shell-words.js'
 import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 const env = new Map([

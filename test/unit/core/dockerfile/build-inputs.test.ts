@@ -6,7 +6,7 @@ import {
   triggersOf,
   type BaseFacts,
   type Stage,
-} from '../../../../src/core/build-images/dockerfile.js'
+} from '../../../../src/core/dockerfile/build-inputs.js'
 import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 const only = (dockerfile: string, args: [string, string][] = []): Stage | undefined =>

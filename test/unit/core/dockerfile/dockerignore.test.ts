@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
-import { readIgnoreFile } from '../../../../src/core/build-images/dockerignore.js'
+import { readIgnoreFile } from '../../../../src/core/dockerfile/dockerignore.js'
 
 /** Whether each path is left out by the ignore file's text (folders matched first). */
 function ignored(text: string, paths: string[]): Record<string, boolean> {

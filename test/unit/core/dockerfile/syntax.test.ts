@@ -3,7 +3,7 @@ import {
   DockerfileProblem,
   parseDockerfile,
   parseHeredoc,
-} from '../../../../src/core/build-images/dockerfile-syntax.js'
+} from '../../../../src/core/dockerfile/syntax.js'
 
 /** Each instruction as `KEYWORD args…`, heredoc bodies after `|`. */
 function read(text: string): string[] {
