@@ -6,7 +6,7 @@ import { errorMessage } from '../shared/errors.js'
 import { COPY_STEP } from './build-command.js'
 import type { ImageKind } from './image-kinds.js'
 import { BuilderCommandError, type ImageBuilder } from './ports.js'
-import { triggersOf, type Stage } from '../dockerfile/build-inputs.js'
+import { triggersOf, type Stage } from '../dockerfile/stages.js'
 import type { ImagePlan } from './plan.js'
 
 /**

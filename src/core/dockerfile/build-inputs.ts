@@ -3,34 +3,19 @@ import {
   DockerfileProblem,
   parseDockerfile,
   parseHeredoc,
-  type DockerfileSyntax,
   type Escape,
   type Instruction,
 } from './syntax.js'
 import { processWord, ShellNotUnderstood, ShellSyntaxError, type Env } from './shell-words.js'
+import { argPairs, MetaArgs, readFrom, type BuildArgs } from './arguments.js'
 
 /**
- * What build-images needs to know of a Dockerfile, read as BuildKit reads it
- * (syntax.ts): its stages and what each builds FROM (the SOURCES_PATH pre-flight),
- * and everything a build reads besides the Dockerfile (the reuse fingerprint): the images it
- * pulls and the context paths it copies, each with its variables expanded as BuildKit expands
- * them. Whatever cannot be known that way is said (`unknowable`), and the image is then built.
+ * Everything a build reads besides its Dockerfile, read as BuildKit reads it (syntax.ts), for
+ * the reuse fingerprint: the images it pulls and the context paths it copies, each with its
+ * variables expanded as BuildKit expands them. Whatever cannot be known that way is said
+ * (`unknowable`), and the image is then built.
  */
 
-export interface Stage {
-  /** The FROM line as written, for messages. */
-  from: string
-  /** The image it builds FROM, build arguments expanded; undefined when one has no value. */
-  base?: string
-  /** The earlier stage it builds FROM, when its FROM names one. */
-  parentStage?: number
-  /** An `ARG SOURCES_PATH` line in the stage. */
-  declaresSourcesPath: boolean
-  /** `$SOURCES_PATH` or `${SOURCES_PATH}` in the stage's instructions. */
-  usesSourcesPath: boolean
-}
-
-const SOURCES_PATH_USE = /\$(?:SOURCES_PATH\b|\{SOURCES_PATH[}:])/
 /** BuildKit's system.DefaultPathEnv for Linux: what PATH is when a base image sets none. */
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 /** A build argument that makes BuildKit run another frontend, as a `syntax` directive does. */
@@ -42,170 +27,6 @@ const KNOWN_FLAGS: Record<string, ReadonlySet<string>> = {
   COPY: new Set(['from', 'chown', 'chmod', 'link']),
   ADD: new Set(['chown', 'chmod', 'link', 'keep-git-dir', 'checksum']),
   RUN: new Set(['mount', 'network', 'security']),
-}
-
-type BuildArgs = ReadonlyArray<readonly [string, string]>
-
-/**
- * The stages, in order. `buildArgs` are the `--build-arg` values the build will get: they
- * override the defaults of the ARG lines before the first FROM, which FROM lines may use. A
- * Dockerfile BuildKit cannot read has no stages here: its build fails and says why.
- */
-export function readStages(dockerfile: string, buildArgs: BuildArgs): Stage[] {
-  try {
-    return stagesOf(parseDockerfile(dockerfile), buildArgs)
-  } catch (error) {
-    if (error instanceof DockerfileProblem) return []
-    throw error
-  }
-}
-
-function stagesOf(syntax: DockerfileSyntax, buildArgs: BuildArgs): Stage[] {
-  const meta = new MetaArgs(new Map(buildArgs.map(([name, value]) => [name, value])))
-  const stages: Stage[] = []
-  const names = new Map<string, number>()
-  for (const instruction of syntax.instructions) {
-    const current = stages[stages.length - 1]
-    if (instruction.keyword === 'FROM') {
-      const from = readFrom(instruction, meta, syntax.escape, names)
-      stages.push({
-        from: instruction.original.trim(),
-        base: from.stage === undefined ? from.image : undefined,
-        parentStage: from.stage,
-        declaresSourcesPath: false,
-        usesSourcesPath: false,
-      })
-      if (from.name) names.set(from.name, stages.length - 1)
-    } else if (!current) {
-      if (instruction.keyword === 'ARG') meta.declare(instruction, syntax.escape)
-    } else if (instruction.keyword === 'ARG') {
-      current.declaresSourcesPath ||= argNames(instruction).includes('SOURCES_PATH')
-    } else if (usesSourcesPath(instruction)) {
-      current.usesSourcesPath = true
-    }
-  }
-  return stages
-}
-
-function usesSourcesPath(instruction: Instruction): boolean {
-  return [instruction.original, ...instruction.heredocs.map((doc) => doc.content)].some((text) =>
-    SOURCES_PATH_USE.test(text),
-  )
-}
-
-const argNames = (instruction: Instruction): string[] =>
-  instruction.args.map((word) => word.split('=')[0] ?? '')
-
-/** Whether ONBUILD triggers declare, or use, `SOURCES_PATH`. */
-export function triggersOf(triggers: readonly string[]): { declares: boolean; uses: boolean } {
-  let declares = false
-  let uses = false
-  for (const trigger of triggers) {
-    const instruction = parseTrigger(trigger)
-    if (!instruction) continue
-    if (instruction.keyword === 'ARG') declares ||= argNames(instruction).includes('SOURCES_PATH')
-    else uses ||= usesSourcesPath(instruction)
-  }
-  return { declares, uses }
-}
-
-/** A base image's ONBUILD trigger, parsed alone as BuildKit parses it; undefined when it cannot be. */
-function parseTrigger(trigger: string): Instruction | undefined {
-  try {
-    const [only, ...more] = parseDockerfile(trigger).instructions
-    return more.length === 0 ? only : undefined
-  } catch (error) {
-    if (error instanceof DockerfileProblem) return undefined
-    throw error
-  }
-}
-
-/** The ARG lines before the first FROM: what FROM lines and stage ARGs without a value see. */
-class MetaArgs {
-  /** Name to value; '' for an ARG without one (set, but empty, as BuildKit's map has it). */
-  readonly values = new Map<string, string>()
-  /** The ARGs declared without a value and given none: FROM lines that use them are unknown. */
-  readonly empty = new Set<string>()
-
-  constructor(readonly given: ReadonlyMap<string, string>) {}
-
-  declare(instruction: Instruction, escape: Escape): void {
-    for (const { name, value } of argPairs(instruction)) {
-      const given = this.given.get(name)
-      if (given !== undefined) this.values.set(name, given)
-      else if (value !== undefined) this.values.set(name, expandPlain(value, this.values, escape))
-      else {
-        this.values.set(name, '')
-        this.empty.add(name)
-      }
-    }
-  }
-}
-
-/** A word expanded with known values; a DockerfileProblem when BuildKit or this step cannot. */
-function expandPlain(word: string, env: Env, escape: Escape): string {
-  try {
-    return processWord(word, env, escape)
-  } catch (error) {
-    if (error instanceof ShellSyntaxError) throw new DockerfileProblem(error.message, true)
-    if (error instanceof ShellNotUnderstood)
-      throw new DockerfileProblem(
-        `'${word}' uses ${error.message}, which this step does not expand`,
-        false,
-      )
-    throw error
-  }
-}
-
-interface ArgPair {
-  name: string
-  value?: string
-}
-
-function argPairs(instruction: Instruction): ArgPair[] {
-  return instruction.args.map((word) => {
-    const at = word.indexOf('=')
-    const name = at < 0 ? word : word.slice(0, at)
-    if (name === '' || /[$"'`\\]/.test(name))
-      throw new DockerfileProblem(`its ARG name '${name}' is not a plain name`, name === '')
-    return at < 0 ? { name } : { name, value: word.slice(at + 1) }
-  })
-}
-
-interface From {
-  /** The image, expanded; undefined when it uses a meta ARG without a value. */
-  image?: string
-  stage?: number
-  name?: string
-}
-
-function readFrom(
-  instruction: Instruction,
-  meta: MetaArgs,
-  escape: Escape,
-  names: ReadonlyMap<string, number>,
-): From {
-  const [image = '', as, name] = instruction.args
-  const stageName = as?.toLowerCase() === 'as' && name ? name.toLowerCase() : undefined
-  const seen = { blank: false }
-  const env: Env = {
-    get: (key) => {
-      const value = meta.values.get(key)
-      if (value === undefined || value === '') seen.blank = true
-      return value
-    },
-  }
-  let expanded: string
-  try {
-    expanded = processWord(image, env, escape)
-  } catch (error) {
-    if (error instanceof ShellSyntaxError || error instanceof ShellNotUnderstood)
-      return { name: stageName }
-    throw error
-  }
-  if (seen.blank || expanded === '') return { name: stageName }
-  const stage = names.get(expanded.toLowerCase())
-  return stage === undefined ? { image: expanded, name: stageName } : { stage, name: stageName }
 }
 
 /** The `--platform=` of a FROM line, as written (`$BUILDPLATFORM`); undefined without one. */
