@@ -2,7 +2,7 @@ import {
   buildImagesDefinition,
   type BuildImagesInputName,
 } from '../core/build-images/definition.js'
-import { buildkitDisabled } from '../core/build-images/docker-args.js'
+import { buildkitDisabled } from '../core/build-images/builders/docker-args.js'
 import { checkBuildImages, type CheckedBuildImages } from '../core/build-images/check.js'
 import { runBuildImages } from '../core/build-images/run.js'
 import { runAction, type Action } from '../platform/run.js'

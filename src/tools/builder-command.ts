@@ -1,7 +1,10 @@
 // What the two builders' adapters (docker.ts, buildah.ts) do alike: one command of their command
 // line run (its output streamed line by line, its last lines kept for the error a failure throws),
 // their versions asked once, and an image read from their store, pulled first when it is not there.
-import { BuilderCommandError, type ImageBuilder } from '../core/build-images/ports.js'
+import {
+  BuilderCommandError,
+  type ImageBuilder,
+} from '../core/build-images/builders/image-builder.js'
 import { CancelledError, errorMessage } from '../core/shared/errors.js'
 import { commandLine, type Exec, type ExecResult } from '../core/shared/exec.js'
 

@@ -1,6 +1,6 @@
 // The runner's builders, for build-images: asked whether they answer (the `builder: auto`
 // decision), then the one chosen opened with the configuration of the step's own it runs with.
-import { buildahSettings } from '../core/build-images/buildah-args.js'
+import { buildahSettings } from '../core/build-images/builders/buildah-args.js'
 import type { BuilderPorts } from '../core/build-images/run.js'
 import type { Env } from '../core/shared/env.js'
 import type { Exec } from '../core/shared/exec.js'

@@ -12,7 +12,7 @@ import { lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } fro
 import { dirname, join, posix } from 'node:path'
 import { readBuildInputs } from '../../src/core/dockerfile/build-inputs.js'
 import { readIgnoreFile } from '../../src/core/dockerfile/dockerignore.js'
-import { fingerprintOf, sourceDigest } from '../../src/core/build-images/fingerprint.js'
+import { fingerprintOf, sourceDigest } from '../../src/core/build-images/reuse/fingerprint.js'
 import { nodeFiles } from '../../src/tools/files.js'
 import { useCleanup } from '../helpers/suite.js'
 import { ensureDockerDaemon, run } from '../helpers/docker-env.js'

@@ -6,11 +6,14 @@ import { randomBytes } from 'node:crypto'
 import { lstat, mkdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { buildAndPush, CONTEXT_NOTE } from '../../src/core/build-images/build.js'
-import { BuilderCommandError } from '../../src/core/build-images/ports.js'
-import { majorVersion, type BuildCommand } from '../../src/core/build-images/build-command.js'
-import type { DockerBuilder } from '../../src/core/build-images/docker-args.js'
+import { BuilderCommandError } from '../../src/core/build-images/builders/image-builder.js'
+import {
+  majorVersion,
+  type BuildCommand,
+} from '../../src/core/build-images/builders/build-command.js'
+import type { DockerBuilder } from '../../src/core/build-images/builders/docker-args.js'
 import { MIN_DOCKER_MAJOR } from '../../src/core/build-images/preflight.js'
-import type { ImagePlan } from '../../src/core/build-images/plan.js'
+import type { ImagePlan } from '../../src/core/build-images/plan/plan.js'
 import { createDocker, isolatedDockerConfig } from '../../src/tools/docker.js'
 import { exec } from '../../src/tools/exec.js'
 import { withCleanup } from '../helpers/cleanup.js'

@@ -1,11 +1,15 @@
 import { ActionError, CancelledError, errorMessage } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
 import type { ImageKind } from './image-kinds.js'
-import { describeBuildah } from './buildah-args.js'
-import { loadsIntoEngine } from './docker-args.js'
-import { legacyMirrorsRefusal, legacySecretsRefusal } from './legacy-builder.js'
-import { BuilderCommandError, type BuilderSetup, type ImageBuilder } from './ports.js'
-import type { ImagePlan } from './plan.js'
+import { describeBuildah } from './builders/buildah-args.js'
+import { loadsIntoEngine } from './builders/docker-args.js'
+import { legacyMirrorsRefusal, legacySecretsRefusal } from './builders/legacy-builder.js'
+import {
+  BuilderCommandError,
+  type BuilderSetup,
+  type ImageBuilder,
+} from './builders/image-builder.js'
+import type { ImagePlan } from './plan/plan.js'
 
 /** The three images are independent; the engine builds them side by side. */
 export const MAX_PARALLEL_BUILDS = 3

@@ -7,7 +7,7 @@ import { InputProblems, parseInputs } from '../shared/inputs.js'
 import type { KeyProblem, SigningKey } from '../signing/private-key.js'
 import { buildImagesDefinition, type BuildImagesInputName } from './definition.js'
 import { IMAGE_KINDS, type ImageKind } from './image-kinds.js'
-import { defaultImageName, imageNameProblem } from './image-names.js'
+import { defaultImageName, imageNameProblem } from './plan/image-names.js'
 
 type Values = InputValues<typeof buildImagesDefinition>
 

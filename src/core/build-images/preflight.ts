@@ -3,16 +3,16 @@ import type { RegistryMirrors } from '../registry/mirrors.js'
 import { ActionError } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
 import type { ImageKind } from './image-kinds.js'
-import { majorVersion, releaseNumber } from './build-command.js'
-import { MIN_BUILDAH } from './buildah-args.js'
-import type { ImageBuilder } from './ports.js'
+import { majorVersion, releaseNumber } from './builders/build-command.js'
+import { MIN_BUILDAH } from './builders/buildah-args.js'
+import type { ImageBuilder } from './builders/image-builder.js'
 import type { Files } from '../shared/ports.js'
 import {
   checkSourcesPathDeclared,
   type DockerfileStages,
   type SourcesPathPorts,
 } from './sources-path.js'
-import type { ImagePlan } from './plan.js'
+import type { ImagePlan } from './plan/plan.js'
 
 type ProjectFiles = Pick<Files, 'stat' | 'list' | 'listFilesDeep'>
 

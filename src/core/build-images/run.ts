@@ -6,20 +6,24 @@ import type { RegistryLogin } from '../registry/credentials.js'
 import type { RegistryMirrors } from '../registry/mirrors.js'
 import { registryName } from '../registry/reference.js'
 import { buildAndPush, type BuiltImage } from './build.js'
-import { chooseBuilder, type BuilderCandidates } from './builder-choice.js'
-import { BuilderCommandError, type BuilderName, type ImageBuilder } from './ports.js'
+import { chooseBuilder, type BuilderCandidates } from './builders/choice.js'
+import {
+  BuilderCommandError,
+  type BuilderName,
+  type ImageBuilder,
+} from './builders/image-builder.js'
 import {
   drawVersionMessage,
   resolveAppVersion,
   resolveDrawVersion,
   type DrawVersion,
-} from './draw-version.js'
+} from './plan/draw-version.js'
 import type { CheckedBuildImages } from './check.js'
-import { FALLBACK_DEFAULT_BRANCH } from './gate.js'
+import { FALLBACK_DEFAULT_BRANCH } from './plan/gate.js'
 import { looksSecret } from './input-parsers.js'
-import { repeatedNamespace } from './image-names.js'
-import { planImages, type ImagePlan } from './plan.js'
-import { servedFiles } from './served-files.js'
+import { repeatedNamespace } from './plan/image-names.js'
+import { planImages, type ImagePlan } from './plan/plan.js'
+import { servedFiles } from './plan/served-files-label.js'
 import {
   DRAW_VERSION_LABEL,
   OCI_LABELS,
@@ -27,8 +31,8 @@ import {
   type ServedFiles,
 } from '../shared/image-labels.js'
 import { preflight } from './preflight.js'
-import { recordImages, type ReuseRecords } from './ci-record.js'
-import { reuseUnchanged } from './reuse.js'
+import { recordImages, type ReuseRecords } from './reuse/ci-record.js'
+import { reuseUnchanged } from './reuse/reuse.js'
 import { checkCopiedSize } from './sources-path.js'
 import {
   buildOutputs,
@@ -45,7 +49,7 @@ export interface BuildImagesPorts extends Pick<
   builders: BuilderPorts
   /** The registry API, for the images that did not change. */
   http: HttpClient
-  /** Where the CI keeps its records of what the default branch built (reuse-proof.ts). */
+  /** Where the CI keeps its records of what the default branch built (reuse/ci-record.ts). */
   records?: ReuseRecords
 }
 

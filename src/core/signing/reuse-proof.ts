@@ -1,5 +1,5 @@
-import type { ProofVerdict, ReuseCandidate, ReuseProof } from '../build-images/reuse-proof.js'
-import { FINGERPRINT_LABEL } from '../build-images/fingerprint.js'
+import type { ProofVerdict, ReuseCandidate, ReuseProof } from '../build-images/reuse/proof.js'
+import { FINGERPRINT_LABEL } from '../build-images/reuse/fingerprint.js'
 import type { SignatureVerifier } from './signer.js'
 import { readSignatures } from './signatures.js'
 

@@ -1,6 +1,6 @@
 import type { BuiltImage } from '../build-images/build.js'
-import { FINGERPRINT_LABEL } from '../build-images/fingerprint.js'
-import type { ImagePlan } from '../build-images/plan.js'
+import { FINGERPRINT_LABEL } from '../build-images/reuse/fingerprint.js'
+import type { ImagePlan } from '../build-images/plan/plan.js'
 import { credentialSource, type InputsLogin, type LoginPorts } from '../registry/logins.js'
 import { registryImage, type RegistryImage } from '../registry/reference.js'
 import { RegistrySession, type SessionPorts } from '../registry/session.js'

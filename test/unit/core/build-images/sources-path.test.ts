@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
-import type { ImagePlan } from '../../../../src/core/build-images/plan.js'
+import type { ImagePlan } from '../../../../src/core/build-images/plan/plan.js'
 import { readStages } from '../../../../src/core/dockerfile/stages.js'
 import {
   checkCopiedSize,

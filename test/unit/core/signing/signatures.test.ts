@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals'
 import { generateKeyPairSync } from 'node:crypto'
 import type { BuiltImage } from '../../../../src/core/build-images/build.js'
-import type { ReuseCandidate } from '../../../../src/core/build-images/reuse-proof.js'
+import type { ReuseCandidate } from '../../../../src/core/build-images/reuse/proof.js'
 import { registryImage } from '../../../../src/core/registry/reference.js'
 import { RegistrySession } from '../../../../src/core/registry/session.js'
 import { startDeadline } from '../../../../src/core/shared/deadline.js'

@@ -4,8 +4,8 @@ import {
   sanitiseBranch,
   templateProblem,
   type TagFacts,
-} from '../../../../src/core/build-images/tags.js'
-import { isValidTag } from '../../../../src/core/shared/image-ref.js'
+} from '../../../../../src/core/build-images/plan/tags.js'
+import { isValidTag } from '../../../../../src/core/shared/image-ref.js'
 
 const SHA = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
 const facts: TagFacts = {

@@ -1,10 +1,14 @@
-import { parseImageName } from '../shared/image-ref.js'
-import { DockerfileProblem, parseDockerfile, type DockerfileSyntax } from '../dockerfile/syntax.js'
-import type { BuilderName } from './ports.js'
+import { parseImageName } from '../../shared/image-ref.js'
+import {
+  DockerfileProblem,
+  parseDockerfile,
+  type DockerfileSyntax,
+} from '../../dockerfile/syntax.js'
+import type { BuilderName } from './image-builder.js'
 
 /**
  * Where a builder reads a Dockerfile otherwise than BuildKit, the reference of the fingerprint
- * (fingerprint.ts): an image that BuildKit built is reused by a Buildah run, and the other way
+ * (reuse/fingerprint.ts): an image that BuildKit built is reused by a Buildah run, and the other way
  * round, only when both read the Dockerfile alike. Buildah 1.28 (Debian bookworm's):
  * - has no here-documents (`RUN <<EOF`): it reads their lines as instructions;
  * - ignores the `# syntax=` directive, where BuildKit runs the frontend it names;

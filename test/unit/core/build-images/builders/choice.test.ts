@@ -4,11 +4,11 @@ import {
   DOCKER_HOST_WAIT_SECONDS,
   type BuilderCandidates,
   type BuilderSetting,
-} from '../../../../src/core/build-images/builder-choice.js'
-import type { BuilderVersions } from '../../../../src/core/build-images/build-command.js'
-import { ActionError } from '../../../../src/core/shared/errors.js'
-import { fakeNetwork, failure } from '../../../helpers/fake-registry.js'
-import { recordingTools } from '../../../helpers/recording.js'
+} from '../../../../../src/core/build-images/builders/choice.js'
+import type { BuilderVersions } from '../../../../../src/core/build-images/builders/build-command.js'
+import { ActionError } from '../../../../../src/core/shared/errors.js'
+import { fakeNetwork, failure } from '../../../../helpers/fake-registry.js'
+import { recordingTools } from '../../../../helpers/recording.js'
 
 type Answer = BuilderVersions & { problem?: string }
 const ENGINE: Answer = { client: '28.2.2', server: '26.1.5', platform: 'linux/amd64' }

@@ -1,7 +1,7 @@
 import { basename } from 'node:path'
-import { DOCKER_HUB, registryName } from '../registry/reference.js'
-import { isSha256Digest, parseImageName } from '../shared/image-ref.js'
-import { jsonValue } from '../shared/json-text.js'
+import { DOCKER_HUB, registryName } from '../../registry/reference.js'
+import { isSha256Digest, parseImageName } from '../../shared/image-ref.js'
+import { jsonValue } from '../../shared/json-text.js'
 import {
   secretArgv,
   sharedBuildArgv,

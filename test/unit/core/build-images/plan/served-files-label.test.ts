@@ -2,15 +2,18 @@ import { describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { scriptPaths, servedFiles } from '../../../../src/core/build-images/served-files.js'
+import {
+  scriptPaths,
+  servedFiles,
+} from '../../../../../src/core/build-images/plan/served-files-label.js'
 import {
   parseServedFilesLabel,
   SERVED_FILES_LABEL,
   servedFilesLabel,
-} from '../../../../src/core/shared/image-labels.js'
-import { nodeFiles } from '../../../../src/tools/files.js'
-import { useCleanup } from '../../../helpers/suite.js'
-import { memoryFiles } from '../../../helpers/memory-files.js'
+} from '../../../../../src/core/shared/image-labels.js'
+import { nodeFiles } from '../../../../../src/tools/files.js'
+import { useCleanup } from '../../../../helpers/suite.js'
+import { memoryFiles } from '../../../../helpers/memory-files.js'
 
 const sha = (text: string): string => `sha256:${createHash('sha256').update(text).digest('hex')}`
 const cleanup = useCleanup()

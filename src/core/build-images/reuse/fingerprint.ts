@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
-import { mapLimit } from '../shared/concurrency.js'
-import type { Files, TreeEntry } from '../shared/ports.js'
-import { OCI_LABELS } from '../shared/image-labels.js'
-import type { IgnoreMatcher, MatchInfo } from '../dockerfile/dockerignore.js'
+import { mapLimit } from '../../shared/concurrency.js'
+import type { Files, TreeEntry } from '../../shared/ports.js'
+import { OCI_LABELS } from '../../shared/image-labels.js'
+import type { IgnoreMatcher, MatchInfo } from '../../dockerfile/dockerignore.js'
 
 /**
  * The fingerprint of an image: a digest of everything that goes into it, decided the way
@@ -50,7 +50,7 @@ export interface FingerprintParts {
   /** `os/arch[/variant]`: the `platform` input, else the builder's. */
   platform: string
   /**
-   * How the builder reads this Dockerfile when not as BuildKit does (see builder-reading.ts);
+   * How the builder reads this Dockerfile when not as BuildKit does (see builders/reading.ts);
    * absent otherwise, so that BuildKit and Buildah share the fingerprint where they read alike.
    */
   builder?: string

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
-import type { BuildCommand } from '../../../../src/core/build-images/build-command.js'
+import type { BuildCommand } from '../../../../../src/core/build-images/builders/build-command.js'
 import {
   buildahBuildArgv,
   buildahCommandName,
@@ -14,8 +14,8 @@ import {
   parseDigestFile,
   registriesConf,
   saysImageNotKnown,
-} from '../../../../src/core/build-images/buildah-args.js'
-import { buildOptions } from '../../../helpers/unit-tables.js'
+} from '../../../../../src/core/build-images/builders/buildah-args.js'
+import { buildOptions } from '../../../../helpers/unit-tables.js'
 
 const OURS = buildahSettings({})
 const THEIRS = buildahSettings({ STORAGE_DRIVER: 'overlay', BUILDAH_ISOLATION: 'rootless' })

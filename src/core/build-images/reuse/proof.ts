@@ -1,5 +1,5 @@
-import type { RegistrySession } from '../registry/session.js'
-import type { ImageKind } from './image-kinds.js'
+import type { RegistrySession } from '../../registry/session.js'
+import type { ImageKind } from '../image-kinds.js'
 
 /**
  * A label anyone who can push to the registry can write is no proof of where an image came from:

@@ -1,12 +1,12 @@
 import { describe, expect, test } from '@jest/globals'
-import type { BuiltImage } from '../../../../src/core/build-images/build.js'
+import type { BuiltImage } from '../../../../../src/core/build-images/build.js'
 import {
   recordImages,
   recordProof,
   type ReuseRecord,
   type ReuseRecords,
-} from '../../../../src/core/build-images/ci-record.js'
-import type { RegistrySession } from '../../../../src/core/registry/session.js'
+} from '../../../../../src/core/build-images/reuse/ci-record.js'
+import type { RegistrySession } from '../../../../../src/core/registry/session.js'
 
 const F = `sha256:${'f'.repeat(64)}`
 const D = `sha256:${'d'.repeat(64)}`

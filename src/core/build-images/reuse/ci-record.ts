@@ -1,8 +1,8 @@
-import { errorMessage } from '../shared/errors.js'
-import type { Logger } from '../shared/ports.js'
-import type { BuiltImage } from './build.js'
+import { errorMessage } from '../../shared/errors.js'
+import type { Logger } from '../../shared/ports.js'
+import type { BuiltImage } from '../build.js'
 import type { ReuseOutcome } from './reuse.js'
-import type { ProofVerdict, ReuseCandidate, ReuseProof } from './reuse-proof.js'
+import type { ProofVerdict, ReuseCandidate, ReuseProof } from './proof.js'
 
 /**
  * Proof (b), with nothing configured: a record that only the default branch can write, kept by

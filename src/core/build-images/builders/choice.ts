@@ -1,6 +1,6 @@
-import { ActionError } from '../shared/errors.js'
-import type { Clock, Logger } from '../shared/ports.js'
-import type { BuilderName, ImageBuilder } from './ports.js'
+import { ActionError } from '../../shared/errors.js'
+import type { Clock, Logger } from '../../shared/ports.js'
+import type { BuilderName, ImageBuilder } from './image-builder.js'
 
 /**
  * The `builder` input decided: Docker where an engine answers, Buildah where only it is there.

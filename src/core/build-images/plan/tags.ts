@@ -1,4 +1,4 @@
-import { isValidTag, MAX_TAG_LENGTH } from '../shared/image-ref.js'
+import { isValidTag, MAX_TAG_LENGTH } from '../../shared/image-ref.js'
 
 /**
  * Image tags from a template: `{branch}-{short-sha}` and the like. A raw branch name such as

@@ -4,27 +4,32 @@ import {
   type CredentialsFor,
   type InputsLogin,
   type LoginPorts,
-} from '../registry/logins.js'
-import { readImage, tagManifest, type Manifest, type ReadOutcome } from '../registry/manifests.js'
+} from '../../registry/logins.js'
+import {
+  readImage,
+  tagManifest,
+  type Manifest,
+  type ReadOutcome,
+} from '../../registry/manifests.js'
 import {
   MIRRORS_EXAMPLE,
   registryShown,
   resolvedImage,
   type RegistryMirrors,
-} from '../registry/mirrors.js'
-import { registryImage } from '../registry/reference.js'
-import { RegistrySession, type SessionPorts } from '../registry/session.js'
-import { unique } from '../shared/collections.js'
-import { mapLimit } from '../shared/concurrency.js'
-import { startDeadline, type Deadline } from '../shared/deadline.js'
-import { errorMessage } from '../shared/errors.js'
-import type { Logger } from '../shared/ports.js'
-import type { BuiltImage } from './build.js'
-import type { ImageKind } from './image-kinds.js'
-import { builderReading } from './builder-reading.js'
+} from '../../registry/mirrors.js'
+import { registryImage } from '../../registry/reference.js'
+import { RegistrySession, type SessionPorts } from '../../registry/session.js'
+import { unique } from '../../shared/collections.js'
+import { mapLimit } from '../../shared/concurrency.js'
+import { startDeadline, type Deadline } from '../../shared/deadline.js'
+import { errorMessage } from '../../shared/errors.js'
+import type { Logger } from '../../shared/ports.js'
+import type { BuiltImage } from '../build.js'
+import type { ImageKind } from '../image-kinds.js'
+import { builderReading } from '../builders/reading.js'
 import { isRecordProof, recordProof, untrustedRecords, type ReuseRecords } from './ci-record.js'
-import { readBuildInputs, type BaseFacts, type BuildInputs } from '../dockerfile/build-inputs.js'
-import { readIgnoreFile, type IgnoreMatcher } from '../dockerfile/dockerignore.js'
+import { readBuildInputs, type BaseFacts, type BuildInputs } from '../../dockerfile/build-inputs.js'
+import { readIgnoreFile, type IgnoreMatcher } from '../../dockerfile/dockerignore.js'
 import {
   BUILT_AS_LABEL,
   FINGERPRINT_LABEL,
@@ -32,10 +37,10 @@ import {
   sourceDigest,
   type SourceDigest,
 } from './fingerprint.js'
-import type { ReuseProof } from './reuse-proof.js'
-import type { SigningKey } from '../signing/private-key.js'
-import { buildArgsOf, movingTag, type ImagePlan } from './plan.js'
-import type { ImageBuilder } from './ports.js'
+import type { ReuseProof } from './proof.js'
+import type { SigningKey } from '../../signing/private-key.js'
+import { buildArgsOf, movingTag, type ImagePlan } from '../plan/plan.js'
+import type { ImageBuilder } from '../builders/image-builder.js'
 
 /**
  * Fresh runners start every job with an empty engine: only the registry remembers the last run.
@@ -43,7 +48,7 @@ import type { ImageBuilder } from './ports.js'
  * the image that the branch's moving tag names, then the default branch's. A label anyone who
  * can push can write, so an equal label only makes a candidate: it is reused (that manifest
  * given this run's tags instead of building and pushing the same image again) only when a
- * proof (reuse-proof.ts) says that this project's default branch built it. Whatever goes wrong
+ * proof (proof.ts) says that this project's default branch built it. Whatever goes wrong
  * on the way, or cannot be known, only means that the image is built, as without this.
  */
 
@@ -180,8 +185,8 @@ async function proofFor(
 ): Promise<ReuseProof | { none: string; untrusted?: string }> {
   if (options.signingKey) {
     const [{ signatureProof }, { keyVerifier }] = await Promise.all([
-      import('../signing/reuse-proof.js'),
-      import('../signing/signer.js'),
+      import('../../signing/reuse-proof.js'),
+      import('../../signing/signer.js'),
     ])
     return signatureProof(keyVerifier(options.signingKey.publicKey, 'signing-key'))
   }
@@ -328,7 +333,7 @@ async function ignoreFileOf(
 interface Context {
   options: ReuseOptions
   platform: string
-  /** The builder, whose reading of a Dockerfile may differ from BuildKit's (builder-reading.ts). */
+  /** The builder, whose reading of a Dockerfile may differ from BuildKit's (builders/reading.ts). */
   builder: { name: ImageBuilder['name']; version?: string }
   /** The builder's: what `$BUILDPLATFORM` names. */
   buildPlatform?: string

@@ -3,8 +3,8 @@ import {
   drawVersionMessage,
   resolveAppVersion,
   resolveDrawVersion,
-} from '../../../../src/core/build-images/draw-version.js'
-import { memoryFiles } from '../../../helpers/memory-files.js'
+} from '../../../../../src/core/build-images/plan/draw-version.js'
+import { memoryFiles } from '../../../../helpers/memory-files.js'
 
 const WEB = '/p/dist/web/version.json'
 const CAD = '/p/dist/codeAsData/version.json'

@@ -1,4 +1,4 @@
-import type { BuilderSetting } from './builder-choice.js'
+import type { BuilderSetting } from './choice.js'
 import type { BuildahSetup } from './buildah-args.js'
 import type { BuildCommand, BuilderVersions, HistoryEntry } from './build-command.js'
 import type { DockerBuilder } from './docker-args.js'

@@ -1,17 +1,17 @@
 import { describe, expect, test } from '@jest/globals'
-import type { CiContext } from '../../../../src/core/shared/context.js'
-import { withDefaults } from '../../../../src/core/definition.js'
+import type { CiContext } from '../../../../../src/core/shared/context.js'
+import { withDefaults } from '../../../../../src/core/definition.js'
 import {
   buildImagesDefinition,
   type BuildImagesInputName,
-} from '../../../../src/core/build-images/definition.js'
-import type { ImageKind } from '../../../../src/core/build-images/image-kinds.js'
-import { parseBuildImagesInputs } from '../../../../src/core/build-images/inputs.js'
-import { renderTags } from '../../../../src/core/build-images/check.js'
-import { planImages, type PlanFacts } from '../../../../src/core/build-images/plan.js'
-import { buildOutputs, formatSize } from '../../../../src/core/build-images/report.js'
-import { InputError } from '../../../../src/core/shared/errors.js'
-import { eachAnswer } from '../../../helpers/unit-tables.js'
+} from '../../../../../src/core/build-images/definition.js'
+import type { ImageKind } from '../../../../../src/core/build-images/image-kinds.js'
+import { parseBuildImagesInputs } from '../../../../../src/core/build-images/inputs.js'
+import { renderTags } from '../../../../../src/core/build-images/check.js'
+import { planImages, type PlanFacts } from '../../../../../src/core/build-images/plan/plan.js'
+import { buildOutputs, formatSize } from '../../../../../src/core/build-images/report.js'
+import { InputError } from '../../../../../src/core/shared/errors.js'
+import { eachAnswer } from '../../../../helpers/unit-tables.js'
 
 const SHA = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
 const context: CiContext = {

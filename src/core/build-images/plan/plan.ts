@@ -1,17 +1,17 @@
 import { join } from 'node:path'
-import { unique } from '../shared/collections.js'
+import { unique } from '../../shared/collections.js'
 import {
   DRAW_VERSION_LABEL,
   OCI_LABELS,
   SERVED_FILES_LABEL,
   servedFilesLabel,
   type ServedFiles,
-} from '../shared/image-labels.js'
-import type { CiContext } from '../shared/context.js'
-import type { ImageKind } from './image-kinds.js'
-import type { BuildCommand } from './build-command.js'
+} from '../../shared/image-labels.js'
+import type { CiContext } from '../../shared/context.js'
+import type { ImageKind } from '../image-kinds.js'
+import type { BuildCommand } from '../builders/build-command.js'
 import { imageReference } from './image-names.js'
-import type { BuildImagesInputs } from './inputs.js'
+import type { BuildImagesInputs } from '../inputs.js'
 import { sanitiseBranch } from './tags.js'
 
 /** One image to build: where its definition and sources are, and every reference it gets. */

@@ -1,14 +1,24 @@
 import { beforeEach, describe, expect, test } from '@jest/globals'
-import type { ReuseRecord, ReuseRecords } from '../../../../src/core/build-images/ci-record.js'
+import type {
+  ReuseRecord,
+  ReuseRecords,
+} from '../../../../../src/core/build-images/reuse/ci-record.js'
 import {
   buildImagesDefinition,
   type BuildImagesInputName,
-} from '../../../../src/core/build-images/definition.js'
-import { BUILT_AS_LABEL, FINGERPRINT_LABEL } from '../../../../src/core/build-images/fingerprint.js'
-import { checkBuildImages } from '../../../../src/core/build-images/check.js'
-import { runBuildImages } from '../../../../src/core/build-images/run.js'
-import { withDefaults } from '../../../../src/core/definition.js'
-import { fakeDocker, type FakeDocker, type FakeDockerScript } from '../../../helpers/docker-fake.js'
+} from '../../../../../src/core/build-images/definition.js'
+import {
+  BUILT_AS_LABEL,
+  FINGERPRINT_LABEL,
+} from '../../../../../src/core/build-images/reuse/fingerprint.js'
+import { checkBuildImages } from '../../../../../src/core/build-images/check.js'
+import { runBuildImages } from '../../../../../src/core/build-images/run.js'
+import { withDefaults } from '../../../../../src/core/definition.js'
+import {
+  fakeDocker,
+  type FakeDocker,
+  type FakeDockerScript,
+} from '../../../../helpers/docker-fake.js'
 import {
   failure,
   fakeNetwork,
@@ -16,9 +26,9 @@ import {
   respond,
   type MemoryRegistry,
   type RegistryScript,
-} from '../../../helpers/fake-registry.js'
-import { memoryFiles } from '../../../helpers/memory-files.js'
-import { buildImagesPorts, PUSH_TO_MAIN } from '../../../helpers/unit-fakes.js'
+} from '../../../../helpers/fake-registry.js'
+import { memoryFiles } from '../../../../helpers/memory-files.js'
+import { buildImagesPorts, PUSH_TO_MAIN } from '../../../../helpers/unit-fakes.js'
 
 const SHA1 = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
 const SHA2 = '5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f80'

@@ -1,6 +1,6 @@
-import type { RegistryMirrors } from '../registry/mirrors.js'
-import { isSha256Digest } from '../shared/image-ref.js'
-import { isObject, jsonValue } from '../shared/json-text.js'
+import type { RegistryMirrors } from '../../registry/mirrors.js'
+import { isSha256Digest } from '../../shared/image-ref.js'
+import { isObject, jsonValue } from '../../shared/json-text.js'
 import {
   COPY_STEP,
   secretArgv,
@@ -241,7 +241,7 @@ function manifestLayers(manifest: unknown): number[] | undefined {
  *   pushes go where the reference says), with no fallback, as Docker's named contexts;
  * - registries on loopback are asked over plain http, as Docker and this step's look-ups do.
  * Aliases of drop-in files (registries.conf.d) still apply: the fingerprint of an image built
- * FROM a short name is Buildah's own (see builder-reading.ts).
+ * FROM a short name is Buildah's own (see builders/reading.ts).
  */
 export function registriesConf(options: {
   mirrors: RegistryMirrors

@@ -1,4 +1,4 @@
-import type { CiContext } from '../shared/context.js'
+import type { CiContext } from '../../shared/context.js'
 
 /** Used when the default branch is unknown: locally, or on a runner that does not say. */
 export const FALLBACK_DEFAULT_BRANCH = 'main'

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
-import { isServedPath, MAX_SERVED_FILES, type ServedFiles } from '../shared/image-labels.js'
-import type { Files } from '../shared/ports.js'
+import { isServedPath, MAX_SERVED_FILES, type ServedFiles } from '../../shared/image-labels.js'
+import type { Files } from '../../shared/ports.js'
 
 /** The files every Olympe frontend serves at its root (the project template's build writes them). */
 const ROOT_FILES = ['version.json', 'index.html']

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
-import { parseJsonText } from '../shared/json-text.js'
-import { DRAW_VERSION_LABEL, isVersionText } from '../shared/image-labels.js'
-import type { Files } from '../shared/ports.js'
+import { parseJsonText } from '../../shared/json-text.js'
+import { DRAW_VERSION_LABEL, isVersionText } from '../../shared/image-labels.js'
+import type { Files } from '../../shared/ports.js'
 
 /** The design tool's package: its version is the `draw_version` label. */
 export const DRAW_PACKAGE_JSON = 'node_modules/@olympeio/draw/package.json'

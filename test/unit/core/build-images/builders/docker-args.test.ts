@@ -20,13 +20,13 @@ import {
   versionArgv,
   type DockerBuilder,
   type BuildMode,
-} from '../../../../src/core/build-images/docker-args.js'
+} from '../../../../../src/core/build-images/builders/docker-args.js'
 import {
   majorVersion,
   secretEnvironment,
   type BuildCommand,
-} from '../../../../src/core/build-images/build-command.js'
-import { buildOptions, eachAnswer } from '../../../helpers/unit-tables.js'
+} from '../../../../../src/core/build-images/builders/build-command.js'
+import { buildOptions, eachAnswer } from '../../../../helpers/unit-tables.js'
 
 const base: BuildCommand = {
   dockerfile: '/p/docker/frontend.Dockerfile',

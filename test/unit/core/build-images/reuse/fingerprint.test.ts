@@ -6,10 +6,10 @@ import {
   sourceDigest,
   treeDigest,
   type FingerprintParts,
-} from '../../../../src/core/build-images/fingerprint.js'
-import type { TreeEntry } from '../../../../src/core/shared/ports.js'
-import { readIgnoreFile } from '../../../../src/core/dockerfile/dockerignore.js'
-import { memoryFiles } from '../../../helpers/memory-files.js'
+} from '../../../../../src/core/build-images/reuse/fingerprint.js'
+import type { TreeEntry } from '../../../../../src/core/shared/ports.js'
+import { readIgnoreFile } from '../../../../../src/core/dockerfile/dockerignore.js'
+import { memoryFiles } from '../../../../helpers/memory-files.js'
 
 const PARTS: FingerprintParts = {
   dockerfile: 'a'.repeat(64),

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals'
-import type { CiContext } from '../../../../src/core/shared/context.js'
-import { branchMatches, decideGate } from '../../../../src/core/build-images/gate.js'
+import type { CiContext } from '../../../../../src/core/shared/context.js'
+import { branchMatches, decideGate } from '../../../../../src/core/build-images/plan/gate.js'
 
 const push: CiContext = {
   platform: 'github',
