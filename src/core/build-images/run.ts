@@ -143,7 +143,7 @@ async function sign(
   if (!signingKey) return undefined
   return ports.logger.group('Image signatures', async () => {
     // The signing code is loaded only when there is a key.
-    const { signImages } = await import('../signing/sign-images.js')
+    const { signImages } = await import('./sign.js')
     return signImages(images, built, { signingKey, push: inputs.push, login }, ports)
   })
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { mapLimit } from '../../shared/concurrency.js'
 import type { Files, TreeEntry } from '../../shared/ports.js'
-import { OCI_LABELS } from '../../shared/image-labels.js'
+import { BUILT_AS_LABEL, FINGERPRINT_LABEL, OCI_LABELS } from '../../shared/image-labels.js'
 import type { IgnoreMatcher, MatchInfo } from '../../dockerfile/dockerignore.js'
 
 /**
@@ -12,10 +12,6 @@ import type { IgnoreMatcher, MatchInfo } from '../../dockerfile/dockerignore.js'
  * instead of being built again.
  */
 
-/** The image label that holds the fingerprint of what the image was built from. */
-export const FINGERPRINT_LABEL = 'io.olympe.deploy-actions.fingerprint'
-/** The label that names the tag the image was built as: what "unchanged since" names. */
-export const BUILT_AS_LABEL = 'io.olympe.deploy-actions.built-as'
 /**
  * Changed whenever what the fingerprint covers, or how it is computed, changes: an image
  * labelled by an older version of this step then never matches, and is built again.

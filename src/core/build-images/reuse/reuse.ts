@@ -30,13 +30,8 @@ import { builderReading } from '../builders/reading.js'
 import { isRecordProof, recordProof, untrustedRecords, type ReuseRecords } from './ci-record.js'
 import { readBuildInputs, type BaseFacts, type BuildInputs } from '../../dockerfile/build-inputs.js'
 import { readIgnoreFile, type IgnoreMatcher } from '../../dockerfile/dockerignore.js'
-import {
-  BUILT_AS_LABEL,
-  FINGERPRINT_LABEL,
-  fingerprintOf,
-  sourceDigest,
-  type SourceDigest,
-} from './fingerprint.js'
+import { BUILT_AS_LABEL, FINGERPRINT_LABEL } from '../../shared/image-labels.js'
+import { fingerprintOf, sourceDigest, type SourceDigest } from './fingerprint.js'
 import type { ReuseProof } from './proof.js'
 import type { SigningKey } from '../../signing/private-key.js'
 import { buildArgsOf, movingTag, type ImagePlan } from '../plan/plan.js'
@@ -185,7 +180,7 @@ async function proofFor(
 ): Promise<ReuseProof | { none: string; untrusted?: string }> {
   if (options.signingKey) {
     const [{ signatureProof }, { keyVerifier }] = await Promise.all([
-      import('../../signing/reuse-proof.js'),
+      import('./signature-proof.js'),
       import('../../signing/signer.js'),
     ])
     return signatureProof(keyVerifier(options.signingKey.publicKey, 'signing-key'))

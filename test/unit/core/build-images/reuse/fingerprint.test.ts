@@ -1,7 +1,6 @@
 import { describe, expect, test } from '@jest/globals'
+import { BUILT_AS_LABEL, FINGERPRINT_LABEL } from '../../../../../src/core/shared/image-labels.js'
 import {
-  BUILT_AS_LABEL,
-  FINGERPRINT_LABEL,
   fingerprintOf,
   sourceDigest,
   treeDigest,

@@ -7,10 +7,7 @@ import {
   buildImagesDefinition,
   type BuildImagesInputName,
 } from '../../../../../src/core/build-images/definition.js'
-import {
-  BUILT_AS_LABEL,
-  FINGERPRINT_LABEL,
-} from '../../../../../src/core/build-images/reuse/fingerprint.js'
+import { BUILT_AS_LABEL, FINGERPRINT_LABEL } from '../../../../../src/core/shared/image-labels.js'
 import { checkBuildImages } from '../../../../../src/core/build-images/check.js'
 import { runBuildImages } from '../../../../../src/core/build-images/run.js'
 import { withDefaults } from '../../../../../src/core/definition.js'

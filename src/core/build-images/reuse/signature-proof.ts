@@ -1,7 +1,7 @@
-import type { ProofVerdict, ReuseCandidate, ReuseProof } from '../build-images/reuse/proof.js'
-import { FINGERPRINT_LABEL } from '../build-images/reuse/fingerprint.js'
-import type { SignatureVerifier } from './signer.js'
-import { readSignatures } from './signatures.js'
+import { FINGERPRINT_LABEL } from '../../shared/image-labels.js'
+import type { SignatureVerifier } from '../../signing/signer.js'
+import { readSignatures } from '../../signing/signatures.js'
+import type { ProofVerdict, ReuseCandidate, ReuseProof } from './proof.js'
 
 /**
  * Proof (a) that this project's default branch built a candidate: a valid signature under the key
