@@ -1,7 +1,7 @@
 import { errorMessage } from '../../shared/errors.js'
 import type { Logger } from '../../shared/ports.js'
 import type { BuiltImage } from '../build.js'
-import type { ReuseOutcome } from './reuse.js'
+import type { ImageKind } from '../image-kinds.js'
 import type { ProofVerdict, ReuseCandidate, ReuseProof } from './proof.js'
 
 /**
@@ -87,6 +87,16 @@ export function recordProof(records: ReuseRecords): ReuseProof {
   return proof
 }
 
+/** What the look-up of unchanged images (reuse.ts) found that the records need. */
+export interface FoundFingerprints {
+  /** Each image's fingerprint, when known. */
+  fingerprints: ReadonlyMap<ImageKind, string>
+  /** The images reused on a proof that is the CI's own record: recorded already. */
+  recorded: ReadonlySet<ImageKind>
+  /** Why the CI's records are not trusted in this run, said in the log already. */
+  untrusted?: string
+}
+
 export interface RecordOptions {
   push: boolean
   branch: string
@@ -106,7 +116,7 @@ export interface RecordPorts {
  */
 export async function recordImages(
   images: readonly BuiltImage[],
-  outcome: Pick<ReuseOutcome, 'fingerprints' | 'recorded' | 'untrusted'>,
+  outcome: FoundFingerprints,
   options: RecordOptions,
   ports: RecordPorts,
 ): Promise<void> {
