@@ -3,7 +3,7 @@ import { readIgnoreFile, type IgnoreMatcher } from '../../dockerfile/dockerignor
 import { readBuildInputs, type BuildInputs } from '../../dockerfile/build-inputs.js'
 import { errorMessage } from '../../shared/errors.js'
 import type { Files } from '../../shared/ports.js'
-import { builderReading } from '../builders/reading.js'
+import { builderReading } from '../builders/buildah.js'
 import type { BuilderName } from '../builders/image-builder.js'
 import { buildArgsOf, type ImagePlan } from '../plan/plan.js'
 import { fingerprintOf, sourceDigest, type SourceDigest } from './fingerprint.js'

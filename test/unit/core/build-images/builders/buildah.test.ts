@@ -2,7 +2,7 @@ import { describe, expect, test } from '@jest/globals'
 import {
   builderReading,
   type ReadingFacts,
-} from '../../../../../src/core/build-images/builders/reading.js'
+} from '../../../../../src/core/build-images/builders/buildah.js'
 
 const PLAIN: ReadingFacts = {
   dockerfile: 'FROM ghcr.io/acme/base:1\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n',
