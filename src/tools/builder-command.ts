@@ -3,6 +3,7 @@
 // their versions asked once, and an image read from their store, pulled first when it is not there.
 import {
   BuilderCommandError,
+  type BuilderName,
   type ImageBuilder,
 } from '../core/build-images/builders/image-builder.js'
 import { CancelledError, errorMessage } from '../core/shared/errors.js'
@@ -27,7 +28,7 @@ export interface BuilderCommandOptions {
  */
 export async function runBuilderCommand(
   exec: Exec,
-  tool: 'docker' | 'buildah',
+  tool: BuilderName,
   command: string,
   argv: string[],
   env: Record<string, string> | undefined,
@@ -63,7 +64,7 @@ type Versions = Awaited<ReturnType<ImageBuilder['versions']>>
  */
 export function versionsOnce(
   exec: Exec,
-  tool: 'docker' | 'buildah',
+  tool: BuilderName,
   argv: string[],
   env: Record<string, string> | undefined,
   how: {

@@ -5,14 +5,14 @@ import { REGISTRY_LOGIN_HELP } from '../../src/platform/context.js'
 import { randomBytes } from 'node:crypto'
 import { lstat, mkdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { buildAndPush, CONTEXT_NOTE } from '../../src/core/build-images/build.js'
+import { buildAndPush } from '../../src/core/build-images/build.js'
+import { CONTEXT_NOTE, MIN_DOCKER_MAJOR } from '../../src/core/build-images/builders/docker.js'
 import { BuilderCommandError } from '../../src/core/build-images/builders/image-builder.js'
 import {
   majorVersion,
   type BuildCommand,
 } from '../../src/core/build-images/builders/build-command.js'
 import type { DockerBuilder } from '../../src/core/build-images/builders/docker-args.js'
-import { MIN_DOCKER_MAJOR } from '../../src/core/build-images/preflight.js'
 import type { ImagePlan } from '../../src/core/build-images/plan/plan.js'
 import { createDocker, isolatedDockerConfig } from '../../src/tools/docker.js'
 import { exec } from '../../src/tools/exec.js'

@@ -8,6 +8,7 @@ import type { BuildImagesInputName } from './definition.js'
 import { baseImagesOf } from '../dockerfile/build-inputs.js'
 import { readStages } from '../dockerfile/stages.js'
 import type { BaseImage } from './builders/build-command.js'
+import { legacyWhenBuildkitOff } from './builders/known-builders.js'
 import { legacyMirrorsRefusal } from './builders/legacy-builder.js'
 import { mirroredReference } from '../registry/mirrors.js'
 import { decideGate } from './plan/gate.js'
@@ -84,7 +85,7 @@ export async function checkBuildImages(
     date: now,
   })
   // DOCKER_BUILDKIT false: docker builds with its legacy builder (not Buildah, which ignores it).
-  const legacy = facts.buildkitDisabled === true && inputs.builder !== 'buildah'
+  const legacy = facts.buildkitDisabled === true && legacyWhenBuildkitOff(inputs.builder)
   const dockerfiles = await checkDockerfiles(inputs, ports, legacy)
   // The images' one registry: the login is for it (inputs.ts names it), and for no other.
   const login = inputs.registryLogin && inputsLogin(inputs.registryLogin, [])

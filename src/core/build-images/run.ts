@@ -7,6 +7,7 @@ import type { RegistryMirrors } from '../registry/mirrors.js'
 import { registryName } from '../registry/reference.js'
 import { buildAndPush, type BuiltImage } from './build.js'
 import { chooseBuilder, type BuilderCandidates } from './builders/choice.js'
+import { builderNamed } from './builders/known-builders.js'
 import {
   BuilderCommandError,
   type BuilderName,
@@ -102,7 +103,7 @@ export async function runBuildImages(
   const planned = await logger.group('Plan', () => plan(checked, context, ports))
   const chosen = await logger.group('Builder', async () => {
     const choice = await chooseBuilder(inputs.builder, ports.builders.candidates, ports)
-    logger.info(`Building with ${choice.name === 'docker' ? 'Docker' : 'Buildah'}: ${choice.why}.`)
+    logger.info(`Building with ${builderNamed(choice.name).title}: ${choice.why}.`)
     return choice
   })
   const { registryMirrors: mirrors } = inputs

@@ -1,15 +1,22 @@
 import { parseImageName } from '../../shared/image-ref.js'
+import type { Logger } from '../../shared/ports.js'
 import {
   DockerfileProblem,
   parseDockerfile,
   type DockerfileSyntax,
 } from '../../dockerfile/syntax.js'
-import type { BuilderName } from './image-builder.js'
+import { describeBuildah, MIN_BUILDAH } from './buildah-args.js'
+import { releaseNumber } from './build-command.js'
+import type { BuilderDescriptor, Findings, ReadingFacts, SetupNotes } from './descriptor.js'
+import type { ImageBuilder } from './image-builder.js'
 
 /**
- * Where a builder reads a Dockerfile otherwise than BuildKit, the reference of the fingerprint
- * (reuse/fingerprint.ts): an image that BuildKit built is reused by a Buildah run, and the other way
- * round, only when both read the Dockerfile alike. Buildah 1.28 (Debian bookworm's):
+ * Buildah as build-images knows it (its command lines: buildah-args.ts, its adapter:
+ * src/tools/buildah.ts): no daemon, no privileges, for runners without Docker.
+ *
+ * Where it reads a Dockerfile otherwise than BuildKit, the reference of the fingerprint
+ * (reuse/fingerprint.ts): an image that BuildKit built is reused by a Buildah run, and the other
+ * way round, only when both read the Dockerfile alike. Buildah 1.28 (Debian bookworm's):
  * - has no here-documents (`RUN <<EOF`): it reads their lines as instructions;
  * - ignores the `# syntax=` directive, where BuildKit runs the frontend it names;
  * - reads `.containerignore` before `.dockerignore` (a Dockerfile's own
@@ -17,31 +24,59 @@ import type { BuilderName } from './image-builder.js'
  * - resolves an image named without a registry through its registries configuration, whose
  *   short-name aliases (registries.conf.d) may name another registry than Docker Hub.
  */
-
-export interface ReadingFacts {
-  /** The Dockerfile's text. */
-  dockerfile: string
-  /** The images it builds FROM or copies from, as written. */
-  images: readonly string[]
-  /** SHA-256 of the context's `.containerignore`, undefined when there is none. */
-  containerignore?: string
-  /** Whether `<Dockerfile>.dockerignore` exists: it then wins over both context-wide files. */
-  ownIgnoreFile: boolean
+export const buildahBuilder: BuilderDescriptor<'buildah'> = {
+  name: 'buildah',
+  title: 'Buildah',
+  // Buildah ignores DOCKER_BUILDKIT.
+  readsDockerBuildkit: false,
+  preflight: checkBuildah,
+  reading(version, facts) {
+    const differences = buildahDifferences(facts)
+    if (differences.length === 0) return undefined
+    return `buildah ${minorVersion(version)}: ${differences.join('; ')}`
+  },
+  setupNotes(setup, commands) {
+    const lines: SetupNotes['lines'] = [{ text: describeBuildah(setup) }]
+    if (commands.some((command) => command.cacheFrom.length > 0))
+      lines.push({
+        text: "'cache-from' is not used: Buildah takes a repository of its own layer cache there, not the images it names.",
+        warning: true,
+        title: 'Build cache',
+      })
+    return { lines }
+  },
 }
 
-/**
- * What the fingerprint records of the builder: undefined when it reads this Dockerfile as
- * BuildKit does (the fingerprint is then the same for both), else the builder, its version and
- * what it reads otherwise, so that its images are reused by its own runs only.
- */
-export function builderReading(
-  builder: { name: BuilderName; version?: string },
-  facts: ReadingFacts,
-): string | undefined {
-  if (builder.name === 'docker') return undefined
-  const differences = buildahDifferences(facts)
-  if (differences.length === 0) return undefined
-  return `buildah ${minorVersion(builder.version)}: ${differences.join('; ')}`
+async function checkBuildah(
+  buildah: Pick<ImageBuilder, 'versions'>,
+  logger: Logger,
+): Promise<Findings> {
+  const findings: Findings = { problems: [], warnings: [] }
+  const versions = await buildah.versions()
+  const minimum = `${MIN_BUILDAH.major}.${MIN_BUILDAH.minor}`
+  if (!versions.client) {
+    findings.problems.push(
+      `Buildah could not be run: ${versions.problem ?? 'no version answer'}. Install Buildah ${minimum} or newer on the runner (Debian: apt-get install buildah uidmap) and put 'buildah' on PATH.`,
+    )
+    return findings
+  }
+  logger.info(
+    `Buildah ${versions.client}, building for ${versions.platform ?? 'an unknown platform'}`,
+  )
+  const release = releaseNumber(versions.client)
+  const old =
+    release &&
+    (release.major < MIN_BUILDAH.major ||
+      (release.major === MIN_BUILDAH.major && release.minor < MIN_BUILDAH.minor))
+  if (!release)
+    findings.warnings.push(
+      `Buildah version '${versions.client}' is not a release number; Buildah ${minimum} or newer is required, so builds may fail.`,
+    )
+  else if (old)
+    findings.problems.push(
+      `Buildah '${versions.client}' is too old: build-images needs Buildah ${minimum} or newer (build secrets from the environment, no label of Buildah's own on the image). Upgrade Buildah on the runner.`,
+    )
+  return findings
 }
 
 function buildahDifferences(facts: ReadingFacts): string[] {

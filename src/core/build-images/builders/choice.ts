@@ -1,6 +1,6 @@
 import { ActionError } from '../../shared/errors.js'
 import type { Clock, Logger } from '../../shared/ports.js'
-import type { BuilderName, ImageBuilder } from './image-builder.js'
+import { BUILDER_NAMES, type BuilderName, type ImageBuilder } from './image-builder.js'
 
 /**
  * The `builder` input decided: Docker where an engine answers, Buildah where only it is there.
@@ -9,18 +9,17 @@ import type { BuilderName, ImageBuilder } from './image-builder.js'
  * does not answer the step fails rather than build elsewhere.
  */
 
-export const BUILDER_SETTINGS = ['auto', 'docker', 'buildah'] as const
+export const BUILDER_SETTINGS = ['auto', ...BUILDER_NAMES] as const
 export type BuilderSetting = (typeof BUILDER_SETTINGS)[number]
 
 /** How long an engine that DOCKER_HOST names may take to answer: a dind service starting. */
 export const DOCKER_HOST_WAIT_SECONDS = 60
 const POLL_MS = 2000
 
-export interface BuilderCandidates {
+/** Each builder of the runner, asked only whether it answers; and DOCKER_HOST. */
+export type BuilderCandidates = Record<BuilderName, Pick<ImageBuilder, 'versions'>> & {
   /** DOCKER_HOST as the job sets it; undefined or '' when it does not. */
   dockerHost?: string
-  docker: Pick<ImageBuilder, 'versions'>
-  buildah: Pick<ImageBuilder, 'versions'>
 }
 
 export interface BuilderChoice {
@@ -34,7 +33,8 @@ export async function chooseBuilder(
   candidates: BuilderCandidates,
   ports: { clock: Clock; logger: Logger; redact: (text: string) => string },
 ): Promise<BuilderChoice> {
-  if (setting === 'buildah') return { name: 'buildah', why: "'builder' is 'buildah'" }
+  if (setting !== 'auto' && setting !== 'docker')
+    return { name: setting, why: `'builder' is '${setting}'` }
   const host = candidates.dockerHost?.trim()
   if (host) return waitForDockerHost(setting, host, candidates, ports)
   if (setting === 'docker') return { name: 'docker', why: "'builder' is 'docker'" }

@@ -1,13 +1,23 @@
-import type { BuilderSetting } from './choice.js'
 import type { BuildahSetup } from './buildah-args.js'
 import type { BuildCommand, BuilderVersions, HistoryEntry } from './build-command.js'
 import type { DockerBuilder } from './docker-args.js'
 
-/** The builders build-images can build with (the `builder` input, once `auto` is decided). */
-export type BuilderName = Exclude<BuilderSetting, 'auto'>
+/**
+ * The builders build-images can build with (the `builder` input, once `auto` is decided). Each
+ * has a descriptor in core (known-builders.ts: what the core knows of it) and an adapter in
+ * src/tools (tools/builders.ts: its command line); the type checker asks for both.
+ */
+export const BUILDER_NAMES = ['docker', 'buildah'] as const
+export type BuilderName = (typeof BUILDER_NAMES)[number]
+
+/** How each builder will run the builds (what its `setup()` says), by name. */
+export interface BuilderSetups extends Record<BuilderName, unknown> {
+  docker: DockerBuilder
+  buildah: BuildahSetup
+}
 
 /** How a builder will run the builds: what the log says of it before the first one. */
-export type BuilderSetup = DockerBuilder | BuildahSetup
+export type BuilderSetup = BuilderSetups[BuilderName]
 
 /**
  * The image builder as the core sees it, whichever it is. src/tools/docker.ts implements it over

@@ -3,7 +3,7 @@ import { readIgnoreFile, type IgnoreMatcher } from '../../dockerfile/dockerignor
 import { readBuildInputs, type BuildInputs } from '../../dockerfile/build-inputs.js'
 import { errorMessage } from '../../shared/errors.js'
 import type { Files } from '../../shared/ports.js'
-import { builderReading } from '../builders/buildah.js'
+import { builderReading, readsAsBuildKit } from '../builders/known-builders.js'
 import type { BuilderName } from '../builders/image-builder.js'
 import { buildArgsOf, type ImagePlan } from '../plan/plan.js'
 import { fingerprintOf, sourceDigest, type SourceDigest } from './fingerprint.js'
@@ -125,16 +125,15 @@ export async function hashSources(
     sources.push([source, digest.digest])
     count += digest.files
   }
-  const reading =
-    hashing.builder.name === 'docker'
-      ? undefined
-      : builderReading(hashing.builder, {
-          dockerfile: image.dockerfile?.text ?? '',
-          images: inputs.images,
-          containerignore: await hashIfFile(join(root, '.containerignore'), files),
-          // `<Dockerfile>.dockerignore` wins over the context's files, for Buildah too.
-          ownIgnoreFile: ignore.hash !== null && ignore.path !== '.dockerignore',
-        })
+  const reading = readsAsBuildKit(hashing.builder.name)
+    ? undefined
+    : builderReading(hashing.builder, {
+        dockerfile: image.dockerfile?.text ?? '',
+        images: inputs.images,
+        containerignore: await hashIfFile(join(root, '.containerignore'), files),
+        // `<Dockerfile>.dockerignore` wins over the context's files, for Buildah too.
+        ownIgnoreFile: ignore.hash !== null && ignore.path !== '.dockerignore',
+      })
   return {
     parts: {
       dockerfile: image.dockerfile?.hash ?? '',

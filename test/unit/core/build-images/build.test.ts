@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals'
 import { REGISTRY_LOGIN_HELP } from '../../../../src/platform/context.js'
-import { buildAndPush, CONTEXT_NOTE } from '../../../../src/core/build-images/build.js'
+import { buildAndPush } from '../../../../src/core/build-images/build.js'
+import { CONTEXT_NOTE } from '../../../../src/core/build-images/builders/docker.js'
 import type { ImagePlan } from '../../../../src/core/build-images/plan/plan.js'
 import { BuilderCommandError } from '../../../../src/core/build-images/builders/image-builder.js'
 import { ActionError } from '../../../../src/core/shared/errors.js'

@@ -1,8 +1,6 @@
 import { describe, expect, test } from '@jest/globals'
-import {
-  builderReading,
-  type ReadingFacts,
-} from '../../../../../src/core/build-images/builders/buildah.js'
+import type { ReadingFacts } from '../../../../../src/core/build-images/builders/descriptor.js'
+import { builderReading } from '../../../../../src/core/build-images/builders/known-builders.js'
 
 const PLAIN: ReadingFacts = {
   dockerfile: 'FROM ghcr.io/acme/base:1\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n',
