@@ -43,6 +43,8 @@ export const buildImagesAction: Action<BuildImagesInputName, CheckedBuildImages>
       files: nodeFiles,
       clock: systemClock,
       http: createHttpClient(USER_AGENT),
+      // The signing code (the signatures' reading and writing) is loaded only with a key.
+      signing: () => import('../core/build-images/sign.js'),
       records: reuseRecordsFor(
         context.platform,
         process.env,

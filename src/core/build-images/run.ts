@@ -34,6 +34,7 @@ import {
 import { preflight } from './preflight.js'
 import { recordImages, type ReuseRecords } from './reuse/ci-record.js'
 import { reuseUnchanged } from './reuse/reuse.js'
+import type { KeySigning } from './sign.js'
 import { checkCopiedSize } from './sources-path.js'
 import {
   buildOutputs,
@@ -52,6 +53,11 @@ export interface BuildImagesPorts extends Pick<
   http: HttpClient
   /** Where the CI keeps its records of what the default branch built (reuse/ci-record.ts). */
   records?: ReuseRecords
+  /**
+   * The signing code (sign.ts), asked for only with 'signing-key': how it is loaded (lazily, in
+   * a chunk of its own) is the action's choice, src/actions/build-images.ts.
+   */
+  signing: () => Promise<KeySigning>
 }
 
 /** The builders of the runner: asked which answers, then the one chosen opened for the run. */
@@ -143,8 +149,7 @@ async function sign(
   const { signingKey } = inputs
   if (!signingKey) return undefined
   return ports.logger.group('Image signatures', async () => {
-    // The signing code is loaded only when there is a key.
-    const { signImages } = await import('./sign.js')
+    const { signImages } = await ports.signing()
     return signImages(images, built, { signingKey, push: inputs.push, login }, ports)
   })
 }

@@ -13,6 +13,7 @@ import { readBuildInputs } from '../../dockerfile/build-inputs.js'
 import type { BuiltImage } from '../build.js'
 import type { ImageKind } from '../image-kinds.js'
 import type { ImageBuilder } from '../builders/image-builder.js'
+import type { KeySigning } from '../sign.js'
 import { buildArgsOf, movingTag, type ImagePlan } from '../plan/plan.js'
 import { resolveAll, resolveAtPlatforms, type BaseLookup } from './base-images.js'
 import {
@@ -66,6 +67,8 @@ export interface ReusePorts extends SessionPorts, LoginPorts {
   redact: (text: string) => string
   /** Where the CI keeps its records of what the default branch built; undefined: nowhere here. */
   records?: ReuseRecords
+  /** The signing code, loaded when asked (with 'signing-key' only): see sign.ts. */
+  signing: () => Promise<Pick<KeySigning, 'keyProof'>>
 }
 
 /**
@@ -149,15 +152,9 @@ async function tagAll(verdicts: readonly ReuseVerdict[], ports: ReusePorts): Pro
  */
 async function proofFor(
   options: Pick<ReuseOptions, 'signingKey'>,
-  ports: Pick<ReusePorts, 'records'>,
+  ports: Pick<ReusePorts, 'records' | 'signing'>,
 ): Promise<ReuseProof | { none: string; untrusted?: string }> {
-  if (options.signingKey) {
-    const [{ signatureProof }, { keyVerifier }] = await Promise.all([
-      import('./signature-proof.js'),
-      import('../../signing/signer.js'),
-    ])
-    return signatureProof(keyVerifier(options.signingKey.publicKey, 'signing-key'))
-  }
+  if (options.signingKey) return (await ports.signing()).keyProof(options.signingKey)
   const { records } = ports
   if (records) {
     const untrusted = await untrustedRecords(records)
