@@ -4,7 +4,7 @@ import { lstat, readdir, readFile, stat, symlink, utimes, writeFile } from 'node
 import { join } from 'node:path'
 import { deployDefinition } from '../../../src/core/deploy/definition.js'
 import { InputError } from '../../../src/core/shared/errors.js'
-import { createCliRuntime } from '../../../src/platform/cli.js'
+import { createCliRuntime } from '../../../src/platform/plain-runtime.js'
 import { whichCi } from '../../../src/platform/context.js'
 import { withCleanup } from '../../helpers/cleanup.js'
 import { hostileCommands } from '../../helpers/runner-commands.js'

@@ -22,10 +22,11 @@ export interface CliRuntime extends Runtime {
 }
 
 /**
- * The command line, as used by GitLab jobs and by people. GitLab has no run-time masking, so
- * every line we print, ours or a child process's, goes through the redactor. Inside a GitHub
- * job (`npx olympe-deploy` in a `run:` step) the runner reads our lines as workflow commands,
- * so text that could be one is guarded as the GitHub runtime does (see guardCommands).
+ * The runtime of plain output: the command line, as GitLab jobs and people use it (GitHub's
+ * runner has github.ts). GitLab has no run-time masking, so every line we print, ours or a
+ * child process's, goes through the redactor. Inside a GitHub job (`npx olympe-deploy` in a
+ * `run:` step) the runner reads our lines as workflow commands, so text that could be one is
+ * guarded as the GitHub runtime does (see guardCommands).
  */
 export function createCliRuntime<I extends string>(
   definition: ActionDefinition<I>,
