@@ -26,10 +26,8 @@ import {
   type BuildahImage,
   type BuildahSetup,
 } from '../core/build-images/builders/buildah-args.js'
-import {
-  BuilderCommandError,
-  type ImageBuilder,
-} from '../core/build-images/builders/image-builder.js'
+import { BuilderCommandError } from '../core/build-images/builders/image-builder.js'
+import type { ImageBuilder } from '../core/build-images/builders/image-builder.js'
 import type { RegistryMirrors } from '../core/registry/mirrors.js'
 import { usesPlainHttp } from '../core/registry/reference.js'
 import type { Env } from '../core/shared/env.js'

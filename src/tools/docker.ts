@@ -29,10 +29,8 @@ import {
   versionArgv,
   type DockerBuilder,
 } from '../core/build-images/builders/docker-args.js'
-import {
-  BuilderCommandError,
-  type ImageBuilder,
-} from '../core/build-images/builders/image-builder.js'
+import { BuilderCommandError } from '../core/build-images/builders/image-builder.js'
+import type { ImageBuilder } from '../core/build-images/builders/image-builder.js'
 import type { Env } from '../core/shared/env.js'
 import type { Exec, ExecResult } from '../core/shared/exec.js'
 import type { StepCancellation } from './cancel.js'

@@ -8,10 +8,8 @@ import { join } from 'node:path'
 import { buildAndPush } from '../../src/core/build-images/build.js'
 import { CONTEXT_NOTE, MIN_DOCKER_MAJOR } from '../../src/core/build-images/builders/docker.js'
 import { BuilderCommandError } from '../../src/core/build-images/builders/image-builder.js'
-import {
-  majorVersion,
-  type BuildCommand,
-} from '../../src/core/build-images/builders/build-command.js'
+import { majorVersion } from '../../src/core/build-images/builders/build-command.js'
+import type { BuildCommand } from '../../src/core/build-images/builders/build-command.js'
 import type { DockerBuilder } from '../../src/core/build-images/builders/docker-args.js'
 import type { ImagePlan } from '../../src/core/build-images/plan/plan.js'
 import { createDocker, isolatedDockerConfig } from '../../src/tools/docker.js'

@@ -1,5 +1,4 @@
 import { parseImageName } from '../../shared/image-ref.js'
-import type { Logger } from '../../shared/ports.js'
 import {
   DockerfileProblem,
   parseDockerfile,
@@ -8,7 +7,6 @@ import {
 import { describeBuildah, MIN_BUILDAH } from './buildah-args.js'
 import { releaseNumber } from './build-command.js'
 import type { BuilderDescriptor, Findings, ReadingFacts, SetupNotes } from './descriptor.js'
-import type { ImageBuilder } from './image-builder.js'
 
 /**
  * Buildah as build-images knows it (its command lines: buildah-args.ts, its adapter:
@@ -29,7 +27,7 @@ export const buildahBuilder: BuilderDescriptor<'buildah'> = {
   title: 'Buildah',
   // Buildah ignores DOCKER_BUILDKIT.
   readsDockerBuildkit: false,
-  preflight: checkBuildah,
+  preflight: (buildah, logger) => checkBuildah(buildah, logger),
   reading(version, facts) {
     const differences = buildahDifferences(facts)
     if (differences.length === 0) return undefined
@@ -47,10 +45,8 @@ export const buildahBuilder: BuilderDescriptor<'buildah'> = {
   },
 }
 
-async function checkBuildah(
-  buildah: Pick<ImageBuilder, 'versions'>,
-  logger: Logger,
-): Promise<Findings> {
+/** Buildah MIN_BUILDAH or newer. */
+const checkBuildah: BuilderDescriptor['preflight'] = async (buildah, logger) => {
   const findings: Findings = { problems: [], warnings: [] }
   const versions = await buildah.versions()
   const minimum = `${MIN_BUILDAH.major}.${MIN_BUILDAH.minor}`

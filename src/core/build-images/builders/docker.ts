@@ -1,8 +1,6 @@
-import type { Logger } from '../../shared/ports.js'
 import { majorVersion, type BuildCommand } from './build-command.js'
 import type { BuilderDescriptor, Findings, SetupNotes } from './descriptor.js'
 import { loadsIntoEngine, type DockerBuilder } from './docker-args.js'
-import type { ImageBuilder } from './image-builder.js'
 import { legacyMirrorsRefusal, legacySecretsRefusal } from './legacy-builder.js'
 
 /**
@@ -15,7 +13,7 @@ export const dockerBuilder: BuilderDescriptor<'docker'> = {
   name: 'docker',
   title: 'Docker',
   readsDockerBuildkit: true,
-  preflight: checkDocker,
+  preflight: (docker, logger) => checkDocker(docker, logger),
   setupNotes,
 }
 
@@ -25,10 +23,8 @@ export const MIN_DOCKER_MAJOR = 24
 export const CONTEXT_NOTE =
   "Each image's build context is the project folder through a link named after the image ('<folder>.<image>'), so that BuildKit keeps one copy of the context per image and later runs send only the files that changed."
 
-async function checkDocker(
-  docker: Pick<ImageBuilder, 'versions'>,
-  logger: Logger,
-): Promise<Findings> {
+/** Docker 24 or newer, client and daemon. */
+const checkDocker: BuilderDescriptor['preflight'] = async (docker, logger) => {
   const findings: Findings = { problems: [], warnings: [] }
   const versions = await docker.versions()
   if (!versions.client) {
