@@ -2,6 +2,41 @@ import js from '@eslint/js'
 import prettier from 'eslint-config-prettier'
 import tseslint from 'typescript-eslint'
 
+/**
+ * What src/core may import: no I/O, nothing platform-specific, nothing outside src/core; and,
+ * for a folder with a boundary of its own, the pattern it adds (a later block's options replace
+ * an earlier one's, so each block restates the whole rule).
+ */
+function coreImports(boundary) {
+  const io = 'src/core does no I/O: take a port (Files, Exec, HttpClient…) instead.'
+  return {
+    paths: ['fs', 'fs/promises', 'child_process', 'http', 'https', 'net', 'tls'].map((name) => ({
+      name,
+      message: io,
+    })),
+    patterns: [
+      { group: ['@actions/*'], message: 'src/core is platform-neutral: use the injected ports.' },
+      {
+        group: [
+          'node:fs',
+          'node:fs/*',
+          'node:child_process',
+          'node:http',
+          'node:https',
+          'node:net',
+          'node:tls',
+        ],
+        message: io,
+      },
+      {
+        group: ['**/platform/*', '**/tools/*', '**/actions/*'],
+        message: 'src/core depends on nothing outside it: the platform injects ports.',
+      },
+      ...(boundary ? [boundary] : []),
+    ],
+  }
+}
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'test/fixtures/**/dist/'] },
   js.configs.recommended,
@@ -40,39 +75,7 @@ export default tseslint.config(
   {
     files: ['src/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: ['fs', 'fs/promises', 'child_process', 'http', 'https', 'net', 'tls'].map(
-            (name) => ({
-              name,
-              message: 'src/core does no I/O: take a port (Files, Exec, HttpClient…) instead.',
-            }),
-          ),
-          patterns: [
-            {
-              group: ['@actions/*'],
-              message: 'src/core is platform-neutral: use the injected ports.',
-            },
-            {
-              group: [
-                'node:fs',
-                'node:fs/*',
-                'node:child_process',
-                'node:http',
-                'node:https',
-                'node:net',
-                'node:tls',
-              ],
-              message: 'src/core does no I/O: take a port (Files, Exec, HttpClient…) instead.',
-            },
-            {
-              group: ['**/platform/*', '**/tools/*', '**/actions/*'],
-              message: 'src/core depends on nothing outside it: the platform injects ports.',
-            },
-          ],
-        },
-      ],
+      'no-restricted-imports': ['error', coreImports()],
       'no-restricted-properties': [
         'error',
         {
@@ -80,6 +83,34 @@ export default tseslint.config(
           property: 'env',
           message: 'src/core never reads the environment: take it from the CI context or inputs.',
         },
+      ],
+    },
+  },
+  {
+    // A port of BuildKit's reading, which the fingerprint, the builders, the mirrors and the
+    // checks all use: it depends on nothing but core/shared.
+    files: ['src/core/dockerfile/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        coreImports({
+          regex: String.raw`^\.\./(?!shared/)|^\.\./\.\./`,
+          message: 'src/core/dockerfile imports only src/core/shared: it serves the others.',
+        }),
+      ],
+    },
+  },
+  {
+    // A library that build-images and deploy both use: it knows neither.
+    files: ['src/core/signing/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        coreImports({
+          regex: String.raw`^\.\./(build-images|deploy)/`,
+          message:
+            'src/core/signing is a library: it imports nothing from build-images or deploy, which use it (give it a neutral type).',
+        }),
       ],
     },
   },

@@ -6,7 +6,7 @@
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { openSigningKey } from '../src/core/signing/private-key.js'
-import { signImages } from '../src/core/signing/sign-images.js'
+import { signImages } from '../src/core/build-images/sign.js'
 import { inputsLogin } from '../src/core/registry/logins.js'
 import { systemClock } from '../src/tools/clock.js'
 import { nodeFiles } from '../src/tools/files.js'

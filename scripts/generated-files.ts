@@ -23,7 +23,9 @@ export async function generatedFiles(
     const { id } = definition
     files[`actions/${id}/action.yml`] = renderActionYml(definition, `../../dist/${id}/index.js`)
     files[`actions/${id}/README.md`] = renderActionReadme(definition)
-    // Each input and output is documented here, in the action's guide, and nowhere else.
+    // The action's inputs and outputs, one table each, here in its guide and in no other guide.
+    // Each description is written once, in the definition: gitlab/README.md's tables (below) show
+    // the GitLab templates' `spec: inputs`, in GitLab's types and defaults, from the same text.
     const guide = `docs/${id}.md`
     let text = await read(guide)
     text = replaceBetweenMarkers(text, `${id} inputs`, renderInputsTable(definition), guide)

@@ -2,7 +2,8 @@ import type { ActionDefinition } from '../../src/core/definition.js'
 
 /**
  * actions/<id>/README.md, which GitHub shows below the folder's files: what the action does, and
- * where its guide is. The inputs and outputs are documented once, in the guide.
+ * where its guide is, whose tables document the inputs and outputs (gitlab/README.md has the
+ * GitLab templates' own tables, generated from the same definitions).
  */
 export function renderActionReadme(definition: ActionDefinition): string {
   const { id } = definition

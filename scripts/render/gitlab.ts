@@ -4,6 +4,9 @@
 //   <action> variables [with <input>=<value>…]   its INPUT_<NAME> job variables
 //   <action> exports [with <input>=<value>…]     the script line that exports its boolean inputs
 //   package.json version                         the `default:` of the `version` input
+//   olympe-deploy command                        the script line that sets $OLYMPE_DEPLOY: the
+//                                                image's own olympe-deploy when it is the
+//                                                version asked, else npx (each job that runs one)
 //   not-live exit code                           `allow_failure:` with the command line's exit
 //                                                code for a deployment not shown live
 // Variables and exports may name several actions, `build-images+deploy`, for a job that runs them
@@ -75,6 +78,27 @@ export function gitlabInput(spec: InputDocs, gitlabDefault?: string): GitlabInpu
   return input
 }
 
+/** package.json's name, and the command its `bin` installs. */
+const PACKAGE_NAME = 'olympe-deploy-actions'
+const COMMAND = 'olympe-deploy'
+
+/**
+ * The script line, and the comment before it, that sets $OLYMPE_DEPLOY to the command a job runs:
+ * the image's own `olympe-deploy` when it is the version the template asks for (the job image,
+ * which needs no npm registry), else that version through npx.
+ */
+export function commandLines(): string[] {
+  const version = '$[[ inputs.version ]]'
+  const line =
+    `OLYMPE_DEPLOY="npx --yes ${PACKAGE_NAME}@${version}"; ` +
+    `[ "$(${COMMAND} --version 2>/dev/null)" != ${version} ] || OLYMPE_DEPLOY=${COMMAND}; ` +
+    `echo "${COMMAND} ${version} runs as: $OLYMPE_DEPLOY"`
+  return [
+    `# This release's ${COMMAND}: the image's own when it holds it (the job image), else npx fetches it.`,
+    `- '${line}'`,
+  ]
+}
+
 const yamlLines = (value: object): string[] =>
   Object.keys(value).length === 0 ? [] : stringify(value, { lineWidth: 0 }).trimEnd().split('\n')
 
@@ -86,13 +110,14 @@ const yamlLines = (value: object): string[] =>
  */
 function regionLines(key: string, version: string, declared?: Set<string>): string[] | undefined {
   if (key === 'package.json version') return yamlLines({ default: version })
+  if (key === 'olympe-deploy command') return commandLines()
   if (key === 'not-live exit code')
     return yamlLines({ allow_failure: { exit_codes: [EXIT_CODES.notLive] } })
   const [ids = '', kind = '', word, ...items] = key.split(' ')
   const expected = kind === 'inputs' ? 'without' : 'with'
   if (!['inputs', 'variables', 'exports'].includes(kind) || (word ?? expected) !== expected)
     throw new Error(
-      `Unknown generated region '${key}': expected '<action> inputs [without <input>…]', '<action>[+<action>…] variables|exports [with <input>=<value>…]', 'package.json version' or 'not-live exit code'.`,
+      `Unknown generated region '${key}': expected '<action> inputs [without <input>…]', '<action>[+<action>…] variables|exports [with <input>=<value>…]', 'package.json version', 'olympe-deploy command' or 'not-live exit code'.`,
     )
   const members = ids.split('+').map((id) => {
     const { inputs } = action(id)

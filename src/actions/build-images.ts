@@ -2,7 +2,7 @@ import {
   buildImagesDefinition,
   type BuildImagesInputName,
 } from '../core/build-images/definition.js'
-import { buildkitDisabled } from '../core/build-images/docker-args.js'
+import { buildkitDisabled } from '../core/build-images/builders/docker-args.js'
 import { checkBuildImages, type CheckedBuildImages } from '../core/build-images/check.js'
 import { runBuildImages } from '../core/build-images/run.js'
 import { runAction, type Action } from '../platform/run.js'
@@ -43,6 +43,8 @@ export const buildImagesAction: Action<BuildImagesInputName, CheckedBuildImages>
       files: nodeFiles,
       clock: systemClock,
       http: createHttpClient(USER_AGENT),
+      // The signing code (the signatures' reading and writing) is loaded only with a key.
+      signing: () => import('../core/build-images/sign.js'),
       records: reuseRecordsFor(
         context.platform,
         process.env,

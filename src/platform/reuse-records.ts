@@ -1,5 +1,9 @@
 import { isAbsolute, join, relative } from 'node:path'
-import { recordKey, type ReuseRecord, type ReuseRecords } from '../core/build-images/ci-record.js'
+import {
+  recordKey,
+  type ReuseRecord,
+  type ReuseRecords,
+} from '../core/build-images/reuse/ci-record.js'
 import type { Platform } from '../core/shared/context.js'
 import type { Env } from '../core/shared/env.js'
 import { errorMessage } from '../core/shared/errors.js'
@@ -10,7 +14,7 @@ import { stepFolder } from '../tools/step-folder.js'
 import type { TrackedFiles } from '../tools/tracked-files.js'
 
 /**
- * Where the CI keeps build-images' records of what the default branch built (ci-record.ts):
+ * Where the CI keeps build-images' records of what the default branch built (reuse/ci-record.ts):
  * GitHub's Actions cache when the runner gives the step its service, the folder the GitLab
  * template keeps with `cache:` (named by OLYMPE_REUSE_RECORDS), and nowhere otherwise (a run by
  * hand, a GitLab job of one's own without that folder): reuse then builds, and says why.

@@ -28,7 +28,7 @@ export type PlatformPorts = Pick<
 }
 
 /** What the check phase may use of the platform; the action adds its Files port and clock. */
-export type CheckPorts = Pick<PlatformPorts, 'logger' | 'redact' | 'registerSecret'>
+export type CheckPhasePorts = Pick<PlatformPorts, 'logger' | 'redact' | 'registerSecret'>
 
 /** What every check phase returns: the typed inputs, with the common `check-only` (CHECK_ONLY). */
 export interface Checked {
@@ -45,7 +45,7 @@ export interface Action<I extends string, C extends Checked> {
    * It reads and prints, nothing else: no request, no process, no write. `check-only` stops after
    * it; a run gets what it found, and reads none of it again.
    */
-  check: (raw: RawInputs<I>, context: CiContext, platform: CheckPorts) => Promise<C>
+  check: (raw: RawInputs<I>, context: CiContext, platform: CheckPhasePorts) => Promise<C>
   run: (checked: C, context: CiContext, platform: PlatformPorts) => Promise<void>
   /**
    * What a cancelled step says besides that it stopped (what stays done, what was removed), unless

@@ -3,7 +3,7 @@ import type { CiContext } from '../core/shared/context.js'
 import type { Env } from '../core/shared/env.js'
 import { exec } from '../tools/exec.js'
 import { usage } from './cli-args.js'
-import { createCliRuntime } from './cli.js'
+import { createCliRuntime } from './plain-runtime.js'
 import { detectContext, platformLine, whichCi } from './context.js'
 import type { Runtime } from './runtime.js'
 

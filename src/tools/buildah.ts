@@ -6,7 +6,10 @@ import { existsSync } from 'node:fs'
 import { copyFile, readFile, rename, writeFile } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { secretEnvironment, type BuildCommand } from '../core/build-images/build-command.js'
+import {
+  secretEnvironment,
+  type BuildCommand,
+} from '../core/build-images/builders/build-command.js'
 import {
   buildahBuildArgv,
   buildahCommandName,
@@ -22,8 +25,9 @@ import {
   saysImageNotKnown,
   type BuildahImage,
   type BuildahSetup,
-} from '../core/build-images/buildah-args.js'
-import { BuilderCommandError, type ImageBuilder } from '../core/build-images/ports.js'
+} from '../core/build-images/builders/buildah-args.js'
+import { BuilderCommandError } from '../core/build-images/builders/image-builder.js'
+import type { ImageBuilder } from '../core/build-images/builders/image-builder.js'
 import type { RegistryMirrors } from '../core/registry/mirrors.js'
 import { usesPlainHttp } from '../core/registry/reference.js'
 import type { Env } from '../core/shared/env.js'

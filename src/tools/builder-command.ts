@@ -1,7 +1,11 @@
 // What the two builders' adapters (docker.ts, buildah.ts) do alike: one command of their command
 // line run (its output streamed line by line, its last lines kept for the error a failure throws),
 // their versions asked once, and an image read from their store, pulled first when it is not there.
-import { BuilderCommandError, type ImageBuilder } from '../core/build-images/ports.js'
+import {
+  BuilderCommandError,
+  type BuilderName,
+  type ImageBuilder,
+} from '../core/build-images/builders/image-builder.js'
 import { CancelledError, errorMessage } from '../core/shared/errors.js'
 import { commandLine, type Exec, type ExecResult } from '../core/shared/exec.js'
 
@@ -24,7 +28,7 @@ export interface BuilderCommandOptions {
  */
 export async function runBuilderCommand(
   exec: Exec,
-  tool: 'docker' | 'buildah',
+  tool: BuilderName,
   command: string,
   argv: string[],
   env: Record<string, string> | undefined,
@@ -60,7 +64,7 @@ type Versions = Awaited<ReturnType<ImageBuilder['versions']>>
  */
 export function versionsOnce(
   exec: Exec,
-  tool: 'docker' | 'buildah',
+  tool: BuilderName,
   argv: string[],
   env: Record<string, string> | undefined,
   how: {

@@ -3,7 +3,7 @@
 import { copyFile, readFile, stat, symlink } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { secretEnvironment } from '../core/build-images/build-command.js'
+import { secretEnvironment } from '../core/build-images/builders/build-command.js'
 import {
   builderInspectArgv,
   buildArgv,
@@ -28,8 +28,9 @@ import {
   saysBuildxMissing,
   versionArgv,
   type DockerBuilder,
-} from '../core/build-images/docker-args.js'
-import { BuilderCommandError, type ImageBuilder } from '../core/build-images/ports.js'
+} from '../core/build-images/builders/docker-args.js'
+import { BuilderCommandError } from '../core/build-images/builders/image-builder.js'
+import type { ImageBuilder } from '../core/build-images/builders/image-builder.js'
 import type { Env } from '../core/shared/env.js'
 import type { Exec, ExecResult } from '../core/shared/exec.js'
 import type { StepCancellation } from './cancel.js'

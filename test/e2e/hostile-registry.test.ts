@@ -252,7 +252,7 @@ describe('a payload-file registry gets no login', () => {
 })
 
 describe('control characters from a server are escaped in the CLI log', () => {
-  /** Our own section markers (see gitlabSections in src/platform/cli.ts), taken out. */
+  /** Our own section markers (see gitlabSections in src/platform/plain-runtime.ts), taken out. */
   const withoutOurSections = (log: string): string =>
     log.replace(
       // eslint-disable-next-line no-control-regex -- GitLab's markers start with ESC

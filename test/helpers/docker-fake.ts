@@ -1,12 +1,15 @@
 // A scripted image builder (Docker by default) for unit tests of the build-images core.
-import type { BuildCommand, HistoryEntry } from '../../src/core/build-images/build-command.js'
-import { buildOutput } from '../../src/core/build-images/docker-args.js'
+import type {
+  BuildCommand,
+  HistoryEntry,
+} from '../../src/core/build-images/builders/build-command.js'
+import { buildOutput } from '../../src/core/build-images/builders/docker-args.js'
 import {
   BuilderCommandError,
   type BuilderName,
   type BuilderSetup,
   type ImageBuilder,
-} from '../../src/core/build-images/ports.js'
+} from '../../src/core/build-images/builders/image-builder.js'
 import type { BuilderPorts } from '../../src/core/build-images/run.js'
 
 export interface FakeDockerScript {

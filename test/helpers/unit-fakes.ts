@@ -48,6 +48,7 @@ export function buildImagesPorts(
     files,
     clock: frozenClock('2026-11-22T10:00:00Z'),
     http: (options.network ?? fakeNetwork(() => failure('dns'))).http,
+    signing: () => import('../../src/core/build-images/sign.js'),
     ...(options.records ? { records: options.records } : {}),
   }
 }

@@ -1,11 +1,13 @@
 import { ActionError, CancelledError, errorMessage } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
 import type { ImageKind } from './image-kinds.js'
-import { describeBuildah } from './buildah-args.js'
-import { loadsIntoEngine } from './docker-args.js'
-import { legacyMirrorsRefusal, legacySecretsRefusal } from './legacy-builder.js'
-import { BuilderCommandError, type BuilderSetup, type ImageBuilder } from './ports.js'
-import type { ImagePlan } from './plan.js'
+import {
+  BuilderCommandError,
+  type BuilderSetup,
+  type ImageBuilder,
+} from './builders/image-builder.js'
+import { builderNamed } from './builders/known-builders.js'
+import type { ImagePlan } from './plan/plan.js'
 
 /** The three images are independent; the engine builds them side by side. */
 export const MAX_PARALLEL_BUILDS = 3
@@ -53,16 +55,6 @@ export async function buildAndPush(
   tools: BuildTools,
 ): Promise<BuiltImage[]> {
   const builder = await detectBuilder(tools, plans)
-  // With DOCKER_BUILDKIT false the check phase refused these already; buildx may still be missing.
-  if (builder.kind === 'legacy') {
-    const refusal = plans.some((plan) => (plan.command.secrets ?? []).length > 0)
-      ? legacySecretsRefusal(builder.reason)
-      : legacyMirrorsRefusal(
-          builder.reason,
-          plans.flatMap((plan) => plan.command.bases ?? []),
-        )
-    if (refusal) throw new ActionError(`${refusal} Nothing was built.`)
-  }
   const queue = [...plans]
   const built = new Map<ImageKind, BuiltImage>()
   let failure: ActionError | CancelledError | undefined
@@ -125,7 +117,11 @@ async function buildOne(
   return image
 }
 
-/** How the builds will run, said in the log: it decides where the images end up. */
+/**
+ * How the builds will run, said in the log: it decides where the images end up. What this way
+ * of building cannot do for these plans fails the step before the first build (with
+ * DOCKER_BUILDKIT false the check phase refused it already; buildx may still be missing).
+ */
 async function detectBuilder(
   tools: BuildTools,
   plans: readonly ImagePlan[],
@@ -141,32 +137,17 @@ async function detectBuilder(
       ),
     )
   }
-  const said = describeBuilder(builder)
-  if (builder.kind === 'legacy' && builder.reason === 'no-buildx') tools.logger.warning(said)
-  else tools.logger.info(said)
-  if (builder.kind === 'buildkit') tools.logger.info(CONTEXT_NOTE)
-  if (builder.kind === 'buildah' && plans.some((plan) => plan.command.cacheFrom.length > 0))
-    tools.logger.warning(
-      "'cache-from' is not used: Buildah takes a repository of its own layer cache there, not the images it names.",
-      { title: 'Build cache' },
-    )
-  return builder
-}
-
-export const CONTEXT_NOTE =
-  "Each image's build context is the project folder through a link named after the image ('<folder>.<image>'), so that BuildKit keeps one copy of the context per image and later runs send only the files that changed."
-
-function describeBuilder(builder: BuilderSetup): string {
-  if (builder.kind === 'buildah') return describeBuildah(builder)
-  if (builder.kind === 'legacy') {
-    return builder.reason === 'disabled'
-      ? 'Builder: the legacy builder, because DOCKER_BUILDKIT is false.'
-      : 'Builder: the legacy builder, because the buildx plugin is not installed (Docker deprecated the legacy builder in version 23). Install buildx (package docker-buildx-plugin, or docker-buildx on Debian) to build with BuildKit.'
+  const notes = builderNamed(tools.builder.name).setupNotes(
+    builder,
+    plans.map((plan) => plan.command),
+  )
+  for (const { text, warning, title } of notes.lines) {
+    if (!warning) tools.logger.info(text)
+    else if (title) tools.logger.warning(text, { title })
+    else tools.logger.warning(text)
   }
-  const where = loadsIntoEngine(builder)
-    ? 'the images go into the engine, then docker push sends them'
-    : "this driver keeps images in the builder, so each build pushes its image itself ('--push'), or loads it into the engine when push is false ('--load')"
-  return `Builder: BuildKit, builder '${builder.name}' (${builder.driver} driver): ${where}.`
+  if (notes.refusal) throw new ActionError(`${notes.refusal} Nothing was built.`)
+  return builder
 }
 
 function explain(

@@ -5,16 +5,18 @@ import type { CiContext } from '../shared/context.js'
 import { ActionError, InputError, quote } from '../shared/errors.js'
 import type { CommonPorts, Files } from '../shared/ports.js'
 import type { BuildImagesInputName } from './definition.js'
-import { baseImagesOf, readStages } from './dockerfile.js'
-import type { BaseImage } from './build-command.js'
-import { legacyMirrorsRefusal } from './legacy-builder.js'
+import { baseImagesOf } from '../dockerfile/build-inputs.js'
+import { readStages } from '../dockerfile/stages.js'
+import type { BaseImage } from './builders/build-command.js'
+import { legacyWhenBuildkitOff } from './builders/known-builders.js'
+import { legacyMirrorsRefusal } from './builders/legacy-builder.js'
 import { mirroredReference } from '../registry/mirrors.js'
-import { decideGate } from './gate.js'
+import { decideGate } from './plan/gate.js'
 import type { ImageKind } from './image-kinds.js'
 import { parseBuildImagesInputs, type BuildImagesInputs, type InputFacts } from './inputs.js'
-import { dockerfilePath } from './plan.js'
+import { dockerfilePath } from './plan/plan.js'
 import { sourcesPathFromText, type DockerfileStages } from './sources-path.js'
-import { PLACEHOLDER_SOURCE, renderTag, TAG_EXPECTED, type TagFacts } from './tags.js'
+import { PLACEHOLDER_SOURCE, renderTag, TAG_EXPECTED, type TagFacts } from './plan/tags.js'
 import { unique } from '../shared/collections.js'
 
 export type BuildImagesCheckPorts = Pick<CommonPorts, 'logger' | 'clock' | 'registerSecret'> & {
@@ -83,7 +85,7 @@ export async function checkBuildImages(
     date: now,
   })
   // DOCKER_BUILDKIT false: docker builds with its legacy builder (not Buildah, which ignores it).
-  const legacy = facts.buildkitDisabled === true && inputs.builder !== 'buildah'
+  const legacy = facts.buildkitDisabled === true && legacyWhenBuildkitOff(inputs.builder)
   const dockerfiles = await checkDockerfiles(inputs, ports, legacy)
   // The images' one registry: the login is for it (inputs.ts names it), and for no other.
   const login = inputs.registryLogin && inputsLogin(inputs.registryLogin, [])

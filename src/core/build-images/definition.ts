@@ -4,8 +4,8 @@ import { mirrorCredentials, registryMirrors } from '../registry/mirrors.js'
 import { DRAW_VERSION_LABEL, OCI_LABELS } from '../shared/image-labels.js'
 import { CHECK_ONLY, choiceWithDefault, flag, text } from '../shared/inputs.js'
 import { signingKeyParts } from '../signing/pem.js'
-import { BUILDER_SETTINGS } from './builder-choice.js'
-import { LOCK_ENTRY } from './draw-version.js'
+import { BUILDER_SETTINGS } from './builders/choice.js'
+import { LOCK_ENTRY } from './plan/draw-version.js'
 import {
   branches,
   buildArgs,

@@ -5,11 +5,11 @@ import { unique } from '../shared/collections.js'
 import { quote } from '../shared/errors.js'
 import type { SecretParts } from '../definition.js'
 import { parseLines, parseList, refine } from '../shared/inputs.js'
-import type { BuildSecret } from './build-command.js'
-import { imageNameProblem } from './image-names.js'
+import type { BuildSecret } from './builders/build-command.js'
+import { imageNameProblem } from './plan/image-names.js'
 import { IMAGE_KINDS, type ImageKind } from './image-kinds.js'
 import { signingKeyShapeProblem } from '../signing/pem.js'
-import { templateProblem } from './tags.js'
+import { templateProblem } from './plan/tags.js'
 
 /** The build-images inputs that need a rule of their own: each turns a string into a value or one sentence. */
 

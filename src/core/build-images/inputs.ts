@@ -5,9 +5,10 @@ import { registryLogin } from '../registry/inputs.js'
 import { GITHUB_REGISTRY } from '../registry/reference.js'
 import { InputProblems, parseInputs } from '../shared/inputs.js'
 import type { KeyProblem, SigningKey } from '../signing/private-key.js'
+import { legacyWhenBuildkitOff } from './builders/known-builders.js'
 import { buildImagesDefinition, type BuildImagesInputName } from './definition.js'
 import { IMAGE_KINDS, type ImageKind } from './image-kinds.js'
-import { defaultImageName, imageNameProblem } from './image-names.js'
+import { defaultImageName, imageNameProblem } from './plan/image-names.js'
 
 type Values = InputValues<typeof buildImagesDefinition>
 
@@ -74,7 +75,11 @@ export function parseBuildImagesInputs(
     ...values
   } = parseInputs(buildImagesDefinition, raw)
   const problems = new InputProblems(buildImagesDefinition, raw)
-  if (values.buildSecrets.length > 0 && facts.buildkitDisabled && values.builder !== 'buildah')
+  if (
+    values.buildSecrets.length > 0 &&
+    facts.buildkitDisabled &&
+    legacyWhenBuildkitOff(values.builder)
+  )
     problems.add(
       'build-secrets',
       "is set, but DOCKER_BUILDKIT is false, which makes docker build with the legacy builder: it cannot mount secrets (RUN --mount=type=secret). Unset DOCKER_BUILDKIT (BuildKit is Docker's builder since version 23), or leave 'build-secrets' empty",

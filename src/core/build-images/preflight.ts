@@ -3,26 +3,18 @@ import type { RegistryMirrors } from '../registry/mirrors.js'
 import { ActionError } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
 import type { ImageKind } from './image-kinds.js'
-import { majorVersion, releaseNumber } from './build-command.js'
-import { MIN_BUILDAH } from './buildah-args.js'
-import type { ImageBuilder } from './ports.js'
+import type { Findings } from './builders/descriptor.js'
+import type { ImageBuilder } from './builders/image-builder.js'
+import { builderNamed } from './builders/known-builders.js'
 import type { Files } from '../shared/ports.js'
 import {
   checkSourcesPathDeclared,
   type DockerfileStages,
   type SourcesPathPorts,
 } from './sources-path.js'
-import type { ImagePlan } from './plan.js'
+import type { ImagePlan } from './plan/plan.js'
 
 type ProjectFiles = Pick<Files, 'stat' | 'list' | 'listFilesDeep'>
-
-/** Olympe's deployment process needs Docker 24 or newer. */
-export const MIN_DOCKER_MAJOR = 24
-
-export interface Findings {
-  problems: string[]
-  warnings: string[]
-}
 
 const SOURCES_INPUT: Record<ImageKind, string> = {
   frontend: 'frontend-sources',
@@ -114,62 +106,5 @@ async function checkSources(
 
 /** The builder's own checks: the one the run builds with. */
 function checkBuilder(builder: ImageBuilder, logger: Logger): Promise<Findings> {
-  return builder.name === 'buildah' ? checkBuildah(builder, logger) : checkDocker(builder, logger)
-}
-
-async function checkBuildah(buildah: ImageBuilder, logger: Logger): Promise<Findings> {
-  const findings: Findings = { problems: [], warnings: [] }
-  const versions = await buildah.versions()
-  const minimum = `${MIN_BUILDAH.major}.${MIN_BUILDAH.minor}`
-  if (!versions.client) {
-    findings.problems.push(
-      `Buildah could not be run: ${versions.problem ?? 'no version answer'}. Install Buildah ${minimum} or newer on the runner (Debian: apt-get install buildah uidmap) and put 'buildah' on PATH.`,
-    )
-    return findings
-  }
-  logger.info(
-    `Buildah ${versions.client}, building for ${versions.platform ?? 'an unknown platform'}`,
-  )
-  const release = releaseNumber(versions.client)
-  const old =
-    release &&
-    (release.major < MIN_BUILDAH.major ||
-      (release.major === MIN_BUILDAH.major && release.minor < MIN_BUILDAH.minor))
-  if (!release)
-    findings.warnings.push(
-      `Buildah version '${versions.client}' is not a release number; Buildah ${minimum} or newer is required, so builds may fail.`,
-    )
-  else if (old)
-    findings.problems.push(
-      `Buildah '${versions.client}' is too old: build-images needs Buildah ${minimum} or newer (build secrets from the environment, no label of Buildah's own on the image). Upgrade Buildah on the runner.`,
-    )
-  return findings
-}
-
-export async function checkDocker(docker: ImageBuilder, logger: Logger): Promise<Findings> {
-  const findings: Findings = { problems: [], warnings: [] }
-  const versions = await docker.versions()
-  if (!versions.client) {
-    findings.problems.push(
-      `Docker could not be run: ${versions.problem ?? 'no version answer'}. Install Docker ${MIN_DOCKER_MAJOR} or newer on the runner and put 'docker' on PATH.`,
-    )
-    return findings
-  }
-  logger.info(`Docker client ${versions.client}, daemon ${versions.server ?? 'not answering'}`)
-  const major = majorVersion(versions.client)
-  if (major === undefined) {
-    findings.warnings.push(
-      `Docker client version '${versions.client}' is not a release number; Docker ${MIN_DOCKER_MAJOR} or newer is required, so builds may fail.`,
-    )
-  } else if (major < MIN_DOCKER_MAJOR) {
-    findings.problems.push(
-      `Docker client '${versions.client}' is too old: the project needs Docker ${MIN_DOCKER_MAJOR} or newer. Upgrade Docker on the runner.`,
-    )
-  }
-  if (!versions.server) {
-    findings.problems.push(
-      `The Docker daemon does not answer${versions.problem ? ` (${versions.problem})` : ''}. Start it, or point DOCKER_HOST at a running one.`,
-    )
-  }
-  return findings
+  return builderNamed(builder.name).preflight(builder, logger)
 }

@@ -6,20 +6,25 @@ import type { RegistryLogin } from '../registry/credentials.js'
 import type { RegistryMirrors } from '../registry/mirrors.js'
 import { registryName } from '../registry/reference.js'
 import { buildAndPush, type BuiltImage } from './build.js'
-import { chooseBuilder, type BuilderCandidates } from './builder-choice.js'
-import { BuilderCommandError, type BuilderName, type ImageBuilder } from './ports.js'
+import { chooseBuilder, type BuilderCandidates } from './builders/choice.js'
+import { builderNamed } from './builders/known-builders.js'
+import {
+  BuilderCommandError,
+  type BuilderName,
+  type ImageBuilder,
+} from './builders/image-builder.js'
 import {
   drawVersionMessage,
   resolveAppVersion,
   resolveDrawVersion,
   type DrawVersion,
-} from './draw-version.js'
+} from './plan/draw-version.js'
 import type { CheckedBuildImages } from './check.js'
-import { FALLBACK_DEFAULT_BRANCH } from './gate.js'
+import { FALLBACK_DEFAULT_BRANCH } from './plan/gate.js'
 import { looksSecret } from './input-parsers.js'
-import { repeatedNamespace } from './image-names.js'
-import { planImages, type ImagePlan } from './plan.js'
-import { servedFiles } from './served-files.js'
+import { repeatedNamespace } from './plan/image-names.js'
+import { planImages, type ImagePlan } from './plan/plan.js'
+import { servedFiles } from './plan/served-files-label.js'
 import {
   DRAW_VERSION_LABEL,
   OCI_LABELS,
@@ -27,8 +32,9 @@ import {
   type ServedFiles,
 } from '../shared/image-labels.js'
 import { preflight } from './preflight.js'
-import { recordImages, type ReuseRecords } from './ci-record.js'
-import { reuseUnchanged } from './reuse.js'
+import { recordImages, type ReuseRecords } from './reuse/ci-record.js'
+import { reuseUnchanged } from './reuse/reuse.js'
+import type { KeySigning } from './sign.js'
 import { checkCopiedSize } from './sources-path.js'
 import {
   buildOutputs,
@@ -45,8 +51,13 @@ export interface BuildImagesPorts extends Pick<
   builders: BuilderPorts
   /** The registry API, for the images that did not change. */
   http: HttpClient
-  /** Where the CI keeps its records of what the default branch built (reuse-proof.ts). */
+  /** Where the CI keeps its records of what the default branch built (reuse/ci-record.ts). */
   records?: ReuseRecords
+  /**
+   * The signing code (sign.ts), asked for only with 'signing-key': how it is loaded (lazily, in
+   * a chunk of its own) is the action's choice, src/actions/build-images.ts.
+   */
+  signing: () => Promise<KeySigning>
 }
 
 /** The builders of the runner: asked which answers, then the one chosen opened for the run. */
@@ -98,7 +109,7 @@ export async function runBuildImages(
   const planned = await logger.group('Plan', () => plan(checked, context, ports))
   const chosen = await logger.group('Builder', async () => {
     const choice = await chooseBuilder(inputs.builder, ports.builders.candidates, ports)
-    logger.info(`Building with ${choice.name === 'docker' ? 'Docker' : 'Buildah'}: ${choice.why}.`)
+    logger.info(`Building with ${builderNamed(choice.name).title}: ${choice.why}.`)
     return choice
   })
   const { registryMirrors: mirrors } = inputs
@@ -138,8 +149,7 @@ async function sign(
   const { signingKey } = inputs
   if (!signingKey) return undefined
   return ports.logger.group('Image signatures', async () => {
-    // The signing code is loaded only when there is a key.
-    const { signImages } = await import('../signing/sign-images.js')
+    const { signImages } = await ports.signing()
     return signImages(images, built, { signingKey, push: inputs.push, login }, ports)
   })
 }

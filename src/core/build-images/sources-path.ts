@@ -3,11 +3,11 @@ import { mirroredReference, type RegistryMirrors } from '../registry/mirrors.js'
 import type { Files, Logger } from '../shared/ports.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { errorMessage } from '../shared/errors.js'
-import { COPY_STEP } from './build-command.js'
+import { COPY_STEP } from './builders/build-command.js'
 import type { ImageKind } from './image-kinds.js'
-import { BuilderCommandError, type ImageBuilder } from './ports.js'
-import { triggersOf, type Stage } from './dockerfile.js'
-import type { ImagePlan } from './plan.js'
+import { BuilderCommandError, type ImageBuilder } from './builders/image-builder.js'
+import { triggersOf, type Stage } from '../dockerfile/stages.js'
+import type { ImagePlan } from './plan/plan.js'
 
 /**
  * `SOURCES_PATH` that nothing declares expands to nothing, and `COPY $SOURCES_PATH <dest>` then

@@ -1,6 +1,6 @@
 /**
- * The image labels build-images writes and deploy reads: each name once, and the one format of
- * the served-files label, which both sides share.
+ * The image labels build-images writes and deploy, signing and later runs read: each name once,
+ * and the one format of the served-files label, which both sides share.
  */
 import { isSha256Digest } from './image-ref.js'
 import { isObject, jsonValue } from './json-text.js'
@@ -21,6 +21,14 @@ export const OCI_LABELS = {
 export function isVersionText(text: string): boolean {
   return /^[\x21-\x7e]{1,128}$/.test(text)
 }
+
+/**
+ * The fingerprint of what the image was built from (build-images' reuse): a later run reuses an
+ * image whose label equals its own, and a signature's payload carries it as a claim.
+ */
+export const FINGERPRINT_LABEL = 'io.olympe.deploy-actions.fingerprint'
+/** The label that names the tag the image was built as: what "unchanged since" names. */
+export const BUILT_AS_LABEL = 'io.olympe.deploy-actions.built-as'
 
 /** The design tool's version (Olympe's own label name, from its documented CI). */
 export const DRAW_VERSION_LABEL = 'draw_version'

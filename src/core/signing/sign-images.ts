@@ -1,12 +1,10 @@
-import type { BuiltImage } from '../build-images/build.js'
-import { FINGERPRINT_LABEL } from '../build-images/fingerprint.js'
-import type { ImagePlan } from '../build-images/plan.js'
 import { credentialSource, type InputsLogin, type LoginPorts } from '../registry/logins.js'
 import { registryImage, type RegistryImage } from '../registry/reference.js'
 import { RegistrySession, type SessionPorts } from '../registry/session.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { startDeadline } from '../shared/deadline.js'
 import { ActionError } from '../shared/errors.js'
+import { FINGERPRINT_LABEL } from '../shared/image-labels.js'
 import type { Logger } from '../shared/ports.js'
 import { dockerReference, signatureTag, simpleSigningPayload } from './cosign-layout.js'
 import type { SigningKey } from './private-key.js'
@@ -31,29 +29,35 @@ export interface SignPorts extends SessionPorts, LoginPorts {
   redact: (text: string) => string
 }
 
-/** One image to sign: its repository, the digest pushed or re-tagged, and its fingerprint. */
-interface ToSign {
-  kind: string
+/** One image to sign, whatever made it: its reference, the digest its tags name, and its fingerprint. */
+export interface ImageToSign {
+  /** What the log and the errors call it: `frontend`. */
+  name: string
+  /** `<registry>/<repository>:<tag>`: where its signatures go. */
   reference: string
-  /** Where its signatures go, or why its reference names no registry repository. */
-  target: RegistryImage | { problem: string }
+  /** The manifest digest to sign; undefined when the push gave none (the image then fails). */
   digest?: string
+  /** Its fingerprint (FINGERPRINT_LABEL), carried in the payload's optional claims. */
   fingerprint?: string
+}
+
+/** An image to sign with where its signatures go, or why its reference names no repository. */
+interface ToSign extends ImageToSign {
+  target: RegistryImage | { problem: string }
 }
 
 type Outcome = { said: string } | { failed: string }
 
 /**
- * Signs every image this run pushed or gave its tags, as `cosign sign --key` would: the payload
- * names the digest and carries the image's fingerprint (its label) in its optional annotations,
- * so that a later run can prove with the signature that this project built the image it reuses.
- * An image that holds a valid signature under the key for that digest and fingerprint already
- * is not signed again. Fails, naming each image, when any image is left unsigned: its tags are
- * already pushed, and a deploy that checks signatures would refuse it.
+ * Signs each image's digest, as `cosign sign --key` would: the payload names the digest and
+ * carries the image's fingerprint in its optional annotations, so that a later run can prove with
+ * the signature that this project built the image it reuses. An image that holds a valid
+ * signature under the key for that digest and fingerprint already is not signed again. Fails,
+ * naming each image, when any image is left unsigned: its tags are already pushed, and a deploy
+ * that checks signatures would refuse it.
  */
-export async function signImages(
-  images: readonly BuiltImage[],
-  built: readonly ImagePlan[],
+export async function signImageDigests(
+  images: readonly ImageToSign[],
   options: SignOptions,
   ports: SignPorts,
 ): Promise<string> {
@@ -66,12 +70,9 @@ export async function signImages(
     )
     return "nothing signed ('push' is false)"
   }
-  const toSign = images.map((image) => ({
-    kind: image.kind,
-    reference: image.reference,
+  const toSign = images.map((image): ToSign => ({
+    ...image,
     target: registryImage(image.reference),
-    digest: image.digest,
-    fingerprint: image.reused?.fingerprint ?? fingerprintOf(built, image.kind),
   }))
   if (toSign.length === 0) return 'nothing to sign'
   logger.info(`Signing with ${signer.shown}.`)
@@ -97,8 +98,8 @@ export async function signImages(
   const failures: string[] = []
   for (const [index, outcome] of outcomes.entries()) {
     const image = toSign[index] as ToSign
-    if ('said' in outcome) logger.info(ports.redact(`${image.kind}: ${outcome.said}.`))
-    else failures.push(`${image.kind} '${image.reference}': ${outcome.failed}`)
+    if ('said' in outcome) logger.info(ports.redact(`${image.name}: ${outcome.said}.`))
+    else failures.push(`${image.name} '${image.reference}': ${outcome.failed}`)
   }
   if (failures.length > 0)
     throw new ActionError(
@@ -107,12 +108,6 @@ export async function signImages(
       ),
     )
   return `signed with ${signer.shown}`
-}
-
-/** The fingerprint label the image was built with; undefined when it has none. */
-function fingerprintOf(built: readonly ImagePlan[], kind: string): string | undefined {
-  const plan = built.find((each) => each.kind === kind)
-  return plan?.command.labels.find(([name]) => name === FINGERPRINT_LABEL)?.[1]
 }
 
 async function signOne(

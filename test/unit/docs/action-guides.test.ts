@@ -1,5 +1,6 @@
-// Every input and output of every action is documented exactly once: in a table the generator
-// writes into the action's guide, docs/<action>.md, and in no other document.
+// Every input and output of every action is documented exactly once as the action's: in a table
+// the generator writes into the action's guide, docs/<action>.md, and in no other document
+// (gitlab/README.md's generated tables are the GitLab templates' `spec: inputs`, in GitLab's terms).
 import { describe, expect, test } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals'
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { recordKey } from '../../../src/core/build-images/ci-record.js'
+import { recordKey } from '../../../src/core/build-images/reuse/ci-record.js'
 import {
   actionsCacheRecords,
   cacheFolderRecords,

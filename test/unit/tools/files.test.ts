@@ -2,7 +2,7 @@ import { describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { chmod, mkdir, symlink, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { sourceDigest } from '../../../src/core/build-images/fingerprint.js'
+import { sourceDigest } from '../../../src/core/build-images/reuse/fingerprint.js'
 import { nodeFiles } from '../../../src/tools/files.js'
 import { withCleanup } from '../../helpers/cleanup.js'
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals'
-import type { ImagePlan } from '../../../../src/core/build-images/plan.js'
-import { readStages } from '../../../../src/core/build-images/dockerfile.js'
+import type { ImagePlan } from '../../../../src/core/build-images/plan/plan.js'
+import { readStages } from '../../../../src/core/dockerfile/stages.js'
 import {
   checkCopiedSize,
   checkSourcesPathDeclared,

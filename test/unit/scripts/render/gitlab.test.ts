@@ -64,7 +64,7 @@ describe('renderTemplate', () => {
     [
       'an unknown kind of region',
       { region: 'deploy settings' },
-      "gitlab/test.yml: Unknown generated region 'deploy settings': expected '<action> inputs [without <input>…]', '<action>[+<action>…] variables|exports [with <input>=<value>…]', 'package.json version' or 'not-live exit code'.",
+      "gitlab/test.yml: Unknown generated region 'deploy settings': expected '<action> inputs [without <input>…]', '<action>[+<action>…] variables|exports [with <input>=<value>…]', 'package.json version', 'olympe-deploy command' or 'not-live exit code'.",
     ],
     [
       'an unknown action',
@@ -198,5 +198,29 @@ describe('a region for a job that runs several actions', () => {
       ['INPUT_PUSH', 'true'],
       ['INPUT_DRY_RUN', 'false'],
     ])
+  })
+})
+
+describe('the olympe-deploy command region', () => {
+  test("sets $OLYMPE_DEPLOY: the image's own olympe-deploy at the version asked, else npx", () => {
+    const source = [
+      'job:',
+      '  script:',
+      ...region('    ', 'olympe-deploy command', '    - stale'),
+      '    - $OLYMPE_DEPLOY deploy',
+      '',
+    ].join('\n')
+    expect(renderTemplate('gitlab/test.yml', source, '9.9.9')).toBe(
+      [
+        'job:',
+        '  script:',
+        '    # BEGIN GENERATED: olympe-deploy command',
+        "    # This release's olympe-deploy: the image's own when it holds it (the job image), else npx fetches it.",
+        `    - 'OLYMPE_DEPLOY="npx --yes olympe-deploy-actions@$[[ inputs.version ]]"; [ "$(olympe-deploy --version 2>/dev/null)" != $[[ inputs.version ]] ] || OLYMPE_DEPLOY=olympe-deploy; echo "olympe-deploy $[[ inputs.version ]] runs as: $OLYMPE_DEPLOY"'`,
+        '    # END GENERATED',
+        '    - $OLYMPE_DEPLOY deploy',
+        '',
+      ].join('\n'),
+    )
   })
 })
