@@ -57,6 +57,7 @@ beforeAll(async () => {
     gitServer,
     projectPath: CATALOG_PATH,
     layoutPath: CATALOG_PATH,
+    tagged: true,
   }))
   const ci = ciFile(
     ['build', 'deploy'],

@@ -269,7 +269,17 @@ export interface PublishedCatalog {
  */
 export async function publishCatalog(
   cleanup: Cleanup,
-  options: { gitServer: GitServer; projectPath: string; layoutPath: string },
+  options: {
+    gitServer: GitServer
+    projectPath: string
+    layoutPath: string
+    /**
+     * Also tag that commit as the release, for a suite that includes the components by version
+     * and never runs their job image (the shell executor): the release pipeline, which pins the
+     * templates to the job image it pushed before it tags, is shown by the catalog suites.
+     */
+    tagged?: boolean
+  },
 ): Promise<PublishedCatalog> {
   const work = await cleanup.tempDir('olympe-catalog-publish-')
   const laidOut = join(work, 'laid-out')
@@ -290,6 +300,10 @@ export async function publishCatalog(
   await inPushed('add', '-A')
   await inPushed('commit', '-q', '-m', `Release ${packageVersion()}`)
   await inPushed('push', '-q', options.gitServer.urlFor(options.projectPath), 'main')
+  if (options.tagged) {
+    await inPushed('tag', packageVersion())
+    await inPushed('push', '-q', options.gitServer.urlFor(options.projectPath), packageVersion())
+  }
   return { laidOut, componentHost: new URL(options.gitServer.baseUrl).host }
 }
 
