@@ -5,6 +5,7 @@
 // the image check with the signatures checked.
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto'
 import { join } from 'node:path'
+import { isProblem } from '../src/core/shared/problem.js'
 import { openSigningKey } from '../src/core/signing/private-key.js'
 import { signImages } from '../src/core/build-images/sign.js'
 import { inputsLogin } from '../src/core/registry/logins.js'
@@ -131,7 +132,7 @@ async function sign(
   login: { registry: string; username: string; password: string },
 ): Promise<void> {
   const signingKey = openSigningKey(keyText, '')
-  if ('problem' in signingKey) throw new Error(signingKey.problem)
+  if (isProblem(signingKey)) throw new Error(signingKey.problem)
   const quiet = (): void => undefined
   await signImages(
     [{ kind: 'frontend', reference, references: [reference], digest }],

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import { errorMessage } from '../core/shared/errors.js'
 import type { Exec } from '../core/shared/exec.js'
 import { indexPaths } from '../core/shared/git-index.js'
+import { isProblem, type Problem } from '../core/shared/problem.js'
 
 /** The tracked files at or below a path, and who said so; or why nobody can tell. */
 export type Tracked = { paths: string[]; by: 'git' | 'index' } | { unknown: string }
@@ -27,7 +28,7 @@ export function trackedFiles(exec: Exec): TrackedFiles {
       said = errorMessage(error)
     }
     const index = await readIndex(gitDir.path)
-    if ('problem' in index)
+    if (isProblem(index))
       return {
         unknown: `git could not tell (${said}), and ${join(gitDir.path, 'index')} could not be read: ${index.problem}`,
       }
@@ -51,7 +52,7 @@ async function gitDirOf(root: string): Promise<{ path: string } | { unknown: str
   return { unknown: `'${root}' is no git checkout (no .git there)` }
 }
 
-async function readIndex(gitDir: string): Promise<{ paths: string[] } | { problem: string }> {
+async function readIndex(gitDir: string): Promise<{ paths: string[] } | Problem> {
   try {
     const config = await readFile(join(gitDir, 'config'), 'utf8').catch(() => '')
     const hashBytes = /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? 32 : 20

@@ -15,6 +15,7 @@ import { cycloneDxSbom } from '../../src/core/attestations/sbom.js'
 import { registryImage } from '../../src/core/registry/reference.js'
 import { RegistrySession } from '../../src/core/registry/session.js'
 import { startDeadline } from '../../src/core/shared/deadline.js'
+import { isProblem } from '../../src/core/shared/problem.js'
 import { pemBlocks } from '../../src/core/signing/pem.js'
 import { openSigningKey } from '../../src/core/signing/private-key.js'
 import { keySigner } from '../../src/core/signing/signer.js'
@@ -131,9 +132,9 @@ const referenceOf = (name: string): string => (images[name] as { reference: stri
 /** Our library, in this process: the provenance and the SBOM of an image, in one write. */
 async function attachOurs(name: string): Promise<void> {
   const key = openSigningKey(pair.key, KEY_PASSWORD)
-  if ('problem' in key) throw new Error(key.problem)
+  if (isProblem(key)) throw new Error(key.problem)
   const target = registryImage(referenceOf(name))
-  if ('problem' in target) throw new Error(target.problem)
+  if (isProblem(target)) throw new Error(target.problem)
   const { user, password } = suite.registry
   const session = new RegistrySession(
     target,
@@ -148,7 +149,7 @@ async function attachOurs(name: string): Promise<void> {
     },
   )
   const lockFile = readLockFile('package-lock.json', LOCK)
-  if ('problem' in lockFile) throw new Error(lockFile.problem)
+  if (isProblem(lockFile)) throw new Error(lockFile.problem)
   const base = `${suite.registry.host}/att/frontend:bare`
   const attached = await attachAttestations(
     { reference: referenceOf(name), digest: digestOf(name) },
@@ -159,7 +160,7 @@ async function attachOurs(name: string): Promise<void> {
     keySigner(key.privateKey, key.publicKey, 'signing-key'),
     { session, cycloneDx: cycloneDxSbom },
   )
-  if ('problem' in attached) throw new Error(attached.problem)
+  if (isProblem(attached)) throw new Error(attached.problem)
   captured[`attached ${name}`] = JSON.stringify(attached)
 }
 

@@ -13,6 +13,7 @@ import { dirname, join, posix } from 'node:path'
 import { readBuildInputs } from '../../src/core/dockerfile/build-inputs.js'
 import { readIgnoreFile } from '../../src/core/dockerfile/dockerignore.js'
 import { fingerprintOf, sourceDigest } from '../../src/core/build-images/reuse/fingerprint.js'
+import { isProblem } from '../../src/core/shared/problem.js'
 import { nodeFiles } from '../../src/tools/files.js'
 import { useCleanup } from '../helpers/suite.js'
 import { ensureDockerDaemon, run } from '../helpers/docker-env.js'
@@ -200,7 +201,7 @@ async function fingerprint(dockerfile: string, root: string): Promise<string | u
   const sources: Array<[string, string | null]> = []
   for (const source of inputs.sources) {
     const digest = await sourceDigest(source, view)
-    if ('problem' in digest) return undefined
+    if (isProblem(digest)) return undefined
     sources.push([source, digest.digest])
   }
   return fingerprintOf({

@@ -7,6 +7,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { readdir, readFile, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { BuiltImage } from '../../src/core/build-images/build.js'
+import { isProblem } from '../../src/core/shared/problem.js'
 import { openSigningKey, type SigningKey } from '../../src/core/signing/private-key.js'
 import { pemBlocks } from '../../src/core/signing/pem.js'
 import { signImages } from '../../src/core/build-images/sign.js'
@@ -169,7 +170,7 @@ async function signWith(key: SigningKey, name: string, fingerprint?: string): Pr
 
 function opened(pair: KeyPair, password: string): SigningKey {
   const key = openSigningKey(pair.key, password)
-  if ('problem' in key) throw new Error(key.problem)
+  if (isProblem(key)) throw new Error(key.problem)
   return key
 }
 

@@ -5,6 +5,7 @@ import type { AttestationFacts } from '../../src/core/attestations/facts.js'
 import { registryImage } from '../../src/core/registry/reference.js'
 import { RegistrySession } from '../../src/core/registry/session.js'
 import { startDeadline } from '../../src/core/shared/deadline.js'
+import { isProblem } from '../../src/core/shared/problem.js'
 import { openSigningKey, type SigningKey } from '../../src/core/signing/private-key.js'
 import { keySigner, type Signer } from '../../src/core/signing/signer.js'
 import { fakeNetwork, memoryRegistry, type MemoryRegistry } from './fake-registry.js'
@@ -14,7 +15,7 @@ import { memoryFiles } from './memory-files.js'
 export function newSigningKey(): SigningKey {
   const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   const key = openSigningKey(pair.privateKey.export({ format: 'pem', type: 'sec1' }).toString(), '')
-  if ('problem' in key) throw new Error(key.problem)
+  if (isProblem(key)) throw new Error(key.problem)
   return key
 }
 
@@ -39,7 +40,7 @@ export function registryWorld(origin: string, repository: string, seconds = 60):
   const registry = memoryRegistry(origin)
   const network = fakeNetwork(registry.script)
   const target = registryImage(`${new URL(origin).host}/${repository}:main`)
-  if ('problem' in target) throw new Error(target.problem)
+  if (isProblem(target)) throw new Error(target.problem)
   const ports = {
     ...network,
     registerSecret: () => undefined,

@@ -3,6 +3,7 @@
 import { expect } from '@jest/globals'
 import { generateKeyPairSync } from 'node:crypto'
 import type { RegistrySession } from '../../src/core/registry/session.js'
+import { isProblem } from '../../src/core/shared/problem.js'
 import { simpleSigningPayload } from '../../src/core/signing/cosign-layout.js'
 import { openSigningKey, type SigningKey } from '../../src/core/signing/private-key.js'
 import type { SignPorts } from '../../src/core/signing/sign-images.js'
@@ -20,7 +21,7 @@ export const FINGERPRINT = 'io.olympe.deploy-actions.fingerprint'
 export function newKey(): SigningKey {
   const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   const key = openSigningKey(pair.privateKey.export({ format: 'pem', type: 'sec1' }).toString(), '')
-  if ('problem' in key) throw new Error(key.problem)
+  if (isProblem(key)) throw new Error(key.problem)
   return key
 }
 export const OURS = newKey()

@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals'
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { isProblem } from '../../src/core/shared/problem.js'
 import { GitFailure } from '../../src/core/snapshot/ports.js'
 import { parseRepoUrl } from '../../src/core/snapshot/repo-url.js'
 import { createGitPort } from '../../src/tools/git.js'
@@ -288,7 +289,7 @@ describe('git port', () => {
   test('branchTip: the sha of an existing branch, undefined for a missing one', async () => {
     const name = await freshRepo()
     const repo = repoFor(name)
-    if ('problem' in repo) throw new Error(repo.problem)
+    if (isProblem(repo)) throw new Error(repo.problem)
     const [tip] = await server.log(name, 'main')
     await expect(port.branchTip(repo, 'main')).resolves.toBe(tip?.sha)
     await expect(port.branchTip(repo, 'nope')).resolves.toBeUndefined()
@@ -298,7 +299,7 @@ describe('git port', () => {
     const name = await freshRepo()
     const wrong = 'wrong-token-3b1d9f'
     const repo = repoFor(name, wrong)
-    if ('problem' in repo) throw new Error(repo.problem)
+    if (isProblem(repo)) throw new Error(repo.problem)
     const error = await port.branchTip(repo, 'main').then(
       () => undefined,
       (e: unknown) => e,
@@ -313,7 +314,7 @@ describe('git port', () => {
   test('the clone keeps a credential-free remote URL', async () => {
     const name = await freshRepo()
     const repo = repoFor(name)
-    if ('problem' in repo) throw new Error(repo.problem)
+    if (isProblem(repo)) throw new Error(repo.problem)
     const dir = path.join(await scratch.tempDir('port-clone-'), 'clone')
     const worktree = await port.clone(repo, 'main', dir, TEST_IDENTITY)
     const remote = await git(['remote', 'get-url', 'origin'], { cwd: worktree.dir })

@@ -1,6 +1,7 @@
 import { registryImage } from '../registry/reference.js'
 import type { RegistrySession } from '../registry/session.js'
 import { isObject, jsonValue } from '../shared/json-text.js'
+import { isProblem, type Problem } from '../shared/problem.js'
 import { blobOf, dockerReference } from '../signing/cosign-layout.js'
 import { appendToCosignManifest, readCosignManifest } from '../signing/cosign-manifest.js'
 import type { Signer } from '../signing/signer.js'
@@ -57,15 +58,15 @@ export async function attachAttestations(
   signer: Signer,
   ports: AttachPorts,
   kinds: readonly AttestationKind[] = ATTESTATION_KINDS,
-): Promise<Attached | { problem: string }> {
+): Promise<Attached | Problem> {
   const target = registryImage(image.reference)
-  if ('problem' in target) return target
+  if (isProblem(target)) return target
   const subject = imageSubject(dockerReference(target.registry, target.repository), image.digest)
   const documents: Partial<Record<AttestationKind, string>> = {}
   const added = []
   for (const kind of kinds) {
     const predicate = predicateOf(kind, image, facts, ports)
-    if ('problem' in predicate) return predicate
+    if (isProblem(predicate)) return predicate
     documents[kind] = JSON.stringify(predicate.value)
     const statement = statementText(subject, PREDICATE_TYPES[kind], predicate.value)
     const sealed = await seal(statement, IN_TOTO_PAYLOAD_TYPE, signer)
@@ -103,7 +104,7 @@ function predicateOf(
   image: AttestedImage,
   facts: AttestationFacts,
   ports: AttachPorts,
-): { value: Record<string, unknown> } | { problem: string } {
+): { value: Record<string, unknown> } | Problem {
   if (kind === 'provenance') return { value: provenancePredicate(facts) }
   if (!ports.cycloneDx) return { problem: 'no SBOM writer was given to make the SBOM' }
   const bom = jsonValue(ports.cycloneDx(image, facts))

@@ -1,4 +1,5 @@
 import { isObject, jsonValue } from '../shared/json-text.js'
+import type { Problem } from '../shared/problem.js'
 import { SIGNATURE_ANNOTATION } from '../signing/cosign-layout.js'
 import type { SignatureVerifier, Signer } from '../signing/signer.js'
 
@@ -64,7 +65,7 @@ export async function seal(body: string, payloadType: string, signer: Signer): P
 }
 
 /** An envelope's JSON text, read; else why it is none. */
-export function readEnvelope(text: string): Envelope | { problem: string } {
+export function readEnvelope(text: string): Envelope | Problem {
   const document = jsonValue(text)
   if (!isObject(document)) return { problem: 'it is not a JSON envelope' }
   const { payloadType, payload, signatures } = document

@@ -1,4 +1,5 @@
 import type { CiContext, Platform } from '../shared/context.js'
+import type { Problem } from '../shared/problem.js'
 import type { LockFile } from './lock-file.js'
 
 /**
@@ -69,7 +70,7 @@ export function ciFacts(
     'platform' | 'repositoryUrl' | 'ref' | 'sha' | 'builderId' | 'workflow' | 'runUrl'
   >,
   times: { startedOn: Date; finishedOn: Date },
-): { source: SourceFacts; run: RunFacts } | { problem: string } {
+): { source: SourceFacts; run: RunFacts } | Problem {
   const { repositoryUrl, builderId } = context
   if (!repositoryUrl || !builderId) {
     const fact = !repositoryUrl ? 'repository' : 'builder'

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { isObject, parseJsonText } from '../shared/json-text.js'
+import { isProblem, type Problem } from '../shared/problem.js'
 
 /**
  * npm's lock file (package-lock.json or npm-shrinkwrap.json), lockfileVersion 2 or 3
@@ -29,9 +30,9 @@ export interface LockFile {
 const NODE_MODULES = 'node_modules/'
 
 /** The lock file's text, read; or why it cannot say what is shipped. */
-export function readLockFile(path: string, text: string): LockFile | { problem: string } {
+export function readLockFile(path: string, text: string): LockFile | Problem {
   const parsed = parseJsonText(text)
-  if ('problem' in parsed) return { problem: `'${path}' is ${parsed.problem}` }
+  if (isProblem(parsed)) return { problem: `'${path}' is ${parsed.problem}` }
   const document = parsed.value
   if (!isObject(document)) return { problem: `'${path}' is not a JSON object` }
   const version = document.lockfileVersion

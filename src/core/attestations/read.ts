@@ -1,6 +1,7 @@
 import { Unreachable } from '../registry/ask.js'
 import { getBlob } from '../registry/manifests.js'
 import type { RegistrySession } from '../registry/session.js'
+import { isProblem } from '../shared/problem.js'
 import type { LayerDescriptor } from '../signing/cosign-layout.js'
 import { readCosignManifest } from '../signing/cosign-manifest.js'
 import type { SignatureVerifier } from '../signing/signer.js'
@@ -121,10 +122,10 @@ async function open(
   annotations: Readonly<Record<string, string>>,
 ): Promise<Statement | 'other-key' | 'unread'> {
   const envelope = readEnvelope(text)
-  if ('problem' in envelope || envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE) return 'unread'
+  if (isProblem(envelope) || envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE) return 'unread'
   const body = envelopeBody(envelope)
   if (!body) return 'unread'
   if (!(await envelopeVerifies(envelope, body, verifier, annotations))) return 'other-key'
   const statement = readStatement(body.toString('utf8'))
-  return 'problem' in statement ? 'unread' : statement
+  return isProblem(statement) ? 'unread' : statement
 }

@@ -1,4 +1,5 @@
 import { isObject } from '../shared/json-text.js'
+import type { Problem } from '../shared/problem.js'
 import type { Statement } from './statement.js'
 
 /**
@@ -15,7 +16,7 @@ export const REPOSITORY_EXPECTED =
   "expected the address of a repository's web page, such as 'https://github.com/acme/shop' or 'https://gitlab.example.com/group/project' (no credentials, query or fragment)"
 
 /** A repository's web address as given, checked: http(s), a host and a path, nothing else. */
-export function repositoryAddress(raw: string): string | { problem: string } {
+export function repositoryAddress(raw: string): string | Problem {
   let url: URL
   try {
     url = new URL(raw)

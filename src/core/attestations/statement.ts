@@ -1,4 +1,5 @@
 import { isObject, jsonValue } from '../shared/json-text.js'
+import type { Problem } from '../shared/problem.js'
 
 /**
  * The in-toto Statement (https://github.com/in-toto/attestation/blob/main/spec/v1/statement.md):
@@ -41,7 +42,7 @@ export function statementText(
 }
 
 /** A statement's JSON text, read: its header checked, its predicate an object; else why not. */
-export function readStatement(text: string): Statement | { problem: string } {
+export function readStatement(text: string): Statement | Problem {
   const document = jsonValue(text)
   if (!isObject(document)) return { problem: 'its payload is not a JSON object' }
   const { _type: type, subject, predicateType, predicate } = document

@@ -4,6 +4,7 @@ import { EXISTING_LOGIN, type RegistryLogin, type RegistryTarget } from '../regi
 import { registryLogin } from '../registry/inputs.js'
 import { GITHUB_REGISTRY } from '../registry/reference.js'
 import { InputProblems, parseInputs } from '../shared/inputs.js'
+import { isProblem, type Problem } from '../shared/problem.js'
 import type { KeyProblem, SigningKey } from '../signing/private-key.js'
 import { legacyWhenBuildkitOff } from './builders/known-builders.js'
 import { buildImagesDefinition, type BuildImagesInputName } from './definition.js'
@@ -89,7 +90,7 @@ export function parseBuildImagesInputs(
   const nameOf = (kind: ImageKind, given: string | undefined): string =>
     problems.take(`${kind}-image-name`, given ?? defaultName(kind, repository), '')
   const target = registry ?? defaultRegistry(facts)
-  const known = 'problem' in target ? undefined : target
+  const known = isProblem(target) ? undefined : target
   const login = registryLogin(known, registryUsername, registryPassword, problems, {
     existing: EXISTING_LOGIN[values.builder],
     passwordFrom: facts.registryPasswordFrom,
@@ -110,7 +111,7 @@ export function parseBuildImagesInputs(
     workingDirectory,
   }
   const key = openKey(signingKey, signingKeyPassword, facts)
-  if (key && 'problem' in key) problems.add(key.input, key.problem)
+  if (key && isProblem(key)) problems.add(key.input, key.problem)
   else if (key) inputs.signingKey = key
   problems.throwIfAny()
   return inputs
@@ -136,14 +137,14 @@ function openKey(
 
 const GITHUB_TARGET: RegistryTarget = { host: GITHUB_REGISTRY, prefix: GITHUB_REGISTRY }
 
-function defaultRegistry(facts: InputFacts): RegistryTarget | { problem: string } {
+function defaultRegistry(facts: InputFacts): RegistryTarget | Problem {
   if (facts.platform === 'github') return GITHUB_TARGET
   return {
     problem: "is required outside GitHub; set it to your registry host (on GitLab, '$CI_REGISTRY')",
   }
 }
 
-function defaultName(kind: ImageKind, repository: string): string | { problem: string } {
+function defaultName(kind: ImageKind, repository: string): string | Problem {
   const name = defaultImageName(repository, kind)
   if (!imageNameProblem(name)) return name
   return {

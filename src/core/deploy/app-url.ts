@@ -1,5 +1,6 @@
 import { basicAuth } from '../shared/http.js'
 import { isLoopbackHost } from '../shared/loopback.js'
+import { isProblem, type Problem } from '../shared/problem.js'
 import { parseCredentialUrl, type CredentialUrl } from '../shared/url-credentials.js'
 
 /**
@@ -48,10 +49,7 @@ export const PREVIEW_WORDS: AddressWords = {
  * credentials is (see parseCredentialUrl). The paths asked are below its path, so that an app
  * served under a prefix works; a query or a fragment would be lost in them, so they are refused.
  */
-export function parseAppUrl(
-  raw: string,
-  words: AddressWords = APP_WORDS,
-): AppTarget | { problem: string } {
+export function parseAppUrl(raw: string, words: AddressWords = APP_WORDS): AppTarget | Problem {
   const { noun, example } = words
   // eslint-disable-next-line no-control-regex -- finding them is the point: URL drops some silently
   if (/[\s\x00-\x1f\x7f]/.test(raw))
@@ -63,7 +61,7 @@ export function parseAppUrl(
     return {
       problem: `expected ${noun}, an absolute https:// URL such as ${example}`,
     }
-  if ('problem' in parsed) return parsed
+  if (isProblem(parsed)) return parsed
   const { url, credentials } = parsed
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     return {

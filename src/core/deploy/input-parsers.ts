@@ -5,6 +5,7 @@ import { errorMessage } from '../shared/errors.js'
 import { IMAGE_REFERENCE_EXPECTED, parseImageReference } from '../shared/image-ref.js'
 import { parseList, refine } from '../shared/inputs.js'
 import { describeIssues } from '../shared/issues.js'
+import { isProblem, type Problem } from '../shared/problem.js'
 import { parseAppUrl, PREVIEW_WORDS, type AppTarget } from './app-url.js'
 import { parseCredentialUrl, userAndPassword } from '../shared/url-credentials.js'
 import { DeployRuleSchema, RULES_WORDING, type DeployRule } from './payload-schema.js'
@@ -20,7 +21,7 @@ export const webhookUrl = refine((raw) => {
     }
   const parsed = parseCredentialUrl(raw)
   if (parsed === undefined) return { problem: 'expected an absolute https:// URL' }
-  if ('problem' in parsed) return parsed
+  if (isProblem(parsed)) return parsed
   const { url, credentials } = parsed
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     return { problem: 'expected an https:// URL' }
@@ -97,7 +98,7 @@ export function deployRules(tools: ParseTools): InputSchema<DeployRule[] | undef
 export function parseDeployRules(
   raw: string,
   parseYaml: ParseTools['parseYaml'],
-): DeployRule[] | { problem: string } {
+): DeployRule[] | Problem {
   let document: unknown
   try {
     document = parseYaml(raw)

@@ -7,6 +7,7 @@ import {
 } from '../registry/reference.js'
 import type { CiContext } from '../shared/context.js'
 import type { SummaryLink } from '../shared/ports.js'
+import { isProblem } from '../shared/problem.js'
 
 export type LinkContext = Partial<
   Pick<CiContext, 'platform' | 'repository' | 'repositoryUrl' | 'containerRegistry'>
@@ -32,7 +33,7 @@ export function imageLinks(
 
 function imageUrl(reference: string, context: LinkContext): string | undefined {
   const image = registryImage(reference)
-  if ('problem' in image) return undefined
+  if (isProblem(image)) return undefined
   if (image.registry === DOCKER_HUB) {
     const official = image.repository.startsWith('library/')
     return official

@@ -3,6 +3,7 @@ import { InputError, quote } from '../shared/errors.js'
 import { describeIssues } from '../shared/issues.js'
 import { isObject, parseJsonText } from '../shared/json-text.js'
 import type { Files } from '../shared/ports.js'
+import { isProblem } from '../shared/problem.js'
 import { readWorkspaceFile } from '../shared/workspace-file.js'
 import { BasePayloadSchema, PAYLOAD_WORDING, type BasePayload } from './payload-schema.js'
 
@@ -28,7 +29,7 @@ export async function readBasePayload(
 ): Promise<BasePayload> {
   const text = await readPayloadText(path, workspace, files)
   const parsed = parseJsonText(text)
-  if ('problem' in parsed) throw payloadFileError(path, parsed.problem)
+  if (isProblem(parsed)) throw payloadFileError(path, parsed.problem)
   const document = parsed.value
   // valibot's object schemas take arrays too; a payload is a JSON object.
   if (!isObject(document))
@@ -53,6 +54,6 @@ async function readPayloadText(path: string, workspace: string, files: Files): P
     tooLarge: (size) =>
       `it is ${size} bytes, more than the 1 MiB (${MAX_PAYLOAD_FILE_BYTES} bytes) a payload file may have; check that it is the right file`,
   })
-  if ('problem' in read) throw payloadFileError(path, read.problem)
+  if (isProblem(read)) throw payloadFileError(path, read.problem)
   return read.text
 }

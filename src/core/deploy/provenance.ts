@@ -4,6 +4,7 @@ import { attestationTag } from '../attestations/layout.js'
 import { REPOSITORY_EXPECTED, repositoryAddress } from '../attestations/source-repository.js'
 import type { CiContext } from '../shared/context.js'
 import { parseList } from '../shared/inputs.js'
+import type { Problem } from '../shared/problem.js'
 import type { SignatureVerifier } from '../signing/signer.js'
 
 /**
@@ -18,7 +19,7 @@ export type ProvenanceRule = { thisRepository: true } | { repositories: string[]
 
 export const PROVENANCE_EXPECTED = `expected 'false', 'true' (the provenance must name this repository), or the addresses of the repositories whose provenance is accepted, one per line or comma-separated; each ${REPOSITORY_EXPECTED.replace(/^expected /, '')}`
 
-export function parseProvenanceRule(raw: string): ProvenanceRule | { problem: string } {
+export function parseProvenanceRule(raw: string): ProvenanceRule | Problem {
   const value = raw.trim()
   if (value === '' || /^false$/i.test(value)) return undefined
   if (/^true$/i.test(value)) return { thisRepository: true }
@@ -36,7 +37,7 @@ export function parseProvenanceRule(raw: string): ProvenanceRule | { problem: st
 export function acceptedRepositories(
   rule: NonNullable<ProvenanceRule>,
   context: Pick<CiContext, 'platform' | 'repositoryUrl'>,
-): string[] | { problem: string } {
+): string[] | Problem {
   if ('repositories' in rule) return rule.repositories
   if (context.repositoryUrl) return [context.repositoryUrl]
   return {

@@ -2,6 +2,7 @@ import type { ImageConfigRead } from '../registry/manifest-check.js'
 import type { Deadline } from '../shared/deadline.js'
 import type { HttpClient } from '../shared/http.js'
 import type { Clock, Summary } from '../shared/ports.js'
+import { isProblem } from '../shared/problem.js'
 import { VERSION_PATH, type AppTarget } from './app-url.js'
 import type { DeployInputs } from './inputs.js'
 import type { Payload } from './payload-schema.js'
@@ -74,21 +75,22 @@ export function buildFacts(
   labels: ImageConfigRead | undefined,
 ): BuildFacts {
   const image = payload.frontend?.image
-  const read: { labels: Record<string, string> } | { unread: string } = !image
-    ? { unread: 'the payload has no frontend image to read it from' }
+  const read: ImageConfigRead = !image
+    ? { problem: 'the payload has no frontend image to read it from' }
     : !labels
-      ? { unread: `the labels of '${image}' were not read` }
-      : 'problem' in labels
-        ? { unread: `the labels of '${image}' could not be read: ${labels.problem}` }
+      ? { problem: `the labels of '${image}' were not read` }
+      : isProblem(labels)
+        ? { problem: `the labels of '${image}' could not be read: ${labels.problem}` }
         : labels
   const version: Partial<BuildFacts> = given
     ? { version: given, versionFrom: "input 'expected-version'" }
-    : 'unread' in read
-      ? { versionUnknown: read.unread }
+    : isProblem(read)
+      ? { versionUnknown: read.problem }
       : labelledVersion(image ?? '', read.labels)
-  const files: Partial<BuildFacts> =
-    'unread' in read ? { filesUnknown: read.unread } : labelledFiles(image ?? '', read.labels)
-  return { ...version, ...files, ...('labels' in read ? { labelsRead: true } : {}) }
+  const files: Partial<BuildFacts> = isProblem(read)
+    ? { filesUnknown: read.problem }
+    : labelledFiles(image ?? '', read.labels)
+  return { ...version, ...files, ...(isProblem(read) ? {} : { labelsRead: true }) }
 }
 
 function labelledVersion(image: string, labels: Record<string, string>): Partial<BuildFacts> {
@@ -110,7 +112,7 @@ function labelledFiles(image: string, labels: Record<string, string>): Partial<B
       filesUnknown: `'${image}' has no ${SERVED_FILES_LABEL} label (build-images adds it to the frontend image)`,
     }
   const files = parseServedFilesLabel(served)
-  if ('problem' in files) return { filesUnknown: files.problem }
+  if (isProblem(files)) return { filesUnknown: files.problem }
   return { files, filesFrom: `the ${SERVED_FILES_LABEL} label of '${image}'` }
 }
 

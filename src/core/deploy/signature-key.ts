@@ -1,5 +1,6 @@
 import { InputError, quote } from '../shared/errors.js'
 import type { Files } from '../shared/ports.js'
+import { isProblem, type Problem } from '../shared/problem.js'
 import { readWorkspaceFile } from '../shared/workspace-file.js'
 import { looksLikePem } from '../signing/pem.js'
 import { parsePublicKey, PUBLIC_KEY_EXPECTED, type PublicKeyInfo } from '../signing/public-key.js'
@@ -12,11 +13,11 @@ export type KeySource = { key: PublicKeyInfo } | { path: string }
 const MAX_KEY_FILE_BYTES = 64 * 1024
 
 /** The input's value: PEM text is read at once; a path is read with the other input files. */
-export function parseKeySource(raw: string): KeySource | undefined | { problem: string } {
+export function parseKeySource(raw: string): KeySource | undefined | Problem {
   if (raw === '') return undefined
   if (looksLikePem(raw)) {
     const key = parsePublicKey(raw)
-    return 'problem' in key ? key : { key }
+    return isProblem(key) ? key : { key }
   }
   if (/[\0\r\n]/.test(raw))
     return { problem: `is neither PEM text nor a path; expected ${PUBLIC_KEY_EXPECTED}` }
@@ -52,8 +53,8 @@ async function readKeyFile(path: string, workspace: string, files: Files): Promi
     tooLarge: (size) =>
       `it is ${size} bytes, more than the ${MAX_KEY_FILE_BYTES} a public key file may have; check that it is cosign.pub`,
   })
-  if ('problem' in read) throw keyFileError(path, read.problem)
+  if (isProblem(read)) throw keyFileError(path, read.problem)
   const key = parsePublicKey(read.text)
-  if ('problem' in key) throw keyFileError(path, `the file ${key.problem}`)
+  if (isProblem(key)) throw keyFileError(path, `the file ${key.problem}`)
   return key
 }

@@ -11,6 +11,7 @@ import { pinReference, type PinnedReference } from '../registry/pinned-reference
 import { registryImage } from '../registry/reference.js'
 import { registryShown, resolvedImage, type RegistryMirrors } from '../registry/mirrors.js'
 import { RegistrySession } from '../registry/session.js'
+import { isProblem, type Problem } from '../shared/problem.js'
 import type { SignatureVerifier } from '../signing/signer.js'
 import type { SignatureVerdict } from '../signing/signatures.js'
 import { unique } from '../shared/collections.js'
@@ -90,7 +91,7 @@ interface Checked extends PayloadImage {
   /** With `require-provenance`, for an image signed: what its provenance says. */
   provenance?: ProvenanceVerdict
   /** For an image found that is to be sent pinned: its pinned reference, or why there is none. */
-  pin?: PinnedReference | { problem: string }
+  pin?: PinnedReference | Problem
 }
 
 /**
@@ -206,7 +207,7 @@ function judge(
       failures.push(signatureProblem(image, signatures))
     else if (signatures && provenance && image.provenance?.kind !== 'proven')
       failures.push(provenanceFailure(image, signatures, provenance))
-    else if (image.pin && 'problem' in image.pin)
+    else if (image.pin && isProblem(image.pin))
       failures.push(
         `The ${image.role} image '${image.reference}' cannot be sent pinned: ${image.pin.problem}`,
       )
@@ -237,12 +238,12 @@ async function checkAll(
     ...image,
     target: resolvedImage(image.reference, mirrors),
   }))
-  const targets = located.flatMap(({ target }) => ('problem' in target ? [] : [target]))
+  const targets = located.flatMap(({ target }) => (isProblem(target) ? [] : [target]))
   const credentialsFor = await credentialSource(targets, inputs.login, ports)
   const deadline = checkDeadline(inputs.deadline)
   const checked = await mapLimit(located, CONCURRENT_CHECKS, async (image): Promise<Checked> => {
     const { role, reference, target } = image
-    if ('problem' in target)
+    if (isProblem(target))
       return { role, reference, verdict: { kind: 'invalid', detail: target.problem } }
     const readConfig = role === 'frontend' && inputs.readFrontendLabels === true
     const credentials = credentialsFor(target)
@@ -311,7 +312,7 @@ export function checkLogin(
   const given = new Set([frontendImage, ...backendImages, codeasdataImage])
   const targets = deployedImages(payload).flatMap(({ reference }) => {
     const target = registryImage(reference)
-    return 'problem' in target ? [] : [target]
+    return isProblem(target) ? [] : [target]
   })
   const registries = (list: typeof targets): string[] =>
     unique(list.map((target) => target.registry))

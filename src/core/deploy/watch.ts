@@ -3,6 +3,7 @@ import { startDeadline, type Deadline } from '../shared/deadline.js'
 import { HttpFailure, type HttpClient, type HttpResponse } from '../shared/http.js'
 import { isObject, parseJsonText } from '../shared/json-text.js'
 import type { Clock, Logger } from '../shared/ports.js'
+import { isProblem } from '../shared/problem.js'
 import { VERSION_PATH, type AppTarget } from './app-url.js'
 import { classify, type Evidence, type Serving, type ThisBuild } from './evidence.js'
 import {
@@ -302,7 +303,7 @@ export async function readVersion(
   if (text.startsWith('<'))
     return { kind: 'none', detail: 'an HTML page instead of version.json', transient: true }
   const json = parseJsonText(text)
-  if ('problem' in json)
+  if (isProblem(json))
     return { kind: 'none', detail: `version.json is ${json.problem}`, transient: true }
   const document = json.value
   const value = isObject(document) ? document.version : undefined

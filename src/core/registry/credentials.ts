@@ -1,6 +1,7 @@
 import { parseImageReference } from '../shared/image-ref.js'
 import { refine } from '../shared/inputs.js'
 import { isPortNumber, PORT_RANGE } from '../shared/port-number.js'
+import type { Problem } from '../shared/problem.js'
 
 /** Where images go: `docker login` needs the host alone, references need the namespace too. */
 export interface RegistryTarget {
@@ -33,7 +34,7 @@ export const REGISTRY_EXPECTED =
 
 const PROBE = 'probe'
 
-export function parseRegistry(raw: string): RegistryTarget | { problem: string } {
+export function parseRegistry(raw: string): RegistryTarget | Problem {
   const prefix = raw.trim().replace(/\/+$/, '')
   if (/^[a-z]+:\/\//i.test(prefix)) return { problem: `has a scheme; ${REGISTRY_EXPECTED}` }
   const slash = prefix.indexOf('/')
@@ -55,9 +56,8 @@ export const registryInput = refine<RegistryTarget | undefined>((raw) =>
 )
 
 /** Which of the two login inputs is wrong, and why. */
-export interface LoginProblem {
+export interface LoginProblem extends Problem {
   input: 'registry-username' | 'registry-password'
-  problem: string
 }
 
 /** The login a step uses when neither login input is given, as the builder keeps it. */

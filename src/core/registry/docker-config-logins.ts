@@ -1,4 +1,5 @@
 import { isObject, parseJsonText } from '../shared/json-text.js'
+import { isProblem } from '../shared/problem.js'
 import { parseBasicAuth, type RegistryCredentials } from './credentials.js'
 import { registryName } from './reference.js'
 
@@ -17,7 +18,7 @@ export interface DockerLogins {
 export function parseDockerConfig(text: string, path: string): DockerLogins {
   // Told by line and column, never by JSON.parse's excerpt of the text, which may be a login.
   const parsed = parseJsonText(text)
-  if ('problem' in parsed) return unusableConfig(path, `is ${parsed.problem}`)
+  if (isProblem(parsed)) return unusableConfig(path, `is ${parsed.problem}`)
   const config = parsed.value
   if (!isObject(config)) return unusableConfig(path, 'is not a JSON object')
   const source = `the Docker config ${path}`

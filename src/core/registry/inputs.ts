@@ -1,6 +1,7 @@
 import type { InputSchema, SecretParts } from '../definition.js'
 import { basicAuth } from '../shared/http.js'
 import { text, type InputProblems } from '../shared/inputs.js'
+import { isProblem } from '../shared/problem.js'
 import {
   loginFromInputs,
   registryInput,
@@ -73,7 +74,7 @@ export function registryLogin(
 ): RegistryLogin | undefined {
   const given = loginFromInputs(username, password, advice)
   if (given === undefined) return undefined
-  if ('problem' in given) {
+  if (isProblem(given)) {
     problems.add(given.input, given.problem)
     return undefined
   }

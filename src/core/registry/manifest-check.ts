@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { HttpResponse } from '../shared/http.js'
 import type { Deadline } from '../shared/deadline.js'
+import type { Problem } from '../shared/problem.js'
 import { Unreachable } from './ask.js'
 import type { RegistryCredentials } from './credentials.js'
 import {
@@ -20,7 +21,7 @@ const SHOWN_CODES = 5
 const LABELS_PLATFORM = 'linux/amd64'
 
 /** The image's labels (its config's `config.Labels`), or why they could not be read. */
-export type ImageConfigRead = { labels: Record<string, string> } | { problem: string }
+export type ImageConfigRead = { labels: Record<string, string> } | Problem
 
 /** What the registry said about one reference. */
 export type CheckOutcome =

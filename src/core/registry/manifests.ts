@@ -3,6 +3,7 @@ import { errorMessage } from '../shared/errors.js'
 import type { HttpResponse } from '../shared/http.js'
 import { isLoopbackHost } from '../shared/loopback.js'
 import { isObject, parseJsonText } from '../shared/json-text.js'
+import { isProblem } from '../shared/problem.js'
 import { ask, Unreachable, writeProblem } from './ask.js'
 import { errorCodesOf, isRefusal, type RegistrySession, type Refusal } from './session.js'
 
@@ -288,7 +289,7 @@ async function readConfig(
   const blob = await getBlob(session, config.digest)
   if (typeof blob !== 'string') return blob
   const document = parseJsonText(blob)
-  if ('problem' in document)
+  if (isProblem(document))
     return { kind: 'unusable', detail: `its configuration is ${document.problem}` }
   const section = isObject(document.value) ? document.value.config : undefined
   const labels = isObject(section) && isObject(section.Labels) ? section.Labels : {}

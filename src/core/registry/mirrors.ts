@@ -2,6 +2,7 @@ import type { SecretParts } from '../definition.js'
 import { unique } from '../shared/collections.js'
 import { parseImageName } from '../shared/image-ref.js'
 import { refine } from '../shared/inputs.js'
+import { isProblem, type Problem } from '../shared/problem.js'
 import { credentialForms } from '../shared/url-credentials.js'
 import { parseRegistry } from './credentials.js'
 import { DOCKER_HUB, registryImage, registryName, type RegistryImage } from './reference.js'
@@ -36,7 +37,7 @@ export const registryMirrors = refine<RegistryMirror[]>((raw) => parseMirrors(ra
  * and quotes neither side when the line gives credentials (an '@' on either side): they hold a
  * password, which may hold the `=` the line is cut at.
  */
-export function parseMirrors(raw: string): RegistryMirror[] | { problem: string } {
+export function parseMirrors(raw: string): RegistryMirror[] | Problem {
   const mirrors: RegistryMirror[] = []
   for (const [index, text] of raw.split(/\r?\n/).entries()) {
     const line = text.trim()
@@ -51,7 +52,7 @@ export function parseMirrors(raw: string): RegistryMirror[] | { problem: string 
     if (problem) return { problem: `line ${number} ${problem}; ${EXPECTED}` }
     const registry = registryName(served)
     const target = parseRegistry(location)
-    if ('problem' in target) return { problem: `line ${number} ${target.problem}` }
+    if (isProblem(target)) return { problem: `line ${number} ${target.problem}` }
     if (mirrors.some((mirror) => mirror.registry === registry))
       return {
         problem: `line ${number} names the registry '${registry}' again; expected each registry once`,
@@ -85,7 +86,7 @@ function servedProblem(served: string): string | undefined {
 /** A registry's `host[:port]`, without a path: what the side before the `=` names. */
 function isRegistryHost(text: string): boolean {
   const target = parseRegistry(text)
-  return !('problem' in target) && target.prefix === target.host
+  return !isProblem(target) && target.prefix === target.host
 }
 
 function locationProblem(location: string): string | undefined {
@@ -171,13 +172,13 @@ export function mirroredReference(reference: string, mirrors: RegistryMirrors): 
 export function resolvedImage(
   reference: string,
   mirrors: RegistryMirrors,
-): (RegistryImage & { mirrorOf?: string }) | { problem: string } {
+): (RegistryImage & { mirrorOf?: string }) | Problem {
   const mirrored = mirroredReference(reference, mirrors)
   const own = registryImage(reference)
   if (!mirrored) return own
   const target = registryImage(mirrored)
-  if ('problem' in target) return target
-  const served = 'problem' in own ? undefined : own.registry
+  if (isProblem(target)) return target
+  const served = isProblem(own) ? undefined : own.registry
   return { ...target, reference, ...(served ? { mirrorOf: served } : {}) }
 }
 

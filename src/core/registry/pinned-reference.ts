@@ -1,4 +1,5 @@
 import { parseImageReference } from '../shared/image-ref.js'
+import type { Problem } from '../shared/problem.js'
 import { validDigest } from './manifests.js'
 
 /**
@@ -24,7 +25,7 @@ export interface PinnedReference {
  * digest. A problem when `given` is no image reference, `digest` no digest, or `given` names
  * another digest (the check refuses such an image before it gets here).
  */
-export function pinReference(given: string, digest: string): PinnedReference | { problem: string } {
+export function pinReference(given: string, digest: string): PinnedReference | Problem {
   const parsed = parseImageReference(given)
   if (typeof parsed === 'string') return { problem: `'${given}' ${parsed}` }
   if (validDigest(digest) !== digest) return { problem: `'${digest}' is not a digest` }

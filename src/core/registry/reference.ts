@@ -1,5 +1,6 @@
 import { parseImageReference } from '../shared/image-ref.js'
 import { isLoopbackHost } from '../shared/loopback.js'
+import type { Problem } from '../shared/problem.js'
 
 /** Where and what to ask the registry (OCI distribution spec) about one image reference. */
 export interface RegistryImage {
@@ -35,7 +36,7 @@ const DOCKER_HUB_ALIASES = new Set([DOCKER_HUB, 'index.docker.io', DOCKER_HUB_AP
  * With both a tag and a digest, the tag is asked and must still point at the digest: a reference
  * whose two halves disagree is stale, whichever half the platform would pull.
  */
-export function registryImage(reference: string): RegistryImage | { problem: string } {
+export function registryImage(reference: string): RegistryImage | Problem {
   const parsed = parseImageReference(reference)
   if (typeof parsed === 'string') return { problem: `'${reference}' ${parsed}` }
   const registry = registryName(parsed.domain ?? DOCKER_HUB)

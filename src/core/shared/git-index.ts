@@ -5,10 +5,8 @@
  * bytes) or SHA-256 (32 bytes). A split index (the `link` extension) keeps most entries in another
  * file, so this one alone does not say: it is refused, as is anything that is no index.
  */
-export function indexPaths(
-  index: Uint8Array,
-  hashBytes: 20 | 32,
-): { paths: string[] } | { problem: string } {
+import type { Problem } from './problem.js'
+export function indexPaths(index: Uint8Array, hashBytes: 20 | 32): { paths: string[] } | Problem {
   const view = new DataView(index.buffer, index.byteOffset, index.byteLength)
   const ascii = (at: number): string => String.fromCharCode(...index.subarray(at, at + 4))
   if (index.length < 12 || ascii(0) !== 'DIRC')

@@ -4,6 +4,7 @@
  */
 import { isSha256Digest } from './image-ref.js'
 import { isObject, jsonValue } from './json-text.js'
+import type { Problem } from './problem.js'
 
 /** OCI annotation keys (opencontainers/image-spec annotations.md), read by registries and UIs. */
 export const OCI_LABELS = {
@@ -62,7 +63,7 @@ export function servedFilesLabel(files: ServedFiles): string {
 }
 
 /** The label read back, or why it cannot be used (it comes from a registry: anything goes). */
-export function parseServedFilesLabel(value: string): ServedFiles | { problem: string } {
+export function parseServedFilesLabel(value: string): ServedFiles | Problem {
   const parsed = jsonValue(value)
   if (parsed === undefined) return { problem: `the ${SERVED_FILES_LABEL} label is not JSON` }
   if (!isObject(parsed)) return { problem: `the ${SERVED_FILES_LABEL} label is not a JSON object` }

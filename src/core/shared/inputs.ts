@@ -12,6 +12,7 @@ import {
 } from '../definition.js'
 import { unique } from './collections.js'
 import { InputError, quote } from './errors.js'
+import { isProblem, type Problem, type Unmistakable } from './problem.js'
 
 /** Without a YAML parser, YAML that is not also JSON reads as a syntax error. */
 export const JSON_ONLY: ParseTools = { parseYaml: JSON.parse }
@@ -86,7 +87,7 @@ export class InputProblems {
   }
 
   /** The value, or `fallback` once its problem is noted. */
-  take<T>(input: string, result: T | { problem: string }, fallback: T): T {
+  take<T extends Unmistakable>(input: string, result: T | Problem, fallback: T): T {
     if (!isProblem(result)) return result
     this.add(input, result.problem)
     return fallback
@@ -98,7 +99,9 @@ export class InputProblems {
 }
 
 /** A string input converted by a function that may fail with a sentence, the input's issue. */
-export function refine<T>(convert: (raw: string) => T | { problem: string }): InputSchema<T> {
+export function refine<T extends Unmistakable>(
+  convert: (raw: string) => T | Problem,
+): InputSchema<T> {
   return v.pipe(
     v.string(),
     v.rawTransform<string, T>(({ dataset, addIssue, NEVER }) => {
@@ -109,15 +112,6 @@ export function refine<T>(convert: (raw: string) => T | { problem: string }): In
       }
       return result
     }),
-  )
-}
-
-function isProblem(value: unknown): value is { problem: string } {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    'problem' in value &&
-    Object.keys(value).length === 1
   )
 }
 

@@ -3,7 +3,8 @@
  * syntax error is told by line and column and the one character found there: never by the
  * excerpt JSON.parse quotes, since the file may be anything (`/etc/passwd`, a key file).
  */
-export function parseJsonText(text: string): { value: unknown } | { problem: string } {
+import type { Problem } from './problem.js'
+export function parseJsonText(text: string): { value: unknown } | Problem {
   const json = text.startsWith('\uFEFF') ? text.slice(1) : text
   try {
     return { value: JSON.parse(json) as unknown }

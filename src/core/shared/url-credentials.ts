@@ -1,6 +1,7 @@
 import type { SecretParts } from '../definition.js'
 import { unique } from './collections.js'
 import { basicAuth } from './http.js'
+import type { Problem } from './problem.js'
 import { percentDecoded } from './secrets.js'
 
 /**
@@ -57,7 +58,7 @@ export interface CredentialUrl {
  * caller says what it expected), a problem when its user part holds what other tools would read
  * as the end of the host. The problem never quotes the user part.
  */
-export function parseCredentialUrl(raw: string): CredentialUrl | { problem: string } | undefined {
+export function parseCredentialUrl(raw: string): CredentialUrl | Problem | undefined {
   const split = splitCredentials(raw)
   if (split === undefined) return undefined
   const { scheme, userInfo, rest } = split

@@ -1,6 +1,7 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path'
 import { errorMessage, quote } from './errors.js'
 import type { Files, PathKind } from './ports.js'
+import { isProblem, type Problem } from './problem.js'
 
 /**
  * Whether `path` is `root` or lies under it, by their text (no link resolved): a name that only
@@ -21,7 +22,7 @@ async function inWorkspace(
   fullPath: string,
   workspace: string,
   files: Pick<Files, 'realpath'>,
-): Promise<{ real: string } | { problem: string }> {
+): Promise<{ real: string } | Problem> {
   const [real, root] = await Promise.all([
     files.realpath(fullPath).catch(() => fullPath),
     files.realpath(workspace).catch(() => workspace),
@@ -53,12 +54,12 @@ export async function readWorkspaceFile(
   files: Pick<Files, 'stat' | 'realpath' | 'readText'>,
   maxBytes: number,
   advice: WorkspaceFileAdvice,
-): Promise<{ text: string } | { problem: string }> {
+): Promise<{ text: string } | Problem> {
   const fullPath = resolve(workspace, path)
   const found = await files.stat(fullPath)
   if (!found) return { problem: `there is no file at ${quote(fullPath)}; ${advice.missing}` }
   const inside = await inWorkspace(fullPath, workspace, files)
-  if ('problem' in inside) return { problem: `${inside.problem}; ${advice.outside}` }
+  if (isProblem(inside)) return { problem: `${inside.problem}; ${advice.outside}` }
   if (found.kind !== 'file') return { problem: advice.notAFile(found.kind) }
   if (found.size > maxBytes) return { problem: advice.tooLarge(found.size) }
   try {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { isObject, jsonValue } from '../shared/json-text.js'
 import type { Blob } from '../registry/blobs.js'
+import type { Problem } from '../shared/problem.js'
 
 /**
  * Cosign's key-based signatures as cosign 2 writes and reads them (sigstore's "simple signing"):
@@ -67,7 +68,7 @@ export interface PayloadClaims {
   optional: Record<string, string>
 }
 
-export function readPayload(text: string): PayloadClaims | { problem: string } {
+export function readPayload(text: string): PayloadClaims | Problem {
   const document = jsonValue(text)
   if (document === undefined) return { problem: 'its payload is not JSON' }
   const critical = field(document, 'critical')

@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey, scryptSync, type KeyObject } from 'node:crypto'
 import { xsalsa20poly1305 } from '@noble/ciphers/salsa.js'
 import { isObject, jsonValue } from '../shared/json-text.js'
+import { isProblem, type Problem } from '../shared/problem.js'
 import {
   ENCRYPTED_LABELS,
   pemBlocks,
@@ -38,9 +39,8 @@ export interface SigningKey {
 }
 
 /** Which input a problem is about: a wrong password is the password's problem. */
-export interface KeyProblem {
+export interface KeyProblem extends Problem {
   input: 'signing-key' | 'signing-key-password'
-  problem: string
 }
 
 /** The signing key, opened with the password when it is encrypted; never quotes either. */
@@ -50,13 +50,13 @@ export function openSigningKey(text: string, password: string): SigningKey | Key
   const block = pemBlocks(text)[0] as PemBlock
   const encrypted = ENCRYPTED_LABELS.includes(block.label)
   const opened = encrypted ? decrypt(block.body, password) : plainKey(block)
-  if ('problem' in opened) return opened
+  if (isProblem(opened)) return opened
   const problem = curveProblem(opened.key)
   if (problem) return { input: 'signing-key', problem }
   const publicKey = parsePublicKey(
     createPublicKey(opened.key).export({ format: 'pem', type: 'spki' }).toString(),
   )
-  if ('problem' in publicKey) return { input: 'signing-key', problem: publicKey.problem }
+  if (isProblem(publicKey)) return { input: 'signing-key', problem: publicKey.problem }
   return {
     privateKey: opened.key,
     publicKey,

@@ -1,4 +1,5 @@
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto'
+import type { Problem } from '../shared/problem.js'
 import { pemBlocks } from './pem.js'
 
 /**
@@ -16,7 +17,7 @@ export const PUBLIC_KEY_EXPECTED =
   "a public key in PEM, '-----BEGIN PUBLIC KEY-----' … (the cosign.pub that `cosign generate-key-pair` writes), or the path of that file in the workspace"
 
 /** The public key of a PEM text, or why it is none; never quotes the text. */
-export function parsePublicKey(text: string): PublicKeyInfo | { problem: string } {
+export function parsePublicKey(text: string): PublicKeyInfo | Problem {
   const blocks = pemBlocks(text)
   const [block, ...others] = blocks
   if (!block) return { problem: `holds no complete PEM block; expected ${PUBLIC_KEY_EXPECTED}` }
@@ -44,7 +45,7 @@ export function parsePublicKey(text: string): PublicKeyInfo | { problem: string 
 }
 
 /** ECDSA (NIST curves), RSA of 2048 bits or more, Ed25519: the keys cosign verifies with. */
-function keyKind(key: KeyObject): string | { problem: string } {
+function keyKind(key: KeyObject): string | Problem {
   const details = key.asymmetricKeyDetails
   switch (key.asymmetricKeyType) {
     case 'ec': {

@@ -6,6 +6,7 @@ import { startDeadline } from '../shared/deadline.js'
 import { ActionError } from '../shared/errors.js'
 import { FINGERPRINT_LABEL } from '../shared/image-labels.js'
 import type { Logger } from '../shared/ports.js'
+import { isProblem, type Problem } from '../shared/problem.js'
 import { dockerReference, signatureTag, simpleSigningPayload } from './cosign-layout.js'
 import type { SigningKey } from './private-key.js'
 import { keySigner, type Signer } from './signer.js'
@@ -43,7 +44,7 @@ export interface ImageToSign {
 
 /** An image to sign with where its signatures go, or why its reference names no repository. */
 interface ToSign extends ImageToSign {
-  target: RegistryImage | { problem: string }
+  target: RegistryImage | Problem
 }
 
 type Outcome = { said: string } | { failed: string }
@@ -76,7 +77,7 @@ export async function signImageDigests(
   }))
   if (toSign.length === 0) return 'nothing to sign'
   logger.info(`Signing with ${signer.shown}.`)
-  const targets = toSign.flatMap(({ target }) => ('problem' in target ? [] : [target]))
+  const targets = toSign.flatMap(({ target }) => (isProblem(target) ? [] : [target]))
   const credentialsFor = await credentialSource(targets, options.login, ports)
   const deadline = startDeadline(
     ports.clock,
@@ -85,7 +86,7 @@ export async function signImageDigests(
   )
   const outcomes = await mapLimit(toSign, CONCURRENT_SIGNINGS, async (image) => {
     const { target } = image
-    if ('problem' in target) return { failed: target.problem }
+    if (isProblem(target)) return { failed: target.problem }
     const session = new RegistrySession(
       target,
       credentialsFor(target),

@@ -1,6 +1,7 @@
 import { Unreachable } from '../registry/ask.js'
 import { getBlob } from '../registry/manifests.js'
 import type { RegistrySession } from '../registry/session.js'
+import { isProblem } from '../shared/problem.js'
 import {
   blobOf,
   readPayload,
@@ -95,7 +96,7 @@ async function judge(
     if (!(await verifier.verify(Buffer.from(payload, 'utf8'), layer.annotations ?? {}))) continue
     const read = readPayload(payload)
     // cosign's claim check: a payload it cannot read, or of another digest, is refused.
-    if ('problem' in read) continue
+    if (isProblem(read)) continue
     if (read.digest === digest) claims.push(read)
     else otherDigests.push(read.digest)
   }

@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { ActionError } from '../shared/errors.js'
 import type { Files, Logger } from '../shared/ports.js'
+import { isProblem, type Problem } from '../shared/problem.js'
 import type { SnapshotEntry } from './config.js'
 import { shown } from './config-schema.js'
 import { describeTarget, type GitTarget } from './plan.js'
@@ -16,7 +17,7 @@ export function cloneRoot(target: Pick<GitTarget, 'dir' | 'repo' | 'branch'>): O
   return { dir: target.dir, label: `the clone of ${describeTarget(target)}` }
 }
 
-export type OutputDirCheck = { problem: string } | { missing: string[] }
+export type OutputDirCheck = Problem | { missing: string[] }
 
 /**
  * The toolkit empties outputDir and writes into it, following symbolic links. The configuration
@@ -69,7 +70,7 @@ function describe(entry: SnapshotEntry, onTheWay: string, root: OutputRoot): str
  */
 export function stopOnProblems(found: Iterable<string | OutputDirCheck>): void {
   const problems = [...found].flatMap((item) =>
-    typeof item === 'string' ? [item] : 'problem' in item ? [item.problem] : [],
+    typeof item === 'string' ? [item] : isProblem(item) ? [item.problem] : [],
   )
   if (problems.length > 0)
     throw new ActionError(`${problems.join('\n')}\nNothing was exported or pushed.`)

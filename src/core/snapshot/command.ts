@@ -3,7 +3,8 @@
  * split on whitespace, '…' and "…" group words, a backslash escapes the next character outside
  * single quotes. No expansion of any kind happens.
  */
-export function splitCommand(line: string): string[] | { problem: string } {
+import type { Problem } from '../shared/problem.js'
+export function splitCommand(line: string): string[] | Problem {
   const words: string[] = []
   let word = ''
   let inWord = false

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { quote } from '../shared/errors.js'
+import { isProblem } from '../shared/problem.js'
 import { hasControlCharacter, OUTPUT_DIR_MAX, outputDirProblem } from './paths.js'
 import { parseRepoUrl, REPO_EXPECTED, REPO_URL_MAX } from './repo-url.js'
 
@@ -129,7 +130,7 @@ export const GitSchema = v.pipe(
       // The parse first: its messages are the precise ones. The shape is for editors (JSON
       // Schema), and catches what a URL parser accepts but git would not (a space).
       v.check(
-        (raw) => !('problem' in parseRepoUrl(raw)),
+        (raw) => !isProblem(parseRepoUrl(raw)),
         (issue) => repoMessage(issue.input),
       ),
       v.regex(REPO_SHAPE, REPO_EXPECTED),
@@ -192,7 +193,7 @@ function outputDirMessage(input: string): string {
 
 function repoMessage(input: string): string {
   const parsed = parseRepoUrl(input)
-  return 'problem' in parsed ? parsed.problem : REPO_EXPECTED
+  return isProblem(parsed) ? parsed.problem : REPO_EXPECTED
 }
 
 export function typeOf(value: unknown): string {

@@ -3,6 +3,7 @@ import * as v from 'valibot'
 import { InputError } from '../shared/errors.js'
 import { describeIssues, jsonPath } from '../shared/issues.js'
 import { parseJsonText } from '../shared/json-text.js'
+import { isProblem } from '../shared/problem.js'
 import { CONFIG_WORDING } from './config-wording.js'
 import { SnapshotConfigSchema, type SnapshotEntryConfig } from './config-schema.js'
 import { normalizeOutputDir, overlaps } from './paths.js'
@@ -64,7 +65,7 @@ export async function loadSnapshotConfig(
     for (const secret of credentialsInText(text)) tools.registerSecret(secret)
     // Told by line and column, never by JSON.parse's excerpt of the text, which may be a token.
     const json = parseJsonText(text)
-    if ('problem' in json) {
+    if (isProblem(json)) {
       problems.push(`${prefix(file)}is ${json.problem}`)
       continue
     }
@@ -181,7 +182,7 @@ function toEntry(entry: SnapshotEntryConfig, where: string): SnapshotEntry {
   if (!entry.git) return { name: snapshooter.name, where, snapshooter }
   const repo = parseRepoUrl(entry.git.repo)
   // The schema has already checked the URL; this only narrows the type.
-  if ('problem' in repo) throw new InputError('config', `${where}: git.repo ${repo.problem}`)
+  if (isProblem(repo)) throw new InputError('config', `${where}: git.repo ${repo.problem}`)
   return {
     name: snapshooter.name,
     where,

@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { ActionError } from '../shared/errors.js'
+import { isProblem } from '../shared/problem.js'
 import { retry, type AttemptOutcome } from '../shared/retry.js'
 import { checkOutputDir, cloneRoot } from './boundary.js'
 import { describeCounts, countChanges, listChanges } from './changes.js'
@@ -116,7 +117,7 @@ async function reapply(
   for (const entry of target.entries) {
     // The new tip is someone else's commit: it may have put a symbolic link on the way.
     const check = await checkOutputDir(entry, cloneRoot(target), tools.files)
-    if ('problem' in check)
+    if (isProblem(check))
       throw new ActionError(
         `${check.problem} It came with the branch's new tip, pushed meanwhile by someone else. Nothing more was pushed.`,
       )

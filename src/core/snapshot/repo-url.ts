@@ -1,5 +1,6 @@
 import { basicAuth } from '../shared/http.js'
 import { isLoopbackHost } from '../shared/loopback.js'
+import type { Problem } from '../shared/problem.js'
 import { percentDecoded } from '../shared/secrets.js'
 import {
   credentialForms,
@@ -20,7 +21,7 @@ export const REPO_URL_MAX = 2048
  * travels as an `Authorization: Basic` header, exactly what git itself would have sent for the
  * URL (user, colon, password; an empty password when only a token is given).
  */
-export function parseRepoUrl(raw: string): RemoteRepo | { problem: string } {
+export function parseRepoUrl(raw: string): RemoteRepo | Problem {
   const split = splitCredentials(raw)
   if (split === undefined) return { problem: `is not a URL; ${REPO_EXPECTED}` }
   const { scheme, userInfo, rest } = split

@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { parseJsonText } from '../../shared/json-text.js'
 import { DRAW_VERSION_LABEL, isVersionText } from '../../shared/image-labels.js'
 import type { Files } from '../../shared/ports.js'
+import { isProblem, type Problem } from '../../shared/problem.js'
 
 /** The design tool's package: its version is the `draw_version` label. */
 export const DRAW_PACKAGE_JSON = 'node_modules/@olympeio/draw/package.json'
@@ -116,7 +117,7 @@ export function drawVersionMessage(found: DrawVersion): string {
   )
 }
 
-export function versionField(text: string, field: string): string | { problem: string } {
+export function versionField(text: string, field: string): string | Problem {
   return versionAt(text, field, (document) => document[field])
 }
 
@@ -124,9 +125,9 @@ function versionAt(
   text: string,
   field: string,
   pick: (document: Record<string, unknown>) => unknown,
-): string | { problem: string } {
+): string | Problem {
   const json = parseJsonText(text)
-  if ('problem' in json) return { problem: `is ${json.problem}` }
+  if (isProblem(json)) return { problem: `is ${json.problem}` }
   const document = json.value
   const value =
     typeof document === 'object' && document !== null

@@ -10,6 +10,7 @@ import { RegistrySession, type SessionPorts } from '../../registry/session.js'
 import { mapLimit } from '../../shared/concurrency.js'
 import type { Deadline } from '../../shared/deadline.js'
 import type { BaseFacts, BuildInputs } from '../../dockerfile/build-inputs.js'
+import { isProblem, type Problem } from '../../shared/problem.js'
 
 /**
  * The images a build pulls, resolved to the digests their registries (or the mirrors that serve
@@ -20,7 +21,7 @@ import type { BaseFacts, BuildInputs } from '../../dockerfile/build-inputs.js'
 const CONCURRENT_READS = 4
 
 /** A base image read: its digest and what it brings to our stages, or why it cannot be. */
-export type Resolved = ({ digest: string } & BaseFacts) | { problem: string }
+export type Resolved = ({ digest: string } & BaseFacts) | Problem
 
 /** What the reading of base images needs, the same for every image of the run. */
 export interface BaseLookup {
@@ -40,7 +41,7 @@ export interface BaseLookup {
 export async function resolveAll(
   references: readonly string[],
   lookup: BaseLookup,
-): Promise<{ resolved: Map<string, Resolved> } | { problem: string }> {
+): Promise<{ resolved: Map<string, Resolved> } | Problem> {
   const resolved = new Map<string, Resolved>()
   const answers = await mapLimit(references, CONCURRENT_READS, (reference) => {
     let pending = lookup.images.get(reference)
@@ -52,7 +53,7 @@ export async function resolveAll(
   })
   for (const [index, reference] of references.entries()) {
     const answer = answers[index] as Resolved
-    if ('problem' in answer)
+    if (isProblem(answer))
       return { problem: `the image '${reference}' it builds from ${answer.problem}` }
     resolved.set(reference, answer)
   }
@@ -67,7 +68,7 @@ export async function resolveAll(
 export async function resolveAtPlatforms(
   staged: BuildInputs['platformImages'],
   lookup: BaseLookup,
-): Promise<{ images: Array<[string, string]> } | { problem: string }> {
+): Promise<{ images: Array<[string, string]> } | Problem> {
   const images: Array<[string, string]> = []
   for (const { image, platform: written } of staged) {
     const platform = written
@@ -84,7 +85,7 @@ export async function resolveAtPlatforms(
       lookup.images.set(key, pending)
     }
     const answer = await pending
-    if ('problem' in answer)
+    if (isProblem(answer))
       return { problem: `the image '${image}' it builds from for ${platform} ${answer.problem}` }
     images.push([key, answer.digest])
   }
@@ -97,7 +98,7 @@ async function resolve(
   platform = lookup.platform,
 ): Promise<Resolved> {
   const target = resolvedImage(reference, lookup.mirrors)
-  if ('problem' in target) return { problem: `is not a registry image (${target.problem})` }
+  if (isProblem(target)) return { problem: `is not a registry image (${target.problem})` }
   const session = new RegistrySession(
     target,
     lookup.credentialsFor(target),

@@ -3,6 +3,7 @@ import { readIgnoreFile, type IgnoreMatcher } from '../../dockerfile/dockerignor
 import { readBuildInputs, type BuildInputs } from '../../dockerfile/build-inputs.js'
 import { errorMessage } from '../../shared/errors.js'
 import type { Files } from '../../shared/ports.js'
+import { isProblem, type Problem } from '../../shared/problem.js'
 import { builderReading, readsAsBuildKit } from '../builders/known-builders.js'
 import type { BuilderName } from '../builders/image-builder.js'
 import { buildArgsOf, type ImagePlan } from '../plan/plan.js'
@@ -35,7 +36,7 @@ export async function prepare(
   if (!read) return { plan, problem: `'${plan.dockerfile}' was not read` }
   try {
     const ignore = await ignoreFileOf(plan, files)
-    if ('problem' in ignore) return { plan, problem: ignore.problem }
+    if (isProblem(ignore)) return { plan, problem: ignore.problem }
     return {
       plan,
       dockerfile: { hash: read.sha256, text: read.text },
@@ -54,7 +55,7 @@ export async function prepare(
 async function ignoreFileOf(
   plan: ImagePlan,
   files: ReuseFiles,
-): Promise<NonNullable<Prepared['ignore']> | { problem: string }> {
+): Promise<NonNullable<Prepared['ignore']> | Problem> {
   const root = plan.command.context
   for (const path of [`${plan.command.dockerfile}.dockerignore`, join(root, '.dockerignore')]) {
     const shown = path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path
@@ -97,7 +98,7 @@ export async function hashSources(
   image: Prepared,
   inputs: BuildInputs,
   hashing: SourceHashing,
-): Promise<Hashed | { problem: string }> {
+): Promise<Hashed | Problem> {
   const { plan } = image
   const root = plan.command.context
   const { files } = hashing
@@ -121,7 +122,7 @@ export async function hashSources(
   let count = 0
   for (const [index, source] of inputs.sources.entries()) {
     const digest = digests[index] as SourceDigest
-    if ('problem' in digest) return { problem: digest.problem }
+    if (isProblem(digest)) return { problem: digest.problem }
     sources.push([source, digest.digest])
     count += digest.files
   }

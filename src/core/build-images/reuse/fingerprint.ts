@@ -4,6 +4,7 @@ import { mapLimit } from '../../shared/concurrency.js'
 import type { Files, TreeEntry } from '../../shared/ports.js'
 import { BUILT_AS_LABEL, FINGERPRINT_LABEL, OCI_LABELS } from '../../shared/image-labels.js'
 import type { IgnoreMatcher, MatchInfo } from '../../dockerfile/dockerignore.js'
+import type { Problem } from '../../shared/problem.js'
 
 /**
  * The fingerprint of an image: a digest of everything that goes into it, decided the way
@@ -104,7 +105,7 @@ export function treeDigest(
 export type SourceFiles = Pick<Files, 'tree' | 'hashFile' | 'linkTarget' | 'stat'>
 
 /** A context path's digest, or null when nothing is there; a string problem when it cannot be told. */
-export type SourceDigest = { digest: string | null; files: number } | { problem: string }
+export type SourceDigest = { digest: string | null; files: number } | Problem
 
 /** What the build context holds, as BuildKit's copy of it does. */
 export interface ContextView {

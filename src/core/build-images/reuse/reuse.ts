@@ -8,6 +8,7 @@ import { startDeadline } from '../../shared/deadline.js'
 import { errorMessage } from '../../shared/errors.js'
 import { BUILT_AS_LABEL, FINGERPRINT_LABEL } from '../../shared/image-labels.js'
 import type { Logger } from '../../shared/ports.js'
+import { isProblem } from '../../shared/problem.js'
 import type { SigningKey } from '../../signing/private-key.js'
 import { readBuildInputs } from '../../dockerfile/build-inputs.js'
 import type { BuiltImage } from '../build.js'
@@ -207,7 +208,7 @@ async function findUnchanged(
     ...unique(prepared.flatMap((image) => image.inputs?.images ?? [])).map((base) =>
       resolvedImage(base, options.mirrors),
     ),
-  ].flatMap((target) => ('problem' in target ? [] : [target]))
+  ].flatMap((target) => (isProblem(target) ? [] : [target]))
   const credentialsFor = await credentialSource(targets, options.login, ports)
   const deadline = startDeadline(
     ports.clock,
@@ -262,19 +263,19 @@ async function judge(
     return built(image.problem ?? 'its Dockerfile could not be read')
   // Bases first: their ONBUILD triggers run in our stages, and may copy from our context too.
   const first = await resolveAll(image.inputs.images, context)
-  if ('problem' in first) return built(first.problem)
+  if (isProblem(first)) return built(first.problem)
   const inputs = readBuildInputs(image.dockerfile.text, buildArgsOf(plan), (base) => {
     const found = first.resolved.get(base)
     return found && 'digest' in found ? found : undefined
   })
   if (inputs.unknowable) return built(inputs.unknowable)
   const all = await resolveAll(inputs.images, context)
-  if ('problem' in all) return built(all.problem)
+  if (isProblem(all)) return built(all.problem)
   const staged = await resolveAtPlatforms(inputs.platformImages, context)
-  if ('problem' in staged) return built(staged.problem)
+  if (isProblem(staged)) return built(staged.problem)
   // The earlier images are looked up while the sources are hashed.
   const target = registryImage(plan.reference)
-  if ('problem' in target) return built(target.problem)
+  if (isProblem(target)) return built(target.problem)
   const session = new RegistrySession(
     target,
     context.credentialsFor(target),
@@ -288,7 +289,7 @@ async function judge(
   const earlier = proof ? Promise.all(tags.map((tag) => readImage(session, tag))) : undefined
   const hashed = await hashSources(image, inputs, context)
   const found = await earlier
-  if ('problem' in hashed) return built(hashed.problem)
+  if (isProblem(hashed)) return built(hashed.problem)
   const fingerprint = fingerprintOf({
     ...hashed.parts,
     images: [

@@ -11,6 +11,7 @@ import { readProvenance } from '../../../../src/core/attestations/provenance-che
 import { readAttestations } from '../../../../src/core/attestations/read.js'
 import { cycloneDxSbom } from '../../../../src/core/attestations/sbom.js'
 import { imageSubject, statementText } from '../../../../src/core/attestations/statement.js'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 import { blobOf } from '../../../../src/core/signing/cosign-layout.js'
 import { appendToCosignManifest } from '../../../../src/core/signing/cosign-manifest.js'
 import type { Signer } from '../../../../src/core/signing/signer.js'
@@ -95,7 +96,7 @@ describe('attachAttestations: provenance and SBOM, as cosign attest stores them,
       OURS,
       { session: w.session, cycloneDx: cycloneDxSbom },
     )
-    if ('problem' in attached) throw new Error(attached.problem)
+    if (isProblem(attached)) throw new Error(attached.problem)
     expect(attached.tag).toBe(`${w.digest.replace(':', '-')}.att`)
     expect(attached.kept).toBe(0)
     expect(w.registry.puts).toEqual([`PUT ${REPOSITORY}:${attached.tag}`])

@@ -7,6 +7,7 @@ import {
   readEnvelope,
   seal,
 } from '../../../../src/core/attestations/dsse.js'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 import { SIGNATURE_ANNOTATION } from '../../../../src/core/signing/cosign-layout.js'
 import type { Signer } from '../../../../src/core/signing/signer.js'
 import { newSigningKey, signerOf } from '../../../helpers/attestations.js'
@@ -45,7 +46,7 @@ describe('seal and open an envelope', () => {
   test('its signature verifies over the PAE under its key, and under no other', async () => {
     const sealed = await seal(statement, IN_TOTO_PAYLOAD_TYPE, OURS)
     const envelope = readEnvelope(sealed.text)
-    if ('problem' in envelope) throw new Error(envelope.problem)
+    if (isProblem(envelope)) throw new Error(envelope.problem)
     const body = envelopeBody(envelope) ?? Buffer.alloc(0)
     expect(body.toString()).toBe(statement)
     expect(await envelopeVerifies(envelope, body, OURS.verifier)).toBe(true)

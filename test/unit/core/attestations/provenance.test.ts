@@ -2,6 +2,7 @@ import { describe, expect, test } from '@jest/globals'
 import { ciFacts } from '../../../../src/core/attestations/facts.js'
 import { readLockFile } from '../../../../src/core/attestations/lock-file.js'
 import { BUILD_TYPE, provenancePredicate } from '../../../../src/core/attestations/provenance.js'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 import { leakForms } from '../../../helpers/secrets.js'
 import { frontendFacts, SECRET_BUILD_ARG, SECRET_INPUT } from '../../../helpers/attestations.js'
 
@@ -10,7 +11,7 @@ const LOCK = JSON.stringify({ lockfileVersion: 3, packages: { '': { name: 'shop'
 describe('the SLSA provenance v1 predicate of an image', () => {
   test('names the source, the build, its inputs by name, what it resolved and the run', () => {
     const lockFile = readLockFile('package-lock.json', LOCK)
-    if ('problem' in lockFile) throw new Error(lockFile.problem)
+    if (isProblem(lockFile)) throw new Error(lockFile.problem)
     expect(provenancePredicate(frontendFacts({ lockFile }))).toEqual({
       buildDefinition: {
         buildType: BUILD_TYPE,

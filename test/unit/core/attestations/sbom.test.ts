@@ -3,6 +3,7 @@ import { Version } from '@cyclonedx/cyclonedx-library/Spec'
 import { JsonStrictValidator } from '@cyclonedx/cyclonedx-library/Validation'
 import { readLockFile } from '../../../../src/core/attestations/lock-file.js'
 import { cycloneDxSbom } from '../../../../src/core/attestations/sbom.js'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 import { frontendFacts, SECRET_BUILD_ARG, SECRET_INPUT } from '../../../helpers/attestations.js'
 import { leakForms } from '../../../helpers/secrets.js'
 
@@ -30,7 +31,7 @@ const LOCK = readLockFile(
     },
   }),
 )
-if ('problem' in LOCK) throw new Error(LOCK.problem)
+if (isProblem(LOCK)) throw new Error(LOCK.problem)
 const LOCK_FILE = LOCK
 
 interface Bom {

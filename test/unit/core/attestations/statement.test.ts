@@ -6,6 +6,7 @@ import {
   statementText,
   subjectDigests,
 } from '../../../../src/core/attestations/statement.js'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 
 const DIGEST = `sha256:${'a'.repeat(64)}`
 
@@ -26,7 +27,7 @@ describe('an in-toto Statement v1 about an image', () => {
 
   test('read back: it names its digest, and no other', () => {
     const read = readStatement(statementText(imageSubject('r/x', DIGEST), 'p', {}))
-    if ('problem' in read) throw new Error(read.problem)
+    if (isProblem(read)) throw new Error(read.problem)
     expect(namesDigest(read, DIGEST)).toBe(true)
     expect(namesDigest(read, `sha256:${'b'.repeat(64)}`)).toBe(false)
     expect(subjectDigests(read)).toEqual([DIGEST])

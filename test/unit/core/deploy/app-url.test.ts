@@ -4,6 +4,7 @@ import { insecureAppWarning, parseAppUrl } from '../../../../src/core/deploy/app
 import { deployDefinition, type DeployInputName } from '../../../../src/core/deploy/definition.js'
 import { parseDeployInputs } from '../../../../src/core/deploy/inputs.js'
 import { secretsIn } from '../../../../src/core/shared/input-secrets.js'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 import { Redactor } from '../../../../src/core/shared/redactor.js'
 
 describe('app-url', () => {
@@ -31,7 +32,7 @@ describe('app-url', () => {
       credentials: { userInfo: 'preview:pa%40ss%20w', user: 'preview', password: 'pa@ss w' },
       authorization: `Basic ${Buffer.from('preview:pa@ss w').toString('base64')}`,
     })
-    if ('problem' in target) throw new Error('refused')
+    if (isProblem(target)) throw new Error('refused')
     for (const shown of [
       target.shown,
       target.url.href,
@@ -58,13 +59,13 @@ describe('app-url', () => {
     const raw = `https://ci-user:${password}@preview.example.com`
     const target = parseAppUrl(raw)
     if (refused === undefined) {
-      if ('problem' in target) throw new Error(target.problem)
+      if (isProblem(target)) throw new Error(target.problem)
       expect(target.shown).toBe('https://preview.example.com')
       expect(target.credentials?.password).toBe(
         decodeURIComponent(password.replace(/%(?![0-9A-F]{2})/g, '%25')),
       )
     } else {
-      expect('problem' in target && target.problem).toContain(refused)
+      expect(isProblem(target) && target.problem).toContain(refused)
       expect(JSON.stringify(target)).not.toContain(password)
     }
     const redactor = new Redactor()
@@ -76,7 +77,7 @@ describe('app-url', () => {
   test('plain http to another machine: a warning, louder with a password', () => {
     const open = parseAppUrl('http://shop.example.com')
     const locked = parseAppUrl('http://u:p4ssword@shop.example.com')
-    if ('problem' in open || 'problem' in locked) throw new Error('refused')
+    if (isProblem(open) || isProblem(locked)) throw new Error('refused')
     expect(insecureAppWarning(open)).toBe(
       "'app-url' is a plain http:// address (http://shop.example.com): the answers of the app can be read or changed on the way.",
     )
@@ -84,7 +85,7 @@ describe('app-url', () => {
       "'app-url' is a plain http:// address (http://shop.example.com): the answers of the app can be read or changed on the way, and its user name and password travel in clear: use https:// for a protected app.",
     )
     const loopback = parseAppUrl('http://localhost:3000')
-    if ('problem' in loopback) throw new Error('refused')
+    if (isProblem(loopback)) throw new Error('refused')
     expect(insecureAppWarning(loopback)).toBeUndefined()
   })
 

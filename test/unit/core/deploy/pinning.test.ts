@@ -16,6 +16,7 @@ import {
 } from '../../../../src/core/registry/pinned-reference.js'
 import { startDeadline } from '../../../../src/core/shared/deadline.js'
 import { ActionError, InputError } from '../../../../src/core/shared/errors.js'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 import { frozenClock } from '../../../helpers/memory-files.js'
 
 const DIGEST = `sha256:${'a'.repeat(64)}`
@@ -25,7 +26,7 @@ function pins(...given: string[]): Map<string, PinnedReference> {
   return new Map(
     given.map((reference) => {
       const pin = pinReference(reference, DIGEST)
-      if ('problem' in pin) throw new Error(pin.problem)
+      if (isProblem(pin)) throw new Error(pin.problem)
       return [reference, pin]
     }),
   )

@@ -12,6 +12,7 @@ import { RegistrySession } from '../../../../src/core/registry/session.js'
 import { startDeadline } from '../../../../src/core/shared/deadline.js'
 import { ActionError, InputError } from '../../../../src/core/shared/errors.js'
 import type { Logger } from '../../../../src/core/shared/ports.js'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 import { signatureTag, simpleSigningPayload } from '../../../../src/core/signing/cosign-layout.js'
 import { openSigningKey } from '../../../../src/core/signing/private-key.js'
 import { parsePublicKey } from '../../../../src/core/signing/public-key.js'
@@ -29,10 +30,10 @@ const opened = openSigningKey(
   pair.privateKey.export({ format: 'pem', type: 'sec1' }).toString(),
   '',
 )
-if ('problem' in opened) throw new Error(opened.problem)
+if (isProblem(opened)) throw new Error(opened.problem)
 const SIGNING_KEY = opened
 const publicKey = parsePublicKey(PUBLIC_PEM)
-if ('problem' in publicKey) throw new Error(publicKey.problem)
+if (isProblem(publicKey)) throw new Error(publicKey.problem)
 const VERIFIER = keyVerifier(publicKey, 'verify-signatures')
 const REPOSITORY = 'shop/frontend'
 const IMAGE = `reg.example.com/${REPOSITORY}:main`
@@ -59,7 +60,7 @@ async function check(
   const { logger, lines: infos } = recordingLogger()
   const ports = checkPorts(network, logger)
   const target = registryImage(IMAGE)
-  if ('problem' in target) throw new Error(target.problem)
+  if (isProblem(target)) throw new Error(target.problem)
   const deadline = startDeadline(network.clock, 60)
   await prepare(registry, new RegistrySession(target, undefined, 'pull,push', deadline, ports, 1))
   try {
@@ -121,7 +122,7 @@ describe('the image check with verify-signatures', () => {
       other.privateKey.export({ format: 'pem', type: 'sec1' }).toString(),
       '',
     )
-    if ('problem' in otherKey) throw new Error(otherKey.problem)
+    if (isProblem(otherKey)) throw new Error(otherKey.problem)
     let digest = ''
     const { error } = await check(async (registry, session) => {
       digest = registry.put(REPOSITORY, 'main', {})

@@ -13,11 +13,12 @@ import {
   type WatchSettings,
 } from '../../../../src/core/deploy/watch.js'
 import type { HttpRequest, HttpResponse } from '../../../../src/core/shared/http.js'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 import { failure, fakeNetwork, respond, type Answer } from '../../../helpers/fake-registry.js'
 
 function target(raw = 'https://shop.example.com'): AppTarget {
   const parsed = parseAppUrl(raw)
-  if ('problem' in parsed) throw new Error(parsed.problem)
+  if (isProblem(parsed)) throw new Error(parsed.problem)
   return parsed
 }
 

@@ -7,6 +7,7 @@ import {
 } from '../../../../src/core/registry/credentials.js'
 import { loginForms } from '../../../../src/core/registry/inputs.js'
 import { basicAuth } from '../../../../src/core/shared/http.js'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 import { GITLAB_REGISTRY_PASSWORD } from '../../../../src/platform/context.js'
 import { eachAnswer } from '../../../helpers/unit-tables.js'
 
@@ -101,6 +102,6 @@ describe('registry credentials', () => {
     ['r.io:70000', 'has port 70000, which is not from 1 to 65535;'],
   ])('registry %s is refused', (raw, problem) => {
     const parsed = parseRegistry(raw)
-    expect('problem' in parsed && parsed.problem).toContain(problem)
+    expect(isProblem(parsed) && parsed.problem).toContain(problem)
   })
 })

@@ -16,6 +16,7 @@ import {
 import { registryImage, type RegistryImage } from '../../../../src/core/registry/reference.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
 import type { Files } from '../../../../src/core/shared/ports.js'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
 import { recordingLogger } from '../../../helpers/recording.js'
 
@@ -36,7 +37,7 @@ const fromDocker = (username: string, password: string): RegistryCredentials => 
 
 function image(reference: string): RegistryImage {
   const found = registryImage(reference)
-  if ('problem' in found) throw new Error(found.problem)
+  if (isProblem(found)) throw new Error(found.problem)
   return found
 }
 

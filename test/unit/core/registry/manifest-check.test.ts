@@ -7,6 +7,7 @@ import { loginForms } from '../../../../src/core/registry/inputs.js'
 import { registryImage, type RegistryImage } from '../../../../src/core/registry/reference.js'
 import { startDeadline } from '../../../../src/core/shared/deadline.js'
 import type { HttpRequest } from '../../../../src/core/shared/http.js'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 import { Redactor } from '../../../../src/core/shared/redactor.js'
 import {
   errorBody,
@@ -36,7 +37,7 @@ const BEARER_CHALLENGE =
 
 function image(reference = 'reg.example.com/app/web:v1'): RegistryImage {
   const found = registryImage(reference)
-  if ('problem' in found) throw new Error(found.problem)
+  if (isProblem(found)) throw new Error(found.problem)
   return found
 }
 

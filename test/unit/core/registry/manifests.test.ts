@@ -5,6 +5,7 @@ import { readImage, tagManifest } from '../../../../src/core/registry/manifests.
 import { registryImage } from '../../../../src/core/registry/reference.js'
 import { RegistrySession, type Access } from '../../../../src/core/registry/session.js'
 import { startDeadline } from '../../../../src/core/shared/deadline.js'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 import { fakeNetwork, respond, type RegistryScript } from '../../../helpers/fake-registry.js'
 
 const sha = (text: string): string => `sha256:${createHash('sha256').update(text).digest('hex')}`
@@ -30,7 +31,7 @@ function session(
 ): { network: ReturnType<typeof fakeNetwork>; session: RegistrySession } {
   const network = fakeNetwork(script)
   const target = registryImage('reg.example.com/app/web:main')
-  if ('problem' in target) throw new Error(target.problem)
+  if (isProblem(target)) throw new Error(target.problem)
   const deadline = startDeadline(network.clock, 30, 'the test')
   const ports = {
     ...network,

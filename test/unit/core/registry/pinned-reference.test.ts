@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { pinReference } from '../../../../src/core/registry/pinned-reference.js'
 import { registryImage } from '../../../../src/core/registry/reference.js'
 import { parseImageReference } from '../../../../src/core/shared/image-ref.js'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 import { imageReference } from '../../../helpers/image-arbitraries.js'
 
 const DIGEST = `sha256:${'a'.repeat(64)}`
@@ -61,7 +62,7 @@ describe('pinReference', () => {
     fc.assert(
       fc.property(reference, digest, (given, pinnedDigest) => {
         const pin = pinReference(given, pinnedDigest)
-        if ('problem' in pin) return false
+        if (isProblem(pin)) return false
         const before = parseImageReference(given)
         const after = parseImageReference(pin.reference)
         const target = registryImage(pin.reference)
@@ -73,8 +74,8 @@ describe('pinReference', () => {
           after.path === before.path &&
           after.tag === before.tag &&
           after.digest === pinnedDigest &&
-          !('problem' in target) &&
-          !('problem' in origin) &&
+          !isProblem(target) &&
+          !isProblem(origin) &&
           target.registry === origin.registry &&
           target.repository === origin.repository &&
           target.pinned === pinnedDigest &&

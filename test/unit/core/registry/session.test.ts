@@ -6,6 +6,7 @@ import {
   RegistrySession,
 } from '../../../../src/core/registry/session.js'
 import { startDeadline } from '../../../../src/core/shared/deadline.js'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 import { fakeNetwork, respond, type FakeNetwork } from '../../../helpers/fake-registry.js'
 
 describe('the error codes of a distribution API error body', () => {
@@ -90,7 +91,7 @@ function basicSession(refuses: () => boolean = () => false): {
       : respond(401, { 'WWW-Authenticate': 'Basic realm="registry"' }),
   )
   const target = registryImage('reg.example.com/app/web:main')
-  if ('problem' in target) throw new Error(target.problem)
+  if (isProblem(target)) throw new Error(target.problem)
   const ports = { ...network, registerSecret: () => undefined, redact: (text: string) => text }
   const deadline = startDeadline(network.clock, 30, 'the test')
   const login = { username: 'ci', password: 'pw-9', source: 'the test' }

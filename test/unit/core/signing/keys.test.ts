@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals'
 import { generateKeyPairSync } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 import { openSigningKey, type SigningKey } from '../../../../src/core/signing/private-key.js'
 import {
   privateKeySecrets,
@@ -24,7 +25,7 @@ const EXPECTED_KEY =
 
 function opened(text: string, password: string): SigningKey {
   const key = openSigningKey(text, password)
-  if ('problem' in key) throw new Error(key.problem)
+  if (isProblem(key)) throw new Error(key.problem)
   return key
 }
 
@@ -43,7 +44,7 @@ describe('signing keys as cosign generate-key-pair writes them', () => {
   test('an encrypted key opens with its password: its public key is cosign.pub', () => {
     const key = opened(COSIGN_KEY, 'secretpw')
     const pub = parsePublicKey(COSIGN_PUB)
-    if ('problem' in pub) throw new Error(pub.problem)
+    if (isProblem(pub)) throw new Error(pub.problem)
     expect(key.encrypted).toBe(true)
     expect(key.publicKey.shown).toBe(pub.shown)
     expect(key.publicKey.shown).toMatch(/^ECDSA P-256 key sha256:[0-9a-f]{16}$/)
@@ -63,7 +64,7 @@ describe('signing keys as cosign generate-key-pair writes them', () => {
     const annotations = await signer.sign(PAYLOAD)
     expect(annotations[SIGNATURE]).toMatch(/^MEU|^MEQ|^MEY/)
     const pub = parsePublicKey(COSIGN_PUB)
-    if ('problem' in pub) throw new Error(pub.problem)
+    if (isProblem(pub)) throw new Error(pub.problem)
     const verifier = keyVerifier(pub, 'verify-signatures')
     expect(await verifier.verify(PAYLOAD, annotations)).toBe(true)
     expect(await verifier.verify(PAYLOAD, { [SIGNATURE]: COSIGN_SIGNATURE })).toBe(true)
@@ -71,7 +72,7 @@ describe('signing keys as cosign generate-key-pair writes them', () => {
     const changed = Buffer.from(PAYLOAD.toString('utf8').replace('abc', 'abd'))
     expect(await verifier.verify(changed, annotations)).toBe(false)
     const other = parsePublicKey(OTHER_PUB)
-    if ('problem' in other) throw new Error(other.problem)
+    if (isProblem(other)) throw new Error(other.problem)
     expect(await keyVerifier(other, 'x').verify(PAYLOAD, annotations)).toBe(false)
     expect(await verifier.verify(PAYLOAD, { [SIGNATURE]: 'bm90IGEgc2lnbmF0dXJl' })).toBe(false)
     expect(await verifier.verify(PAYLOAD, { [SIGNATURE]: 'not base64!' })).toBe(false)
@@ -101,7 +102,7 @@ describe('unencrypted PEM keys', () => {
     expect(key.encrypted).toBe(false)
     const signer = keySigner(key.privateKey, key.publicKey, 'signing-key')
     const pub = parsePublicKey(pair.publicKey.export({ format: 'pem', type: 'spki' }).toString())
-    if ('problem' in pub) throw new Error(pub.problem)
+    if (isProblem(pub)) throw new Error(pub.problem)
     expect(await keyVerifier(pub, 'x').verify(PAYLOAD, await signer.sign(PAYLOAD))).toBe(true)
   })
 })
@@ -206,7 +207,7 @@ describe('public keys for verify-signatures', () => {
     ]) {
       const text = pair.publicKey.export({ format: 'pem', type: 'spki' }).toString()
       const pub = parsePublicKey(text)
-      if ('problem' in pub) throw new Error(pub.problem)
+      if (isProblem(pub)) throw new Error(pub.problem)
       const { sign } = await import('node:crypto')
       const hash = pair.publicKey.asymmetricKeyType === 'ed25519' ? null : 'sha256'
       const signature = sign(hash, PAYLOAD, pair.privateKey).toString('base64')

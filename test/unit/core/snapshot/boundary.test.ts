@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { mkdir, realpath, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 import {
   checkOutputDir,
   createParents,
@@ -88,6 +89,6 @@ describe('outputDir on the disk', () => {
   ])('%s is refused', async (_name, layout, expected) => {
     const root = await rootWith(layout)
     const check = await checkOutputDir(entry('snapshot/sales'), root, nodeFiles)
-    expect('problem' in check && check.problem).toContain(expected)
+    expect(isProblem(check) && check.problem).toContain(expected)
   })
 })

@@ -1,4 +1,5 @@
 import { describe, expect, test } from '@jest/globals'
+import { isProblem } from '../../../../src/core/shared/problem.js'
 import {
   classifyGitMessage,
   cleanGitMessage,
@@ -54,7 +55,7 @@ describe('git.repo URL handling', () => {
     ],
   ])('%s', (_name, raw, expected) => {
     const parsed = parseRepoUrl(raw)
-    if ('problem' in parsed) throw new Error(parsed.problem)
+    if (isProblem(parsed)) throw new Error(parsed.problem)
     expect(parsed.url).toBe(expected.url)
     expect(parsed.display).toBe(expected.display)
     expect(parsed.authorization).toBe(`Basic ${b64(expected.basic)}`)
@@ -76,7 +77,7 @@ describe('git.repo URL handling', () => {
     ['query string', 'https://t0ken@github.com/a.git?x=1', 'query or fragment'],
   ])('refuses %s', (_name, raw, expected) => {
     const parsed = parseRepoUrl(raw)
-    expect('problem' in parsed && parsed.problem).toContain(expected)
+    expect(isProblem(parsed) && parsed.problem).toContain(expected)
     expect(JSON.stringify(parsed)).not.toContain('t0ken')
   })
 
@@ -92,13 +93,13 @@ describe('git.repo URL handling', () => {
 
   test('a token holding # ? \\ % @ is taken out whole, before any URL parsing', () => {
     const parsed = parseRepoUrl(`https://oauth2:${HOSTILE}@git.example.com/acme/cad.git`)
-    if ('problem' in parsed) throw new Error(parsed.problem)
+    if (isProblem(parsed)) throw new Error(parsed.problem)
     expect(parsed.url).toBe('https://git.example.com/acme/cad.git')
     expect(parsed.display).toBe('https://***@git.example.com/acme/cad.git')
     expect(parsed.authorization).toBe(`Basic ${b64(`oauth2:${HOSTILE}`)}`)
     expect(parsed.secrets).toContain(HOSTILE)
     const alone = parseRepoUrl(`https://${HOSTILE}@git.example.com/acme/cad.git`)
-    if ('problem' in alone) throw new Error(alone.problem)
+    if (isProblem(alone)) throw new Error(alone.problem)
     expect(alone.authorization).toBe(`Basic ${b64(`${HOSTILE}:`)}`)
   })
 
@@ -111,7 +112,7 @@ describe('git.repo URL handling', () => {
     ['no scheme', `${HOSTILE}@git.example.com/a.git`, 'is not a URL'],
   ])('with such a token, %s is refused and no part of it shows', (_name, raw, expected) => {
     const parsed = parseRepoUrl(raw)
-    expect('problem' in parsed && parsed.problem).toContain(expected)
+    expect(isProblem(parsed) && parsed.problem).toContain(expected)
     expectNoPart(JSON.stringify(parsed))
   })
 
