@@ -21,12 +21,20 @@ import type { Deadline } from '../shared/deadline.js'
 import type { CommonPorts, Logger } from '../shared/ports.js'
 import { payloadImages, type PayloadImage, type PayloadInputs } from './payload.js'
 import type { Payload } from './payload-schema.js'
-import type { PinPlan } from './pinning.js'
 import { provenanceLogNote, provenanceProblem, type ProvenanceCheck } from './provenance.js'
 import type { ProvenanceVerdict } from '../attestations/provenance-check.js'
 
 export const VERIFY_MODES = ['auto', 'true', 'false'] as const
 export type VerifyMode = (typeof VERIFY_MODES)[number]
+
+/**
+ * Which images the check pins, as `pin-digests` decides it (see pinPlan): every image checked;
+ * only those a mirror answered for (a mirror may answer only for a reference then sent pinned:
+ * the platform pulls from the registry the reference names); or none, references sent as given,
+ * and a mirrored registry's images checked there.
+ */
+export type PinPlan = 'every' | 'mirrored' | 'none'
+
 /** Registries are asked a few at a time: enough to overlap, not enough to trip a rate limit. */
 const CONCURRENT_CHECKS = 4
 /**
