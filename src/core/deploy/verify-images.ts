@@ -13,7 +13,7 @@ import { registryShown, resolvedImage, type RegistryMirrors } from '../registry/
 import { RegistrySession } from '../registry/session.js'
 import { isProblem, type Problem } from '../shared/problem.js'
 import type { SignatureVerifier } from '../signing/signer.js'
-import type { SignatureVerdict } from '../signing/signatures.js'
+import type { SignaturesReader, SignatureVerdict } from '../signing/signatures.js'
 import { unique } from '../shared/collections.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { ActionError } from '../shared/errors.js'
@@ -84,7 +84,13 @@ export interface VerifyResult {
 }
 
 export interface VerifyPorts
-  extends CheckPorts, LoginPorts, Pick<CommonPorts, 'reporter' | 'redact'> {}
+  extends CheckPorts, LoginPorts, Pick<CommonPorts, 'reporter' | 'redact'> {
+  /**
+   * Reads an image's signatures: given by the action's module, which loads it only when
+   * `verify-signatures` is set.
+   */
+  readSignatures?: SignaturesReader
+}
 
 /** One image of the payload, by the part of it that deploys the image. */
 type Verdict = CheckOutcome | { kind: 'invalid'; detail: string }
@@ -131,6 +137,8 @@ export async function verifyImages(
       ...(asked ? { frontendLabels: { problem: why } } : {}),
     }
   }
+  if (inputs.signatures && !ports.readSignatures)
+    throw new Error("'verify-signatures' is set, and the signature reader was not given")
   const checked = await logger.group('Image check', () => checkAll(images, inputs, ports))
   reporter.setOutput('digests', JSON.stringify(digestsOf(checked, ports.redact)))
   judge(checked, strictness(inputs), logger, inputs)
@@ -263,12 +271,10 @@ async function checkAll(
     // after this GET changes neither.
     const pins = pinning === 'every' || (pinning === 'mirrored' && target.mirrorOf !== undefined)
     const pin = pins ? { pin: pinReference(reference, verdict.digest) } : {}
-    if (!inputs.signatures) return { ...checked, ...pin }
-    // Loaded only when signatures are checked: the deploy step starts without it. A mirror is
-    // asked for the signatures too, as for the image.
-    const { readSignatures } = await import('../signing/signatures.js')
+    if (!inputs.signatures || !ports.readSignatures) return { ...checked, ...pin }
+    // A mirror is asked for the signatures too, as for the image.
     const session = new RegistrySession(target, credentials, 'pull', deadline, ports)
-    const read = await readSignatures(session, verdict.digest, inputs.signatures)
+    const read = await ports.readSignatures(session, verdict.digest, inputs.signatures)
     const signed = { ...checked, ...pin, signature: read.verdict }
     if (!inputs.provenance || read.verdict.kind !== 'signed') return signed
     const { repositories } = inputs.provenance
