@@ -1,5 +1,5 @@
 import type { Evidence, ThisBuild } from './evidence.js'
-import { at, backed, formatElapsed, type Verdict } from './rollout.js'
+import { at, backed, formatElapsed, type Verdict } from './rollout-judge.js'
 import { listed } from './served.js'
 
 /** Where the final messages come from: the address, the limit, what counted as evidence. */

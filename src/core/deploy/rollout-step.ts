@@ -20,7 +20,7 @@ import {
   type NoEvidence,
   type ThisBuild,
 } from './evidence.js'
-import { at, type PreviewState } from './rollout.js'
+import { at, type PreviewState } from './rollout-judge.js'
 import { evidenceAdvice, headline, verdictMessage } from './rollout-messages.js'
 import {
   FILE_REQUEST_MS,

@@ -14,7 +14,7 @@ import { callWebhook, refusedTheCaller, WebhookError, type WebhookResult } from 
 import { imageLinks, type LinkContext } from './links.js'
 import { planEvidence, type Evidence } from './evidence.js'
 import { endingOf, LIVE_POLLS } from './outcomes.js'
-import { formatElapsed } from './rollout.js'
+import { formatElapsed } from './rollout-judge.js'
 import { headline, verdictMessage } from './rollout-messages.js'
 import {
   beforeMessage,

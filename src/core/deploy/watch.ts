@@ -14,7 +14,7 @@ import {
   type StatusAnswer,
   type TimelineEvent,
   type Verdict,
-} from './rollout.js'
+} from './rollout-judge.js'
 import {
   compression,
   FILE_REQUEST_MS,

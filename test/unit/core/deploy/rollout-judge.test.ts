@@ -14,7 +14,7 @@ import {
   type RolloutSettings,
   type StatusAnswer,
   type Verdict,
-} from '../../../../src/core/deploy/rollout.js'
+} from '../../../../src/core/deploy/rollout-judge.js'
 import type { FileAnswer, VersionAnswer } from '../../../../src/core/deploy/served.js'
 import { eachAnswer } from '../../../helpers/unit-tables.js'
 
