@@ -27,7 +27,7 @@ import {
   type BuildFacts,
   type WatchPlan,
 } from './rollout-step.js'
-import { listed, ServedFilesReader } from './served.js'
+import { listed, ServedFilesReader } from './served-files-reader.js'
 import { QUICK_PERIOD_MS, QUICK_POLL_MS, watchRollout, type WatchedTarget } from './watch.js'
 import type { StepEnd } from '../shared/step-end.js'
 import type { DeployProgress } from './progress.js'

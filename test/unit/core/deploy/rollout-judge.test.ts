@@ -15,7 +15,7 @@ import {
   type StatusAnswer,
   type Verdict,
 } from '../../../../src/core/deploy/rollout-judge.js'
-import type { FileAnswer, VersionAnswer } from '../../../../src/core/deploy/served.js'
+import type { FileAnswer, VersionAnswer } from '../../../../src/core/deploy/served-files-reader.js'
 import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 const BUILD_JS = `sha256:${'b'.repeat(64)}`
