@@ -1,4 +1,8 @@
-import { checkImage, type CheckOutcome, type CheckPorts } from '../registry/manifest-check.js'
+import {
+  checkImage,
+  type CheckOutcome,
+  type ManifestCheckPorts,
+} from '../registry/manifest-check.js'
 import type { ImageConfigRead } from '../registry/manifest-check.js'
 import type { RegistryLogin } from '../registry/credentials.js'
 import {
@@ -84,7 +88,7 @@ export interface VerifyResult {
 }
 
 export interface VerifyPorts
-  extends CheckPorts, LoginPorts, Pick<CommonPorts, 'reporter' | 'redact'> {
+  extends ManifestCheckPorts, LoginPorts, Pick<CommonPorts, 'reporter' | 'redact'> {
   /**
    * Reads an image's signatures: given by the action's module, which loads it only when
    * `verify-signatures` is set.
