@@ -8,12 +8,12 @@ import { insecureAppWarning } from './app-url.js'
 import type { DeployInputName } from './definition.js'
 import { parseDeployInputs, type DeployInputs } from './inputs.js'
 import { buildPayload, deployRuleWarnings, deploysSomething, type RulesFrom } from './payload.js'
-import { pinPlan, pinReason, type PinPlan } from './pinning.js'
+import { pinPlan, pinReason } from './pinning.js'
 import { readBasePayload } from './payload-file.js'
 import type { Payload } from './payload-schema.js'
 import { signatureVerifier } from './signature-key.js'
 import type { SignatureVerifier } from '../signing/signer.js'
-import { checkLogin } from './verify-images.js'
+import { checkLogin, type PinPlan } from './verify-images.js'
 
 /** What a step output can hold (GitHub's limit), and so the largest payload we send. */
 const MAX_PAYLOAD_BYTES = 1024 * 1024

@@ -14,7 +14,7 @@ import { callWebhook, refusedTheCaller, WebhookError, type WebhookResult } from 
 import { imageLinks, type LinkContext } from './links.js'
 import { planEvidence, type Evidence } from './evidence.js'
 import { endingOf, LIVE_POLLS } from './outcomes.js'
-import { formatElapsed } from './rollout.js'
+import { formatElapsed } from './rollout-judge.js'
 import { headline, verdictMessage } from './rollout-messages.js'
 import {
   beforeMessage,
@@ -27,7 +27,7 @@ import {
   type BuildFacts,
   type WatchPlan,
 } from './rollout-step.js'
-import { listed, ServedFilesReader } from './served.js'
+import { listed, ServedFilesReader } from './served-files-reader.js'
 import { QUICK_PERIOD_MS, QUICK_POLL_MS, watchRollout, type WatchedTarget } from './watch.js'
 import type { StepEnd } from '../shared/step-end.js'
 import type { DeployProgress } from './progress.js'
