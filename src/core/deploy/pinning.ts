@@ -114,6 +114,8 @@ function ruleName(index: number, given: RulesGiven): string {
       return `deploy rule [${index}] of 'deploy-rules'`
     case 'payload-file':
       return `the rule backends.deployRules[${index}] of 'payload-file'${given.payloadFile ? ` ('${given.payloadFile}')` : ''}`
+    case 'built-images':
+      return `the deploy rule [${index}] made for the named backends of 'built-images'`
     case 'default':
       return 'the default deploy rule'
   }

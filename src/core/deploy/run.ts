@@ -5,6 +5,7 @@ import type { CommonPorts, Summary, SummaryLink } from '../shared/ports.js'
 import type { AppTarget } from './app-url.js'
 import { checkSize, printable, type CheckedDeploy } from './check.js'
 import type { DeployInputs } from './inputs.js'
+import { builtReferences } from './built-images.js'
 import { payloadImages } from './payload.js'
 import type { Payload } from './payload-schema.js'
 import { pinnedLines, pinnedPayload, pinnedRefusalHint, rulesAsSent } from './pinning.js'
@@ -77,6 +78,7 @@ export async function runDeploy(
       verifyImages: inputs.verifyImages,
       ...(checked.login ? { login: checked.login } : {}),
       registryMirrors: inputs.registryMirrors,
+      byDigest: builtReferences(inputs.builtImages),
       pinning: checked.pinning,
       pinReason: checked.pinReason,
       deadline,

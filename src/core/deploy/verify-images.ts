@@ -60,6 +60,12 @@ export interface VerifyInputs {
   pinning?: PinPlan
   /** Why they are pinned, for the message when one cannot be checked (see pinReason). */
   pinReason?: string
+  /**
+   * References given with the digest that was pushed (`built-images`): asked by that digest, not
+   * by their tag, which is not resolved again (a later push may have moved it; the platform pulls
+   * the digest).
+   */
+  byDigest?: ReadonlySet<string>
   /** The step's 'timeout-seconds', already running. */
   deadline: Deadline
   /** Read the frontend image's labels too (its config blob), with the same login and time. */
@@ -254,10 +260,11 @@ async function checkAll(
   const pinning = inputs.pinning ?? 'none'
   const mirrors = pinning === 'none' ? [] : (inputs.registryMirrors ?? [])
   if (pinning === 'none') sayMirrorsUnused(images, inputs.registryMirrors ?? [], ports.logger)
-  const located = images.map((image) => ({
-    ...image,
-    target: resolvedImage(image.reference, mirrors),
-  }))
+  const located = images.map((image) => {
+    const target = resolvedImage(image.reference, mirrors)
+    const byDigest = !isProblem(target) && target.pinned && inputs.byDigest?.has(image.reference)
+    return { ...image, target: byDigest ? { ...target, lookup: target.pinned ?? '' } : target }
+  })
   const targets = located.flatMap(({ target }) => (isProblem(target) ? [] : [target]))
   const credentialsFor = await credentialSource(targets, inputs.login, ports)
   const deadline = checkDeadline(inputs.deadline)
@@ -320,14 +327,24 @@ function sayMirrorsUnused(images: PayloadImage[], mirrors: RegistryMirrors, logg
  */
 export function checkLogin(
   payload: Payload,
-  inputs: Pick<PayloadInputs, 'frontendImage' | 'backendImages' | 'codeasdataImage'> & {
+  inputs: Pick<
+    PayloadInputs,
+    'frontendImage' | 'backendImages' | 'codeasdataImage' | 'builtImages'
+  > & {
     verifyImages: VerifyMode
     registryLogin?: RegistryLogin
   },
 ): { login?: InputsLogin; warning?: string } {
   if (inputs.verifyImages === 'false') return {}
-  const { frontendImage, backendImages, codeasdataImage } = inputs
-  const given = new Set([frontendImage, ...backendImages, codeasdataImage])
+  const { frontendImage, backendImages, codeasdataImage, builtImages: built } = inputs
+  const given = new Set([
+    frontendImage,
+    ...backendImages,
+    codeasdataImage,
+    built?.frontend,
+    ...(built?.backends ?? []).map((backend) => backend.reference),
+    built?.codeasdata,
+  ])
   const targets = deployedImages(payload).flatMap(({ reference }) => {
     const target = registryImage(reference)
     return isProblem(target) ? [] : [target]
