@@ -5,6 +5,7 @@ import { describe, expect, test } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ACTION_DEFINITIONS } from '../../../src/core/action-list.js'
+import { MAX_PARALLEL_BUILDS } from '../../../src/core/build-images/build.js'
 import { DOCUMENTS, firstCells, generatedRegions } from '../../helpers/markdown.js'
 import { ROOT } from '../../helpers/run-action.js'
 
@@ -58,4 +59,10 @@ test('the table check reads body rows only', () => {
     '\n',
   )
   expect(firstCells(table)).toEqual(['`a`', '`b`'])
+})
+
+test('the build-images guide states the bound on side-by-side builds that the step holds', () => {
+  const guide = read('docs/build-images.md')
+  expect(guide).toContain(`at most ${MAX_PARALLEL_BUILDS} at once (see [Several backends]`)
+  expect(guide).toContain(`**Side by side, at most ${MAX_PARALLEL_BUILDS} at once.**`)
 })
