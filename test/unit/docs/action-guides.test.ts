@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { ACTION_DEFINITIONS } from '../../../src/core/action-list.js'
 import { DOCUMENTS, firstCells, generatedRegions } from '../../helpers/markdown.js'
 import { ROOT } from '../../helpers/run-action.js'
+import { expectToSay } from '../../helpers/assertions.js'
 
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8')
 
@@ -37,8 +38,7 @@ describe.each(ACTION_DEFINITIONS.map((definition) => [definition.id, definition]
 
     test('its folder’s README is generated and points to its guide', () => {
       const readme = read(`actions/${id}/README.md`)
-      expect(readme).toContain(`# ${definition.name}\n`)
-      expect(readme).toContain(`[docs/${id}.md](../../docs/${id}.md)`)
+      expectToSay(readme, `# ${definition.name}\n`, `[docs/${id}.md](../../docs/${id}.md)`)
     })
   },
 )
