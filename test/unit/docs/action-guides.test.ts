@@ -8,6 +8,7 @@ import { ACTION_DEFINITIONS } from '../../../src/core/action-list.js'
 import { MAX_PARALLEL_BUILDS } from '../../../src/core/build-images/build.js'
 import { DOCUMENTS, firstCells, generatedRegions } from '../../helpers/markdown.js'
 import { ROOT } from '../../helpers/run-action.js'
+import { expectToSay } from '../../helpers/assertions.js'
 
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8')
 
@@ -38,8 +39,7 @@ describe.each(ACTION_DEFINITIONS.map((definition) => [definition.id, definition]
 
     test('its folder’s README is generated and points to its guide', () => {
       const readme = read(`actions/${id}/README.md`)
-      expect(readme).toContain(`# ${definition.name}\n`)
-      expect(readme).toContain(`[docs/${id}.md](../../docs/${id}.md)`)
+      expectToSay(readme, `# ${definition.name}\n`, `[docs/${id}.md](../../docs/${id}.md)`)
     })
   },
 )
