@@ -6,6 +6,8 @@ import { GITHUB_REGISTRY } from '../registry/reference.js'
 import { InputProblems, parseInputs } from '../shared/inputs.js'
 import { isProblem, type Problem } from '../shared/problem.js'
 import type { KeyProblem, SigningKey } from '../signing/private-key.js'
+import type { AttestationKind } from '../attestations/kinds.js'
+import { attestationsAsked } from './attest/input.js'
 import { legacyWhenBuildkitOff } from './builders/known-builders.js'
 import { buildImagesDefinition, type BuildImagesInputName } from './definition.js'
 import { IMAGE_KINDS, type ImageKind } from './image-kinds.js'
@@ -25,6 +27,7 @@ type Resolved =
   | 'workingDirectory'
   | 'signingKey'
   | 'signingKeyPassword'
+  | 'attestations'
 
 /** The build-images action's inputs, validated, with their context-dependent defaults filled. */
 export type BuildImagesInputs = Omit<Values, Resolved> & {
@@ -40,6 +43,8 @@ export type BuildImagesInputs = Omit<Values, Resolved> & {
   workingDirectory: string
   /** `signing-key`, opened with `signing-key-password`: every image pushed or re-tagged is signed. */
   signingKey?: SigningKey
+  /** What each image built carries, signed with `signingKey`: `attestations`, or its default. */
+  attestations: AttestationKind[]
 }
 
 /** The facts about the run that input defaults depend on. */
@@ -73,6 +78,7 @@ export function parseBuildImagesInputs(
     codeasdata,
     signingKey,
     signingKeyPassword,
+    attestations,
     ...values
   } = parseInputs(buildImagesDefinition, raw)
   const problems = new InputProblems(buildImagesDefinition, raw)
@@ -109,6 +115,11 @@ export function parseBuildImagesInputs(
     ),
     sources: { frontend: frontendSources, backend: backendSources, codeasdata: codeasdataSources },
     workingDirectory,
+    attestations: problems.take(
+      'attestations',
+      attestationsAsked(attestations, signingKey !== undefined),
+      { kinds: [] },
+    ).kinds,
   }
   const key = openKey(signingKey, signingKeyPassword, facts)
   if (key && isProblem(key)) problems.add(key.input, key.problem)

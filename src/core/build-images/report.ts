@@ -18,9 +18,11 @@ export function buildOutputs(
   images: readonly BuiltImage[],
   skipped: boolean,
   version?: string,
+  sbomFolder?: string,
 ): Record<BuildImagesOutputName, string> {
   const outputs = { skipped: String(skipped) } as Record<BuildImagesOutputName, string>
   outputs.version = version ?? ''
+  outputs['sbom-folder'] = sbomFolder ?? ''
   for (const kind of IMAGE_KINDS) {
     const image = images.find((candidate) => candidate.kind === kind)
     outputs[`${kind}-image`] = image?.reference ?? ''

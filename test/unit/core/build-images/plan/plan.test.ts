@@ -220,6 +220,7 @@ describe('outputs', () => {
   test('skipped: every image output empty', () => {
     expect(buildOutputs([], true)).toEqual({
       skipped: 'true',
+      'sbom-folder': '',
       version: '',
       reused: '[]',
       images: '[]',
