@@ -1,5 +1,7 @@
 // What the attestation tests share: keys made in process, a session on an in-memory registry
 // (test/helpers/fake-registry.ts), and the facts of one image built on GitHub.
+import { Version } from '@cyclonedx/cyclonedx-library/Spec'
+import { JsonStrictValidator } from '@cyclonedx/cyclonedx-library/Validation'
 import { generateKeyPairSync } from 'node:crypto'
 import type { AttestationFacts } from '../../src/core/attestations/facts.js'
 import { registryImage } from '../../src/core/registry/reference.js'
@@ -94,4 +96,12 @@ export function frontendFacts(
     },
     tool: { name: 'olympe-deploy-actions', version: '1.0.0' },
   }
+}
+
+/**
+ * What the JSON schema of CycloneDX 1.6 (the one OWASP's CycloneDX library ships, checked with
+ * ajv) finds wrong with a BOM's JSON text; null when nothing.
+ */
+export function cycloneDxProblems(text: string): Promise<unknown> {
+  return new JsonStrictValidator(Version.v1dot6).validate(text)
 }
