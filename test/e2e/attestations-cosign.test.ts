@@ -251,7 +251,7 @@ describe('deploy with require-provenance, against cosign', () => {
       image: 'frontend:bare',
       prepare: (): Promise<void> => Promise.resolve(),
       problem: (key: string): string =>
-        `has no provenance (no '${digestOf('frontend:bare').replace(':', '-')}.att' in its repository): 'require-provenance' asks for a SLSA provenance under the key of 'verify-signatures' (${key}), such as \`cosign attest --key cosign.key --type slsaprovenance1\` attaches (see the provenance guide)`,
+        `has no provenance (no '${digestOf('frontend:bare').replace(':', '-')}.att' in its repository): 'require-provenance' asks for a SLSA provenance under the key of 'verify-signatures' (${key}), which build-images attaches to each image it builds with 'signing-key' (see its 'attestations' input); an image built without one gets it when build-images builds it again, or from \`cosign attest --key cosign.key --type slsaprovenance1\` (see the provenance guide)`,
       cosignAccepts: false,
     },
     {
