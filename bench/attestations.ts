@@ -5,7 +5,7 @@
 // 'Image attestations' group), so that it is set against the cold build it follows: cold builds
 // here vary more from run to run than the phase costs.
 import { createHash, generateKeyPairSync } from 'node:crypto'
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { startActionsCacheServer } from '../test/helpers/actions-cache-server.js'
@@ -16,7 +16,16 @@ import { blobs, uploaded } from './build-images.js'
 import { startPrivateEngine } from './engine.js'
 import { generateFixture } from './fixture.js'
 import { pushBases } from './fresh.js'
-import { actionEnv, KINDS, NODE, PASSWORD, REPOSITORY, ROOT, USER } from './images-common.js'
+import {
+  actionEnv,
+  basesFrom,
+  KINDS,
+  NODE,
+  PASSWORD,
+  REPOSITORY,
+  ROOT,
+  USER,
+} from './images-common.js'
 import { measureTree, median } from './measure.js'
 
 /** The facts of a GitHub run a provenance names, besides those actionEnv sets. */
@@ -37,11 +46,7 @@ export async function benchAttestations(rounds: number, tmp: string): Promise<At
   const bases = await startRegistry({ user: USER, password: PASSWORD })
   try {
     const engineFacts = await pushBases(bases, join(tmp, 'setup-engine'))
-    for (const [kind] of KINDS) {
-      const file = join(project, `docker/${kind}.Dockerfile`)
-      const text = await readFile(file, 'utf8')
-      await writeFile(file, text.replace(/^FROM (\S+)/m, `FROM ${bases.host}/$1`))
-    }
+    await basesFrom(project, bases.host)
     const dockerConfig = join(tmp, 'docker-config')
     const auth = Buffer.from(`${USER}:${PASSWORD}`).toString('base64')
     await writeFile(
