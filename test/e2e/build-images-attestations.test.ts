@@ -11,7 +11,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pemBlocks } from '../../src/core/signing/pem.js'
-import { cycloneDxProblems } from '../helpers/attestations.js'
+import { cycloneDxProblems, shopLockFile } from '../helpers/attestations.js'
 import { pinnedOf, startCosign, type Cosign, type KeyPair } from '../helpers/cosign.js'
 import { BASE_IMAGES, dockerLogin, pushImage, removeImages } from '../helpers/docker-env.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
@@ -34,24 +34,8 @@ const NPM_TOKEN = `npm_${randomBytes(10).toString('hex')}`
 const RUN_MS = 300_000
 const KINDS = ['frontend', 'backend'] as const
 const PROVENANCE = 'https://slsa.dev/provenance/v1'
-const SRI =
-  'sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg=='
 /** The project's lock file: a package that ships, Draw, and one for development only. */
-const LOCK = `${JSON.stringify(
-  {
-    name: 'shop',
-    version: '1.4.0',
-    lockfileVersion: 3,
-    packages: {
-      '': { name: 'shop', version: '1.4.0' },
-      'node_modules/@olympeio/runtime-node': { version: '9.8.1', integrity: SRI },
-      'node_modules/@olympeio/draw': { version: '2.11.3' },
-      'node_modules/webpack': { version: '5.99.0', dev: true },
-    },
-  },
-  null,
-  2,
-)}\n`
+const LOCK = shopLockFile({ 'node_modules/@olympeio/draw': { version: '2.11.3' } })
 
 let cosign: Cosign
 let pair: KeyPair

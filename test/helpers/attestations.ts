@@ -105,3 +105,21 @@ export function frontendFacts(
 export function cycloneDxProblems(text: string): Promise<unknown> {
   return new JsonStrictValidator(Version.v1dot6).validate(text)
 }
+
+/** The integrity npm locks `@olympeio/runtime-node@9.8.1` with, in the shop's lock file. */
+export const RUNTIME_INTEGRITY =
+  'sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg=='
+
+/**
+ * The text of the shop project's package-lock.json (v3): the Olympe runtime, which ships, webpack
+ * for development only, and `more` packages.
+ */
+export function shopLockFile(more: Record<string, Record<string, unknown>> = {}): string {
+  const packages = {
+    '': { name: 'shop', version: '1.4.0' },
+    'node_modules/@olympeio/runtime-node': { version: '9.8.1', integrity: RUNTIME_INTEGRITY },
+    ...more,
+    'node_modules/webpack': { version: '5.99.0', dev: true },
+  }
+  return `${JSON.stringify({ name: 'shop', version: '1.4.0', lockfileVersion: 3, packages }, null, 2)}\n`
+}

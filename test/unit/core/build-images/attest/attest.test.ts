@@ -24,7 +24,7 @@ import { startDeadline } from '../../../../../src/core/shared/deadline.js'
 import { FINGERPRINT_LABEL } from '../../../../../src/core/shared/image-labels.js'
 import { isProblem } from '../../../../../src/core/shared/problem.js'
 import { keyVerifier } from '../../../../../src/core/signing/signer.js'
-import { newSigningKey, signerOf } from '../../../../helpers/attestations.js'
+import { newSigningKey, shopLockFile, signerOf } from '../../../../helpers/attestations.js'
 import { fakeDocker, type FakeDocker } from '../../../../helpers/docker-fake.js'
 import {
   fakeNetwork,
@@ -45,16 +45,7 @@ const SECRET_ARG = 'npm_arg_value_5c2e'
 const SECRET = 'npm_secret_value_8d4f'
 const SHA1 = '1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d'
 const SHA2 = '5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f80'
-const SRI =
-  'sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg=='
-const LOCK = JSON.stringify({
-  lockfileVersion: 3,
-  packages: {
-    '': { name: 'shop', version: '1.4.0' },
-    'node_modules/@olympeio/runtime-node': { version: '9.8.1', integrity: SRI },
-    'node_modules/webpack': { version: '5.99.0', dev: true },
-  },
-})
+const LOCK = shopLockFile()
 const dockerfile = (base: string): string =>
   `FROM r.io/${base}:stable\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n`
 const PROJECT: Record<string, string> = {

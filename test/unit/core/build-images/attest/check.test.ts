@@ -9,6 +9,7 @@ import { withDefaults } from '../../../../../src/core/definition.js'
 import type { CiContext } from '../../../../../src/core/shared/context.js'
 import type { Files } from '../../../../../src/core/shared/ports.js'
 import { openSigningKey } from '../../../../../src/core/signing/private-key.js'
+import { RUNTIME_INTEGRITY, shopLockFile } from '../../../../helpers/attestations.js'
 import { inputErrorOfAsync } from '../../../../helpers/input-errors.js'
 import { frozenClock, memoryFiles } from '../../../../helpers/memory-files.js'
 import { recordingLogger } from '../../../../helpers/recording.js'
@@ -17,16 +18,7 @@ import { PUSH_TO_MAIN } from '../../../../helpers/unit-fakes.js'
 const KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   .privateKey.export({ format: 'pem', type: 'sec1' })
   .toString()
-const SRI =
-  'sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg=='
-const LOCK = JSON.stringify({
-  lockfileVersion: 3,
-  packages: {
-    '': { name: 'shop', version: '1.4.0' },
-    'node_modules/@olympeio/runtime-node': { version: '9.8.1', integrity: SRI },
-    'node_modules/webpack': { version: '5.99.0', dev: true },
-  },
-})
+const LOCK = shopLockFile()
 const DOCKERFILE = 'FROM r.io/base:1\nARG SOURCES_PATH\nCOPY $SOURCES_PATH /app\n'
 const PROJECT: Record<string, string> = {
   '/p/docker/frontend.Dockerfile': DOCKERFILE,
@@ -82,7 +74,9 @@ describe('the check phase of attestations', () => {
       lockFile: {
         path: 'package-lock.json',
         digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
-        packages: [{ name: '@olympeio/runtime-node', version: '9.8.1', integrity: SRI }],
+        packages: [
+          { name: '@olympeio/runtime-node', version: '9.8.1', integrity: RUNTIME_INTEGRITY },
+        ],
       },
       // The values are kept as given (only the names are ever written); the default
       // docker-folder, the tags and the key are not inputs that shape an image.
