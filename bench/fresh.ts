@@ -5,7 +5,7 @@
 // with the registry cache a user would write by hand (`cache-to type=inline`, `cache-from
 // type=registry` naming the previous images), then `docker push`.
 import { createHash, generateKeyPairSync } from 'node:crypto'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { startActionsCacheServer } from '../test/helpers/actions-cache-server.js'
@@ -25,6 +25,7 @@ import {
 import {
   actionEnv,
   bakeFile,
+  basesFrom,
   bakeLabels,
   bakeScript,
   KINDS,
@@ -90,12 +91,7 @@ export async function benchFresh(rounds: number, tmp: string): Promise<FreshResu
   const bases = await startRegistry({ user: USER, password: PASSWORD })
   try {
     const engineFacts = await pushBases(bases, join(tmp, 'setup-engine'))
-    // The Dockerfiles build FROM the bases' registry, as a runner pulls them from Docker Hub.
-    for (const [kind] of KINDS) {
-      const file = join(project, `docker/${kind}.Dockerfile`)
-      const text = await readFile(file, 'utf8')
-      await writeFile(file, text.replace(/^FROM (\S+)/m, `FROM ${bases.host}/$1`))
-    }
+    await basesFrom(project, bases.host)
     // The job's Docker config holds the login to the bases' registry, as docker/login-action
     // leaves it; each candidate logs in to the images' registry itself.
     const dockerConfig = join(tmp, 'docker-config')
@@ -226,7 +222,7 @@ export async function benchFresh(rounds: number, tmp: string): Promise<FreshResu
  * The three base images, made on an engine of their own (the machine's stays untouched) and
  * pushed to the bases' registry; that engine's versions, which every later engine shares.
  */
-async function pushBases(
+export async function pushBases(
   bases: Registry,
   dir: string,
 ): Promise<{ server: string; buildx: string }> {

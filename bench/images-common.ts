@@ -1,6 +1,7 @@
 // What the two image benches (a warm engine, and a fresh engine per run) share: the project's
 // image kinds, the registry login, the GitHub runner's environment for the bundle, and the bake
 // file and script a user would write by hand.
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Registry } from '../test/helpers/docker-registry.js'
 import { FIXTURE_DRAW_VERSION } from './fixture.js'
@@ -104,4 +105,13 @@ export function bakeLabels(revision: string, extra: readonly string[] = []): str
     `    "org.opencontainers.image.revision" = "${revision}"`,
     '    "org.opencontainers.image.created" = "${CREATED}"',
   ]
+}
+
+/** The project's Dockerfiles build FROM the bases' registry, as a runner pulls them from Docker Hub. */
+export async function basesFrom(project: string, host: string): Promise<void> {
+  for (const [kind] of KINDS) {
+    const file = join(project, `docker/${kind}.Dockerfile`)
+    const text = await readFile(file, 'utf8')
+    await writeFile(file, text.replace(/^FROM (\S+)/m, `FROM ${host}/$1`))
+  }
 }

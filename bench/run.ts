@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { format, resolveConfig } from 'prettier'
 import { join } from 'node:path'
+import { benchAttestations } from './attestations.js'
 import { benchBuildah } from './buildah.js'
 import { benchBuildImages } from './build-images.js'
 import { benchBundles } from './bundles.js'
@@ -41,6 +42,7 @@ const PARTS = [
   'images',
   'fresh',
   'buildah',
+  'attest',
   'snapshot',
   'npx',
   'watch',
@@ -58,6 +60,7 @@ const wanted = (part: Part): boolean => !only || only.includes(part)
 const IMAGE_ROUNDS = Number(process.env.BENCH_IMAGE_ROUNDS ?? 3)
 const FRESH_ROUNDS = Number(process.env.BENCH_FRESH_ROUNDS ?? 3)
 const BUILDAH_ROUNDS = Number(process.env.BENCH_BUILDAH_ROUNDS ?? 3)
+const ATTEST_ROUNDS = Number(process.env.BENCH_ATTEST_ROUNDS ?? 3)
 const WATCH_ROUNDS = Number(process.env.BENCH_WATCH_ROUNDS ?? 3)
 
 const resultsPath = join(ROOT, 'bench/results.json')
@@ -107,6 +110,11 @@ try {
     'build-images with Buildah against Docker, fresh runners, real-sized',
     () => benchBuildah(BUILDAH_ROUNDS, join(tmp, 'buildah')),
   )
+  const attest = await take(
+    'attest',
+    'build-images attesting, cold then unchanged, real-sized',
+    () => benchAttestations(ATTEST_ROUNDS, join(tmp, 'attest')),
+  )
   const snapshot = await take('snapshot', 'snapshot cost against history', () =>
     benchSnapshot(Math.max(3, Math.floor(RUNS / 2)), tmp),
   )
@@ -130,6 +138,7 @@ try {
     images,
     fresh,
     buildah,
+    attest,
     snapshot,
     npx,
     watch,

@@ -9,7 +9,7 @@ import { checkedOutputs } from '../core/build-images/report.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
-import { USER_AGENT } from '../platform/package-info.js'
+import { PACKAGE, USER_AGENT } from '../platform/package-info.js'
 import { runnerBuilders } from '../tools/builders.js'
 import { createExec } from '../tools/exec.js'
 import { createHttpClient } from '../tools/http.js'
@@ -50,6 +50,10 @@ export const buildImagesAction: Action<BuildImagesInputName, CheckedBuildImages>
       http: createHttpClient(USER_AGENT),
       // The signing code (the signatures' reading and writing) is loaded only with a key.
       signing: () => import('../core/build-images/sign.js'),
+      // The attestations with 'attestations' only; the CycloneDX library (large) for an SBOM only.
+      attesting: () => import('../core/build-images/attest/attest.js'),
+      cycloneDx: async () => (await import('../core/attestations/sbom.js')).cycloneDxSbom,
+      tool: PACKAGE,
       records: reuseRecordsFor(
         context.platform,
         process.env,

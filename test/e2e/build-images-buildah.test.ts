@@ -27,6 +27,7 @@ import {
 } from '../helpers/rootless.js'
 import { fixture, runAsGithub, runCli, runOutcome, type RunResult } from '../helpers/run-action.js'
 import { capture } from '../helpers/run-process.js'
+import { startCosign } from '../helpers/cosign.js'
 import { expectNoSecrets, findSecrets, keySecrets } from '../helpers/secrets.js'
 import { ensureTemplateBaseImages } from '../helpers/template-base-images.js'
 import { webRootOwners } from '../helpers/template-chain.js'
@@ -378,7 +379,7 @@ describe('build-images with Buildah, as an unprivileged user without Docker', ()
   )
 
   test(
-    "with 'signing-key': the images are built once more and signed, cosign verifies them, and once the cache has forgotten them, their signatures prove them",
+    "with 'signing-key': the images are built once more, signed and attested, cosign verifies the signatures and both attestations, and once the cache has forgotten them, their signatures prove them",
     async () => {
       // An unencrypted PEM key, as openssl makes one.
       const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
@@ -431,16 +432,53 @@ describe('build-images with Buildah, as an unprivileged user without Docker', ()
         code: 0,
         stderr: '',
       })
+      // The attestations Buildah's images carry: both types accepted, offline; the provenance
+      // names the commit, the repository and the base by the digest its mirror serves; the SBOM
+      // lists the runtime the lock file locks.
+      const cosign = await startCosign(cleanup, suite.dockerConfig)
+      const backend = `${suite.registry.host}/${name('backend')}@${digests.backend}`
+      const attested: Record<string, Record<string, unknown>> = {}
+      for (const type of ['slsaprovenance1', 'cyclonedx']) {
+        const run = await cosign.verifyAttestation(pub, type, backend)
+        expect({ type, code: run.code, output: run.code === 0 ? '' : run.output }).toEqual({
+          type,
+          code: 0,
+          output: '',
+        })
+        attested[type] = run.statements[0] ?? {}
+      }
+      const base = await suite.registry.manifest('dockerhub/olympeio/backend-base', '24-latest')
+      expect(attested.slsaprovenance1?.predicate).toMatchObject({
+        buildDefinition: {
+          externalParameters: { repository: `https://github.com/${repository}`, image: 'backend' },
+          resolvedDependencies: expect.arrayContaining([
+            {
+              uri: `git+https://github.com/${repository}@refs/heads/main`,
+              digest: { gitCommit: first.sha },
+            },
+            { name: 'olympeio/backend-base:24-latest', digest: { sha256: base.digest.slice(7) } },
+          ]),
+        },
+      })
+      const purls = (
+        attested.cyclonedx?.predicate as { components: Array<{ purl: string }> }
+      ).components.map((each) => each.purl)
+      expect(purls).toContain(`pkg:npm/%40olympeio/runtime-node@${STAND_IN_VERSIONS.runtime}`)
+      expect(purls).not.toContain(`pkg:npm/webpack@${STAND_IN_VERSIONS.webpack}`)
       cache.evictAll()
       const second = nextCommit()
       const proven = await buildAsUser('github', second, undefined, project.dir, signing)
       await expectClean(proven)
       expect(built(proven)).toEqual([])
       expect(JSON.parse(proven.outputs.reused ?? '')).toEqual(IMAGE_KINDS)
-      for (const kind of IMAGE_KINDS)
+      for (const kind of IMAGE_KINDS) {
         expect(proven.stdout).toContain(
           `${kind}: 'main' (built as ${first.tag}) has the same fingerprint, and signed under the key of 'signing-key'`,
         )
+        expect(proven.stdout).toContain(
+          `${kind}: unchanged, it keeps the attestations of the run that built it (provenance, sbom).`,
+        )
+      }
       const manifests = await pushed(proven, second.tag)
       for (const kind of IMAGE_KINDS) expect(manifests[kind].digest).toBe(digests[kind])
     },

@@ -50,7 +50,12 @@ const LISTED: Array<{ match: RegExp; why: string }> = [
   },
   {
     match: /^apiVersion: (kyverno\.io|policy\.sigstore\.dev)\//,
-    why: "a cluster's admission policy: Kyverno or Sigstore's policy-controller need a Kubernetes cluster, which cannot run here",
+    why: "a cluster's admission policy: Kyverno or Sigstore's policy-controller need a Kubernetes cluster, which cannot run here; test/e2e/cluster-policies.test.ts checks each against its resource's published schema",
+  },
+  {
+    match:
+      /^frontend: built: 'main' \(built as main-1a2b3c4\) has the same fingerprint, and signed under the key of 'signing-key'/,
+    why: "a line of build-images' Unchanged images group: test/e2e/build-images-attestations.test.ts and test/unit/core/build-images/attest/attest.test.ts assert it as the step prints it",
   },
   {
     match: /^npx @github\/local-action run /,

@@ -1,5 +1,7 @@
 // What the attestation tests share: keys made in process, a session on an in-memory registry
 // (test/helpers/fake-registry.ts), and the facts of one image built on GitHub.
+import { Version } from '@cyclonedx/cyclonedx-library/Spec'
+import { JsonStrictValidator } from '@cyclonedx/cyclonedx-library/Validation'
 import { generateKeyPairSync } from 'node:crypto'
 import type { AttestationFacts } from '../../src/core/attestations/facts.js'
 import { registryImage } from '../../src/core/registry/reference.js'
@@ -94,4 +96,30 @@ export function frontendFacts(
     },
     tool: { name: 'olympe-deploy-actions', version: '1.0.0' },
   }
+}
+
+/**
+ * What the JSON schema of CycloneDX 1.6 (the one OWASP's CycloneDX library ships, checked with
+ * ajv) finds wrong with a BOM's JSON text; null when nothing.
+ */
+export function cycloneDxProblems(text: string): Promise<unknown> {
+  return new JsonStrictValidator(Version.v1dot6).validate(text)
+}
+
+/** The integrity npm locks `@olympeio/runtime-node@9.8.1` with, in the shop's lock file. */
+export const RUNTIME_INTEGRITY =
+  'sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg=='
+
+/**
+ * The text of the shop project's package-lock.json (v3): the Olympe runtime, which ships, webpack
+ * for development only, and `more` packages.
+ */
+export function shopLockFile(more: Record<string, Record<string, unknown>> = {}): string {
+  const packages = {
+    '': { name: 'shop', version: '1.4.0' },
+    'node_modules/@olympeio/runtime-node': { version: '9.8.1', integrity: RUNTIME_INTEGRITY },
+    ...more,
+    'node_modules/webpack': { version: '5.99.0', dev: true },
+  }
+  return `${JSON.stringify({ name: 'shop', version: '1.4.0', lockfileVersion: 3, packages }, null, 2)}\n`
 }

@@ -34,6 +34,15 @@ export interface Cosign {
     password: string,
     options: { type: string; predicate: string; reference: string },
   ): Promise<CosignRun>
+  /**
+   * `cosign verify-attestation --key <publicKey> --type <type>`, offline, against a plain-http
+   * registry: its run, and the in-toto statements of the envelopes it printed, decoded.
+   */
+  verifyAttestation(
+    publicKey: string,
+    type: string,
+    reference: string,
+  ): Promise<CosignRun & { statements: Array<Record<string, unknown>> }>
 }
 
 /** The flags that let cosign write to a plain-http loopback registry without a transparency log. */
@@ -61,6 +70,19 @@ export async function startCosign(cleanup: Cleanup, dockerConfig: string): Promi
   return {
     home,
     run,
+    verifyAttestation: async (publicKey, type, reference) => {
+      const verified = await run([
+        'verify-attestation',
+        '--key',
+        publicKey,
+        '--insecure-ignore-tlog=true',
+        '--allow-http-registry=true',
+        '--type',
+        type,
+        reference,
+      ])
+      return { ...verified, statements: statementsIn(verified.stdout) }
+    },
     generateKeyPair: async (label, password) => {
       const folder = await cleanup.tempDir(`olympe-cosign-${label}-`)
       const made = await capture('cosign', ['generate-key-pair'], {
@@ -95,4 +117,16 @@ export async function startCosign(cleanup: Cleanup, dockerConfig: string): Promi
 /** `<repository>@<digest>` of an image pushed as `<repository>:<tag>`. */
 export function pinnedOf(image: { reference: string; digest: string }): string {
   return `${image.reference.replace(/:[^:/]+$/, '')}@${image.digest}`
+}
+
+/** The in-toto statements of the DSSE envelopes `cosign verify-attestation` prints, one per line. */
+function statementsIn(stdout: string): Array<Record<string, unknown>> {
+  return stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => {
+      const envelope = JSON.parse(line) as { payload: string }
+      const text = Buffer.from(envelope.payload, 'base64').toString('utf8')
+      return JSON.parse(text) as Record<string, unknown>
+    })
 }

@@ -10,3 +10,14 @@ export function inputErrorOf(parse: () => unknown): InputError {
   }
   throw new Error('expected an InputError')
 }
+
+/** The InputError that `run` rejects with; anything else, or a resolved promise, fails the test. */
+export async function inputErrorOfAsync(run: () => Promise<unknown>): Promise<InputError> {
+  try {
+    await run()
+  } catch (error) {
+    if (error instanceof InputError) return error
+    throw error
+  }
+  throw new Error('expected an InputError')
+}

@@ -124,3 +124,23 @@ export function frozenClock(iso: string): {
     sleeps,
   }
 }
+
+/**
+ * memoryFiles that also writes: each file written is added to the tree (read back as any other)
+ * and kept in `written`, by path. For the core code that writes its reports (the SBOMs).
+ */
+export function writableMemoryFiles(
+  tree: Readonly<Record<string, string>>,
+): Files & { written: Record<string, string> } {
+  const all: Record<string, string> = { ...tree }
+  const written: Record<string, string> = {}
+  return {
+    ...memoryFiles(all),
+    written,
+    writeText: (path, text) => {
+      all[path] = text
+      written[path] = text
+      return Promise.resolve()
+    },
+  }
+}

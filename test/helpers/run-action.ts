@@ -107,6 +107,9 @@ export async function runAsGithub(action: ActionId, options: RunOptions): Promis
       RUNNER_TEMP: temp,
       ...options.env,
     }
+    // The runner names the workflow that runs, with its repository: a provenance's builder.
+    if (env.GITHUB_REPOSITORY && env.GITHUB_WORKFLOW_REF === undefined)
+      env.GITHUB_WORKFLOW_REF = `${env.GITHUB_REPOSITORY}/.github/workflows/build.yml@${env.GITHUB_REF}`
     for (const [name, spec] of Object.entries(metadata.inputs)) {
       env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] =
         options.inputs[name] ?? spec.default ?? ''

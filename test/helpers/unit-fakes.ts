@@ -49,6 +49,9 @@ export function buildImagesPorts(
     clock: frozenClock('2026-11-22T10:00:00Z'),
     http: (options.network ?? fakeNetwork(() => failure('dns'))).http,
     signing: () => import('../../src/core/build-images/sign.js'),
+    attesting: () => import('../../src/core/build-images/attest/attest.js'),
+    cycloneDx: async () => (await import('../../src/core/attestations/sbom.js')).cycloneDxSbom,
+    tool: { name: 'olympe-deploy-actions', version: '1.0.0' },
     ...(options.records ? { records: options.records } : {}),
   }
 }

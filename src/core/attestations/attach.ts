@@ -7,16 +7,14 @@ import { appendToCosignManifest, readCosignManifest } from '../signing/cosign-ma
 import type { Signer } from '../signing/signer.js'
 import { IN_TOTO_PAYLOAD_TYPE, seal } from './dsse.js'
 import type { AttestationFacts } from './facts.js'
+import { ATTESTATION_KINDS, type AttestationKind } from './kinds.js'
 import { attestationLayer, attestationTag, CYCLONEDX_BOM, SLSA_PROVENANCE_V1 } from './layout.js'
 import { provenancePredicate } from './provenance.js'
 import { readAttestations } from './read.js'
 import type { CycloneDxWriter } from './sbom.js'
 import { imageSubject, statementText } from './statement.js'
 
-export const ATTESTATION_KINDS = ['provenance', 'sbom'] as const
-export type AttestationKind = (typeof ATTESTATION_KINDS)[number]
-
-const PREDICATE_TYPES: Record<AttestationKind, string> = {
+export const PREDICATE_TYPES: Record<AttestationKind, string> = {
   provenance: SLSA_PROVENANCE_V1,
   sbom: CYCLONEDX_BOM,
 }

@@ -39,7 +39,7 @@ export interface BaseImage {
 
 /** What went into one image. */
 export interface ImageFacts {
-  /** Which image of the project: `frontend`, `codeasdata`, or a backend's name. */
+  /** Which image of the project, by its id: `frontend`, `backend`, `codeasdata`, or `backend:<name>`. */
   image: string
   /** The build arguments, as the build has them: only their names are attested. */
   buildArgs: ReadonlyArray<readonly [string, string]>

@@ -20,9 +20,10 @@ import { isInside } from '../shared/workspace-file.js'
 import { sourcesPathFromText, type DockerfileStages } from './sources-path.js'
 import { PLACEHOLDER_SOURCE, renderTag, TAG_EXPECTED, type TagFacts } from './plan/tags.js'
 import { unique } from '../shared/collections.js'
+import { checkAttestations, type AttestationPlan } from './attest/check.js'
 
 export type BuildImagesCheckPorts = Pick<CommonPorts, 'logger' | 'clock' | 'registerSecret'> & {
-  files: Pick<Files, 'stat' | 'readText' | 'hashFile' | 'realpath'>
+  files: Pick<Files, 'stat' | 'readText' | 'hashFile' | 'linkTarget' | 'realpath'>
 }
 
 /** A Dockerfile read once, in the check phase: its text and digest serve every later use. */
@@ -51,6 +52,8 @@ export type CheckedBuildImages = { inputs: BuildImagesInputs } & (
       dockerfiles: ReadonlyMap<string, CheckedDockerfile>
       /** The inputs' registry login, for the registry the images go to. */
       login?: InputsLogin
+      /** What each image built is attested with, when `attestations` asks for any. */
+      attest?: AttestationPlan
     }
 )
 
@@ -92,7 +95,16 @@ export async function checkBuildImages(
   const dockerfiles = await checkDockerfiles(inputs, ports, legacy)
   // The images' one registry: the login is for it (inputs.ts names it), and for no other.
   const login = inputs.registryLogin && inputsLogin(inputs.registryLogin, [])
-  return { inputs, branch: gate.branch, tags, now, dockerfiles, ...(login ? { login } : {}) }
+  const attest = await checkAttestations(inputs, raw, context, ports)
+  return {
+    inputs,
+    branch: gate.branch,
+    tags,
+    now,
+    dockerfiles,
+    ...(login ? { login } : {}),
+    ...(attest ? { attest } : {}),
+  }
 }
 
 /** `tag-template`, then each of `extra-tags`, filled with the run's facts; duplicates once. */

@@ -6,6 +6,8 @@ import { CHECK_ONLY, choiceWithDefault, flag, text } from '../shared/inputs.js'
 import { signingKeyParts } from '../signing/pem.js'
 import { BUILDER_SETTINGS } from './builders/choice.js'
 import { LOCK_ENTRY } from './plan/draw-version.js'
+import { attestations } from './attest/input.js'
+import { SBOM_FOLDER } from './attest/sbom-files.js'
 import { backends } from './backends-input.js'
 import {
   branches,
@@ -181,6 +183,12 @@ export const buildImagesDefinition = {
       secret: true,
       ...text,
     },
+    attestations: {
+      description:
+        "What each image built carries besides its signature, signed with `signing-key` as `cosign attest --key` signs it and checked by `cosign verify-attestation --key`, by deploy's `require-provenance` and by a cluster's admission policy: `provenance` (SLSA provenance v1: the repository, ref, commit and workflow it was built from, its base images' digests, the lock file's digest), `sbom` (a CycloneDX SBOM: its base images, and the npm packages of the project's lock file but the development-only ones), both (one per line or comma-separated), or `none`. Default: both with `signing-key`, `none` without; asked for without `signing-key`, refused. An image reused keeps those of the run that built it; one that lacks them is built again. The SBOMs are also written to the `sbom-folder` output's folder.",
+      multiline: true,
+      parse: attestations,
+    },
     'working-directory': {
       description: 'The project root: the build context, relative to the workspace (or absolute).',
       default: '.',
@@ -226,6 +234,9 @@ export const buildImagesDefinition = {
     matrix: {
       description:
         'JSON list of the images this step builds with its inputs, one `images` value each (`["frontend","backend:api","backend:worker"]`): what a fan-out gives its matrix, one leg per image. Set by `check-only` too; `[]` when skipped.',
+    },
+    'sbom-folder': {
+      description: `The folder, relative to the workspace, that holds the SBOM of each image (\`${SBOM_FOLDER}/gl-sbom-<image>.cdx.json\`, CycloneDX JSON) for a later step to upload; a reused image's is the one attached when it was built. Empty when no SBOM was made.`,
     },
     skipped: {
       description:

@@ -6,6 +6,8 @@ import { GITHUB_REGISTRY } from '../registry/reference.js'
 import { InputProblems, JSON_ONLY, parseInputs } from '../shared/inputs.js'
 import { isProblem, type Problem } from '../shared/problem.js'
 import type { KeyProblem, SigningKey } from '../signing/private-key.js'
+import type { AttestationKind } from '../attestations/kinds.js'
+import { attestationsAsked } from './attest/input.js'
 import { legacyWhenBuildkitOff } from './builders/known-builders.js'
 import { buildImagesDefinition, type BuildImagesInputName } from './definition.js'
 import type { NamedBackend } from './backends-input.js'
@@ -29,6 +31,7 @@ type Resolved =
   | 'workingDirectory'
   | 'signingKey'
   | 'signingKeyPassword'
+  | 'attestations'
 
 /** The build-images action's inputs, validated, with their context-dependent defaults filled. */
 export type BuildImagesInputs = Omit<Values, Resolved> & {
@@ -49,6 +52,8 @@ export type BuildImagesInputs = Omit<Values, Resolved> & {
   workingDirectory: string
   /** `signing-key`, opened with `signing-key-password`: every image pushed or re-tagged is signed. */
   signingKey?: SigningKey
+  /** What each image built carries, signed with `signingKey`: `attestations`, or its default. */
+  attestations: AttestationKind[]
 }
 
 /** The facts about the run that input defaults depend on. */
@@ -85,6 +90,7 @@ export function parseBuildImagesInputs(
     backends,
     signingKey,
     signingKeyPassword,
+    attestations,
     ...values
   } = parseInputs(
     buildImagesDefinition,
@@ -141,6 +147,11 @@ export function parseBuildImagesInputs(
     }),
     sources,
     workingDirectory,
+    attestations: problems.take(
+      'attestations',
+      attestationsAsked(attestations, signingKey !== undefined),
+      { kinds: [] },
+    ).kinds,
   }
   const key = openKey(signingKey, signingKeyPassword, facts)
   if (key && isProblem(key)) problems.add(key.input, key.problem)

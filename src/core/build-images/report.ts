@@ -20,13 +20,19 @@ const KIND_LABEL: Record<ImageKind, string> = {
  */
 export function buildOutputs(
   images: readonly BuiltImage[],
-  facts: { skipped: boolean; version?: string; targets: readonly ImageTarget[] },
+  facts: {
+    skipped: boolean
+    version?: string
+    targets: readonly ImageTarget[]
+    sbomFolder?: string
+  },
 ): Record<BuildImagesOutputName, string> {
   const outputs = { ...checkedOutputs(facts.targets, facts.skipped) } as Record<
     BuildImagesOutputName,
     string
   >
   outputs.version = facts.version ?? ''
+  outputs['sbom-folder'] = facts.sbomFolder ?? ''
   for (const kind of IMAGE_KINDS) {
     const image = images.find((candidate) => candidate.id === kind)
     outputs[`${kind}-image`] = image?.reference ?? ''

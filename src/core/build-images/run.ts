@@ -33,7 +33,8 @@ import {
 } from '../shared/image-labels.js'
 import { preflight } from './preflight.js'
 import { recordImages, type ReuseRecords } from './reuse/ci-record.js'
-import { reuseUnchanged } from './reuse/reuse.js'
+import { reuseUnchanged, type ReuseOutcome } from './reuse/reuse.js'
+import { attestationPhase, type AttestationPorts } from './attest/phase.js'
 import type { KeySigning } from './sign.js'
 import { checkCopiedSize } from './sources-path.js'
 import {
@@ -45,10 +46,10 @@ import {
   skippedSummary,
 } from './report.js'
 
-export interface BuildImagesPorts extends Pick<
-  CommonPorts,
-  'logger' | 'reporter' | 'redact' | 'files' | 'clock' | 'registerSecret'
-> {
+export interface BuildImagesPorts
+  extends
+    Pick<CommonPorts, 'logger' | 'reporter' | 'redact' | 'files' | 'clock' | 'registerSecret'>,
+    AttestationPorts {
   builders: BuilderPorts
   /** The registry API, for the images that did not change. */
   http: HttpClient
@@ -120,12 +121,16 @@ export async function runBuildImages(
   })
   try {
     const runPorts = { ...ports, builder: opened.builder, dockerConfigPath: opened.authFile }
-    const { images, built } = await buildWith(checked, context, planned, runPorts)
+    const { images, built, unchanged } = await buildWith(checked, context, planned, runPorts)
     const signed = await sign(checked, images, built, runPorts)
+    const drawVersion = planned.drawVersion?.value
+    const made = { images, built, unchanged, ...(drawVersion ? { drawVersion } : {}) }
+    const attested = await attestationPhase(checked, context, made, runPorts)
     setOutputs(reporter, images, {
       skipped: false,
       version: planned.version,
       targets: inputs.targets,
+      ...(attested ? { sbomFolder: attested.sbomFolder } : {}),
     })
     const summary = builtSummary(images, {
       branch: checked.branch,
@@ -134,9 +139,11 @@ export async function runBuildImages(
       version: planned.version,
       selected: inputs.images,
     })
-    await reporter.summary(
-      signed ? { ...summary, rows: [...summary.rows, ['Signatures', signed]] } : summary,
-    )
+    const rows: Array<[string, string]> = [
+      ...(signed ? [['Signatures', signed] as [string, string]] : []),
+      ...(attested ? [['Attestations', attested.said] as [string, string]] : []),
+    ]
+    await reporter.summary({ ...summary, rows: [...summary.rows, ...rows] })
     return images
   } finally {
     await opened.dispose()
@@ -168,7 +175,7 @@ async function buildWith(
   context: CiContext,
   planned: { plans: ImagePlan[] },
   ports: RunPorts,
-): Promise<{ images: BuiltImage[]; built: ImagePlan[] }> {
+): Promise<{ images: BuiltImage[]; built: ImagePlan[]; unchanged: ReuseOutcome }> {
   const { logger } = ports
   const { inputs, branch, dockerfiles } = checked
   const { registryMirrors: mirrors, registryLogin: login } = inputs
@@ -216,6 +223,7 @@ async function buildWith(
         dockerfiles,
         signingKey: inputs.signingKey,
         mirrors,
+        attestations: checked.attest?.kinds ?? [],
       },
       ports,
     ),
@@ -251,7 +259,7 @@ async function buildWith(
   // In the plans' order, reused or built.
   const images = inOrder([...unchanged.reused, ...built])
   await record(images)
-  return { images, built: unchanged.build }
+  return { images, built: unchanged.build, unchanged }
 }
 
 async function plan(

@@ -80,7 +80,7 @@ export function provenanceProblem(
   const wanted = accepted.map((each) => `'${each}'`).join(', ')
   switch (verdict.kind) {
     case 'none':
-      return `${what} has no provenance (${verdict.detail}): 'require-provenance' asks for a SLSA provenance under ${verifier.shown}, such as \`cosign attest --key cosign.key --type slsaprovenance1\` attaches (see the provenance guide)`
+      return `${what} has no provenance (${verdict.detail}): 'require-provenance' asks for a SLSA provenance under ${verifier.shown}, which build-images attaches to each image it builds with 'signing-key' (see its 'attestations' input); an image built without one gets it when build-images builds it again, or from \`cosign attest --key cosign.key --type slsaprovenance1\` (see the provenance guide)`
     case 'other-key':
       return `${what} carries ${verdict.count} provenance(s), none under ${verifier.shown}: it was attested with another key`
     case 'other-digest':

@@ -1,3 +1,4 @@
+import type { AttestationKind } from '../../attestations/kinds.js'
 import type { RegistrySession } from '../../registry/session.js'
 import type { ImageKind } from '../image-kinds.js'
 
@@ -25,4 +26,18 @@ export interface ReuseProof {
   readonly name: string
   /** Whether the candidate is an image this project's default branch built. */
   verify(candidate: ReuseCandidate): Promise<ProofVerdict>
+}
+
+/** The attestations a candidate carries, as their documents' JSON text (the SBOM for its file). */
+export type CarriedDocuments = Partial<Record<AttestationKind, string>>
+
+/**
+ * What a proven candidate must also carry to be reused (the attestations `attestations` asks
+ * for): judged after the proof, and no part of it. A candidate without them is built again, so
+ * that every image of the run carries them.
+ */
+export interface ReuseRequirement {
+  verify(
+    candidate: ReuseCandidate,
+  ): Promise<{ met: true; documents: CarriedDocuments } | { met: false; said: string }>
 }

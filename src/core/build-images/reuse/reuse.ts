@@ -1,3 +1,5 @@
+import type { BaseImage as ResolvedBase } from '../../attestations/facts.js'
+import type { AttestationKind } from '../../attestations/kinds.js'
 import { credentialSource, type InputsLogin, type LoginPorts } from '../../registry/logins.js'
 import { readImage, type ReadOutcome } from '../../registry/manifests.js'
 import { resolvedImage, type RegistryMirrors } from '../../registry/mirrors.js'
@@ -14,6 +16,7 @@ import { readBuildInputs } from '../../dockerfile/build-inputs.js'
 import type { BuiltImage } from '../build.js'
 import type { ImageBuilder } from '../builders/image-builder.js'
 import type { KeySigning } from '../sign.js'
+import type { KeyAttesting } from '../attest/attest.js'
 import { buildArgsOf, movingTag, type ImagePlan } from '../plan/plan.js'
 import { resolveAll, resolveAtPlatforms, type BaseLookup } from './base-images.js'
 import {
@@ -25,7 +28,7 @@ import {
 } from './ci-record.js'
 import { fingerprintOf } from './fingerprint.js'
 import { hashSources, prepare, type Prepared, type SourceHashing } from './fingerprint-inputs.js'
-import type { ReuseProof } from './proof.js'
+import type { CarriedDocuments, ReuseProof, ReuseRequirement } from './proof.js'
 import { tagOf, tagUnchanged, type Unchanged } from './tagging.js'
 
 /**
@@ -59,6 +62,8 @@ export interface ReuseOptions {
   signingKey?: SigningKey
   /** `registry-mirrors`: base images are looked up where the build pulls them. */
   mirrors: RegistryMirrors
+  /** What every image must carry (with `signing-key`): a candidate without it is built again. */
+  attestations?: readonly AttestationKind[]
 }
 
 export interface ReusePorts extends SessionPorts, LoginPorts {
@@ -69,6 +74,8 @@ export interface ReusePorts extends SessionPorts, LoginPorts {
   records?: ReuseRecords
   /** The signing code, loaded when asked (with 'signing-key' only): see sign.ts. */
   signing: () => Promise<Pick<KeySigning, 'keyProof'>>
+  /** The attestation code, loaded when asked (with 'attestations' only): see attest/attest.ts. */
+  attesting: () => Promise<Pick<KeyAttesting, 'attestationsCarried'>>
 }
 
 /**
@@ -80,6 +87,10 @@ export interface ReuseVerdict {
   unchanged?: Unchanged
   /** The image's fingerprint, when it could be known: its label, and its record once pushed. */
   fingerprint?: string
+  /** Its base images as resolved for the fingerprint, by the digests the build is to use. */
+  bases?: ResolvedBase[]
+  /** What the earlier image carries of the attestations asked for (see ReuseRequirement). */
+  attested?: CarriedDocuments
 }
 
 export interface ReuseOutcome extends FoundFingerprints {
@@ -89,6 +100,10 @@ export interface ReuseOutcome extends FoundFingerprints {
   /** Each image's fingerprint, by image id, when known: what the records of a later run need. */
   fingerprints: Map<string, string>
   recorded: Set<string>
+  /** Each image's base images, by image id, when they were resolved (for its provenance and SBOM). */
+  bases: Map<string, ResolvedBase[]>
+  /** Each image reused, by image id: the attestations it carries from the run that built it. */
+  attested: Map<string, CarriedDocuments>
 }
 
 /** Finds the unchanged images, gives them this run's tags, and returns what is left to build. */
@@ -108,7 +123,14 @@ export async function reuseUnchanged(
         `Every image is built: looking for unchanged images failed (${errorMessage(error)}).`,
       ),
     )
-    return { reused: [], build: [...plans], fingerprints: new Map(), recorded: new Set() }
+    return {
+      reused: [],
+      build: [...plans],
+      fingerprints: new Map(),
+      recorded: new Set(),
+      bases: new Map(),
+      attested: new Map(),
+    }
   }
 }
 
@@ -118,8 +140,12 @@ async function tagAll(verdicts: readonly ReuseVerdict[], ports: ReusePorts): Pro
   const build: ImagePlan[] = []
   const fingerprints = new Map<string, string>()
   const recorded = new Set<string>()
-  for (const verdict of verdicts)
+  const bases = new Map<string, ResolvedBase[]>()
+  const attested = new Map<string, CarriedDocuments>()
+  for (const verdict of verdicts) {
     if (verdict.fingerprint) fingerprints.set(verdict.plan.id, verdict.fingerprint)
+    if (verdict.bases) bases.set(verdict.plan.id, verdict.bases)
+  }
   const deadline = startDeadline(
     ports.clock,
     LOOKUP_SECONDS,
@@ -135,12 +161,13 @@ async function tagAll(verdicts: readonly ReuseVerdict[], ports: ReusePorts): Pro
     if (outcome) ports.logger.info(ports.redact(outcome.said))
     if (outcome?.image) {
       reused.push(outcome.image)
+      if (verdict.attested) attested.set(verdict.plan.id, verdict.attested)
       if (verdict.unchanged && isRecordProof(verdict.unchanged.proof)) recorded.add(verdict.plan.id)
     } else build.push(verdict.plan)
   })
   if (verdicts.length > 0 && build.length === 0)
     ports.logger.info('Nothing to build: no image changed since it was last pushed.')
-  return { reused, build, fingerprints, recorded }
+  return { reused, build, fingerprints, recorded, bases, attested }
 }
 
 /**
@@ -224,6 +251,7 @@ async function findUnchanged(
     credentialsFor,
     deadline,
     proof: proof && !('none' in proof) ? proof : undefined,
+    required: proof && !('none' in proof) ? await requirementFor(options, ports) : undefined,
     images: new Map(),
     sources: new Map(),
   }
@@ -231,10 +259,12 @@ async function findUnchanged(
   // Said in the plans' order, whatever order the answers came in.
   for (const verdict of verdicts) for (const line of verdict.said) logger.info(ports.redact(line))
   return {
-    verdicts: verdicts.map(({ plan, unchanged, fingerprint }) => ({
+    verdicts: verdicts.map(({ plan, unchanged, fingerprint, bases, attested }) => ({
       plan,
       unchanged,
       fingerprint,
+      ...(bases ? { bases } : {}),
+      ...(attested ? { attested } : {}),
     })),
     ...(untrusted ? { untrusted } : {}),
   }
@@ -246,6 +276,18 @@ interface Context extends BaseLookup, SourceHashing {
   ports: ReusePorts
   /** The proof a candidate needs; undefined: nothing is looked up, the fingerprint only labels. */
   proof?: ReuseProof
+  /** What a proven candidate must carry besides (the attestations asked for). */
+  required?: ReuseRequirement
+}
+
+/** The attestations a candidate must carry: with 'signing-key' and 'attestations' only. */
+async function requirementFor(
+  options: Pick<ReuseOptions, 'signingKey' | 'attestations'>,
+  ports: Pick<ReusePorts, 'attesting'>,
+): Promise<ReuseRequirement | undefined> {
+  const { signingKey, attestations } = options
+  if (!signingKey || !attestations || attestations.length === 0) return undefined
+  return (await ports.attesting()).attestationsCarried(signingKey, attestations)
 }
 
 async function judge(
@@ -271,6 +313,7 @@ async function judge(
   if (isProblem(all)) return built(all.problem)
   const staged = await resolveAtPlatforms(inputs.platformImages, context)
   if (isProblem(staged)) return built(staged.problem)
+  const bases = resolvedBases(inputs.images, all.resolved, staged.images)
   // The earlier images are looked up while the sources are hashed.
   const target = registryImage(plan.reference)
   if (isProblem(target)) return built(target.problem)
@@ -311,7 +354,7 @@ async function judge(
     },
   }
   const what = `${plan.id}: fingerprint ${fingerprint} (${hashed.summary})`
-  if (!proof || !found) return { plan: labelled, fingerprint, said: [what] }
+  if (!proof || !found) return { plan: labelled, fingerprint, bases, said: [what] }
   const looked: string[] = []
   for (const [index, outcome] of found.entries()) {
     const tag = tags[index] ?? ''
@@ -324,10 +367,26 @@ async function judge(
         fingerprint,
         session,
       })
+      const carried = verdict.proven
+        ? await context.required?.verify({
+            kind: plan.kind,
+            digest: manifest.digest,
+            fingerprint,
+            session,
+          })
+        : undefined
+      if (carried && !carried.met) {
+        looked.push(
+          `'${tag}' (built as ${builtAs}) has the same fingerprint, and ${verdict.said}, but ${carried.said}, so it is built again`,
+        )
+        continue
+      }
       if (verdict.proven)
         return {
           plan: labelled,
           fingerprint,
+          bases,
+          ...(carried ? { attested: carried.documents } : {}),
           unchanged: { manifest, fingerprint, builtAs, session, proof },
           said: [
             what,
@@ -341,7 +400,37 @@ async function judge(
     }
     looked.push(describeEarlier(tag, outcome))
   }
-  return { plan: labelled, fingerprint, said: [what, `${plan.id}: built: ${looked.join('; ')}.`] }
+  return {
+    plan: labelled,
+    fingerprint,
+    bases,
+    said: [what, `${plan.id}: built: ${looked.join('; ')}.`],
+  }
+}
+
+/**
+ * The bases as a provenance names them: each reference the Dockerfile builds from, by the digest
+ * of the image manifest read for the target platform; a stage built for a platform of its own by
+ * the digest read for that one (`<image> --platform=<it>`, named by its image). Each once.
+ */
+function resolvedBases(
+  references: readonly string[],
+  resolved: ReadonlyMap<string, { digest: string } | { problem: string }>,
+  staged: ReadonlyArray<readonly [string, string]>,
+): ResolvedBase[] {
+  const bases = [
+    ...references.flatMap((reference) => {
+      const found = resolved.get(reference)
+      return found && 'digest' in found ? [{ reference, digest: found.digest }] : []
+    }),
+    ...staged.map(([key, digest]) => ({ reference: key.split(' --platform=')[0] ?? key, digest })),
+  ]
+  return bases.filter(
+    (base, index) =>
+      bases.findIndex(
+        (each) => each.reference === base.reference && each.digest === base.digest,
+      ) === index,
+  )
 }
 
 /** Why the image under `tag` is not reused, for the log. */

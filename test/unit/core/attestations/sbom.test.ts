@@ -1,10 +1,13 @@
 import { describe, expect, test } from '@jest/globals'
-import { Version } from '@cyclonedx/cyclonedx-library/Spec'
-import { JsonStrictValidator } from '@cyclonedx/cyclonedx-library/Validation'
 import { readLockFile } from '../../../../src/core/attestations/lock-file.js'
 import { cycloneDxSbom } from '../../../../src/core/attestations/sbom.js'
 import { isProblem } from '../../../../src/core/shared/problem.js'
-import { frontendFacts, SECRET_BUILD_ARG, SECRET_INPUT } from '../../../helpers/attestations.js'
+import {
+  cycloneDxProblems,
+  frontendFacts,
+  SECRET_BUILD_ARG,
+  SECRET_INPUT,
+} from '../../../helpers/attestations.js'
 import { leakForms } from '../../../helpers/secrets.js'
 
 const SRI =
@@ -53,10 +56,9 @@ const sbomOf = (overrides: Parameters<typeof frontendFacts>[0] = {}): string =>
 describe('the CycloneDX SBOM of an image', () => {
   test('is valid CycloneDX 1.6 JSON, as the schema the CycloneDX library ships checks it', async () => {
     const text = sbomOf()
-    const validator = new JsonStrictValidator(Version.v1dot6)
-    expect(await validator.validate(text)).toBeNull()
+    expect(await cycloneDxProblems(text)).toBeNull()
     // The validator does refuse what the schema does not allow.
-    expect(await validator.validate(text.replace('"SHA-256"', '"SHA-999"'))).not.toBeNull()
+    expect(await cycloneDxProblems(text.replace('"SHA-256"', '"SHA-999"'))).not.toBeNull()
     expect((JSON.parse(text) as Bom).specVersion).toBe('1.6')
   })
 

@@ -13,6 +13,8 @@ import { looksSecret } from '../../../../src/core/build-images/input-parsers.js'
 import { secretsIn } from '../../../../src/core/shared/input-secrets.js'
 import type { InputError } from '../../../../src/core/shared/errors.js'
 import { GITLAB_REGISTRY_PASSWORD } from '../../../../src/platform/context.js'
+import { openSigningKey } from '../../../../src/core/signing/private-key.js'
+import { generateKeyPairSync } from 'node:crypto'
 import { inputErrorOf } from '../../../helpers/input-errors.js'
 import { eachAnswer } from '../../../helpers/unit-tables.js'
 
@@ -73,6 +75,7 @@ describe('build-images inputs', () => {
       platform: undefined,
       cacheFrom: [],
       workingDirectory: '/ws',
+      attestations: [],
     })
   })
 
@@ -367,5 +370,48 @@ describe('what is masked and warned about', () => {
     ])
     // Refused (SOURCES_PATH is set per image): the secret-looking value all the same.
     expect(secretsOf('build-args', 'SOURCES_PATH=x\nAPI_KEY=k-123456')).toEqual(['k-123456'])
+  })
+})
+
+describe('attestations: what each image built carries, signed with signing-key', () => {
+  const key = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    .privateKey.export({ format: 'pem', type: 'sec1' })
+    .toString()
+  const withKey: InputFacts = { ...github, openSigningKey }
+
+  test.each<[string, Given, string[]]>([
+    ['no key: none', {}, []],
+    ['a key: both, by default', { 'signing-key': key }, ['provenance', 'sbom']],
+    ['a key, provenance only', { 'signing-key': key, attestations: 'provenance' }, ['provenance']],
+    [
+      'a key, both in any order and case',
+      { 'signing-key': key, attestations: 'SBOM,\nprovenance' },
+      ['provenance', 'sbom'],
+    ],
+    ['a key, none', { 'signing-key': key, attestations: 'none' }, []],
+    ['no key, none', { attestations: 'none' }, []],
+  ])('%s', (_name, given, expected) => {
+    expect(parse(given, withKey).attestations).toEqual(expected)
+  })
+
+  test.each<[Given, string]>([
+    [
+      { attestations: 'provenance,sbom' },
+      "Invalid input 'attestations' 'provenance,sbom': asks for attestations, but 'signing-key' is empty: each attestation is signed with that key, as `cosign attest --key` signs one; set 'signing-key', or set 'attestations' to 'none' (its default without a key).",
+    ],
+    [
+      { 'signing-key': key, attestations: 'none, sbom' },
+      "Invalid input 'attestations' 'none, sbom': names 'none' with other attestations; expected 'provenance' and/or 'sbom' (one per line or comma-separated), or 'none'.",
+    ],
+    [
+      { 'signing-key': key, attestations: 'slsa, sbom, spdx' },
+      "Invalid input 'attestations' 'slsa, sbom, spdx': names unknown attestations 'slsa', 'spdx'; expected 'provenance' and/or 'sbom' (one per line or comma-separated), or 'none'.",
+    ],
+  ])('%j is refused, in full', (given, message) => {
+    const error = problemOf(given, withKey)
+    expect({ input: error.input, message: error.message }).toEqual({
+      input: 'attestations',
+      message,
+    })
   })
 })

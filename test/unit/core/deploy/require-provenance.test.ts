@@ -179,7 +179,7 @@ describe('the image check with require-provenance', () => {
       'no provenance',
       (): Promise<void> => Promise.resolve(),
       (digest: string) =>
-        `has no provenance (no '${attestationTag(digest)}' in its repository): 'require-provenance' asks for a SLSA provenance under ${VERIFIER.shown}, such as \`cosign attest --key cosign.key --type slsaprovenance1\` attaches (see the provenance guide)`,
+        `has no provenance (no '${attestationTag(digest)}' in its repository): 'require-provenance' asks for a SLSA provenance under ${VERIFIER.shown}, which build-images attaches to each image it builds with 'signing-key' (see its 'attestations' input); an image built without one gets it when build-images builds it again, or from \`cosign attest --key cosign.key --type slsaprovenance1\` (see the provenance guide)`,
     ],
     [
       'a provenance under another key',

@@ -97,7 +97,7 @@ describe('renderTemplate', () => {
       {
         source: `spec:\n  inputs: {}\n---\njob:\n  variables:\n${region('    ', 'deploy variables').join('\n')}\n`,
       },
-      "gitlab/test.yml: Region 'deploy variables' has no value for 'verify-images': declare that input in spec: inputs, or add 'verify-images=<value>' to the region.",
+      "gitlab/test.yml: Region 'deploy variables' has no value for 'built-images': declare that input in spec: inputs, or add 'built-images=<value>' to the region.",
     ],
   ])('reports %s', (_name, given, message) => {
     // A region alone, or a whole template.

@@ -224,6 +224,7 @@ describe('outputs', () => {
   test('skipped: every image output empty', () => {
     expect(buildOutputs([], { skipped: true, targets: TWO })).toEqual({
       skipped: 'true',
+      'sbom-folder': '',
       version: '',
       reused: '[]',
       images: '[]',
