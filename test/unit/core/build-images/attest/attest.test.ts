@@ -54,6 +54,8 @@ const PROJECT: Record<string, string> = {
   '/p/dist/web/index.html': '<html>',
   '/p/dist/web/version.json': '{"version":"1.4.0"}',
   '/p/dist/node/main.js': 'console.log(1)',
+  '/p/dist/api/main.js': 'console.log("api")',
+  '/p/dist/jobs/main.js': 'console.log("jobs")',
   '/p/package.json': '{"version":"1.4.0"}',
   '/p/package-lock.json': LOCK,
   '/p/node_modules/@olympeio/draw/package.json': '{"version":"2.11.3"}',
@@ -246,6 +248,46 @@ describe('build-images attests each image it builds', () => {
       { lines: ran.lines.join('\n'), ...ran.written, provenance: JSON.stringify(provenance) },
       [SECRET_ARG, SECRET, PEM],
     )
+  })
+
+  test('several backends: each attested on its own, under its id, with an SBOM file of its own', async () => {
+    const registry = registryWithBases()
+    const ran = await run(registry, {
+      given: {
+        images: 'backend',
+        backends:
+          '[{"name": "api", "sources": "dist/api"}, {"name": "jobs", "sources": "dist/jobs"}]',
+      },
+    })
+    expect(ran.error).toBeUndefined()
+    const listed = JSON.parse(ran.outputs.images ?? '') as Array<{ name: string; digest: string }>
+    expect(listed.map(({ name }) => name)).toEqual(['api', 'jobs'])
+    const [api, jobs] = listed.map(({ digest }) => digest)
+    expect(attestationPuts(registry)).toEqual([
+      `PUT acme/shop/backend-api:${(api ?? '').replace(':', '-')}.att`,
+      `PUT acme/shop/backend-jobs:${(jobs ?? '').replace(':', '-')}.att`,
+    ])
+    expect(ran.lines).toContain(
+      'SBOMs written: olympe-sbom/gl-sbom-backend-api.cdx.json, olympe-sbom/gl-sbom-backend-jobs.cdx.json.',
+    )
+    expect(
+      ran.lines.flatMap((line) => /^(backend:\w+): attested sha256:/.exec(line)?.[1] ?? []),
+    ).toEqual(['backend:api', 'backend:jobs'])
+    const [provenance] = await statementsOf(
+      registry,
+      'backend-jobs',
+      jobs ?? '',
+      SLSA_PROVENANCE_V1,
+    )
+    expect(provenance?.predicate).toMatchObject({
+      buildDefinition: {
+        externalParameters: {
+          image: 'backend:jobs',
+          buildArgs: ['NPM_CONFIG_TOKEN', 'SOURCES_PATH'],
+          inputs: ['backends', 'build-args', 'build-secrets'],
+        },
+      },
+    })
   })
 
   test("'attestations: provenance': no SBOM, so the CycloneDX library is never loaded and no file written", async () => {
