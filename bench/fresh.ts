@@ -226,7 +226,7 @@ export async function benchFresh(rounds: number, tmp: string): Promise<FreshResu
  * The three base images, made on an engine of their own (the machine's stays untouched) and
  * pushed to the bases' registry; that engine's versions, which every later engine shares.
  */
-async function pushBases(
+export async function pushBases(
   bases: Registry,
   dir: string,
 ): Promise<{ server: string; buildx: string }> {

@@ -1,5 +1,7 @@
 // docs/performance.md's figures, rendered from bench/results.json. Pure: `npm run bench` writes the
 // file, and the generator (scripts/generated-files.ts) is the one writer of the page's region.
+import type { BackendsResult } from './backends.js'
+import { renderBackends } from './backends-report.js'
 import type { BuildahResult } from './buildah.js'
 import type { BundleFigure } from './bundles.js'
 import type { ImagesResult } from './build-images.js'
@@ -31,6 +33,8 @@ export interface BenchResults {
   fresh: FreshResult & { targets: TargetCheck[] }
   /** build-images with Buildah against Docker, each on a fresh runner. */
   buildah: BuildahResult
+  /** 1 frontend and N backends on one runner (bench/backends.ts). */
+  backends?: BackendsResult
   snapshot: Record<string, Figure>
   npx: NpxResult & { targets: TargetCheck[] }
   /** The rollout watch's verdict latency against a curl loop (bench/watch.ts). */
@@ -52,6 +56,7 @@ export function renderPerformance({
   images,
   fresh,
   buildah,
+  backends,
   snapshot,
   npx,
   watch,
@@ -103,6 +108,7 @@ export function renderPerformance({
     ...renderImages(images, MISSED_TARGET_NOTES),
     ...renderFresh(fresh, FRESH_MISSED_NOTES),
     ...renderBuildah(buildah),
+    ...renderBackends(backends),
     ...renderNpx(npx, NPX_MISSED_NOTES),
     '| Snapshot (clone, export, compare; nothing to commit) | Time | vs 1 commit | Peak RSS |',
     '|---|---|---|---|',

@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { format, resolveConfig } from 'prettier'
 import { join } from 'node:path'
+import { benchBackends } from './backends.js'
 import { benchBuildah } from './buildah.js'
 import { benchBuildImages } from './build-images.js'
 import { benchBundles } from './bundles.js'
@@ -41,6 +42,7 @@ const PARTS = [
   'images',
   'fresh',
   'buildah',
+  'backends',
   'snapshot',
   'npx',
   'watch',
@@ -59,6 +61,9 @@ const IMAGE_ROUNDS = Number(process.env.BENCH_IMAGE_ROUNDS ?? 3)
 const FRESH_ROUNDS = Number(process.env.BENCH_FRESH_ROUNDS ?? 3)
 const BUILDAH_ROUNDS = Number(process.env.BENCH_BUILDAH_ROUNDS ?? 3)
 const WATCH_ROUNDS = Number(process.env.BENCH_WATCH_ROUNDS ?? 3)
+/** Backends beside the frontend, and rounds: BENCH_BACKENDS=3 tries the bench at a small scale. */
+const BACKENDS = Number(process.env.BENCH_BACKENDS ?? 20)
+const BACKENDS_ROUNDS = Number(process.env.BENCH_BACKENDS_ROUNDS ?? 2)
 
 const resultsPath = join(ROOT, 'bench/results.json')
 const previous = (
@@ -107,6 +112,11 @@ try {
     'build-images with Buildah against Docker, fresh runners, real-sized',
     () => benchBuildah(BUILDAH_ROUNDS, join(tmp, 'buildah')),
   )
+  const backends = await take(
+    'backends',
+    `1 frontend and ${BACKENDS} backends on one runner: build-images against docker and bake`,
+    () => benchBackends(BACKENDS, BACKENDS_ROUNDS, join(tmp, 'backends')),
+  )
   const snapshot = await take('snapshot', 'snapshot cost against history', () =>
     benchSnapshot(Math.max(3, Math.floor(RUNS / 2)), tmp),
   )
@@ -130,6 +140,7 @@ try {
     images,
     fresh,
     buildah,
+    backends,
     snapshot,
     npx,
     watch,
