@@ -108,11 +108,26 @@ export function renderBackends(result: BackendsResult | undefined): string[] {
     '|---|---|---|',
     ...targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'yes' : 'no'} |`),
     '',
+    ...coldNote(result, targets),
     ...(withCache && without
       ? [
           `On the warm engine with nothing changed, every image is reused and the run is mostly the fingerprint: ${s(withCache.seconds)} with the file-hash cache against ${s(without.seconds)} without it (${(withCache.seconds / without.seconds).toFixed(2)}×); what is left with it is the walk of the sources' folders (one \`lstat\` per entry), the registry's answers and the tagging.`,
           '',
         ]
       : []),
+  ]
+}
+
+/** Why the cold targets were missed, when they were: worded from the run's own figures. */
+function coldNote(result: BackendsResult, targets: readonly BackendsTarget[]): string[] {
+  const a = at(result, 'a', 'cold')
+  const b = at(result, 'b', 'cold')
+  const c = at(result, 'c', 'cold')
+  const missed = targets.some((t) => t.target.startsWith('Cold') && !t.met)
+  if (!missed || !a || !b || !c) return []
+  const best = (f: BackendsFigure): number => Math.min(...f.allSeconds)
+  return [
+    `Cold, the three do the same work in the engine (Engine CPU: ${a.engineCpuSeconds.toFixed(1)} s for (a), ${b.engineCpuSeconds.toFixed(1)} s for (b), ${c.engineCpuSeconds.toFixed(1)} s for (c)). build-images builds at most 3 images at once, each with a \`docker buildx build\` of its own and a \`docker push\` per tag (${(result.backends + 1) * 3} docker processes for ${result.backends + 1} images), where bake solves every target in one BuildKit build and pushes them side by side: with small backends the processes and the bound, not the engine, set the pace. Best against best: ${(best(a) / best(b)).toFixed(2)}× (b), ${(best(a) / best(c)).toFixed(2)}× (c).`,
+    '',
   ]
 }
