@@ -22,7 +22,7 @@ import {
   generateBackendsFixture,
   type BackendsFixture,
 } from './fixture.js'
-import { pushBases } from './fresh.js'
+import { pullFromBases, pushBases } from './fresh.js'
 import { actionEnv, NODE, PASSWORD, REPOSITORY, ROOT, USER } from './images-common.js'
 import {
   BACKENDS_CANDIDATES,
@@ -81,20 +81,7 @@ export async function benchBackends(
   const bases = await startRegistry({ user: USER, password: PASSWORD })
   try {
     const engineFacts = await pushBases(bases, join(tmp, 'setup-engine'))
-    for (const kind of ['frontend', 'backend']) {
-      const file = join(project, `docker/${kind}.Dockerfile`)
-      const text = await readFile(file, 'utf8')
-      await writeFile(file, text.replace(/^FROM (\S+)/m, `FROM ${bases.host}/$1`))
-    }
-    // The job's Docker config holds the login to the bases' registry; each candidate logs in
-    // to the images' registry itself.
-    const dockerConfig = join(tmp, 'docker-config')
-    await mkdir(dockerConfig, { recursive: true })
-    const auth = Buffer.from(`${USER}:${PASSWORD}`).toString('base64')
-    await writeFile(
-      join(dockerConfig, 'config.json'),
-      JSON.stringify({ auths: { [bases.host]: { auth } } }),
-    )
+    const dockerConfig = await pullFromBases(project, ['frontend', 'backend'], bases, tmp)
     await writeFile(join(tmp, 'sequential.sh'), sequentialScript(fixture))
     await writeFile(join(tmp, 'bake.hcl'), bakeFile(fixture))
     await writeFile(join(tmp, 'bake.sh'), bakeScript(join(tmp, 'bake.hcl')))

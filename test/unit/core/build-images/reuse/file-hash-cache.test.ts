@@ -71,27 +71,11 @@ describe('the cache file', () => {
       ['/work/racy.js', racy],
     ])
     const { text, kept } = serializeHashCache(entries, START)
+    const row = ['2049', '1234567', '4096', String(STAMP.mtimeNs), String(STAMP.ctimeNs), HASH]
     expect(kept).toBe(2)
     expect(JSON.parse(text)).toEqual({
       format: HASH_CACHE_FORMAT,
-      files: {
-        '/work/a.js': [
-          '2049',
-          '1234567',
-          '4096',
-          String(STAMP.mtimeNs),
-          String(STAMP.ctimeNs),
-          HASH,
-        ],
-        '/work/b.js': [
-          '2049',
-          '1234567',
-          '4096',
-          String(STAMP.mtimeNs),
-          String(STAMP.ctimeNs),
-          HASH,
-        ],
-      },
+      files: { '/work/a.js': row, '/work/b.js': row },
     })
     expect(Object.keys((JSON.parse(text) as CacheDocument).files)).toEqual([
       '/work/a.js',
