@@ -201,8 +201,71 @@ export async function generateFixture(root: string): Promise<Fixture> {
   }
 }
 
+/** A small backend's build output: its bundle and some 150 files of node_modules, about 3 MB. */
+const SMALL_BACKEND: Record<string, Part> = {
+  bundle: { count: 1, bytes: 1 * MB, text: true, path: () => 'main.js' },
+  js: {
+    count: 140,
+    bytes: 1.5 * MB,
+    text: true,
+    path: (i) => `node_modules/pkg-${i % 20}/lib/f-${i}.js`,
+  },
+  meta: { count: 20, bytes: 40_000, text: true, path: (i) => `node_modules/pkg-${i}/package.json` },
+  native: { count: 2, bytes: 0.5 * MB, text: false, path: (i) => `node_modules/pkg-${i}/n.node` },
+}
+
+export interface BackendsFixture extends Omit<Fixture, 'bytes'> {
+  bytes: { frontend: number; backends: number }
+  /** Each backend's name and its build output, as `backends` lists them. */
+  backends: Array<{ name: string; sources: string }>
+}
+
+/**
+ * The real-sized frontend (dist/web) beside `count` small backends of their own code bases
+ * (dist/backends/<name>, each built from docker/backend.Dockerfile): no code as data.
+ */
+export async function generateBackendsFixture(
+  root: string,
+  count: number,
+): Promise<BackendsFixture> {
+  await cp(DOCKERFILES, join(root, 'docker'), { recursive: true })
+  const version = JSON.stringify({ version: FIXTURE_DRAW_VERSION })
+  let files = 2
+  let frontend = 0
+  for (const [name, part] of Object.entries(FRONTEND)) {
+    frontend += await writePart(join(root, 'dist/web'), `dist/web/${name}`, part)
+    files += part.count
+  }
+  await writeFile(join(root, 'dist/web/index.html'), '<!doctype html>\n')
+  await writeFile(join(root, 'dist/web/version.json'), version)
+  const backends: BackendsFixture['backends'] = []
+  let bytes = 0
+  for (let i = 1; i <= count; i++) {
+    const name = `svc-${String(i).padStart(2, '0')}`
+    const sources = `dist/backends/${name}`
+    for (const [part, spec] of Object.entries(SMALL_BACKEND)) {
+      bytes += await writePart(join(root, sources), `${sources}/${part}`, spec)
+      files += spec.count
+    }
+    backends.push({ name, sources })
+  }
+  await writeFile(join(root, 'package.json'), '{"name":"bench-backends","private":true}\n')
+  const changedFile = join(root, 'dist/web/static/js/chunk-1.js')
+  return {
+    root,
+    files,
+    bytes: { frontend, backends: bytes },
+    backends,
+    changedFile,
+    original: await readFile(changedFile),
+  }
+}
+
 /** Edits the one file for run `n` (a different content each run), as a developer would. */
-export async function changeOneFile(fixture: Fixture, n: number): Promise<void> {
+export async function changeOneFile(
+  fixture: Pick<Fixture, 'changedFile' | 'original'>,
+  n: number,
+): Promise<void> {
   const edit = Buffer.from(`\nexport const build${n} = ${n};\n`)
   await writeFile(fixture.changedFile, Buffer.concat([fixture.original, edit]))
 }

@@ -91,15 +91,11 @@ export async function benchFresh(rounds: number, tmp: string): Promise<FreshResu
   const bases = await startRegistry({ user: USER, password: PASSWORD })
   try {
     const engineFacts = await pushBases(bases, join(tmp, 'setup-engine'))
-    await basesFrom(project, bases.host)
-    // The job's Docker config holds the login to the bases' registry, as docker/login-action
-    // leaves it; each candidate logs in to the images' registry itself.
-    const dockerConfig = join(tmp, 'docker-config')
-    await mkdir(dockerConfig, { recursive: true })
-    const auth = Buffer.from(`${USER}:${PASSWORD}`).toString('base64')
-    await writeFile(
-      join(dockerConfig, 'config.json'),
-      JSON.stringify({ auths: { [bases.host]: { auth } } }),
+    const dockerConfig = await pullFromBases(
+      project,
+      KINDS.map(([kind]) => kind),
+      bases,
+      tmp,
     )
     await writeFile(join(tmp, 'bake.hcl'), freshBakeFile(project))
     const references = KINDS.flatMap(([kind]) => [
@@ -216,6 +212,28 @@ export async function benchFresh(rounds: number, tmp: string): Promise<FreshResu
   } finally {
     await bases.stop()
   }
+}
+
+/**
+ * The Dockerfiles of `kinds` made to build FROM the bases' registry, as a runner pulls them from
+ * Docker Hub; and the job's Docker config, holding the login to that registry as
+ * docker/login-action leaves it (each candidate logs in to the images' registry itself).
+ */
+export async function pullFromBases(
+  project: string,
+  kinds: readonly string[],
+  bases: Registry,
+  tmp: string,
+): Promise<string> {
+  await basesFrom(project, bases.host, kinds)
+  const dockerConfig = join(tmp, 'docker-config')
+  await mkdir(dockerConfig, { recursive: true })
+  const auth = Buffer.from(`${USER}:${PASSWORD}`).toString('base64')
+  await writeFile(
+    join(dockerConfig, 'config.json'),
+    JSON.stringify({ auths: { [bases.host]: { auth } } }),
+  )
+  return dockerConfig
 }
 
 /**

@@ -108,8 +108,12 @@ export function bakeLabels(revision: string, extra: readonly string[] = []): str
 }
 
 /** The project's Dockerfiles build FROM the bases' registry, as a runner pulls them from Docker Hub. */
-export async function basesFrom(project: string, host: string): Promise<void> {
-  for (const [kind] of KINDS) {
+export async function basesFrom(
+  project: string,
+  host: string,
+  kinds: readonly string[] = KINDS.map(([kind]) => kind),
+): Promise<void> {
+  for (const kind of kinds) {
     const file = join(project, `docker/${kind}.Dockerfile`)
     const text = await readFile(file, 'utf8')
     await writeFile(file, text.replace(/^FROM (\S+)/m, `FROM ${host}/$1`))

@@ -32,6 +32,23 @@ export const FRESH_CONDITIONS = {
 } as const
 export type FreshCondition = keyof typeof FRESH_CONDITIONS
 
+/** Several backends on one runner (bench/backends.ts). */
+export const BACKENDS_CANDIDATES = {
+  a: 'build-images, one step with `backends`',
+  'a+cache': 'build-images with the file-hash cache (OLYMPE_FILE_HASH_CACHE)',
+  b: "`docker build` then `docker push`, image after image (the seed's CI)",
+  c: '`docker buildx bake --push` of every target',
+} as const
+export type BackendsCandidate = keyof typeof BACKENDS_CANDIDATES
+export const BACKENDS_CONDITIONS = {
+  cold: 'Fresh engine, cold (empty registry)',
+  unchanged: 'Fresh engine, nothing changed',
+  'one-backend': 'Fresh engine, one backend file changed',
+  'warm-unchanged': 'Warm engine, nothing changed',
+  'warm-frontend': 'Warm engine, one frontend file changed',
+} as const
+export type BackendsCondition = keyof typeof BACKENDS_CONDITIONS
+
 /** Builders on fresh runners (bench/buildah.ts). */
 export const BUILDERS = {
   docker: 'Docker (BuildKit, a fresh engine)',

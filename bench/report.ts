@@ -1,6 +1,8 @@
 // docs/performance.md's figures, rendered from bench/results.json. Pure: `npm run bench` writes the
 // file, and the generator (scripts/generated-files.ts) is the one writer of the page's region.
 import { renderAttestations, type AttestationsResult } from './attestations-report.js'
+import type { BackendsResult } from './backends.js'
+import { renderBackends } from './backends-report.js'
 import type { BuildahResult } from './buildah.js'
 import type { BundleFigure } from './bundles.js'
 import type { ImagesResult } from './build-images.js'
@@ -34,6 +36,8 @@ export interface BenchResults {
   buildah: BuildahResult
   /** build-images' attestation phase against its cold build (bench/attestations.ts). */
   attest?: AttestationsResult
+  /** 1 frontend and N backends on one runner (bench/backends.ts). */
+  backends?: BackendsResult
   snapshot: Record<string, Figure>
   npx: NpxResult & { targets: TargetCheck[] }
   /** The rollout watch's verdict latency against a curl loop (bench/watch.ts). */
@@ -56,6 +60,7 @@ export function renderPerformance({
   fresh,
   buildah,
   attest,
+  backends,
   snapshot,
   npx,
   watch,
@@ -108,6 +113,7 @@ export function renderPerformance({
     ...renderFresh(fresh, FRESH_MISSED_NOTES),
     ...renderBuildah(buildah),
     ...renderAttestations(attest),
+    ...renderBackends(backends),
     ...renderNpx(npx, NPX_MISSED_NOTES),
     '| Snapshot (clone, export, compare; nothing to commit) | Time | vs 1 commit | Peak RSS |',
     '|---|---|---|---|',

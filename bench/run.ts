@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { format, resolveConfig } from 'prettier'
 import { join } from 'node:path'
 import { benchAttestations } from './attestations.js'
+import { benchBackends } from './backends.js'
 import { benchBuildah } from './buildah.js'
 import { benchBuildImages } from './build-images.js'
 import { benchBundles } from './bundles.js'
@@ -43,6 +44,7 @@ const PARTS = [
   'fresh',
   'buildah',
   'attest',
+  'backends',
   'snapshot',
   'npx',
   'watch',
@@ -62,6 +64,9 @@ const FRESH_ROUNDS = Number(process.env.BENCH_FRESH_ROUNDS ?? 3)
 const BUILDAH_ROUNDS = Number(process.env.BENCH_BUILDAH_ROUNDS ?? 3)
 const ATTEST_ROUNDS = Number(process.env.BENCH_ATTEST_ROUNDS ?? 3)
 const WATCH_ROUNDS = Number(process.env.BENCH_WATCH_ROUNDS ?? 3)
+/** Backends beside the frontend, and rounds: BENCH_BACKENDS=3 tries the bench at a small scale. */
+const BACKENDS = Number(process.env.BENCH_BACKENDS ?? 20)
+const BACKENDS_ROUNDS = Number(process.env.BENCH_BACKENDS_ROUNDS ?? 2)
 
 const resultsPath = join(ROOT, 'bench/results.json')
 const previous = (
@@ -115,6 +120,11 @@ try {
     'build-images attesting, cold then unchanged, real-sized',
     () => benchAttestations(ATTEST_ROUNDS, join(tmp, 'attest')),
   )
+  const backends = await take(
+    'backends',
+    `1 frontend and ${BACKENDS} backends on one runner: build-images against docker and bake`,
+    () => benchBackends(BACKENDS, BACKENDS_ROUNDS, join(tmp, 'backends')),
+  )
   const snapshot = await take('snapshot', 'snapshot cost against history', () =>
     benchSnapshot(Math.max(3, Math.floor(RUNS / 2)), tmp),
   )
@@ -139,6 +149,7 @@ try {
     fresh,
     buildah,
     attest,
+    backends,
     snapshot,
     npx,
     watch,

@@ -14,6 +14,7 @@ import { runnerBuilders } from '../tools/builders.js'
 import { createExec } from '../tools/exec.js'
 import { createHttpClient } from '../tools/http.js'
 import { nodeFiles } from '../tools/files.js'
+import { fileHashCacheFor } from '../tools/file-hash-cache.js'
 import { trackedFiles } from '../tools/tracked-files.js'
 import { reuseRecordsFor } from '../platform/reuse-records.js'
 import { yamlParserFor } from './yaml-parser.js'
@@ -42,10 +43,12 @@ export const buildImagesAction: Action<BuildImagesInputName, CheckedBuildImages>
   async run(checked, context, platform) {
     const { cancel } = platform
     const exec = createExec(cancel)
+    // On a runner that keeps its disk and asks for it, the sources' hashes of earlier runs.
+    const hashCache = await fileHashCacheFor(process.env, context.workspace, platform.logger)
     await runBuildImages(checked, context, {
       ...platform,
       builders: runnerBuilders(process.env, exec, cancel),
-      files: nodeFiles,
+      files: hashCache?.files ?? nodeFiles,
       clock: systemClock,
       http: createHttpClient(USER_AGENT),
       // The signing code (the signatures' reading and writing) is loaded only with a key.
@@ -61,7 +64,7 @@ export const buildImagesAction: Action<BuildImagesInputName, CheckedBuildImages>
         context.workspace,
         trackedFiles(exec),
       ),
-    })
+    }).finally(() => hashCache?.save())
   },
 }
 

@@ -14,7 +14,7 @@ import {
   writeFile,
 } from 'node:fs/promises'
 import { createHash } from 'node:crypto'
-import type { Stats } from 'node:fs'
+import type { BigIntStats, Stats } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, sep } from 'node:path'
 import { pipeline } from 'node:stream/promises'
@@ -49,22 +49,7 @@ export const nodeFiles: Files = {
       .map((entry) => join(entry.parentPath, entry.name))
       .sort()
   },
-  async tree(path) {
-    const top = await stat(path).catch(() => undefined)
-    if (!top) return undefined
-    const entries: TreeEntry[] = [entryOf('', top)]
-    if (!top.isDirectory()) return entries
-    const found = await readdir(path, { recursive: true })
-    const below = await mapLimit(found, STAT_CALLS, async (name) => {
-      const full = join(path, name)
-      const info = await lstat(full)
-      const entry = entryOf(relative(path, full).split(sep).join('/'), info)
-      if (info.isSymbolicLink()) entry.target = await readlink(full)
-      return entry
-    })
-    entries.push(...below.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)))
-    return entries
-  },
+  tree: (path) => treeOf(path),
   async hashFile(path) {
     const hash = createHash('sha256')
     const handle = await open(path, 'r')
@@ -119,7 +104,32 @@ export function filesFor(cancel: StepCancellation): Files {
   }
 }
 
-function entryOf(path: string, info: Stats): TreeEntry {
+/**
+ * nodeFiles.tree; `onFile`, when given, is told each regular file below the path with its lstat
+ * in nanoseconds (what src/tools/file-hash-cache.ts compares), from the same call.
+ */
+export async function treeOf(
+  path: string,
+  onFile?: (fullPath: string, info: BigIntStats) => void,
+): Promise<TreeEntry[] | undefined> {
+  const top = await stat(path).catch(() => undefined)
+  if (!top) return undefined
+  const entries: TreeEntry[] = [entryOf('', top)]
+  if (!top.isDirectory()) return entries
+  const found = await readdir(path, { recursive: true })
+  const below = await mapLimit(found, STAT_CALLS, async (name) => {
+    const full = join(path, name)
+    const info = onFile ? await lstat(full, { bigint: true }) : await lstat(full)
+    const entry = entryOf(relative(path, full).split(sep).join('/'), info)
+    if (info.isSymbolicLink()) entry.target = await readlink(full)
+    else if (onFile && info.isFile()) onFile(full, info as BigIntStats)
+    return entry
+  })
+  entries.push(...below.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)))
+  return entries
+}
+
+function entryOf(path: string, info: Stats | BigIntStats): TreeEntry {
   const kind: PathKind | 'link' = info.isSymbolicLink()
     ? 'link'
     : info.isFile()
@@ -127,5 +137,11 @@ function entryOf(path: string, info: Stats): TreeEntry {
       : info.isDirectory()
         ? 'directory'
         : 'other'
-  return { path, kind, mode: info.mode & 0o7777, uid: info.uid, gid: info.gid, size: info.size }
+  const [mode, uid, gid, size] = [info.mode, info.uid, info.gid, info.size].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+  ]
+  return { path, kind, mode: mode & 0o7777, uid, gid, size }
 }
