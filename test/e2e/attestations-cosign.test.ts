@@ -22,14 +22,14 @@ import { keySigner } from '../../src/core/signing/signer.js'
 import { systemClock } from '../../src/tools/clock.js'
 import { createHttpClient } from '../../src/tools/http.js'
 import { frontendFacts, SECRET_BUILD_ARG, SECRET_INPUT } from '../helpers/attestations.js'
-import { BASE_IMAGES, dockerLogin, pushImage } from '../helpers/docker-env.js'
+import { BASE_IMAGES, pushImage } from '../helpers/docker-env.js'
 import { useDockerSuite } from '../helpers/docker-suite.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
 import { capture } from '../helpers/run-process.js'
-import { pinnedOf, startCosign, type Cosign, type KeyPair } from '../helpers/cosign.js'
+import { pinnedOf, startCosignDeploys, type Cosign, type KeyPair } from '../helpers/cosign.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { useCleanup } from '../helpers/suite.js'
-import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import type { WebhookServer } from '../helpers/webhook-server.js'
 
 const KEY_PASSWORD = `cosign-pw-${randomBytes(8).toString('hex')}`
 const WEBHOOK_TOKEN = 'attestations-webhook-token-7c1d'
@@ -58,17 +58,11 @@ const cleanup = useCleanup(60_000)
 const suite = useDockerSuite(cleanup)
 
 beforeAll(async () => {
-  webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
-  cosign = await startCosign(cleanup, suite.dockerConfig)
-  const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
-  await dockerLogin(suite.registry, { env })
+  const deploys = await startCosignDeploys(cleanup, suite, { namespace: 'att', images })
+  ;({ webhook, cosign, workspace } = deploys)
+  const { push } = deploys
   pair = await cosign.generateKeyPair('attest', KEY_PASSWORD)
-  workspace = await cleanup.tempDir('olympe-attestations-workspace-')
   await writeFile(join(workspace, 'cosign.pub'), pair.publicKey)
-  const push = async (name: string, source: string): Promise<void> => {
-    const reference = `${suite.registry.host}/att/${name}`
-    images[name] = { reference, digest: await pushImage(source, reference, { env }) }
-  }
   await push('frontend:ours', BASE_IMAGES.frontend)
   await push('frontend:bare', BASE_IMAGES.codeasdata)
   await push('frontend:elsewhere', BASE_IMAGES.backend)

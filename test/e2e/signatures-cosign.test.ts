@@ -18,13 +18,13 @@ import { nodeFiles } from '../../src/tools/files.js'
 import { createHttpClient } from '../../src/tools/http.js'
 import { IMAGE_KINDS } from '../../src/core/build-images/image-kinds.js'
 import { useCleanup } from '../helpers/suite.js'
-import { BASE_IMAGES, dockerLogin, pushImage, removeImages } from '../helpers/docker-env.js'
+import { BASE_IMAGES, pushImage, removeImages } from '../helpers/docker-env.js'
 import { useDockerSuite } from '../helpers/docker-suite.js'
 import { startRegistryProxy } from '../helpers/registry-proxy.js'
-import { startCosign, pinnedOf, type Cosign, type KeyPair } from '../helpers/cosign.js'
+import { pinnedOf, startCosignDeploys, type Cosign, type KeyPair } from '../helpers/cosign.js'
 import { runAsGithub, runOutcome, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { answer, type WebhookServer } from '../helpers/webhook-server.js'
 
 const KEY_PASSWORD = `cosign-pw-${randomBytes(8).toString('hex')}`
 const WEBHOOK_TOKEN = 'signatures-webhook-token-4e2a'
@@ -46,19 +46,13 @@ const cleanup = useCleanup(60_000)
 const suite = useDockerSuite(cleanup)
 
 beforeAll(async () => {
-  webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
-  cosignTool = await startCosign(cleanup, suite.dockerConfig)
-  const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
-  await dockerLogin(suite.registry, { env })
+  const deploys = await startCosignDeploys(cleanup, suite, { namespace: 'sig', images })
+  ;({ webhook, cosign: cosignTool, workspace } = deploys)
+  const { push } = deploys
   ours = await cosignTool.generateKeyPair('ours', KEY_PASSWORD)
   other = await cosignTool.generateKeyPair('other', '')
   plain = plainKeyPair()
-  workspace = await cleanup.tempDir('olympe-signatures-workspace-')
   await writeFile(join(workspace, 'cosign.pub'), ours.publicKey)
-  const push = async (name: string, source: string): Promise<void> => {
-    const reference = `${suite.registry.host}/sig/${name}`
-    images[name] = { reference, digest: await pushImage(source, reference, { env }) }
-  }
   await push('frontend:ours', BASE_IMAGES.frontend)
   await push('frontend:unsigned', BASE_IMAGES.codeasdata)
   await push('frontend:moved', BASE_IMAGES.backend)

@@ -4,7 +4,10 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Cleanup } from './cleanup.js'
+import { dockerLogin, pushImage } from './docker-env.js'
+import type { DockerSuite } from './docker-suite.js'
 import { capture } from './run-process.js'
+import { answer, startWebhookServer, type WebhookServer } from './webhook-server.js'
 
 /** A key pair `cosign generate-key-pair` made, in its folder (cosign.key, cosign.pub). */
 export interface KeyPair {
@@ -129,4 +132,39 @@ function statementsIn(stdout: string): Array<Record<string, unknown>> {
       const text = Buffer.from(envelope.payload, 'base64').toString('utf8')
       return JSON.parse(text) as Record<string, unknown>
     })
+}
+
+/** The deploy side of a cosign suite, as `startCosignDeploys` starts it. */
+export interface CosignDeploys {
+  /** The platform's webhook, answering 200. */
+  webhook: WebhookServer
+  cosign: Cosign
+  /** The folder the deploy runs start in, where the suite writes the `cosign.pub` they trust. */
+  workspace: string
+  /** docker's and cosign's environment: DOCKER_CONFIG holds the login to the suite's registry. */
+  env: NodeJS.ProcessEnv
+  /** Pushes `source` as `<registry>/<namespace>/<name>`, and records it in `images` by `name`. */
+  push: (name: string, source: string) => Promise<void>
+}
+
+/**
+ * The webhook, cosign logged in to the suite's registry, and a workspace for the deploy runs of a
+ * suite that checks images against cosign's signatures or attestations; its images go under
+ * `<registry>/<namespace>/` and are recorded in `images`. Stopped with `cleanup`.
+ */
+export async function startCosignDeploys(
+  cleanup: Cleanup,
+  suite: DockerSuite,
+  options: { namespace: string; images: Record<string, { reference: string; digest: string }> },
+): Promise<CosignDeploys> {
+  const webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
+  const cosign = await startCosign(cleanup, suite.dockerConfig)
+  const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
+  await dockerLogin(suite.registry, { env })
+  const workspace = await cleanup.tempDir(`olympe-${options.namespace}-workspace-`)
+  const push = async (name: string, source: string): Promise<void> => {
+    const reference = `${suite.registry.host}/${options.namespace}/${name}`
+    options.images[name] = { reference, digest: await pushImage(source, reference, { env }) }
+  }
+  return { webhook, cosign, workspace, env, push }
 }

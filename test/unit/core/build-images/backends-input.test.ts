@@ -1,28 +1,17 @@
 import { describe, expect, test } from '@jest/globals'
 import { load } from 'js-yaml'
-import { withDefaults } from '../../../../src/core/definition.js'
-import {
-  buildImagesDefinition,
-  type BuildImagesInputName,
-} from '../../../../src/core/build-images/definition.js'
-import {
-  parseBuildImagesInputs,
-  type InputFacts,
-} from '../../../../src/core/build-images/inputs.js'
 import type { ImageTarget } from '../../../../src/core/build-images/image-kinds.js'
 import { MAX_BACKENDS } from '../../../../src/core/build-images/backends-input.js'
 import { checkedOutputs } from '../../../../src/core/build-images/report.js'
 import { inputErrorOf } from '../../../helpers/input-errors.js'
+import {
+  GITHUB_FACTS,
+  parseGiven,
+  type BuildImagesGiven as Given,
+} from '../../../helpers/build-images-inputs.js'
 
-type Given = Partial<Record<BuildImagesInputName, string>>
-const facts: InputFacts = {
-  platform: 'github',
-  repository: 'Acme/Shop',
-  workspace: '/ws',
-  parseYaml: (text) => load(text),
-}
-const parse = (given: Given): ReturnType<typeof parseBuildImagesInputs> =>
-  parseBuildImagesInputs(withDefaults(buildImagesDefinition, given), facts)
+const parse = (given: Given): ReturnType<typeof parseGiven> =>
+  parseGiven(given, { ...GITHUB_FACTS, parseYaml: (text) => load(text) })
 const messageOf = (given: Given): string => inputErrorOf(() => parse(given)).message
 
 /** Three backends: two on the shared backend.Dockerfile, one with its own. */

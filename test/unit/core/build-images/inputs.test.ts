@@ -1,12 +1,11 @@
 import { describe, expect, test } from '@jest/globals'
-import { withDefaults } from '../../../../src/core/definition.js'
 import {
   buildImagesDefinition,
   type BuildImagesInputName,
 } from '../../../../src/core/build-images/definition.js'
-import {
+import type {
   parseBuildImagesInputs,
-  type InputFacts,
+  InputFacts,
 } from '../../../../src/core/build-images/inputs.js'
 import type { ImageKind } from '../../../../src/core/build-images/image-kinds.js'
 import { looksSecret } from '../../../../src/core/build-images/input-parsers.js'
@@ -17,16 +16,13 @@ import { openSigningKey } from '../../../../src/core/signing/private-key.js'
 import { generateKeyPairSync } from 'node:crypto'
 import { inputErrorOf } from '../../../helpers/input-errors.js'
 import { eachAnswer } from '../../../helpers/unit-tables.js'
+import {
+  GITHUB_FACTS as github,
+  parseGiven as parse,
+  type BuildImagesGiven as Given,
+} from '../../../helpers/build-images-inputs.js'
 
-type Given = Partial<Record<BuildImagesInputName, string>>
 const PASSWORD = 'pw-7d1e9c3b5a'
-const github: InputFacts = { platform: 'github', repository: 'Acme/Shop', workspace: '/ws' }
-
-const parse = (
-  given: Given,
-  facts: InputFacts = github,
-): ReturnType<typeof parseBuildImagesInputs> =>
-  parseBuildImagesInputs(withDefaults(buildImagesDefinition, given), facts)
 
 const problemOf = (given: Given, facts: InputFacts = github): InputError =>
   inputErrorOf(() => parse(given, facts))
