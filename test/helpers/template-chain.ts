@@ -61,3 +61,58 @@ export function ociLabels(labels: Record<string, string> | undefined): Record<st
       kept[name] = value
   return kept
 }
+
+/**
+ * Three backends with different code bases, as a team lists them in `backends`: two share
+ * docker/backend.Dockerfile, the third has its own (ADMIN_DOCKERFILE, in BACKEND_FILES). `api`
+ * is the template's own build output (`build:node`), the others are committed services.
+ */
+export const BACKENDS = [
+  { name: 'api', sources: 'dist/node' },
+  { name: 'worker', sources: 'services/worker' },
+  { name: 'admin', sources: 'services/admin', dockerfile: 'docker/admin.Dockerfile' },
+]
+
+/** The files of BACKENDS that the template has not: the services and admin's Dockerfile. */
+export const BACKEND_FILES: Record<string, string> = {
+  'services/worker/main.js': "console.log('worker')\n",
+  'services/admin/main.js': "console.log('admin')\n",
+  'docker/admin.Dockerfile': [
+    'FROM olympeio/backend-base:24-latest',
+    'ARG SOURCES_PATH',
+    'COPY $SOURCES_PATH /home/node/app',
+    '',
+  ].join('\n'),
+}
+
+/**
+ * The images each backend name gets from a payload's deploy rules, as the platform gives them:
+ * a rule gives the backends whose name matches its `target` the images whose reference matches
+ * its `source` (the specification's deploy rules 1-4); the rules are regular expressions, which
+ * are evaluated here. `names` may hold one the project does not have, which should get nothing.
+ */
+export function imagesByBackend(payload: unknown, names: string[]): Record<string, string[]> {
+  const { images = [], deployRules = [] } =
+    (
+      payload as {
+        backends?: { images?: string[]; deployRules?: { source: string; target: string }[] }
+      }
+    ).backends ?? {}
+  return Object.fromEntries(
+    names.map((name) => {
+      const rules = deployRules.filter((rule) => new RegExp(rule.target).test(name))
+      const given = images.filter((image) =>
+        rules.some((rule) => new RegExp(rule.source).test(image)),
+      )
+      return [name, given]
+    }),
+  )
+}
+
+/** The code each backend image holds (/home/node/app/main.js, trimmed), in the order given. */
+export async function backendCode(images: string[]): Promise<string[]> {
+  const code: string[] = []
+  for (const image of images)
+    code.push((await dockerRun(image, ['cat', '/home/node/app/main.js'])).trim())
+  return code
+}
