@@ -603,6 +603,45 @@ describe('deploy.yml with several backends, one runner per image (fan-out)', () 
     },
     CHAIN_MS,
   )
+
+  test(
+    'a leg that fails: the other legs run to their end, and nothing is deployed',
+    async () => {
+      // The worker's sources are not in the repository.
+      const files = Object.fromEntries(
+        Object.entries(BACKEND_FILES).filter(([path]) => !path.startsWith('services/worker/')),
+      )
+      const project = await adopt({ files })
+      const options = github(project, { name: 'push', branch: 'master', defaultBranch: 'master' })
+      const vars = { ...options.vars, OLYMPE_BACKENDS: stringify(BACKENDS), OLYMPE_FAN_OUT: 'true' }
+      const result = await run('deploy.yml', { ...options, vars })
+
+      const leg = (image: string): string => `build-and-deploy/image ${image}`
+      expect(
+        Object.fromEntries(Object.entries(result.jobs).map(([id, job]) => [id, job.result])),
+      ).toEqual({
+        'build-and-deploy/check': 'success',
+        'build-and-deploy/images': 'skipped',
+        [leg('frontend')]: 'success',
+        [leg('backend:api')]: 'success',
+        [leg('backend:worker')]: 'failure',
+        [leg('backend:admin')]: 'success',
+        'build-and-deploy/legs': 'failure',
+        'build-and-deploy/deploy': 'skipped',
+        'build-and-deploy': 'failure',
+      })
+      const failed = result.steps.find((step) => step.code !== 0)
+      expect(failed?.job).toBe(leg('backend:worker'))
+      expect(failed?.texts.stdout).toContain("'services/worker'")
+      expect(Object.keys(result.artifacts).sort()).toEqual([
+        'olympe-images-backend-admin',
+        'olympe-images-backend-api',
+        'olympe-images-frontend',
+      ])
+      expect(hooks.production.requests).toHaveLength(0)
+    },
+    CHAIN_MS,
+  )
 })
 
 describe('promote.yml and rollback.yml', () => {
