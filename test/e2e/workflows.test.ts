@@ -517,6 +517,41 @@ describe('environments, promotion and rollback', () => {
     expect(text).not.toMatch(/needs\.legs\.outputs/)
   })
 
+  // The legs job played by its result alone: it ends a success and uploads nothing, as when the
+  // artifacts expired before a deploy job was run again.
+  test('with fan-out, the deploy job stops before the call when a leg handed no images over, naming it', async () => {
+    await withCleanup(async (cleanup) => {
+      const workspace = await cleanup.tempDir('olympe-fan-out-')
+      const result = await runWorkflow('deploy.yml', {
+        workspace,
+        event: { name: 'push', branch: 'main', defaultBranch: 'main' },
+        sha: '1a2b3c4d5e6f',
+        repository: 'acme/shop',
+        actor: 'octocat',
+        vars: { OLYMPE_FAN_OUT: 'true' },
+        env: { PATH: process.env.PATH ?? '', HOME: workspace },
+        standIns: {
+          'build-and-deploy/check': { matrix: '["frontend","backend:api"]' },
+          'build-and-deploy/legs': {},
+        },
+      })
+      expect(result.jobs['build-and-deploy/images']?.result).toBe('skipped')
+      expect(result.jobs['build-and-deploy/deploy']?.result).toBe('failure')
+      const deploy = result.steps.filter((step) => step.job === 'build-and-deploy/deploy')
+      expect(deploy.map((step) => [step.step, step.code])).toEqual([
+        ['Download the images of the legs', 0],
+        ['Gather them, one line per leg', 1],
+      ])
+      expect(runnerCommands(deploy[1]?.texts.stdout ?? '')).toEqual([
+        {
+          command: 'error',
+          properties: '',
+          data: "No images were handed over by the leg(s) 'frontend' 'backend:api': nothing is deployed. Run the failed jobs again (each leg uploads an artifact olympe-images-<leg>).",
+        },
+      ])
+    })
+  })
+
   // A job starts with an empty workspace: `verify-signatures: cosign.pub` found no file in the
   // reusable workflow's deploy job, which had no checkout. The key's text (a variable or a
   // secret) needs none; anything else may be a path.
