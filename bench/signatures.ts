@@ -135,7 +135,7 @@ async function sign(
   if (isProblem(signingKey)) throw new Error(signingKey.problem)
   const quiet = (): void => undefined
   await signImages(
-    [{ kind: 'frontend', reference, references: [reference], digest }],
+    [{ id: 'frontend', kind: 'frontend', reference, references: [reference], digest }],
     [],
     { signingKey, push: true, login: inputsLogin(login, []) },
     {

@@ -5,6 +5,7 @@ import {
 import { buildkitDisabled } from '../core/build-images/builders/docker-args.js'
 import { checkBuildImages, type CheckedBuildImages } from '../core/build-images/check.js'
 import { runBuildImages } from '../core/build-images/run.js'
+import { checkedOutputs } from '../core/build-images/report.js'
 import { runAction, type Action } from '../platform/run.js'
 import type { Invocation } from '../platform/start.js'
 import { systemClock } from '../tools/clock.js'
@@ -15,6 +16,7 @@ import { createHttpClient } from '../tools/http.js'
 import { nodeFiles } from '../tools/files.js'
 import { trackedFiles } from '../tools/tracked-files.js'
 import { reuseRecordsFor } from '../platform/reuse-records.js'
+import { yamlParserFor } from './yaml-parser.js'
 
 export const buildImagesAction: Action<BuildImagesInputName, CheckedBuildImages> = {
   definition: buildImagesDefinition,
@@ -26,12 +28,15 @@ export const buildImagesAction: Action<BuildImagesInputName, CheckedBuildImages>
       { ...platform, files: nodeFiles, clock: systemClock },
       {
         buildkitDisabled: buildkitDisabled(process.env.DOCKER_BUILDKIT),
+        parseYaml: await yamlParserFor(raw.backends),
         // The key reader (scrypt, the secretbox) is loaded only when there is a key to open.
         ...(raw['signing-key'] === ''
           ? {}
           : { openSigningKey: (await import('../core/signing/private-key.js')).openSigningKey }),
       },
     ),
+  // What a fan-out's planning job needs of `check-only`: the images a run builds.
+  checkedOutputs: (checked) => checkedOutputs(checked.inputs.targets, 'skipped' in checked),
   cancelNote: (checked) =>
     `Builds under way were stopped${checked?.inputs.registryLogin ? ", and the step's own registry login (its Docker config, or Buildah's auth file) was removed" : ''}. Images pushed before the cancel stay in the registry.`,
   async run(checked, context, platform) {

@@ -29,7 +29,11 @@ export const deployAction: Action<DeployInputName, CheckedDeploy> = {
       clock: systemClock,
       files: nodeFiles,
       dockerConfigPath: jobDockerConfigPath(process.env),
-      // The attestation reader is loaded only when a provenance is required.
+      // The signature reader is loaded only when signatures are checked, and the attestation
+      // reader only when a provenance is required: the deploy step starts without them.
+      ...(checked.signatures
+        ? { readSignatures: (await import('../core/signing/signatures.js')).readSignatures }
+        : {}),
       ...(checked.inputs.provenanceRepositories
         ? {
             readProvenance: (await import('../core/attestations/provenance-check.js'))

@@ -64,6 +64,11 @@ export type InputDocs = Omit<InputSpec, 'parse'>
 
 export interface OutputSpec {
   description: string
+  /**
+   * A list, one item per line. Where a value must fit on one line (GitLab's dotenv report), its
+   * items are joined with commas, as list inputs read them.
+   */
+  list?: true
 }
 
 export interface ActionDefinition<I extends string = string, O extends string = string> {

@@ -71,7 +71,7 @@ export function createCliRuntime<I extends string>(
     setOutput: (name, value) => {
       outputs.set(name, value)
       logger.debug(`output ${name}=${value}`)
-      if (args.options.dotenv) writeDotenv(args.options.dotenv, definition.id, outputs, logger)
+      if (args.options.dotenv) writeDotenv(args.options.dotenv, definition, outputs, logger)
     },
     summary: async (summary) => {
       await logger.group('Summary', () => {
@@ -148,22 +148,23 @@ function writeAnnotations(path: string, section: string, links: readonly Summary
   replaceFile(path, `${JSON.stringify(report, null, 2)}\n`)
 }
 
-/** KEY=value lines for GitLab's dotenv report: single-line values only. */
+/** KEY=value lines for GitLab's dotenv report: single-line values only (a list's joined by commas). */
 function writeDotenv(
   path: string,
-  actionId: string,
+  definition: ActionDefinition,
   outputs: Map<string, string>,
   logger: Logger,
 ): void {
   const lines: string[] = []
-  for (const [name, value] of outputs) {
+  for (const [name, given] of outputs) {
+    const value = definition.outputs[name]?.list ? given.split(/\r?\n/).join(',') : given
     if (/[\r\n]/.test(value)) {
       logger.warning(
         `Output '${name}' spans several lines and cannot go into the dotenv report; it is left out.`,
       )
       continue
     }
-    lines.push(`${dotenvKey(actionId, name)}=${value}`)
+    lines.push(`${dotenvKey(definition.id, name)}=${value}`)
   }
   replaceFile(path, lines.length > 0 ? `${lines.join('\n')}\n` : '')
 }

@@ -47,6 +47,8 @@ export interface Action<I extends string, C extends Checked> {
    */
   check: (raw: RawInputs<I>, context: CiContext, platform: CheckPhasePorts) => Promise<C>
   run: (checked: C, context: CiContext, platform: PlatformPorts) => Promise<void>
+  /** The outputs the check phase alone gives, set by `check-only` too (the run sets them again). */
+  checkedOutputs?: (checked: C) => Record<string, string>
   /**
    * What a cancelled step says besides that it stopped (what stays done, what was removed), unless
    * its code said how far it got (see StepCancellation.reportWith).
@@ -136,6 +138,7 @@ export async function runAction<I extends string, C extends Checked>(
   try {
     checked = await action.check(raw, context, { logger: runtime.logger, redact, registerSecret })
     if (checked.inputs.checkOnly) {
+      writeOutputs(runtime, action.checkedOutputs?.(checked))
       runtime.logger.info(CHECKED)
       return
     }

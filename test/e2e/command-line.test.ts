@@ -10,6 +10,7 @@ import { CHECKED, fixture, ROOT } from '../helpers/run-action.js'
 import { capture } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { answer, startWebhookServer } from '../helpers/webhook-server.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 const BIN = join(ROOT, 'bin/olympe-deploy.js')
 const env = { PATH: process.env.PATH ?? '' }
@@ -188,13 +189,12 @@ describe("the README's first command, `npm run demo`", () => {
       code: 0,
       stderr: '',
     })
-    expect(run.stdout).toContain(
+    expectToSay(
+      run.stdout,
       'Demo: the deploy action as a dry run; its example registry does not exist, so the image check is off (--verify-images false).',
-    )
-    expect(run.stdout).toContain(
       "The images were not checked in their registries ('verify-images: false').",
+      'Dry run: this request would be sent, and nothing was.',
     )
-    expect(run.stdout).toContain('Dry run: this request would be sent, and nothing was.')
     expect(run.stdout).not.toContain('Warning')
   })
 })

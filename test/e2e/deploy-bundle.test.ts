@@ -14,6 +14,7 @@ import {
   startWebhookServer,
   type Responder,
 } from '../helpers/webhook-server.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 const TOKEN = 'wh-token-7c1d9e2a4b'
 const HOOK_PATH = '/hooks/5e6f7a8b9c0d-deploy-key'
@@ -69,10 +70,14 @@ describe.each(NODES)('the deploy bundle as the GitHub runner runs it, on $label'
     expect(request?.headers.accept).toBe('application/json')
     expect(JSON.parse(request?.body ?? '')).toEqual(EXPECTED_PAYLOAD)
     expect(run.outputs).toEqual(acceptedUnwatched(request?.body))
-    expect(run.summary).toContain('| Frontend image | 127.0.0.1:5000/shop/frontend:main-1a2b3c4 |')
-    expect(run.summary).toContain('| Status | 200 |')
-    expect(run.stdout).toContain('::add-mask::')
-    expect(run.stdout).toContain(
+    expectToSay(
+      run.summary,
+      '| Frontend image | 127.0.0.1:5000/shop/frontend:main-1a2b3c4 |',
+      '| Status | 200 |',
+    )
+    expectToSay(
+      run.stdout,
+      '::add-mask::',
       '::group::Inputs\nwebhook-url: ***\nwebhook-token: ***\nallow-insecure-http: false\nfrontend-image: 127.0.0.1:5000/shop/frontend:main-1a2b3c4',
     )
     expectNoSecrets(captured(run), secrets())
@@ -112,8 +117,7 @@ describe('failures through the GitHub bundle', () => {
     const run = await runAsGithub('deploy', { inputs: withSecrets(IMAGES) })
     expect(run.code).toBe(1)
     expect(server.requests).toHaveLength(requests)
-    expect(run.stdout).toContain('::error title=olympe deploy failed::')
-    expect(run.stdout).toContain(message)
+    expectToSay(run.stdout, '::error title=olympe deploy failed::', message)
     expect(run.summary).toContain('### olympe deploy failed')
     expectNoSecrets(captured(run), secrets())
   })
@@ -439,8 +443,11 @@ describe('the same scenarios through the command line give the same payload', ()
     })
     expect(run.code).toBe(0)
     expect(server.requests).toHaveLength(0)
-    expect(run.stdout).toContain('Dry run: this request would be sent, and nothing was.')
-    expect(run.stdout).toContain('Authorization: Bearer *** (webhook-token)')
+    expectToSay(
+      run.stdout,
+      'Dry run: this request would be sent, and nothing was.',
+      'Authorization: Bearer *** (webhook-token)',
+    )
     expect(JSON.parse(run.outputs.payload ?? '')).toEqual({
       frontend: { image: IMAGES['frontend-image'] },
       codeAsData: { updateMode: 'manual' },
@@ -472,8 +479,11 @@ describe('the same scenarios through the command line give the same payload', ()
     })
     expect(run.code).toBe(0)
     expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`)
-    expect(run.stderr).toContain("Warning: The secret 'webhook-token' was given as a flag")
-    expect(run.stderr).toContain('prefer the INPUT_WEBHOOK_TOKEN environment variable')
+    expectToSay(
+      run.stderr,
+      "Warning: The secret 'webhook-token' was given as a flag",
+      'prefer the INPUT_WEBHOOK_TOKEN environment variable',
+    )
     expectNoSecrets(captured(run), secrets())
   })
 

@@ -5,6 +5,7 @@ import { startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.j
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { makeTlsFiles, type TlsFiles } from '../helpers/tls-certificates.js'
 import { answer, faults, startWebhookServer, type Responder } from '../helpers/webhook-server.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 /**
  * The retry policy, row by row, against a fault-injecting webhook on loopback (and a proxy, and
@@ -82,8 +83,7 @@ function told(run: RunResult): { attempts: number; waits: string[] } {
 
 function expectFailedCleanly(run: RunResult, message: string, secrets: string[]): void {
   expect(run.code).toBe(1)
-  expect(run.stdout).toContain('::error title=olympe deploy failed::')
-  expect(run.stdout).toContain(message)
+  expectToSay(run.stdout, '::error title=olympe deploy failed::', message)
   expectNoSecrets({ stdout: run.stdout, stderr: run.stderr, ...run.files }, [
     TOKEN,
     HOOK_PATH,

@@ -1,10 +1,9 @@
-import { beforeAll, describe, expect, test } from '@jest/globals'
-import { useCleanup } from '../helpers/suite.js'
+import { describe, expect, test } from '@jest/globals'
+import { useCorporateNetwork } from '../helpers/suite.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
-import { externalAddress, startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js'
+import { externalAddress } from '../helpers/connect-proxy.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { makeTlsFiles, type TlsFiles } from '../helpers/tls-certificates.js'
-import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { answer } from '../helpers/webhook-server.js'
 import { platformServingApp } from '../helpers/app-server.js'
 
 // A corporate network: the webhook host resolves only on the proxy's side, the proxy is the only
@@ -14,22 +13,18 @@ const TOKEN = 'proxy-token-8d2f1c7e'
 const HOOK_PATH = '/hooks/b7c6d5e4-corp'
 const FRONTEND = 'registry.example.com/shop/frontend:main-1a2b3c4'
 
-let tls: TlsFiles
-let webhook: WebhookServer
-let proxy: ConnectProxy
 const address = externalAddress()
-const cleanup = useCleanup()
-
-beforeAll(async () => {
-  tls = cleanup.track('certificates', await makeTlsFiles([WEBHOOK_HOST, address]))
-  webhook = cleanup.track(
-    'webhook',
-    await startWebhookServer(answer(200), { path: HOOK_PATH, tls, listen: '0.0.0.0' }),
-  )
-  proxy = cleanup.track('proxy', await startConnectProxy({ [WEBHOOK_HOST]: webhook.port }))
+const {
+  tls,
+  webhook,
+  proxy,
+  hookUrl: url,
+} = useCorporateNetwork({
+  host: WEBHOOK_HOST,
+  hookPath: HOOK_PATH,
+  alsoNamed: [address],
+  listen: '0.0.0.0',
 })
-
-const url = (host: string): string => `https://${host}:${webhook.port}${HOOK_PATH}`
 
 /** The webhook call alone: the image check has a test of its own below. */
 function deploy(

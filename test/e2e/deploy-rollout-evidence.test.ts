@@ -23,6 +23,7 @@ import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { runnerCommands } from '../helpers/runner-commands.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { startWebhookServer } from '../helpers/webhook-server.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 const TOKEN = 'wh-token-5c2e8a1f7b'
 const HOOK_PATH = '/hooks/2b4d6f8a0c1e-evidence'
@@ -390,8 +391,9 @@ describe('what the app served before the call, when a read of it failed', () => 
 
       expect(run.code).toBe(1)
       expect(run.outputs).toMatchObject({ rollout: 'timed-out', 'live-version': '1.4.0' })
-      expect(run.stdout).toContain(`Before the call, the app gives no version: ${said}`)
-      expect(run.stdout).toContain(
+      expectToSay(
+        run.stdout,
+        `Before the call, the app gives no version: ${said}`,
         "It answered so on every read for a few seconds, so what it serves is unknown and is no evidence of a change; its files tell this build apart (it served another build's main.js), so the watch compares what the app serves with them.",
       )
       // Every file of the label compared after the call: the old main.js, never this build's.
@@ -498,10 +500,9 @@ describe('labelled files: every one compared after the call', () => {
 
     expect(run.code).toBe(1)
     expect(run.outputs.rollout).toBe('timed-out')
-    expect(run.stdout).toContain(
+    expectToSay(
+      run.stdout,
       "Before the call, the app serves 1.4.0, this build's version, with another build's index.html and main.js and no vendor.js (HTTP 404)",
-    )
-    expect(run.stdout).toContain(
       'the app serves 1.4.0 with HTTP 404 for vendor.js; waiting for this build.',
     )
   })

@@ -16,6 +16,7 @@ import { useDeployedApp } from '../helpers/suite.js'
 import { runnerCommands } from '../helpers/runner-commands.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { answer } from '../helpers/webhook-server.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 const TOKEN = 'wh-token-3b8d1f6a2c'
 const HOOK_PATH = '/hooks/7a1c9e3b5d2f-deploy-key'
@@ -84,9 +85,12 @@ describe('the rollout watch, through the deploy bundle', () => {
     const live = log.indexOf(`The app at ${app.url} serves ${NEW}: live`)
     expect(waiting).toBeGreaterThan(log.indexOf('::group::Webhook call'))
     expect(live).toBeGreaterThan(waiting)
-    expect(run.summary).toContain('### Olympe rollout: live')
-    expect(run.summary).toContain(`| Versions served | ${OLD}, ${NEW} |`)
-    expect(run.summary).toContain(`- [App (live)](${app.url})`)
+    expectToSay(
+      run.summary,
+      '### Olympe rollout: live',
+      `| Versions served | ${OLD}, ${NEW} |`,
+      `- [App (live)](${app.url})`,
+    )
     expect(run.summary).toMatch(/\| \+\d+ s \| first answer with this build \(1\.4\.0\) \|/)
     // Every poll unique and uncached.
     const queries = app.requests
@@ -113,8 +117,7 @@ describe('the rollout watch, through the deploy bundle', () => {
       ),
     ])
     expect(run.outputs).toMatchObject({ rollout: 'timed-out', 'live-version': OLD })
-    expect(run.summary).toContain('### Not live: timed out')
-    expect(run.summary).toContain('### olympe deploy failed')
+    expectToSay(run.summary, '### Not live: timed out', '### olympe deploy failed')
   })
 
   test('503 while the pods restart, then the new version: tolerated, said once, live', async () => {

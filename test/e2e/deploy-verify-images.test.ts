@@ -30,6 +30,7 @@ import { startRegistryProxy } from '../helpers/registry-proxy.js'
 import { makeTlsFiles, type TlsFiles } from '../helpers/tls-certificates.js'
 import { startTokenServer, type TokenServer } from '../helpers/token-server.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 const WEBHOOK_TOKEN = 'verify-webhook-token-6d1f'
 const USER = 'deployer'
@@ -151,16 +152,16 @@ describe.each(['basic', 'bearer'] as const)('against the real registry, %s auth'
       [images.backend.reference]: images.backend.digest,
       [pinned]: images.frontendV2.digest,
     })
-    expect(run.stdout).toContain(
+    expectToSay(
+      run.stdout,
       `Registry '${host}': asked with the login from 'registry-username' and 'registry-password'.`,
-    )
-    expect(run.stdout).toContain(
       `frontend ${images.frontend.reference}: found, ${images.frontend.digest}`,
     )
-    expect(run.summary).toContain(
+    expectToSay(
+      run.summary,
       `| Frontend image | ${images.frontend.reference} (${images.frontend.digest}) |`,
+      `| Code-as-data image | ${pinned} (verified) |`,
     )
-    expect(run.summary).toContain(`| Code-as-data image | ${pinned} (verified) |`)
     if (kind === 'bearer') {
       const asked = tokens.requests.filter((request) =>
         request.scopes.includes('repository:app/backend:pull'),
@@ -186,10 +187,9 @@ describe.each(['basic', 'bearer'] as const)('against the real registry, %s auth'
 
       expect(run.code).toBe(1)
       expect(posts).toBe(0)
-      expect(run.stdout).toContain(
+      expectToSay(
+        run.stdout,
         '::error title=olympe deploy failed::The image check failed for 2 of 3 image(s), so the deployment was not requested',
-      )
-      expect(run.stdout).toContain(
         `The backend image '${host}/app/backend:1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d' does not exist in registry '${host}' (HTTP 404, MANIFEST_UNKNOWN): check its tag or digest, and that it was pushed`,
       )
       expect(run.stdout).toMatch(
@@ -214,13 +214,12 @@ describe.each(['basic', 'bearer'] as const)('against the real registry, %s auth'
 
     expect(run.code).toBe(1)
     expect(posts).toBe(0)
-    expect(run.stdout).toContain(
+    expectToSay(
+      run.stdout,
       `The frontend image '${images.frontend.reference}' could not be checked in registry '${setupOf(kind).host}': `,
-    )
-    expect(run.stdout).toContain(
       "refused the login from 'registry-username' and 'registry-password' (HTTP 401)",
+      "'verify-images: true' requires every image to be checked",
     )
-    expect(run.stdout).toContain("'verify-images: true' requires every image to be checked")
   })
 
   test('wrong credentials only warn with verify-images auto, and the POST goes out', async () => {
@@ -233,10 +232,11 @@ describe.each(['basic', 'bearer'] as const)('against the real registry, %s auth'
 
     expect(run.code).toBe(0)
     expect(posts).toBe(1)
-    expect(run.stdout).toContain(
+    expectToSay(
+      run.stdout,
       `::warning title=Image not checked::The frontend image '${images.frontend.reference}' could not be checked in registry '${setupOf(kind).host}': `,
+      "It is deployed unchecked ('verify-images: auto')",
     )
-    expect(run.stdout).toContain("It is deployed unchecked ('verify-images: auto')")
     expect(run.outputs.digests).toBe('{}')
     expect(run.summary).toContain(`| Frontend image | ${images.frontend.reference} (not checked) |`)
   })

@@ -74,7 +74,7 @@ const LISTED: Array<{ match: RegExp; why: string }> = [
   },
   {
     match: /^\+0 s: the app serves 1\.4\.0 with another build's main\.js; waiting for this build\./,
-    why: "the watch's lines for an app played by the reader: test/unit/core/deploy/rollout.test.ts and test/e2e/deploy-rollout-evidence.test.ts assert them as the watch prints them",
+    why: "the watch's lines for an app played by the reader: test/unit/core/deploy/rollout-judge.test.ts and test/e2e/deploy-rollout-evidence.test.ts assert them as the watch prints them",
   },
   {
     match: /^npm could not reach https:\/\/registry\.npmjs\.org\//,

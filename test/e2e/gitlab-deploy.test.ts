@@ -36,6 +36,7 @@ import {
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 const TOKEN = 'gl-webhook-token-3f8a1c'
 const HOOK_PATH = '/hooks/9d2e4f6a8b1c-deploy-key'
@@ -288,9 +289,12 @@ describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
       url: '$OLYMPE_DEPLOY_URL',
     })
     const dotenv = Object.values(run.dotenvReports).join('')
-    expect(dotenv).toContain(`OLYMPE_DEPLOY_URL=${app.url}\n`)
-    expect(dotenv).toContain('OLYMPE_DEPLOY_ROLLOUT=live\n')
-    expect(dotenv).toContain('OLYMPE_DEPLOY_LIVE_VERSION=1.4.0\n')
+    expectToSay(
+      dotenv,
+      `OLYMPE_DEPLOY_URL=${app.url}\n`,
+      'OLYMPE_DEPLOY_ROLLOUT=live\n',
+      'OLYMPE_DEPLOY_LIVE_VERSION=1.4.0\n',
+    )
     // The annotations report, where the job wrote it.
     const report = await findFile(target.dir, 'olympe-deploy-annotations.json')
     expect(JSON.parse(report)).toEqual({
@@ -350,8 +354,9 @@ describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
       expect(jobState(run, 'after-deploy')).toBe('PASS')
       expect(run.code).toBe(0)
       const log = run.jobLogs['olympe-deploy'] ?? ''
-      expect(log).toContain(`Warning: ${message.replace('APP', app.url)}`)
-      expect(log).toContain(
+      expectToSay(
+        log,
+        `Warning: ${message.replace('APP', app.url)}`,
         `${headline}: exit code 80, which the GitLab templates allow (allow_failure: exit_codes), so that the job passes with warnings.`,
       )
       expect(Object.values(run.dotenvReports).join('')).toContain(
@@ -393,10 +398,11 @@ describe('gitlab/deploy.yml run by gitlab-ci-local', () => {
 
       expect(outcome(run)).toEqual({ code: 0, tail: '' })
       const log = run.jobLogs['olympe-deploy'] ?? ''
-      expect(log).toContain(
+      expectToSay(
+        log,
         `Registry '${images.host}': asked with the login from 'registry-username' and 'registry-password'.`,
+        `frontend ${pushedFrontend}: found, ${pushedDigest}`,
       )
-      expect(log).toContain(`frontend ${pushedFrontend}: found, ${pushedDigest}`)
       expect(webhook.requests).toHaveLength(1)
     })
 

@@ -33,6 +33,7 @@ import {
 } from '../helpers/job-image.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { answer } from '../helpers/webhook-server.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 // The catalog pipeline builds a 550 MB image with Buildah's vfs driver; on two shared cores it
 // took about two minutes. The consumer's pipeline pulls that image, then runs four jobs.
@@ -110,8 +111,11 @@ describe("the catalog project's release pipeline", () => {
       })
       const dryRun = run.jobLogs['catalog-deploy-dry-run'] ?? ''
       expect(run.output).toContain(`catalog-deploy-dry-run starting ${image} (test)`)
-      expect(dryRun).toContain(`olympe-deploy ${PACKAGE_VERSION} runs as: olympe-deploy\n`)
-      expect(dryRun).toContain('"image": "registry.example.com/catalog-check/frontend:1.0.0"')
+      expectToSay(
+        dryRun,
+        `olympe-deploy ${PACKAGE_VERSION} runs as: olympe-deploy\n`,
+        '"image": "registry.example.com/catalog-check/frontend:1.0.0"',
+      )
       expect(run.jobLogs['create-release']).toContain(
         `Releasing ${CATALOG_PATH} ${PACKAGE_VERSION} to the CI/CD catalog`,
       )

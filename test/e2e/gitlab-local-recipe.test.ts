@@ -23,6 +23,7 @@ import { capture } from '../helpers/run-process.js'
 import { expectNoSecrets, GITLAB_LOG } from '../helpers/secrets.js'
 import { startProjectRegistry } from '../helpers/verdaccio.js'
 import { answer, startWebhookServer } from '../helpers/webhook-server.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 const GIT_TOKEN = 'recipe-git-token-1f5b3d'
 const WEBHOOK_TOKEN = 'recipe-webhook-token-8a6c4e'
@@ -108,8 +109,9 @@ test(
     for (const job of ['olympe-check', 'olympe-build', 'olympe-images', 'olympe-deploy'])
       expect(output).toMatch(new RegExp(`^${job} +starting shell \\(`, 'm'))
     // What the document says it warns about.
-    expect(output).toContain('[CI_REGISTRY,GITLAB_CI,CI_PROJECT_DIR]')
-    expect(output).toContain(
+    expectToSay(
+      output,
+      '[CI_REGISTRY,GITLAB_CI,CI_PROJECT_DIR]',
       `olympe-deploy ${PACKAGE_VERSION} runs as: npx --yes olympe-deploy-actions@${PACKAGE_VERSION}`,
     )
     const sha = (await git(['rev-parse', 'HEAD'], { cwd: project.dir })).trim().slice(0, 7)

@@ -23,6 +23,7 @@ import {
   useCatalogInstance,
 } from '../helpers/job-image.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 const MIRROR_PATH = 'tools/olympe-deploy-actions'
 const RELEASE_MS = 900_000
@@ -101,8 +102,9 @@ describe('a copy of the catalog project at tools/olympe-deploy-actions', () => {
       )
       // Laid out upstream for acme/…; released here for the copy's path and its own build.
       const template = await releasedFile(gitServer, MIRROR_PATH, 'templates/deploy/template.yml')
-      expect(template).toContain('      default: "$CI_REGISTRY/tools/olympe-deploy-actions"\n')
-      expect(template).toContain(
+      expectToSay(
+        template,
+        '      default: "$CI_REGISTRY/tools/olympe-deploy-actions"\n',
         `OLYMPE_DEPLOY_JOB_IMAGE: $[[ inputs.job-image-prefix ]]/olympe-deploy:${PACKAGE_VERSION}@${digest}\n`,
       )
       expect(template).not.toContain(CATALOG_PATH)

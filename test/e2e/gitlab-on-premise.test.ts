@@ -37,6 +37,22 @@ const JOB_TOKEN = 'onprem-job-token-7f3a9c1e5b'
 const VERSIONS = { built: '2.15.0', before: '2.14.0' }
 // On two shared cores the whole pipeline took 11 s; gitlab-ci-local is stopped at PIPELINE_MS.
 const PIPELINE_MS = 300_000
+const JSON_TYPE = { 'Content-Type': 'application/json' }
+/** The files of the release the app serves before the call, by path. */
+const PREVIOUS_RELEASE: Record<string, string> = {
+  '/version.json': JSON.stringify({ version: VERSIONS.before }),
+  '/index.html': `<html><script src="main.js?v=${VERSIONS.before}"></script></html>`,
+  '/main.js': 'console.log("the previous release")',
+}
+
+/** A file's text, or undefined when there is none. */
+function readIfThere(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    return undefined
+  }
+}
 
 /** The guide's quoted lines, by job: the `text` block after each **`<job>`** of its section. */
 function quotedLines(): Record<string, string[]> {
@@ -91,12 +107,18 @@ beforeAll(async () => {
   await ensureTemplateBaseImages()
   for (const base of Object.values(TEMPLATE_BASE_IMAGES))
     await pushImage(base, `${mirror.host}/dockerhub/${base}`)
-  // The app: the previous version until the webhook accepts the deployment.
+  // The app as Olympe's nginx serves it: the previous release until the webhook accepts the
+  // deployment, then this build's files, as the build job left them in dist/web.
   app = { url: '', deployed: false }
   const server = createServer((request, response) => {
-    const version = app.deployed ? VERSIONS.built : VERSIONS.before
-    const body = request.url?.startsWith('/version.json') ? { version } : { status: 'ok' }
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+    const path = (request.url ?? '/').replace(/\?.*$/, '')
+    if (path === '/OlympeServer/status')
+      return response.writeHead(200, JSON_TYPE).end('{"status":"running"}')
+    const file = app.deployed
+      ? readIfThere(join(project.dir, '.gitlab-ci-local/artifacts/olympe-build/dist/web', path))
+      : PREVIOUS_RELEASE[path]
+    if (file === undefined) return response.writeHead(404).end('not found')
+    response.writeHead(200, { 'Cache-Control': 'no-cache' }).end(file)
   })
   const listening = await listenOnLoopback(server)
   cleanup.add('app', () => listening.stop())

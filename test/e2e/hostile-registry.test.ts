@@ -18,6 +18,7 @@ import {
   type ReceivedRequest,
   type Responder,
 } from '../helpers/webhook-server.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 const USER = 'deployer'
 const PASSWORD = `pw-${randomBytes(12).toString('hex')}`
@@ -216,8 +217,11 @@ describe('a payload-file registry gets no login', () => {
       expect(logins(registry.requests)).toEqual(['-'])
       // verify-images auto: the image that could not be checked is deployed, with warnings.
       expect([run.code, posts]).toEqual([0, 1])
-      expect(run.stdout).toContain(`::warning title=Registry login not used::${NOT_USED}`)
-      expect(run.stdout).toContain(`Registry '${registry.host}': asked anonymously.`)
+      expectToSay(
+        run.stdout,
+        `::warning title=Registry login not used::${NOT_USED}`,
+        `Registry '${registry.host}': asked anonymously.`,
+      )
     })
   })
 

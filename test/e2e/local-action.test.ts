@@ -13,6 +13,7 @@ import { readEnvFile, runLocalAction, type LocalActionRun } from '../helpers/loc
 import { CHECKED, fixture, ROOT } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 // GitHub's own debugging tool replaces @actions/core and @actions/github: it sees our outputs
 // and our masking only because they go through those libraries.
@@ -56,8 +57,7 @@ describe('the actions under @github/local-action', () => {
   test('deploy: an HTTP 500 fails the step, with the status reported', async () => {
     webhook.respondWith(answer(500, { message: 'database unavailable' }))
     const run = await runLocalAction('deploy', deployEnv())
-    expect(run.stdout).toContain('The webhook answered HTTP 500')
-    expect(run.stdout).toContain('database unavailable')
+    expectToSay(run.stdout, 'The webhook answered HTTP 500', 'database unavailable')
     expect(run.outputs.status).toBe('500')
     expect(run.code).toBe(1)
     expectNoSecrets(visible(run), [TOKEN, webhook.url, HOOK_PATH])

@@ -4,17 +4,16 @@ import { beforeAll, describe, expect, test } from '@jest/globals'
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { useCleanup } from '../helpers/suite.js'
-import { startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js'
+import { useCleanup, useCorporateNetwork } from '../helpers/suite.js'
 import { filesUnder } from '../helpers/file-tree.js'
 import { lsFilesInRoot } from '../helpers/repo-copy.js'
 import { ROOT } from '../helpers/run-action.js'
 import { capture, run, type Captured } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { makeTlsFiles, type TlsFiles } from '../helpers/tls-certificates.js'
 import { publishProject, startVerdaccio, type Verdaccio } from '../helpers/verdaccio.js'
-import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { answer } from '../helpers/webhook-server.js'
 import { platformServingApp } from '../helpers/app-server.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 /** What a job runs, the templates it may include, and the README; the guides stay in the repository. */
 const SHIPPED = ['bin', 'dist', 'gitlab/*.yml', 'README.md', 'LICENSE', 'package.json']
@@ -156,8 +155,11 @@ describe('the published package, run from a clean folder', () => {
       code: 0,
       stderr: '',
     })
-    expect(result.stdout).toContain('"image": "registry.example.com/shop/frontend:1.4.0"')
-    expect(result.stdout).toContain('registry.example.com/shop/backend:1.4.0')
+    expectToSay(
+      result.stdout,
+      '"image": "registry.example.com/shop/frontend:1.4.0"',
+      'registry.example.com/shop/backend:1.4.0',
+    )
     expect(await readdir(folder)).toEqual([])
     expectNoSecrets({ stdout: result.stdout, stderr: result.stderr }, [TOKEN, WEBHOOK])
   }, 120_000)
@@ -169,11 +171,12 @@ describe('the published package, run from a clean folder', () => {
     const HOOK = '/hooks/3f9a1c2e-pack-proxy'
     const PROXY_TOKEN = 'npm-pack-proxy-token-8e4b'
     const FRONTEND = 'registry.example.com/shop/frontend:1.4.0'
-    let tls: TlsFiles
-    let webhook: WebhookServer
-    let proxy: ConnectProxy
+    const { tls, webhook, proxy, hookUrl } = useCorporateNetwork({
+      host: HOST,
+      hookPath: HOOK,
+      cleanup,
+    })
     let hooksDir: string
-    const hookUrl = (): string => `https://${HOST}:${webhook.port}${HOOK}`
     const network = (): Record<string, string> => ({
       HTTPS_PROXY: proxy.url,
       // npm itself fetches the package from the loopback registry directly (the mirror inside).
@@ -190,9 +193,6 @@ describe('the published package, run from a clean folder', () => {
       ])
 
     beforeAll(async () => {
-      tls = cleanup.track('certificates', await makeTlsFiles([HOST]))
-      webhook = cleanup.track('webhook', await startWebhookServer(answer(200), { path: HOOK, tls }))
-      proxy = cleanup.track('proxy', await startConnectProxy({ [HOST]: webhook.port }))
       hooksDir = await cleanup.tempDir('olympe-pack-hooks-')
     })
 

@@ -13,6 +13,7 @@ import { NODE24 } from '../helpers/node-binaries.js'
 import { copyRepository, type RepoCopy } from '../helpers/repo-copy.js'
 import { ROOT } from '../helpers/run-action.js'
 import { capture, type RunOptions } from '../helpers/run-process.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' }
 const VERSION = (
@@ -344,8 +345,11 @@ describe('.github/workflows/release.yml', () => {
     const step = publish.find((candidate) => candidate.run?.includes('npm publish'))
     expect(step?.run).toContain('npm publish --provenance --access public')
     expect(step?.env).toEqual({ NODE_AUTH_TOKEN: '${{ secrets.NPM_TOKEN }}' })
-    expect(runs('release')).toContain('node .ci/release-notes.mjs "$GITHUB_REF_NAME"')
-    expect(runs('release')).toContain('gh release create "$GITHUB_REF_NAME" --verify-tag')
-    expect(runs('release')).toContain('bash .ci/move-major-tag.sh "$GITHUB_REF_NAME"')
+    expectToSay(
+      runs('release'),
+      'node .ci/release-notes.mjs "$GITHUB_REF_NAME"',
+      'gh release create "$GITHUB_REF_NAME" --verify-tag',
+      'bash .ci/move-major-tag.sh "$GITHUB_REF_NAME"',
+    )
   })
 })

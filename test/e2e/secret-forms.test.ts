@@ -12,6 +12,7 @@ import { gitServerForSuite, makeWorkspace } from '../helpers/git-snapshot.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets, findSecrets } from '../helpers/secrets.js'
 import { answer, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 /** Encoded and case-changed forms of secrets, and secrets too short to mask. */
 const captured = (run: RunResult): Record<string, string> => ({
@@ -50,8 +51,11 @@ describe('a toolkit that echoes DRAW_PASSWORD encoded', () => {
       expect(run.stdout).toContain('debug: DRAW_PASSWORD=*** (***)')
       // What is left is base64 of the user name ('admin:') and the bits shared with the bytes
       // around the password: none of the password's own characters.
-      expect(run.stdout).toContain('debug: Authorization: Basic YWRtaW46***M=')
-      expect(run.stdout).toContain('debug: ws://h/?p=***&b=eG***eQ==')
+      expectToSay(
+        run.stdout,
+        'debug: Authorization: Basic YWRtaW46***M=',
+        'debug: ws://h/?p=***&b=eG***eQ==',
+      )
       expectNoSecrets(captured(run), [DRAW_PASSWORD, TOKEN])
     } finally {
       await rm(workspace, { recursive: true, force: true })
@@ -106,10 +110,11 @@ describe('a secret too short to mask everywhere', () => {
   test('on GitHub: a warning names the input, and the runner is still told to mask it', async () => {
     const run = await runAsGithub('deploy', { inputs: inputs() })
     expect(run.code).toBe(0)
-    expect(run.stdout).toContain(
+    expectToSay(
+      run.stdout,
       "::warning::The secret 'webhook-token' has fewer than 6 characters: too short to mask without hiding ordinary text. The runner masks it all the same, wherever those characters appear, even inside other words. Use a longer, generated value.",
+      '::add-mask::abc12\n',
     )
-    expect(run.stdout).toContain('::add-mask::abc12\n')
     expect(findSecrets(captured(run), ['abc12'])).toEqual([])
   })
 
@@ -120,8 +125,7 @@ describe('a secret too short to mask everywhere', () => {
       "Warning: The secret 'webhook-token' has fewer than 6 characters: too short to mask without hiding ordinary text. It is masked only where it stands alone, not inside longer words. Use a longer, generated value.",
     )
     // Standing alone it is masked; as part of the image name's identifier it is kept.
-    expect(run.stdout).toContain('webhook-token: ***')
-    expect(run.stdout).toContain('127.0.0.1:5000/shop/abc12-frontend:1')
+    expectToSay(run.stdout, 'webhook-token: ***', '127.0.0.1:5000/shop/abc12-frontend:1')
     expect(findSecrets(captured(run), ['abc12'])).toEqual([])
   })
 })

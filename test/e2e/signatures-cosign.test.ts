@@ -136,6 +136,7 @@ async function signWith(key: SigningKey, name: string, fingerprint?: string): Pr
     group: <T>(_title: string, body: () => Promise<T>) => body(),
   }
   const built: BuiltImage = {
+    id: 'frontend',
     kind: 'frontend',
     reference: image.reference,
     references: [image.reference],

@@ -14,6 +14,7 @@ import { gitServerForSuite, makeWorkspace, repoMaker, scratch } from '../helpers
 import { NODE20 } from '../helpers/node-binaries.js'
 import { runAsGithub, runCli, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 const TOKEN = 'ghs_e2eSnapshotToken4b8d2f6a'
 const BASIC = Buffer.from(`${TOKEN}:`).toString('base64')
@@ -277,8 +278,7 @@ describe('failures before anything is pushed', () => {
       run,
       /Pushing to http:\/\/\*\*\*@127\.0\.0\.1:\d+\/acme\/cad-\d+\.git \(branch 'main'\) failed: git failed/,
     )
-    expect(run.stdout).toContain('main is protected')
-    expect(run.stdout).toContain('pre-receive hook declined')
+    expectToSay(run.stdout, 'main is protected', 'pre-receive hook declined')
     expect(run.stdout).not.toContain('was rejected: someone pushed meanwhile')
   })
 })

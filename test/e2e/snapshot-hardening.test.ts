@@ -22,6 +22,7 @@ import {
 import { killAll, processesWithEnv, whenGone } from '../helpers/processes.js'
 import { runAsGithub, type RunOptions, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 /**
  * The snapshot bundle against what the real toolkit and hostile repositories do: a
@@ -185,10 +186,9 @@ describe('what the real toolkit does', () => {
     const run = await github(workspace)
     expect(run.stderr).toBe('')
     expect(run.code).toBe(0)
-    expect(run.stdout).toContain(
+    expectToSay(
+      run.stdout,
       `'sales': created 'exports/teams' in the clone of http://***@127.0.0.1:${new URL(server.baseUrl).port}/${repo}.git (branch 'main'), where exports/teams/sales goes (the toolkit creates the last folder only).`,
-    )
-    expect(run.stdout).toContain(
       "'local': created 'local/teams' in the working directory, where local/teams/sales goes",
     )
     expect(run.outputs.changed).toBe('true')
@@ -291,9 +291,12 @@ describe('what the real toolkit does', () => {
       env: { RUNNER_DEBUG: '1' },
     })
     expect(debug.code).toBe(0)
-    expect(debug.stdout).toContain('auth.autoPassword=*** server.host=localhost')
-    expect(debug.stdout).toContain('with password ***')
-    expect(debug.stdout).toContain('creating token: rndCook=***')
+    expectToSay(
+      debug.stdout,
+      'auth.autoPassword=*** server.host=localhost',
+      'with password ***',
+      'creating token: rndCook=***',
+    )
     expectNoSecrets(captured(quiet), SECRETS)
     expectNoSecrets(captured(debug), SECRETS)
   })
@@ -309,13 +312,10 @@ describe('what the real toolkit does', () => {
       env: { FAKE_PLATFORM_STATE: state },
     })
     expect(run.code).toBe(1)
-    expect(run.stdout).toContain(
+    expectToSay(
+      run.stdout,
       "::warning::'draw-password' is all digits; the toolkit reads such a value as a number (0042 becomes 42)",
-    )
-    expect(run.stdout).toContain(
       "::warning::The toolkit uses TLS only on port 443: on port 8080 it signs in to 'orch.example.com' in clear",
-    )
-    expect(run.stdout).toContain(
       "The orchestrator refused the sign-in: check 'draw-username' and 'draw-password'",
     )
     expectNoSecrets(captured(run), [TOKEN, '00123456'])

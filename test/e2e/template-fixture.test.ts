@@ -26,6 +26,7 @@ import {
   type TemplateProject,
   type TemplateRegistry,
 } from '../helpers/template-project.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 const APP_VERSION = '1.4.0'
 
@@ -120,8 +121,7 @@ describe('the project template through an authenticated registry', () => {
       'version.json',
     ])
     const index = await readFile(join(project.dir, 'dist/web/index.html'), 'utf8')
-    expect(index).toContain(`href="css/main.css?v=${APP_VERSION}"`)
-    expect(index).toContain(`src="main.js?v=${APP_VERSION}"`)
+    expectToSay(index, `href="css/main.css?v=${APP_VERSION}"`, `src="main.js?v=${APP_VERSION}"`)
     expect(index).not.toContain('$VERSION')
     // Draw's own file, whose "version" the template overwrites: a trap for the draw_version label.
     expect(await json('dist/web/version.json')).toEqual({

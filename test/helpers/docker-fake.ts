@@ -44,8 +44,14 @@ export interface FakeDocker extends ImageBuilder {
   passwords: string[]
 }
 
+/**
+ * What a build is called in the calls and the script: its image's last name part (`backend-api`
+ * for one of several backends), else its Dockerfile's kind.
+ */
 const kindOf = (command: BuildCommand): string =>
-  /([a-z]+)\.Dockerfile$/.exec(command.dockerfile)?.[1] ?? '?'
+  /\/([a-z0-9._-]+):[^/:]+$/.exec(command.tags[0] ?? '')?.[1] ??
+  /([a-z]+)\.Dockerfile$/.exec(command.dockerfile)?.[1] ??
+  '?'
 
 export function fakeDocker(script: FakeDockerScript = {}): FakeDocker {
   let running = 0

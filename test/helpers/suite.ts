@@ -4,7 +4,9 @@
 import { afterAll, beforeAll } from '@jest/globals'
 import { deploys, startAppServer, type AppServer } from './app-server.js'
 import { Cleanup, type Stoppable } from './cleanup.js'
-import { startWebhookServer, type WebhookServer } from './webhook-server.js'
+import { startConnectProxy, type ConnectProxy } from './connect-proxy.js'
+import { makeTlsFiles, type TlsFiles } from './tls-certificates.js'
+import { answer, startWebhookServer, type WebhookServer } from './webhook-server.js'
 
 /**
  * The Cleanup of a suite (or of a `describe`, when called inside one): run after its tests, with
@@ -68,6 +70,58 @@ export function useDeployedApp(options: { hookPath?: string; cleanup?: Cleanup }
   const app = useStarted('app', startAppServer, cleanup)
   const webhook = useStarted('webhook', () => startWebhookServer(deploys(app), hookPath), cleanup)
   return { app, webhook }
+}
+
+/** A company's network, as `useCorporateNetwork` starts it for a suite. */
+export interface CorporateNetwork {
+  /** The private authority and the webhook's certificate: `tls.caFile` is NODE_EXTRA_CA_CERTS. */
+  readonly tls: TlsFiles
+  readonly webhook: WebhookServer
+  readonly proxy: ConnectProxy
+  /** The webhook's URL under `host` (the name only the proxy resolves, by default). */
+  readonly hookUrl: (host?: string) => string
+}
+
+/**
+ * A corporate network for a suite: the platform's webhook at `hookPath`, whose certificate (for
+ * `host` and `alsoNamed`) the company's own authority signed, and a CONNECT proxy, the only way to
+ * `host`, which resolves on the proxy's side alone. Started before the tests, stopped with
+ * `cleanup` after them.
+ */
+export function useCorporateNetwork(options: {
+  host: string
+  hookPath: string
+  alsoNamed?: readonly string[]
+  /** The webhook's listening address, when the proxy is not its only client (default loopback). */
+  listen?: string
+  cleanup?: Cleanup
+}): CorporateNetwork {
+  const { host, hookPath, alsoNamed = [], cleanup = useCleanup() } = options
+  type Started = Omit<CorporateNetwork, 'hookUrl'>
+  let started: Started | undefined
+  beforeAll(async () => {
+    const tls = cleanup.track('certificates', await makeTlsFiles([host, ...alsoNamed]))
+    const listening = options.listen === undefined ? {} : { listen: options.listen }
+    const webhook = cleanup.track(
+      'webhook',
+      await startWebhookServer(answer(200), { path: hookPath, tls, ...listening }),
+    )
+    const proxy = cleanup.track('proxy', await startConnectProxy({ [host]: webhook.port }))
+    started = { tls, webhook, proxy }
+  })
+  const one = <K extends keyof Started>(name: K): Started[K] =>
+    lateBound(() => {
+      if (started === undefined)
+        throw new Error(`The ${name} is used before its beforeAll started it.`)
+      return started[name]
+    })
+  const webhook = one('webhook')
+  return {
+    tls: one('tls'),
+    webhook,
+    proxy: one('proxy'),
+    hookUrl: (name = host) => `https://${name}:${webhook.port}${hookPath}`,
+  }
 }
 
 /** An object that stands for the one `thing()` returns when it is used. */

@@ -374,6 +374,7 @@ describe('a docker-container builder', () => {
 function planOf(build: BuildCommand): ImagePlan {
   const reference = build.tags[0] ?? ''
   return {
+    id: 'frontend',
     kind: 'frontend',
     reference,
     references: [...build.tags],

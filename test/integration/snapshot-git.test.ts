@@ -16,6 +16,7 @@ import {
 } from '../helpers/git-snapshot.js'
 import { git, type GitServer } from '../helpers/git-server.js'
 import { run as runProgram } from '../helpers/run-process.js'
+import { expectToSay } from '../helpers/assertions.js'
 
 const TOKEN = 'glpat-integration-5a7c9e1b3d'
 let server: GitServer
@@ -38,17 +39,28 @@ const expectClean = (text: string): void => {
   for (const secret of [TOKEN, DRAW_PASSWORD]) expect(text).not.toContain(secret)
 }
 
+/**
+ * A `beforePush` under which someone else pushes `subject` (what `change` does in their clone) just
+ * before our first push, which then loses the race.
+ */
+function othersPushFirst(
+  repo: string,
+  subject: string,
+  change: (clone: string) => Promise<void>,
+): (attempt: number) => Promise<void> {
+  return async (attempt) => {
+    if (attempt === 1) await pushAsSomeoneElse(server.urlFor(repo), subject, change)
+  }
+}
+
 describe('snapshot core against a real git server', () => {
   test('a lost push race is retried on top of the other push: linear history, no force', async () => {
     const repo = await freshRepo()
     const run = await runSnapshotCore({
       config: [salesEntry(repo)],
-      beforePush: async (attempt) => {
-        if (attempt === 1)
-          await pushAsSomeoneElse(server.urlFor(repo), 'Notes by someone else', async (clone) => {
-            await writeFile(path.join(clone, 'notes.txt'), 'meanwhile\n')
-          })
-      },
+      beforePush: othersPushFirst(repo, 'Notes by someone else', async (clone) => {
+        await writeFile(path.join(clone, 'notes.txt'), 'meanwhile\n')
+      }),
     })
     expect(run.error).toBeUndefined()
     const log = await server.log(repo, 'main')
@@ -62,8 +74,7 @@ describe('snapshot core against a real git server', () => {
       committerEmail: TEST_IDENTITY.email,
     })
     const files = Object.keys(await server.files(repo, 'main'))
-    expect(files).toContain('notes.txt')
-    expect(files).toContain(`snapshot/sales/${IDS.sales}/${IDS.invoiceTotal}.json`)
+    expectToSay(files, 'notes.txt', `snapshot/sales/${IDS.sales}/${IDS.invoiceTotal}.json`)
     expect(server.forcePushes(repo)).toBe(0)
     expect(run.log.join('\n')).toContain('Push 1 of 3 to')
     expect(run.summaries[0]?.rows[0]?.[1]).toContain('push attempt 2')
@@ -123,12 +134,9 @@ describe('snapshot core against a real git server', () => {
     try {
       const run = await runSnapshotCore({
         config: [salesEntry(repo)],
-        beforePush: async (attempt) => {
-          if (attempt === 1)
-            await pushAsSomeoneElse(server.urlFor(repo), 'Meanwhile', async (clone) => {
-              await writeFile(path.join(clone, 'meanwhile.txt'), 'x\n')
-            })
-        },
+        beforePush: othersPushFirst(repo, 'Meanwhile', async (clone) => {
+          await writeFile(path.join(clone, 'meanwhile.txt'), 'x\n')
+        }),
       })
       expect(run.error).toBeUndefined()
     } finally {
@@ -154,12 +162,9 @@ describe('snapshot core against a real git server', () => {
     await writeFile(path.join(outside, 'sentinel.txt'), 'keep me\n')
     const run = await runSnapshotCore({
       config: [salesEntry(repo)],
-      beforePush: async (attempt) => {
-        if (attempt === 1)
-          await pushAsSomeoneElse(server.urlFor(repo), 'Link snapshot away', async (clone) => {
-            await symlink(outside, path.join(clone, 'snapshot'))
-          })
-      },
+      beforePush: othersPushFirst(repo, 'Link snapshot away', async (clone) => {
+        await symlink(outside, path.join(clone, 'snapshot'))
+      }),
     })
     expect(run.error?.message).toMatch(
       /^Entry 'sales' \(res\/snapshot-config\.json \[0\]\): outputDir 'snapshot\/sales' in the clone of http:\/\/\*\*\*@127\.0\.0\.1:\d+\/team\/cad-\d+\.git \(branch 'main'\): 'snapshot', on its way, is a symbolic link \(to '.*', which leads outside the clone of .*\)\..* It came with the branch's new tip, pushed meanwhile by someone else\. Nothing more was pushed\.$/s,
@@ -221,10 +226,11 @@ describe('snapshot core against a real git server', () => {
       ],
       toolkitEnv: { FAKE_TOOLKIT_FAIL_ENTRY: 'broken' },
     })
-    expect(run.error?.message).toContain(
+    expectToSay(
+      run.error?.message,
       "The toolkit failed (exit code 1) exporting entry 'broken'",
+      'snapshot broken failed',
     )
-    expect(run.error?.message).toContain('snapshot broken failed')
     expect(server.refUpdates(repo)).toEqual([])
   })
 
@@ -235,10 +241,9 @@ describe('snapshot core against a real git server', () => {
       inputs: { 'draw-password': 'wrong-password-8c2e' },
       toolkitEnv: { FAKE_TOOLKIT_ECHO_SECRETS: '1' },
     })
-    expect(run.error?.message).toContain(
+    expectToSay(
+      run.error?.message,
       'error: Snapshot failed: Error: Invalid username or password',
-    )
-    expect(run.error?.message).toContain(
       "The orchestrator refused the sign-in: check 'draw-username' and 'draw-password'",
     )
     const everything = `${run.log.join('\n')}\n${run.error?.message ?? ''}`
@@ -251,8 +256,11 @@ describe('snapshot core against a real git server', () => {
     const repo = await freshRepo()
     const run = await runSnapshotCore({ config: [salesEntry(repo)], inputs: { 'dry-run': 'true' } })
     expect(run.error).toBeUndefined()
-    expect(run.log.join('\n')).toContain("'sales' (snapshot/sales in http://***@")
-    expect(run.log.join('\n')).toContain('would commit 4 added, 0 modified, 0 deleted')
+    expectToSay(
+      run.log.join('\n'),
+      "'sales' (snapshot/sales in http://***@",
+      'would commit 4 added, 0 modified, 0 deleted',
+    )
     expect(run.summaries[0]?.heading).toContain('dry run')
     expect(run.outputs).toEqual({ changed: 'false', commits: '[]' })
     expect(server.refUpdates(repo)).toEqual([])

@@ -1,6 +1,6 @@
 import { ActionError, CancelledError, errorMessage } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
-import type { ImageKind } from './image-kinds.js'
+import { imageNoun, type ImageKind } from './image-kinds.js'
 import {
   BuilderCommandError,
   type BuilderSetup,
@@ -9,7 +9,13 @@ import {
 import { builderNamed } from './builders/known-builders.js'
 import type { ImagePlan } from './plan/plan.js'
 
-/** The three images are independent; the engine builds them side by side. */
+/**
+ * The images are independent, so they are built side by side, at most this many at once. Their
+ * builds copy a build output into a base image: disk and network more than CPU. On a 2-core
+ * runner, three at once keep both cores busy while one build waits on its pull, its layer export
+ * or its push; more only make them wait on each other for the same disk and uplink, each build
+ * holding its context and, with Buildah (no daemon), a process and a copy of its layers.
+ */
 export const MAX_PARALLEL_BUILDS = 3
 const SHOWN_TAIL_LINES = 20
 /** Docker 23+ prints this banner before every build without buildx: noise in an error. */
@@ -17,7 +23,11 @@ const BUILDER_BANNER =
   /legacy builder is deprecated|Install the buildx component|docs\.docker\.com\/go\/buildx/
 
 export interface BuiltImage {
+  /** Its plan's id: `backend:<name>` for one of `backends`. */
+  id: string
   kind: ImageKind
+  /** The backend's name, with `backends`. */
+  name?: string
   reference: string
   references: string[]
   /** The manifest digest after push; undefined when not pushed. */
@@ -45,9 +55,25 @@ export interface BuildTools {
 }
 
 /**
+ * Some images failed: each one's error, in the plans' order; the images built (and pushed, with
+ * push) before the step stopped, which the records of later runs still need; and those built but
+ * not pushed, as another had failed by then.
+ */
+export class BuildFailure extends ActionError {
+  constructor(
+    readonly failed: ReadonlyArray<{ plan: ImagePlan; error: ActionError }>,
+    readonly built: readonly BuiltImage[],
+    readonly unpushed: ReadonlySet<string>,
+  ) {
+    super(failed.map(({ error }) => error.message).join('\n'))
+  }
+}
+
+/**
  * Builds every plan, at most `parallel` at a time, pushing each image as soon as its own build
  * succeeds. After the first failure no new build or push starts; builds already running finish
- * (so none is left writing after the step ends), then the step fails with that first error.
+ * (so none is left writing after the step ends), then the step fails with a BuildFailure that
+ * names each image that failed by then, and holds those that were done.
  */
 export async function buildAndPush(
   plans: readonly ImagePlan[],
@@ -56,25 +82,40 @@ export async function buildAndPush(
 ): Promise<BuiltImage[]> {
   const builder = await detectBuilder(tools, plans)
   const queue = [...plans]
-  const built = new Map<ImageKind, BuiltImage>()
-  let failure: ActionError | CancelledError | undefined
-  const stopped = (): boolean => failure !== undefined
+  const built = new Map<string, BuiltImage>()
+  const unpushed = new Set<string>()
+  const failed = new Map<string, ActionError>()
+  let cancelled: CancelledError | undefined
+  const stopped = (): boolean => failed.size > 0 || cancelled !== undefined
   const worker = async (): Promise<void> => {
     while (!stopped()) {
       const plan = queue.shift()
       if (!plan) return
       try {
         const image = await buildOne(plan, { ...options, builder }, tools, stopped)
-        if (image) built.set(plan.kind, image)
+        if (image) built.set(plan.id, image)
+        else unpushed.add(plan.id)
       } catch (error) {
-        failure ??= explain(error, plan, options, tools.redact)
+        const explained = explain(error, plan, options, tools.redact)
+        if (explained instanceof CancelledError) cancelled ??= explained
+        else failed.set(plan.id, explained)
       }
     }
   }
   const workers = Math.max(1, Math.min(options.parallel ?? MAX_PARALLEL_BUILDS, plans.length))
   await Promise.all(Array.from({ length: workers }, worker))
-  if (failure) throw failure
-  return plans.flatMap((plan) => built.get(plan.kind) ?? [])
+  if (cancelled) throw cancelled
+  const done = plans.flatMap((plan) => built.get(plan.id) ?? [])
+  if (failed.size > 0)
+    throw new BuildFailure(
+      plans.flatMap((plan) => {
+        const error = failed.get(plan.id)
+        return error ? [{ plan, error }] : []
+      }),
+      done,
+      unpushed,
+    )
+  return done
 }
 
 async function buildOne(
@@ -84,7 +125,7 @@ async function buildOne(
   stopped: () => boolean,
 ): Promise<BuiltImage | undefined> {
   const { builder, logger } = tools
-  const say = (line: string): void => logger.info(`[${plan.kind}] ${line}`)
+  const say = (line: string): void => logger.info(`[${plan.id}] ${line}`)
   const built = await builder.build(plan.command, { push: options.push }, say)
   say(`built ${plan.references.join(', ')}`)
   // A builder other than the engine's, with push on, sends the image to the registry itself
@@ -95,7 +136,9 @@ async function buildOne(
     if (problem) throw new ActionError(tools.redact(problem))
   }
   const image: BuiltImage = {
+    id: plan.id,
     kind: plan.kind,
+    ...(plan.name === undefined ? {} : { name: plan.name }),
     reference: plan.reference,
     references: plan.references,
     digest: built.digest,
@@ -159,14 +202,14 @@ function explain(
   // Cancelled: the platform says so, and what the step undid.
   if (error instanceof ActionError || error instanceof CancelledError) return error
   if (!(error instanceof BuilderCommandError)) {
-    return new ActionError(redact(`The ${plan.kind} image failed: ${errorMessage(error)}`))
+    return new ActionError(redact(`The ${imageNoun(plan)} image failed: ${errorMessage(error)}`))
   }
   const tail = failureLines(error.tail).map((line) => `  ${line}`)
   const output = tail.length > 0 ? ` Last lines of its output:\n${tail.join('\n')}\n` : ' '
   const pushing = / push$/.test(error.command)
   const what = pushing
-    ? `Pushing the ${plan.kind} image '${plan.reference}' failed`
-    : `Building the ${plan.kind} image failed`
+    ? `Pushing the ${imageNoun(plan)} image '${plan.reference}' failed`
+    : `Building the ${imageNoun(plan)} image failed`
   const advice = pushing
     ? pushAdvice(error.tail.join('\n'), options)
     : buildAdvice(error.tail.join('\n'), plan, options)

@@ -12,15 +12,17 @@ import { legacyWhenBuildkitOff } from './builders/known-builders.js'
 import { legacyMirrorsRefusal } from './builders/legacy-builder.js'
 import { mirroredReference } from '../registry/mirrors.js'
 import { decideGate } from './plan/gate.js'
-import type { ImageKind } from './image-kinds.js'
+import { imageNoun, type ImageTarget } from './image-kinds.js'
 import { parseBuildImagesInputs, type BuildImagesInputs, type InputFacts } from './inputs.js'
-import { dockerfilePath } from './plan/plan.js'
+import { defaultDockerfile } from './plan/targets.js'
+import { isProblem, type Problem } from '../shared/problem.js'
+import { isInside } from '../shared/workspace-file.js'
 import { sourcesPathFromText, type DockerfileStages } from './sources-path.js'
 import { PLACEHOLDER_SOURCE, renderTag, TAG_EXPECTED, type TagFacts } from './plan/tags.js'
 import { unique } from '../shared/collections.js'
 
 export type BuildImagesCheckPorts = Pick<CommonPorts, 'logger' | 'clock' | 'registerSecret'> & {
-  files: Pick<Files, 'stat' | 'readText' | 'hashFile'>
+  files: Pick<Files, 'stat' | 'readText' | 'hashFile' | 'realpath'>
 }
 
 /** A Dockerfile read once, in the check phase: its text and digest serve every later use. */
@@ -45,7 +47,8 @@ export type CheckedBuildImages = { inputs: BuildImagesInputs } & (
       tags: string[]
       /** The run's time: `{date}` and the `created` label. */
       now: Date
-      dockerfiles: ReadonlyMap<ImageKind, CheckedDockerfile>
+      /** By image id (ImageTarget): two backends may share one Dockerfile, not its arguments. */
+      dockerfiles: ReadonlyMap<string, CheckedDockerfile>
       /** The inputs' registry login, for the registry the images go to. */
       login?: InputsLogin
     }
@@ -113,34 +116,35 @@ function tagFrom(input: 'tag-template' | 'extra-tags', template: string, facts: 
 /**
  * Each image's Dockerfile, read once (text and digest) and judged on its text (see
  * sourcesPathFromText). Every problem is named at once; a missing Dockerfile is a problem of
- * `docker-folder`.
+ * `docker-folder`, or of `backends` for a backend's own.
  */
 async function checkDockerfiles(
   inputs: BuildImagesInputs,
   ports: BuildImagesCheckPorts,
   legacy: boolean,
-): Promise<Map<ImageKind, CheckedDockerfile>> {
+): Promise<Map<string, CheckedDockerfile>> {
   const problems: string[] = []
-  const dockerfiles = new Map<ImageKind, CheckedDockerfile>()
-  let missing = false
-  for (const kind of inputs.images) {
-    const path = dockerfilePath(inputs, kind)
-    const full = join(inputs.workingDirectory, path)
-    const read = await readDockerfile(full, ports.files)
-    if (!read) {
-      missing = true
-      problems.push(
-        `The ${kind} image definition '${path}' does not exist (looked for '${full}'). Expected '${kind}.Dockerfile' in 'docker-folder': add it, or set 'docker-folder' to the folder that holds it.`,
-      )
+  const dockerfiles = new Map<string, CheckedDockerfile>()
+  let input: BuildImagesInputName | undefined
+  const reads = new Map<string, Promise<DockerfileRead>>()
+  for (const target of inputs.targets) {
+    const { dockerfile: path } = target
+    if (!reads.has(path))
+      reads.set(path, readDockerfile(inputs.workingDirectory, path, ports.files))
+    const read = await reads.get(path)
+    if (!read || isProblem(read)) {
+      const said = dockerfileProblem(target, read, inputs)
+      input ??= said.input
+      problems.push(said.problem)
       continue
     }
     const stages = readStages(read.text, inputs.buildArgs)
-    const named = { path, sources: inputs.sources[kind], stages }
+    const named = { path, sources: target.sources, stages }
     const found = sourcesPathFromText(named, inputs.allowUndeclaredSourcesPath)
     problems.push(...found.problems)
     for (const warning of found.warnings) ports.logger.warning(warning)
     const bases = basesOf(read.text, [['SOURCES_PATH', named.sources], ...inputs.buildArgs], inputs)
-    dockerfiles.set(kind, { ...named, ...read, askEngine: found.askEngine, bases })
+    dockerfiles.set(target.id, { ...named, ...read, askEngine: found.askEngine, bases })
   }
   const mirrors = legacy
     ? legacyMirrorsRefusal(
@@ -150,8 +154,38 @@ async function checkDockerfiles(
     : undefined
   if (mirrors) problems.push(mirrors)
   if (problems.length === 0) return dockerfiles
-  const message = `The Dockerfiles cannot be built as they are, so no image was built:\n${problems.map((p) => `- ${p}`).join('\n')}`
-  throw missing ? new InputError('docker-folder', message) : new ActionError(message)
+  const message = `The Dockerfiles cannot be built as they are, so no image was built:\n${unique(
+    problems,
+  )
+    .map((p) => `- ${p}`)
+    .join('\n')}`
+  throw input ? new InputError(input, message) : new ActionError(message)
+}
+
+/**
+ * Why a target's Dockerfile cannot be read, and the input to blame: the one of its folder, or
+ * `backends` for a backend's own (a missing one, or one that resolves outside the project).
+ */
+function dockerfileProblem(
+  target: ImageTarget,
+  read: Problem | undefined,
+  inputs: BuildImagesInputs,
+): { input: BuildImagesInputName; problem: string } {
+  const { dockerfile: path } = target
+  const full = join(inputs.workingDirectory, path)
+  const own = target.dockerfile !== defaultDockerfile(inputs.dockerFolder, target.kind)
+  const what = `The ${imageNoun(target)} image definition '${path}'`
+  if (read) return { input: 'backends', problem: `${what} ${read.problem}.` }
+  const does = `${what} does not exist (looked for '${full}').`
+  if (own)
+    return {
+      input: 'backends',
+      problem: `${does} Expected the Dockerfile that 'dockerfile' names for backend '${target.name ?? ''}' in 'backends': add it, or correct 'dockerfile'.`,
+    }
+  return {
+    input: 'docker-folder',
+    problem: `${does} Expected '${target.kind}.Dockerfile' in 'docker-folder': add it, or set 'docker-folder' to the folder that holds it${target.name === undefined ? '' : ` (or give backend '${target.name}' a 'dockerfile' of its own in 'backends')`}.`,
+  }
 }
 
 /** The Dockerfile's bases as the build names them (its arguments: SOURCES_PATH first). */
@@ -166,13 +200,29 @@ function basesOf(
   })
 }
 
+type DockerfileRead = { text: string; sha256: string } | Problem | undefined
+
+/**
+ * A Dockerfile's text and digest; undefined when it is missing; a problem when it resolves
+ * outside the project (a committed symbolic link must not make the step read the runner's files).
+ */
 async function readDockerfile(
+  root: string,
   path: string,
   files: BuildImagesCheckPorts['files'],
-): Promise<{ text: string; sha256: string } | undefined> {
-  if ((await files.stat(path))?.kind !== 'file') return undefined
+): Promise<DockerfileRead> {
+  const full = join(root, path)
+  if ((await files.stat(full))?.kind !== 'file') return undefined
+  const [real, project] = await Promise.all([
+    files.realpath(full).catch(() => full),
+    files.realpath(root).catch(() => root),
+  ])
+  if (!isInside(project, real))
+    return {
+      problem: `resolves to ${quote(real)}, outside the project ${quote(project)}; expected a Dockerfile inside it (a symbolic link out of the project is not followed)`,
+    }
   try {
-    const [text, sha256] = await Promise.all([files.readText(path), files.hashFile(path)])
+    const [text, sha256] = await Promise.all([files.readText(real), files.hashFile(real)])
     return { text, sha256 }
   } catch {
     return undefined

@@ -6,6 +6,7 @@ import { CHECK_ONLY, choiceWithDefault, flag, text } from '../shared/inputs.js'
 import { signingKeyParts } from '../signing/pem.js'
 import { BUILDER_SETTINGS } from './builders/choice.js'
 import { LOCK_ENTRY } from './plan/draw-version.js'
+import { backends } from './backends-input.js'
 import {
   branches,
   buildArgs,
@@ -17,6 +18,7 @@ import {
   imageName,
   images,
   platform,
+  optionalRelativeFolder,
   relativeFolder,
   secretLookingArguments,
   signingKey,
@@ -51,7 +53,7 @@ export const buildImagesDefinition = {
     },
     'backend-image-name': {
       description:
-        'Image name of the backend, without registry or tag. Default `<repository>/backend`, lowercase.',
+        "Image name of the backend, without registry or tag. Default `<repository>/backend`, lowercase. With `backends`, each backend's image is this name followed by `-<name>` (default `<repository>/backend-<name>`).",
       parse: imageName,
     },
     'codeasdata-image-name': {
@@ -73,7 +75,7 @@ export const buildImagesDefinition = {
     },
     images: {
       description:
-        'Images to build, one per line or comma-separated, among `frontend`, `backend` and `codeasdata`. The outputs of the others stay empty.',
+        'Images to build, one per line or comma-separated, among `frontend`, `backend` and `codeasdata`; with `backends`, `backend` builds every backend, and `backend:<name>` one of them alone (a matrix leg). The outputs of the others stay empty.',
       default: 'frontend,backend',
       multiline: true,
       parse: images,
@@ -113,9 +115,14 @@ export const buildImagesDefinition = {
     },
     'backend-sources': {
       description:
-        'Backend build output passed as the `SOURCES_PATH` build argument, relative to `working-directory`.',
-      default: 'dist/node',
-      parse: relativeFolder('backend build output folder'),
+        'Backend build output passed as the `SOURCES_PATH` build argument, relative to `working-directory`. Default `dist/node`. Not with `backends`, where each backend names its own.',
+      parse: optionalRelativeFolder('backend build output folder'),
+    },
+    backends: {
+      description:
+        "Several backends, each with a code base of its own, built into an image of its own: a JSON or YAML list of `{name, sources, dockerfile}`. `name` is the backend's name as the platform knows it, which deploy rules target (lowercase letters, digits and `-`, starting and ending with a letter or digit, at most 63 characters; each once); `sources` its build output, its `SOURCES_PATH`, relative to `working-directory`; `dockerfile` (optional) its Dockerfile, relative to `working-directory`, default `<docker-folder>/backend.Dockerfile`. Each image is `<backend-image-name>-<name>`. Empty: one backend, from `backend-sources`. Not with `backend-sources`.",
+      multiline: true,
+      parse: backends,
     },
     'codeasdata-sources': {
       description:
@@ -187,7 +194,13 @@ export const buildImagesDefinition = {
         'Reference of the frontend image built (`<registry>/<name>:<tag>`); empty when it was not built.',
     },
     'backend-image': {
-      description: 'Reference of the backend image built; empty when it was not built.',
+      description:
+        'Reference of the backend image built; empty when it was not built, and with `backends` (see `backend-images`).',
+    },
+    'backend-images': {
+      description:
+        "Reference of every backend image built, one per line (comma-separated in GitLab's dotenv report): the one backend, or each of `backends` in their order.",
+      list: true,
     },
     'codeasdata-image': {
       description: 'Reference of the code-as-data image; empty when it was not built.',
@@ -195,22 +208,28 @@ export const buildImagesDefinition = {
     'frontend-digest': {
       description: 'Manifest digest of the pushed frontend image (`sha256:…`).',
     },
-    'backend-digest': { description: 'Manifest digest of the pushed backend image.' },
+    'backend-digest': {
+      description: 'Manifest digest of the pushed backend image; empty with `backends`.',
+    },
     'codeasdata-digest': { description: 'Manifest digest of the pushed code-as-data image.' },
     images: {
       description:
-        'JSON list of the images built: `[{kind, reference, references, digest, size}]` (size in bytes, unpacked, as `docker image ls` counts it); `[]` when skipped.',
+        "JSON list of the images built: `[{kind, reference, references, digest, size}]` (size in bytes, unpacked, as `docker image ls` counts it), each of `backends` with its `name` too; `[]` when skipped. Deploy's `built-images` takes it as it is.",
     },
     version: {
       description: `The project's version, the images' \`${OCI_LABELS.version}\` label: the \`version\` of \`<frontend-sources>/version.json\`, else of the project's \`package.json\`; empty when neither has one. Deploy's \`expected-version\` defaults to that label.`,
     },
     reused: {
       description:
-        'JSON list of the kinds of image not rebuilt because nothing that goes into them changed (`["backend"]`); their outputs name the earlier image\'s digest. `[]` when none.',
+        'JSON list of the images not rebuilt because nothing that goes into them changed, as `images` names them (`["backend"]`, `["backend:api"]`); their outputs name the earlier image\'s digest. `[]` when none.',
+    },
+    matrix: {
+      description:
+        'JSON list of the images this step builds with its inputs, one `images` value each (`["frontend","backend:api","backend:worker"]`): what a fan-out gives its matrix, one leg per image. Set by `check-only` too; `[]` when skipped.',
     },
     skipped: {
       description:
-        '`true` when nothing was built because of the branch or the event (the step still succeeds), else `false`.',
+        '`true` when nothing was built because of the branch or the event (the step still succeeds), else `false`; with `check-only`, whether a run would be skipped.',
     },
   },
 } as const satisfies ActionDefinition

@@ -1,5 +1,4 @@
 import { isVersionText } from '../shared/image-labels.js'
-import { isAbsolute, normalize } from 'node:path'
 import * as v from 'valibot'
 import { unique } from '../shared/collections.js'
 import { quote } from '../shared/errors.js'
@@ -9,6 +8,8 @@ import type { BuildSecret } from './builders/build-command.js'
 import { imageNameProblem } from './plan/image-names.js'
 import { IMAGE_KINDS, type ImageKind } from './image-kinds.js'
 import { signingKeyShapeProblem } from '../signing/pem.js'
+import { projectPath } from './project-paths.js'
+import { BACKEND_NAME_EXPECTED, isBackendName } from './backends-input.js'
 import { templateProblem } from './plan/tags.js'
 
 /** The build-images inputs that need a rule of their own: each turns a string into a value or one sentence. */
@@ -33,23 +34,48 @@ export const extraTags = refine((raw) => {
   return tags
 })
 
-const KINDS_EXPECTED = `one or more of ${IMAGE_KINDS.map((kind) => `'${kind}'`).join(', ')}, one per line or comma-separated`
+const KINDS_EXPECTED = `one or more of ${IMAGE_KINDS.map((kind) => `'${kind}'`).join(', ')}, or 'backend:<name>' for one backend of 'backends', one per line or comma-separated`
 
 const isImageKind = (name: string): name is ImageKind =>
   (IMAGE_KINDS as readonly string[]).includes(name)
 
-/** The images to build, in the order they are reported, whatever order they were named in. */
-export const images = refine<ImageKind[]>((raw) => {
+/** What `images` names: kinds, and backends of `backends` by name (`backend:<name>`). */
+export interface ImageSelection {
+  /** In the order they are reported, whatever order they were named in. */
+  kinds: ImageKind[]
+  /** The backends named alone; with `backend` too, every backend is built all the same. */
+  backends: string[]
+}
+
+const BACKEND_PREFIX = 'backend:'
+
+/** The images to build: `frontend`, `backend` (every backend), `backend:<name>`, `codeasdata`. */
+export const images = refine<ImageSelection>((raw) => {
   const names = parseList(raw)
-  const unknown = unique(names.filter((name) => !isImageKind(name)))
+  const backends = unique(
+    names
+      .filter((name) => name.startsWith(BACKEND_PREFIX))
+      .map((name) => name.slice(BACKEND_PREFIX.length)),
+  )
+  const unknown = unique(
+    names.filter((name) => !isImageKind(name) && !name.startsWith(BACKEND_PREFIX)),
+  )
   if (unknown.length > 0) {
     const named = unknown.map((name) => `'${name}'`).join(', ')
     return {
       problem: `names ${unknown.length === 1 ? 'an unknown image' : 'unknown images'} ${named}; expected ${KINDS_EXPECTED}`,
     }
   }
+  const invalid = backends.find((name) => !isBackendName(name))
+  if (invalid !== undefined)
+    return {
+      problem: `names ${quote(`${BACKEND_PREFIX}${invalid}`)}, whose backend name the platform cannot hold; expected ${BACKEND_NAME_EXPECTED}, as in 'backends'`,
+    }
   if (names.length === 0) return { problem: `names no image; expected ${KINDS_EXPECTED}` }
-  return IMAGE_KINDS.filter((kind) => names.includes(kind))
+  const kinds = IMAGE_KINDS.filter(
+    (kind) => names.includes(kind) || (kind === 'backend' && backends.length > 0),
+  )
+  return { kinds, backends: names.includes('backend') ? [] : backends }
 })
 
 export const branches = refine<string[] | undefined>((raw) => {
@@ -82,19 +108,14 @@ function branchNameProblem(name: string): string | undefined {
 }
 
 export const relativeFolder = (what: string): v.GenericSchema<string, string> =>
-  refine((raw) => {
-    if (raw === '') return { problem: `is empty; expected the ${what}` }
-    if (isAbsolute(raw))
-      return {
-        problem: `is absolute; expected the ${what} relative to 'working-directory', the build context`,
-      }
-    const normal = normalize(raw)
-    if (normal === '..' || normal.startsWith('../'))
-      return {
-        problem: `is outside 'working-directory', the build context, where docker cannot read it; expected the ${what} inside the project`,
-      }
-    return normal.replace(/\/+$/, '')
-  })
+  refine((raw) => projectPath(raw, what))
+
+/**
+ * `backend-sources`: as relativeFolder, but optional, since `backends` gives each backend its
+ * own; its default (`dist/node`) is filled where both are read (inputs.ts).
+ */
+export const optionalRelativeFolder = (what: string): v.GenericSchema<string, string | undefined> =>
+  refine<string | undefined>((raw) => (raw === '' ? undefined : projectPath(raw, what)))
 
 export const drawVersion = refine<string | undefined>((raw) => {
   if (raw === '') return undefined

@@ -1,15 +1,18 @@
 import { basename, resolve } from 'node:path'
-import type { InputValues, RawInputs } from '../definition.js'
+import type { InputValues, ParseTools, RawInputs } from '../definition.js'
 import { EXISTING_LOGIN, type RegistryLogin, type RegistryTarget } from '../registry/credentials.js'
 import { registryLogin } from '../registry/inputs.js'
 import { GITHUB_REGISTRY } from '../registry/reference.js'
-import { InputProblems, parseInputs } from '../shared/inputs.js'
+import { InputProblems, JSON_ONLY, parseInputs } from '../shared/inputs.js'
 import { isProblem, type Problem } from '../shared/problem.js'
 import type { KeyProblem, SigningKey } from '../signing/private-key.js'
 import { legacyWhenBuildkitOff } from './builders/known-builders.js'
 import { buildImagesDefinition, type BuildImagesInputName } from './definition.js'
-import { IMAGE_KINDS, type ImageKind } from './image-kinds.js'
+import type { NamedBackend } from './backends-input.js'
+import { IMAGE_KINDS, type ImageKind, type ImageTarget } from './image-kinds.js'
+import type { ImageSelection } from './input-parsers.js'
 import { defaultImageName, imageNameProblem } from './plan/image-names.js'
+import { imageTargets } from './plan/targets.js'
 
 type Values = InputValues<typeof buildImagesDefinition>
 
@@ -22,6 +25,7 @@ type Resolved =
   | `${ImageKind}Sources`
   | 'images'
   | 'codeasdata'
+  | 'backends'
   | 'workingDirectory'
   | 'signingKey'
   | 'signingKeyPassword'
@@ -34,7 +38,12 @@ export type BuildImagesInputs = Omit<Values, Resolved> & {
   imageNames: Record<ImageKind, string>
   /** What to build, in IMAGE_KINDS order: `images`, plus code as data when `codeasdata` is true. */
   images: ImageKind[]
-  /** Relative to workingDirectory, like dockerFolder. */
+  /**
+   * Every image to build, in the order they are reported: one per kind, or with `backends` one
+   * per backend (those `images` names alone, else all).
+   */
+  targets: ImageTarget[]
+  /** Relative to workingDirectory, like dockerFolder; the backend's is `backend-sources`'. */
   sources: Record<ImageKind, string>
   /** Absolute: the build context. */
   workingDirectory: string
@@ -51,6 +60,8 @@ export interface InputFacts {
   registryPasswordFrom?: string
   /** DOCKER_BUILDKIT is false: docker (not Buildah) builds with the legacy builder. */
   buildkitDisabled?: boolean
+  /** Reads `backends` written in YAML: loaded only for a value that is not JSON. */
+  parseYaml?: ParseTools['parseYaml']
   /** Opens `signing-key` (private-key.ts): loaded only when one is given. */
   openSigningKey?: (text: string, password: string) => SigningKey | KeyProblem
 }
@@ -71,10 +82,15 @@ export function parseBuildImagesInputs(
     codeasdataSources,
     images,
     codeasdata,
+    backends,
     signingKey,
     signingKeyPassword,
     ...values
-  } = parseInputs(buildImagesDefinition, raw)
+  } = parseInputs(
+    buildImagesDefinition,
+    raw,
+    facts.parseYaml ? { parseYaml: facts.parseYaml } : JSON_ONLY,
+  )
   const problems = new InputProblems(buildImagesDefinition, raw)
   if (
     values.buildSecrets.length > 0 &&
@@ -95,19 +111,35 @@ export function parseBuildImagesInputs(
     existing: EXISTING_LOGIN[values.builder],
     passwordFrom: facts.registryPasswordFrom,
   })
+  const imageNames = {
+    frontend: nameOf('frontend', frontendImageName),
+    backend: nameOf('backend', backendImageName),
+    codeasdata: nameOf('codeasdata', codeasdataImageName),
+  }
+  const sources = {
+    frontend: frontendSources,
+    backend: backendSources ?? DEFAULT_BACKEND_SOURCES,
+    codeasdata: codeasdataSources,
+  }
+  const kinds = IMAGE_KINDS.filter(
+    (kind) => images.kinds.includes(kind) || (kind === 'codeasdata' && codeasdata),
+  )
+  checkBackends(backends, { images, backendSources, imageNames }, problems)
   const inputs: BuildImagesInputs = {
     ...values,
     registry: problems.take('registry', target, GITHUB_TARGET),
     registryLogin: login,
-    imageNames: {
-      frontend: nameOf('frontend', frontendImageName),
-      backend: nameOf('backend', backendImageName),
-      codeasdata: nameOf('codeasdata', codeasdataImageName),
-    },
-    images: IMAGE_KINDS.filter(
-      (kind) => images.includes(kind) || (kind === 'codeasdata' && codeasdata),
-    ),
-    sources: { frontend: frontendSources, backend: backendSources, codeasdata: codeasdataSources },
+    imageNames,
+    images: kinds,
+    targets: imageTargets({
+      kinds,
+      backends,
+      only: images.backends,
+      imageNames,
+      sources,
+      dockerFolder: values.dockerFolder,
+    }),
+    sources,
     workingDirectory,
   }
   const key = openKey(signingKey, signingKeyPassword, facts)
@@ -133,6 +165,59 @@ function openKey(
   if (!facts.openSigningKey)
     return { input: 'signing-key', problem: 'cannot be opened here (no key reader was loaded)' }
   return facts.openSigningKey(text, password ?? '')
+}
+
+const DEFAULT_BACKEND_SOURCES = 'dist/node'
+
+/**
+ * `backends` beside the inputs it changes: not with `backend-sources` (each backend names its
+ * own); every `backend:<name>` of `images` among them; each image name valid.
+ */
+function checkBackends(
+  backends: readonly NamedBackend[] | undefined,
+  given: {
+    images: ImageSelection
+    backendSources: string | undefined
+    imageNames: Record<ImageKind, string>
+  },
+  problems: InputProblems,
+): void {
+  const named = given.images.backends
+  if (!backends) {
+    if (named.length > 0)
+      problems.add(
+        'images',
+        `names ${listed(named.map((name) => `backend:${name}`))}, but 'backends' is empty: a backend is named only among several; set 'backends', or name 'backend'`,
+      )
+    return
+  }
+  if (given.backendSources !== undefined)
+    problems.add(
+      'backends',
+      "is set together with 'backend-sources': each backend of 'backends' names its own 'sources'; remove 'backend-sources'",
+    )
+  const unknown = named.filter((name) => !backends.some((backend) => backend.name === name))
+  if (unknown.length > 0)
+    problems.add(
+      'images',
+      `names ${listed(unknown.map((name) => `backend:${name}`))}, but 'backends' lists no backend of that name; expected one of ${listed(backends.map((backend) => `backend:${backend.name}`))}, or 'backend' for all`,
+    )
+  // A name refused already ('backend-image-name', or its default) is said once.
+  if (given.imageNames.backend === '') return
+  for (const backend of backends) {
+    const name = `${given.imageNames.backend}-${backend.name}`
+    const problem = imageNameProblem(name)
+    if (problem)
+      problems.add(
+        'backends',
+        `gives the backend '${backend.name}' the image name '${name}' ('backend-image-name' followed by '-${backend.name}'), which is not valid: ${problem}`,
+      )
+  }
+}
+
+/** `'a'`, `'a', 'b'`: names as messages list them. */
+function listed(names: readonly string[]): string {
+  return names.map((name) => `'${name}'`).join(', ')
 }
 
 const GITHUB_TARGET: RegistryTarget = { host: GITHUB_REGISTRY, prefix: GITHUB_REGISTRY }

@@ -1,8 +1,9 @@
 import { join } from 'node:path'
 import type { RegistryMirrors } from '../registry/mirrors.js'
+import { unique } from '../shared/collections.js'
 import { ActionError } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
-import type { ImageKind } from './image-kinds.js'
+import { imageNoun, type ImageKind } from './image-kinds.js'
 import type { Findings } from './builders/descriptor.js'
 import type { ImageBuilder } from './builders/image-builder.js'
 import { builderNamed } from './builders/known-builders.js'
@@ -42,10 +43,11 @@ export async function preflight(
     root: string
     allowUndeclaredSourcesPath: boolean
     mirrors: RegistryMirrors
-    dockerfiles: ReadonlyMap<ImageKind, DockerfileStages>
+    /** By image id. */
+    dockerfiles: ReadonlyMap<string, DockerfileStages>
   },
   tools: SourcesPathPorts & { files: ProjectFiles },
-): Promise<Map<ImageKind, string | undefined>> {
+): Promise<Map<string, string | undefined>> {
   const { dockerfiles } = options
   const project = await checkProject(plans, options.root, tools.files)
   const engine = await checkBuilder(tools.builder, tools.logger)
@@ -61,9 +63,10 @@ export async function preflight(
       )
     : undefined
   if (sourcesPath) findings.push(sourcesPath)
-  for (const warning of findings.flatMap((f) => f.warnings)) tools.logger.warning(warning)
-  const problems = findings.flatMap((f) => f.problems)
-  if (problems.length === 0) return sourcesPath?.bases ?? new Map<ImageKind, string | undefined>()
+  // Backends that share a Dockerfile share what is said of it: once.
+  for (const warning of unique(findings.flatMap((f) => f.warnings))) tools.logger.warning(warning)
+  const problems = unique(findings.flatMap((f) => f.problems))
+  if (problems.length === 0) return sourcesPath?.bases ?? new Map<string, string | undefined>()
   throw new ActionError(
     `The pre-flight checks failed, so no image was built:\n${problems.map((p) => `- ${p}`).join('\n')}`,
   )
@@ -88,18 +91,21 @@ async function checkSources(
 ): Promise<void> {
   const path = join(root, plan.sources)
   const kind = (await files.stat(path))?.kind
-  const fix = `Run '${BUILT_BY[plan.kind]}' before this step, or set '${SOURCES_INPUT[plan.kind]}' to the folder your build writes.`
+  const input =
+    plan.name === undefined ? `'${SOURCES_INPUT[plan.kind]}'` : `its 'sources' in 'backends'`
+  const fix = `Run '${BUILT_BY[plan.kind]}' before this step, or set ${input} to the folder your build writes.`
+  const noun = imageNoun(plan)
   if (kind === undefined) {
     findings.problems.push(
-      `The ${plan.kind} sources folder '${plan.sources}' does not exist (looked for '${path}'). Expected the project's built ${plan.kind}. ${fix}`,
+      `The ${noun} sources folder '${plan.sources}' does not exist (looked for '${path}'). Expected the project's built ${noun}. ${fix}`,
     )
   } else if (kind !== 'directory') {
     findings.problems.push(
-      `The ${plan.kind} sources '${plan.sources}' is not a folder. Expected the folder of the built ${plan.kind}. ${fix}`,
+      `The ${noun} sources '${plan.sources}' is not a folder. Expected the folder of the built ${noun}. ${fix}`,
     )
   } else if ((await files.list(path).catch(() => undefined))?.length === 0) {
     findings.problems.push(
-      `The ${plan.kind} sources folder '${plan.sources}' is empty: the image would hold no application. ${fix}`,
+      `The ${noun} sources folder '${plan.sources}' is empty: the image would hold no application. ${fix}`,
     )
   }
 }

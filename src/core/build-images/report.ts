@@ -1,8 +1,8 @@
 import { DRAW_VERSION_LABEL } from '../shared/image-labels.js'
 import type { Summary } from '../shared/ports.js'
-import type { BuiltImage } from './build.js'
+import type { BuildFailure, BuiltImage } from './build.js'
 import type { BuildImagesOutputName } from './definition.js'
-import { IMAGE_KINDS, type ImageKind } from './image-kinds.js'
+import { IMAGE_KINDS, type ImageKind, type ImageTarget } from './image-kinds.js'
 
 export const CODEASDATA_WARNING =
   'The code-as-data image is built: deploying it updates the composition database, which can briefly interrupt it (the platform documents a short downtime). Deploy it with update mode manual to choose the moment.'
@@ -13,30 +13,55 @@ const KIND_LABEL: Record<ImageKind, string> = {
   codeasdata: 'Code as data',
 }
 
-/** Every output, always all of them: a later step reads '' rather than a missing value. */
+/**
+ * Every output, always all of them: a later step reads '' rather than a missing value. With
+ * `backends`, `backend-image` and `backend-digest` stay empty: `backend-images` and `images`
+ * name each backend's.
+ */
 export function buildOutputs(
   images: readonly BuiltImage[],
-  skipped: boolean,
-  version?: string,
+  facts: { skipped: boolean; version?: string; targets: readonly ImageTarget[] },
 ): Record<BuildImagesOutputName, string> {
-  const outputs = { skipped: String(skipped) } as Record<BuildImagesOutputName, string>
-  outputs.version = version ?? ''
+  const outputs = { ...checkedOutputs(facts.targets, facts.skipped) } as Record<
+    BuildImagesOutputName,
+    string
+  >
+  outputs.version = facts.version ?? ''
   for (const kind of IMAGE_KINDS) {
-    const image = images.find((candidate) => candidate.kind === kind)
+    const image = images.find((candidate) => candidate.id === kind)
     outputs[`${kind}-image`] = image?.reference ?? ''
     outputs[`${kind}-digest`] = image?.digest ?? ''
   }
+  outputs['backend-images'] = images
+    .filter((image) => image.kind === 'backend')
+    .map((image) => image.reference)
+    .join('\n')
   outputs.images = JSON.stringify(
     images.map((image) => ({
       kind: image.kind,
+      ...(image.name === undefined ? {} : { name: image.name }),
       reference: image.reference,
       references: image.references,
       digest: image.digest ?? '',
       size: image.size ?? null,
     })),
   )
-  outputs.reused = JSON.stringify(images.filter((image) => image.reused).map((image) => image.kind))
+  outputs.reused = JSON.stringify(images.filter((image) => image.reused).map((image) => image.id))
   return outputs
+}
+
+/**
+ * What the check phase alone tells (set by `check-only` too): the images a run builds, one
+ * `images` value each, for a fan-out's matrix; none when the branch gate skips the run.
+ */
+export function checkedOutputs(
+  targets: readonly ImageTarget[],
+  skipped: boolean,
+): Record<'matrix' | 'skipped', string> {
+  return {
+    matrix: JSON.stringify(skipped ? [] : targets.map((target) => target.id)),
+    skipped: String(skipped),
+  }
 }
 
 export interface SummaryFacts {
@@ -48,9 +73,16 @@ export interface SummaryFacts {
   selected: readonly ImageKind[]
 }
 
+/** `Frontend`, `Backend 'api'`: an image as the summary's rows name it. */
+function rowLabel(image: Pick<BuiltImage, 'kind' | 'name'>): string {
+  return image.name === undefined
+    ? KIND_LABEL[image.kind]
+    : `${KIND_LABEL[image.kind]} '${image.name}'`
+}
+
 export function builtSummary(images: readonly BuiltImage[], facts: SummaryFacts): Summary {
   const rows: Array<[string, string]> = images.map((image) => [
-    KIND_LABEL[image.kind],
+    rowLabel(image),
     [
       image.references.map((reference) => `\`${reference}\``).join(', '),
       image.digest ? `\`${image.digest}\`` : 'not pushed',
@@ -68,7 +100,7 @@ export function builtSummary(images: readonly BuiltImage[], facts: SummaryFacts)
   const reused = images.filter((image) => image.reused)
   if (reused.length > 0)
     notes.push(
-      `Not rebuilt, as nothing that goes into ${reused.length === 1 ? 'it' : 'them'} changed: ${reused.map((image) => KIND_LABEL[image.kind].toLowerCase()).join(', ')}. The earlier image${reused.length === 1 ? ' was' : 's were'} given this run's tags; ${reused.length === 1 ? 'its' : 'their'} \`revision\` label names the commit that built ${reused.length === 1 ? 'it' : 'them'}. Set 'reuse-unchanged' to false to build every image.`,
+      `Not rebuilt, as nothing that goes into ${reused.length === 1 ? 'it' : 'them'} changed: ${reused.map((image) => rowLabel(image).toLowerCase()).join(', ')}. The earlier image${reused.length === 1 ? ' was' : 's were'} given this run's tags; ${reused.length === 1 ? 'its' : 'their'} \`revision\` label names the commit that built ${reused.length === 1 ? 'it' : 'them'}. Set 'reuse-unchanged' to false to build every image.`,
     )
   const left = notSelected(facts.selected)
   if (left.length > 0)
@@ -89,6 +121,29 @@ export function builtSummary(images: readonly BuiltImage[], facts: SummaryFacts)
 
 export function notSelected(selected: readonly ImageKind[]): ImageKind[] {
   return IMAGE_KINDS.filter((kind) => !selected.includes(kind))
+}
+
+/**
+ * The message of a step whose builds failed: each failure, then what became of each other image,
+ * so that one backend's failure does not hide the others' state.
+ */
+export function failureReport(
+  failure: BuildFailure,
+  plans: ReadonlyArray<Pick<BuiltImage, 'id'>>,
+  done: readonly BuiltImage[],
+  push: boolean,
+): string {
+  const failed = new Set(failure.failed.map(({ plan }) => plan.id))
+  const others = plans.filter((plan) => !failed.has(plan.id))
+  if (others.length === 0) return failure.message
+  const states = others.map(({ id }) => {
+    const image = done.find((each) => each.id === id)
+    if (failure.unpushed.has(id)) return `${id}: built, not pushed (another image had failed)`
+    if (!image) return `${id}: not built (no build starts after a failure)`
+    if (image.reused) return `${id}: unchanged, given this run's tags (${image.digest ?? ''})`
+    return push ? `${id}: built and pushed (${image.digest ?? ''})` : `${id}: built`
+  })
+  return `${failure.message}\nThe other images:\n${states.map((state) => `- ${state}`).join('\n')}`
 }
 
 export function skippedSummary(reason: string): Summary {

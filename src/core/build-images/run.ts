@@ -5,7 +5,7 @@ import type { HttpClient } from '../shared/http.js'
 import type { RegistryLogin } from '../registry/credentials.js'
 import type { RegistryMirrors } from '../registry/mirrors.js'
 import { registryName } from '../registry/reference.js'
-import { buildAndPush, type BuiltImage } from './build.js'
+import { BuildFailure, buildAndPush, type BuiltImage } from './build.js'
 import { chooseBuilder, type BuilderCandidates } from './builders/choice.js'
 import { builderNamed } from './builders/known-builders.js'
 import {
@@ -40,6 +40,7 @@ import {
   buildOutputs,
   builtSummary,
   CODEASDATA_WARNING,
+  failureReport,
   notSelected,
   skippedSummary,
 } from './report.js'
@@ -101,7 +102,7 @@ export async function runBuildImages(
   const { logger, reporter } = ports
   const { inputs } = checked
   if ('skipped' in checked) {
-    setOutputs(reporter, [], true)
+    setOutputs(reporter, [], { skipped: true, targets: inputs.targets })
     await reporter.summary(skippedSummary(checked.skipped))
     return []
   }
@@ -121,7 +122,11 @@ export async function runBuildImages(
     const runPorts = { ...ports, builder: opened.builder, dockerConfigPath: opened.authFile }
     const { images, built } = await buildWith(checked, context, planned, runPorts)
     const signed = await sign(checked, images, built, runPorts)
-    setOutputs(reporter, images, false, planned.version)
+    setOutputs(reporter, images, {
+      skipped: false,
+      version: planned.version,
+      targets: inputs.targets,
+    })
     const summary = builtSummary(images, {
       branch: checked.branch,
       pushed: inputs.push,
@@ -194,7 +199,7 @@ async function buildWith(
   // Each plan with the bases the check phase read, and where a mirror serves them.
   const plans = planned.plans.map((plan) => ({
     ...plan,
-    command: { ...plan.command, bases: dockerfiles.get(plan.kind)?.bases ?? [] },
+    command: { ...plan.command, bases: dockerfiles.get(plan.id)?.bases ?? [] },
   }))
   const defaultBranch = context.defaultBranch ?? FALLBACK_DEFAULT_BRANCH
   const unchanged = await logger.group('Unchanged images', () =>
@@ -216,27 +221,36 @@ async function buildWith(
     ),
   )
   if (unchanged.build.length > 0) await logIn()
-  const built =
-    unchanged.build.length === 0
-      ? []
-      : await logger.group(inputs.push ? 'Build and push' : 'Build', () =>
-          buildAndPush(
-            unchanged.build,
-            {
-              push: inputs.push,
-              loggedIn: login !== undefined,
-              loginHelp: context.registryLoginHelp,
-              // Before each push, what COPY added against the sources: see sources-path.ts.
-              check: (plan) => checkCopiedSize(plan, bases.get(plan.kind), root, ports),
-            },
-            ports,
-          ),
-        )
+  const inOrder = (done: readonly BuiltImage[]): BuiltImage[] =>
+    plans.flatMap((plan) => done.find((image) => image.id === plan.id) ?? [])
+  const record = (images: readonly BuiltImage[]): Promise<void> =>
+    recordImages(images, unchanged, { push: inputs.push, branch, defaultBranch }, ports)
+  let built: BuiltImage[] = []
+  if (unchanged.build.length > 0)
+    try {
+      built = await logger.group(inputs.push ? 'Build and push' : 'Build', () =>
+        buildAndPush(
+          unchanged.build,
+          {
+            push: inputs.push,
+            loggedIn: login !== undefined,
+            loginHelp: context.registryLoginHelp,
+            // Before each push, what COPY added against the sources: see sources-path.ts.
+            check: (plan) => checkCopiedSize(plan, bases.get(plan.id), root, ports),
+          },
+          ports,
+        ),
+      )
+    } catch (error) {
+      if (!(error instanceof BuildFailure)) throw error
+      // What was done stays done, and recorded for the next run: it rebuilds only the rest.
+      const done = inOrder([...unchanged.reused, ...error.built])
+      await record(done)
+      throw new ActionError(failureReport(error, plans, done, inputs.push))
+    }
   // In the plans' order, reused or built.
-  const images = plans.flatMap(
-    (plan) => [...unchanged.reused, ...built].find((image) => image.kind === plan.kind) ?? [],
-  )
-  await recordImages(images, unchanged, { push: inputs.push, branch, defaultBranch }, ports)
+  const images = inOrder([...unchanged.reused, ...built])
+  await record(images)
   return { images, built: unchanged.build }
 }
 
@@ -294,13 +308,13 @@ async function plan(
     now: checked.now,
   })
   // Said once: with the default names, every image repeats it alike.
-  const repeated = inputs.images
-    .map((kind) => repeatedNamespace(inputs.registry, inputs.imageNames[kind]))
+  const repeated = inputs.targets
+    .map((target) => repeatedNamespace(inputs.registry, target.imageName))
     .find((warning) => warning !== undefined)
   if (repeated) logger.warning(repeated, { title: 'Image name' })
   for (const image of plans) {
     logger.info(
-      `${image.kind}: ${image.references.join(', ')} from ${image.dockerfile} with SOURCES_PATH=${image.sources}`,
+      `${image.id}: ${image.references.join(', ')} from ${image.dockerfile} with SOURCES_PATH=${image.sources}`,
     )
   }
   const left = notSelected(inputs.images)
@@ -354,9 +368,8 @@ async function logInTo(
 function setOutputs(
   reporter: Reporter,
   images: readonly BuiltImage[],
-  skipped: boolean,
-  version?: string,
+  facts: Parameters<typeof buildOutputs>[1],
 ): void {
-  for (const [name, value] of Object.entries(buildOutputs(images, skipped, version)))
+  for (const [name, value] of Object.entries(buildOutputs(images, facts)))
     reporter.setOutput(name, value)
 }

@@ -34,16 +34,16 @@ export function signImages(
   ports: SignPorts,
 ): Promise<string> {
   const toSign = images.map((image) => ({
-    name: image.kind,
+    name: image.id,
     reference: image.reference,
     digest: image.digest,
-    fingerprint: image.reused?.fingerprint ?? fingerprintOf(built, image.kind),
+    fingerprint: image.reused?.fingerprint ?? fingerprintOf(built, image.id),
   }))
   return signImageDigests(toSign, options, ports)
 }
 
 /** The fingerprint label the image was built with; undefined when it has none. */
-function fingerprintOf(built: readonly ImagePlan[], kind: string): string | undefined {
-  const plan = built.find((each) => each.kind === kind)
+function fingerprintOf(built: readonly ImagePlan[], id: string): string | undefined {
+  const plan = built.find((each) => each.id === id)
   return plan?.command.labels.find(([name]) => name === FINGERPRINT_LABEL)?.[1]
 }

@@ -4,7 +4,7 @@ import type { Files, Logger } from '../shared/ports.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { errorMessage } from '../shared/errors.js'
 import { COPY_STEP } from './builders/build-command.js'
-import type { ImageKind } from './image-kinds.js'
+import { imageNoun } from './image-kinds.js'
 import { BuilderCommandError, type ImageBuilder } from './builders/image-builder.js'
 import { triggersOf, type Stage } from '../dockerfile/stages.js'
 import type { ImagePlan } from './plan/plan.js'
@@ -34,7 +34,7 @@ export interface SourcesPathFindings {
    * Each image's base image, by the name the builder holds it under (its mirror's when
    * `registry-mirrors` serves it), for the size check after its build (undefined: not known).
    */
-  bases: Map<ImageKind, string | undefined>
+  bases: Map<string, string | undefined>
 }
 
 /** A Dockerfile as the check phase read it (see checkDockerfiles), with what its text says. */
@@ -75,7 +75,7 @@ export function sourcesPathFromText(
  */
 export async function checkSourcesPathDeclared(
   plans: readonly ImagePlan[],
-  dockerfiles: ReadonlyMap<ImageKind, DockerfileStages>,
+  dockerfiles: ReadonlyMap<string, DockerfileStages>,
   options: { allowUnreadable: boolean; mirrors: RegistryMirrors },
   ports: SourcesPathPorts,
 ): Promise<SourcesPathFindings> {
@@ -84,9 +84,9 @@ export async function checkSourcesPathDeclared(
     base === undefined ? undefined : (mirroredReference(base, mirrors) ?? base)
   const findings: SourcesPathFindings = { problems: [], warnings: [], bases: new Map() }
   for (const plan of plans) {
-    const dockerfile = dockerfiles.get(plan.kind)
+    const dockerfile = dockerfiles.get(plan.id)
     if (!dockerfile) continue
-    findings.bases.set(plan.kind, pulled(rootBase(dockerfile.stages)))
+    findings.bases.set(plan.id, pulled(rootBase(dockerfile.stages)))
     for (const stage of dockerfile.askEngine) {
       const verdict = await judgeBase(stage, ports, pulled)
       if (verdict.kind !== 'fine') judged(dockerfile, verdict, allowUnreadable, findings)
@@ -205,7 +205,7 @@ export async function checkCopiedSize(
   ports: SourcesPathPorts,
 ): Promise<string | undefined> {
   const notCompared = (why: string): void => {
-    ports.logger.info(`[${plan.kind}] size of what COPY added not compared: ${why}.`)
+    ports.logger.info(`[${plan.id}] size of what COPY added not compared: ${why}.`)
   }
   if (base === undefined) {
     notCompared('the base image is not known before the build')
@@ -231,7 +231,7 @@ export async function checkCopiedSize(
     .replace(/^\/bin\/sh -c #\(nop\)\s+/, '')
     .replace(/\s*# buildkit$/, '')
     .trim()
-  return `The ${plan.kind} image was built but not pushed: its step '${step}' added ${megabytes(largest.bytes)}, while '${plan.sources}' holds ${megabytes(sources)}. It copied more than the build output, most likely the whole build context (.git, node_modules, .env files…). Check the COPY lines of '${plan.dockerfile}' (COPY $SOURCES_PATH, with SOURCES_PATH declared; not COPY .) and its .dockerignore.`
+  return `The ${imageNoun(plan)} image was built but not pushed: its step '${step}' added ${megabytes(largest.bytes)}, while '${plan.sources}' holds ${megabytes(sources)}. It copied more than the build output, most likely the whole build context (.git, node_modules, .env files…). Check the COPY lines of '${plan.dockerfile}' (COPY $SOURCES_PATH, with SOURCES_PATH declared; not COPY .) and its .dockerignore.`
 }
 
 /** Files stat'ed at once: a real backend folder holds some 15,000 (one by one, seconds). */

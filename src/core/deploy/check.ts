@@ -7,13 +7,20 @@ import type { CommonPorts } from '../shared/ports.js'
 import { insecureAppWarning } from './app-url.js'
 import type { DeployInputName } from './definition.js'
 import { parseDeployInputs, type DeployInputs } from './inputs.js'
-import { buildPayload, deployRuleWarnings, deploysSomething, type RulesFrom } from './payload.js'
-import { pinPlan, pinReason, type PinPlan } from './pinning.js'
-import { readBasePayload } from './payload-file.js'
-import type { Payload } from './payload-schema.js'
+import { namedBackends, unreachedBackends, unreachedWarning } from './built-images.js'
+import {
+  buildPayload,
+  deployRuleWarnings,
+  deploysSomething,
+  tooSlowError,
+  type RulesFrom,
+} from './payload.js'
+import { pinPlan, pinReason } from './pinning.js'
+import { payloadFileError, readBasePayload } from './payload-file.js'
+import type { BasePayload, Payload } from './payload-schema.js'
 import { signatureVerifier } from './signature-key.js'
 import type { SignatureVerifier } from '../signing/signer.js'
-import { checkLogin } from './verify-images.js'
+import { checkLogin, type PinPlan } from './verify-images.js'
 
 /** What a step output can hold (GitHub's limit), and so the largest payload we send. */
 const MAX_PAYLOAD_BYTES = 1024 * 1024
@@ -81,10 +88,15 @@ export async function checkDeploy(
     const base = inputs.payloadFile
       ? await readBasePayload(inputs.payloadFile, context.workspace, ports.files)
       : undefined
+    if (base && inputs.payloadFile && inputs.builtImages)
+      refusedBesideBuiltImages(base, inputs.payloadFile)
     const built = buildPayload(inputs, base, { imagesLater: inputs.checkOnly })
     const body = JSON.stringify(built.payload)
     checkSize(body)
-    const warnings = deployRuleWarnings(built, inputs.payloadFile, deadline)
+    const warnings = [
+      ...deployRuleWarnings(built, inputs.payloadFile, deadline),
+      ...namedBackendWarnings(inputs, built.payload, deadline),
+    ]
     // The rules are judged on the references as sent: once pinned, by the run (rulesAsSent).
     if (pinning === 'none' || inputs.checkOnly)
       for (const warning of warnings) logger.warning(warning)
@@ -108,6 +120,44 @@ export async function checkDeploy(
     ...(decided.login ? { login: decided.login } : {}),
     ...(signatures ? { signatures } : {}),
   }
+}
+
+/**
+ * `payload-file` beside `built-images` may give what is not an image (the modes, `extraArgs`,
+ * `skipUpdateVersions`): images and rules from both would make two lists, and the rules made for
+ * the named backends would replace the file's, which its images may need. One place says which
+ * images go where.
+ */
+function refusedBesideBuiltImages(base: BasePayload, path: string): void {
+  const named = [
+    ...(base.frontend?.image ? ['frontend.image'] : []),
+    ...(base.backends?.images ? ['backends.images'] : []),
+    ...(base.backends?.deployRules ? ['backends.deployRules'] : []),
+    ...(base.codeAsData?.image ? ['codeAsData.image'] : []),
+  ]
+  if (named.length > 0)
+    throw payloadFileError(
+      path,
+      `it gives ${named.join(', ')}, and 'built-images' is set: with 'built-images', the images come from it (and the inputs), and the deploy rules from 'deploy-rules' or its named backends; remove those keys from the file (it may still give the modes, 'extraArgs' and 'skipUpdateVersions'), or leave 'built-images' empty`,
+    )
+}
+
+/**
+ * With `deploy-rules`, a warning for each named backend of `built-images` that no rule gives an
+ * image (its rules are sent as given).
+ */
+function namedBackendWarnings(
+  inputs: DeployInputs,
+  payload: Payload,
+  deadline: Deadline,
+): string[] {
+  const named = namedBackends(inputs.builtImages)
+  const rules = payload.backends?.deployRules
+  if (!inputs.deployRules || !rules || named.length === 0) return []
+  const images = payload.backends?.images ?? []
+  const checked = unreachedBackends(named, rules, images, () => deadline.remainingMs())
+  if ('tooSlow' in checked) throw tooSlowError(checked.tooSlow, 'deploy-rules', undefined, deadline)
+  return checked.unreached.map(unreachedWarning)
 }
 
 /** A payload larger than an output holds is refused before it is sent. */

@@ -23,6 +23,7 @@ import {
   webhookUrl,
 } from './input-parsers.js'
 import { OCI_LABELS, SERVED_FILES_LABEL } from '../shared/image-labels.js'
+import { builtImages } from './built-images.js'
 import { rolloutOutputDescription } from './outcomes.js'
 import { MODES } from './payload-schema.js'
 import { PIN_MODES } from './pinning.js'
@@ -70,6 +71,12 @@ export const deployDefinition = {
       description: 'Code-as-data image reference; set it only when a code-as-data image was built.',
       parse: imageReference,
     },
+    'built-images': {
+      description:
+        "build-images' `images` output as it is, or several of them, one JSON list per line (a fan-in job's legs): fills the frontend, each backend and the code-as-data image, each sent by the digest build-images pushed (`<reference>@sha256:…`, checked in its registry by that digest, never by its tag). Named backends (build-images' `backends`) each get a deploy rule of their own that gives that backend its image and no other, unless `deploy-rules` is set (then sent as given, with a warning for a named backend no rule gives an image). Refused with `frontend-image` or `codeasdata-image` when it has that image too, with unnamed backend images beside named ones unless `deploy-rules` is set, and with a `payload-file` that names images or deploy rules.",
+      multiline: true,
+      parse: builtImages,
+    },
     'verify-images': {
       description:
         'Check in their registries that every image of the payload exists before calling the webhook (registry HTTP API; no Docker needed). `auto`: an image that does not exist fails the step, one whose registry cannot be asked (no access, network, time-out) earns a warning; `true`: both fail it; `false`: no check.',
@@ -111,7 +118,7 @@ export const deployDefinition = {
     },
     'deploy-rules': {
       description:
-        'JSON or YAML list of `{source, target}` regular expressions (JavaScript syntax) mapping backend images to backends; a `source` that takes over 250 ms to match an image is refused. Default: one rule `.*` to `.*`.',
+        'JSON or YAML list of `{source, target}` regular expressions (JavaScript syntax) mapping backend images to backends; a `source` that takes over 250 ms to match an image is refused. Default: one rule `.*` to `.*`; with named backends in `built-images`, one rule per backend, giving it its own image.',
       multiline: true,
       parse: deployRules,
     },

@@ -1,6 +1,6 @@
 import type { ServedFiles } from '../shared/image-labels.js'
 import { VERSION_PATH } from './app-url.js'
-import { listed, type FileAnswer, type VersionAnswer } from './served.js'
+import { listed, type FileAnswer, type VersionAnswer } from './served-files-reader.js'
 
 /**
  * What makes `live` true: evidence that the app now serves what this pipeline built, rather than

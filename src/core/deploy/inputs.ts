@@ -5,6 +5,7 @@ import type { CiContext } from '../shared/context.js'
 import { InputProblems, parseInputs } from '../shared/inputs.js'
 import { isLoopbackHost } from '../shared/loopback.js'
 import { deployDefinition, type DeployInputName } from './definition.js'
+import { namedBackends } from './built-images.js'
 import { acceptedRepositories } from './provenance.js'
 
 /**
@@ -50,6 +51,7 @@ export function parseDeployInputs(
       'pin-digests',
       "is true, but 'verify-images' is false, and the digests to send come from the image check; set 'verify-images' to 'true' (or 'auto', which then acts as 'true'), or 'pin-digests' to 'auto' or 'false'",
     )
+  for (const [input, problem] of builtImagesConflicts(inputs)) problems.add(input, problem)
   const provenanceRepositories = inputs.requireProvenance
     ? problems.take(
         'require-provenance',
@@ -68,6 +70,48 @@ export function parseDeployInputs(
     registryLogin: login,
     ...(provenanceRepositories ? { provenanceRepositories } : {}),
   }
+}
+
+/**
+ * `built-images` beside the inputs that give images too: one image per part, and without
+ * `deploy-rules`, no backend image that no named backend's rule would deploy.
+ */
+function builtImagesConflicts(
+  inputs: Pick<
+    DeployInputs,
+    'builtImages' | 'frontendImage' | 'codeasdataImage' | 'backendImages' | 'deployRules'
+  >,
+): Array<[DeployInputName, string]> {
+  const built = inputs.builtImages
+  if (!built) return []
+  const conflicts: Array<[DeployInputName, string]> = []
+  const twice = (part: string, image: string, input: DeployInputName, given: string): void => {
+    conflicts.push([
+      'built-images',
+      `lists a ${part} image ('${image}'), and '${input}' gives one too ('${given}'); a deployment takes one: leave '${input}' empty to deploy the image build-images built, or leave it out of 'built-images'`,
+    ])
+  }
+  if (built.frontend && inputs.frontendImage)
+    twice('frontend', built.frontend, 'frontend-image', inputs.frontendImage)
+  if (built.codeasdata && inputs.codeasdataImage)
+    twice('code-as-data', built.codeasdata, 'codeasdata-image', inputs.codeasdataImage)
+  const named = namedBackends(built)
+  if (named.length === 0 || inputs.deployRules) return conflicts
+  const unnamed = [
+    ...built.backends.flatMap((backend) => (backend.name ? [] : [backend.reference])),
+    ...inputs.backendImages,
+  ]
+  if (unnamed.length > 0)
+    conflicts.push([
+      'built-images',
+      `names backends (${named.map((backend) => `'${backend.name}'`).join(', ')}), and backend images have no name (${unnamed.map((image) => `'${image}'`).join(', ')}, from ${sources(unnamed.length > inputs.backendImages.length, inputs.backendImages.length > 0)}): without 'deploy-rules', each named backend gets a rule for its own image only, and no rule would deploy those; give 'deploy-rules' for them all, or build every backend with a name (build-images' 'backends')`,
+    ])
+  return conflicts
+}
+
+function sources(fromBuilt: boolean, fromInput: boolean): string {
+  if (fromBuilt && fromInput) return "'built-images' and 'backend-images'"
+  return fromInput ? "'backend-images'" : "'built-images'"
 }
 
 /** Plain http would carry the bearer token in clear, except on this machine's loopback. */

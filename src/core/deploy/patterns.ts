@@ -67,6 +67,8 @@ export interface TooSlow {
   boundMs: number
   /** True when what stopped it was the end of 'timeout-seconds', not the per-pattern bound. */
   stepTimeout: boolean
+  /** A rule's target, matched against a backend's name; else its source, against an image. */
+  field?: 'target'
 }
 
 /**
@@ -125,7 +127,8 @@ export function evaluate(
 
 /** What is wrong with a stopped source, for the message that names the rule and the input. */
 export function tooSlowProblem(slow: TooSlow, limit: string): string {
-  const what = `the regular expression ${quote(slow.pattern, 100)} against the backend image ${quote(slow.subject, 100)}`
+  const subject = slow.field === 'target' ? 'backend name' : 'backend image'
+  const what = `the regular expression ${quote(slow.pattern, 100)} against the ${subject} ${quote(slow.subject, 100)}`
   if (slow.stepTimeout)
     return `matching ${what} did not finish within ${limit}, so the step stopped and sent nothing; simplify the pattern, or raise 'timeout-seconds'`
   return `matching ${what} took more than ${PATTERN_BOUND_MS} ms on each of ${PATTERN_TRIES} tries and was stopped: the pattern backtracks catastrophically (nested quantifiers such as '(a+)+', or alternatives that overlap such as '(a|ab)*'); rewrite it so that each part of an image name can match in only one way, for example '^reg\\.example\\.com/shop/api:'`

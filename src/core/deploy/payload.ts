@@ -10,11 +10,14 @@ import {
   type Payload,
 } from './payload-schema.js'
 import { tooSlowProblem, unmatchedImages, type TooSlow } from './patterns.js'
+import { namedBackendRules, namedBackends, type BuiltImages } from './built-images.js'
 
 export interface PayloadInputs {
   frontendImage?: string
   backendImages: readonly string[]
   codeasdataImage?: string
+  /** `built-images`: build-images' images, each bound to its digest. */
+  builtImages?: BuiltImages
   deployRules?: readonly DeployRule[]
   codeasdataUpdateMode?: Mode
   promotionMode?: Mode
@@ -23,7 +26,7 @@ export interface PayloadInputs {
 }
 
 /** Where the deploy rules sent came from, for messages about one of them. */
-export type RulesFrom = 'deploy-rules' | 'payload-file' | 'default'
+export type RulesFrom = 'deploy-rules' | 'payload-file' | 'built-images' | 'default'
 
 export interface BuiltPayload {
   payload: Payload
@@ -45,15 +48,27 @@ export function buildPayload(
   base: BasePayload = {},
   options: { imagesLater?: boolean } = {},
 ): BuiltPayload {
-  const frontendImage = inputs.frontendImage ?? base.frontend?.image
-  const backendImages = unique([...(base.backends?.images ?? []), ...inputs.backendImages])
+  const built = inputs.builtImages
+  const frontendImage = inputs.frontendImage ?? built?.frontend ?? base.frontend?.image
+  const backendImages = unique([
+    ...(base.backends?.images ?? []),
+    ...(built?.backends ?? []).map((backend) => backend.reference),
+    ...inputs.backendImages,
+  ])
+  const named = namedBackends(built)
+  // Named backends each get their own rule, unless 'deploy-rules' says otherwise (a payload
+  // file with images or rules is refused beside 'built-images': see refusedBesideBuiltImages).
+  const namedRules = named.length > 0 ? namedBackendRules(named) : undefined
   const rulesFrom: RulesFrom = inputs.deployRules
     ? 'deploy-rules'
-    : base.backends?.deployRules
-      ? 'payload-file'
-      : 'default'
-  const deployRules = inputs.deployRules ?? base.backends?.deployRules ?? DEFAULT_DEPLOY_RULES
-  const codeasdataImage = inputs.codeasdataImage ?? base.codeAsData?.image
+    : namedRules
+      ? 'built-images'
+      : base.backends?.deployRules
+        ? 'payload-file'
+        : 'default'
+  const deployRules =
+    inputs.deployRules ?? namedRules ?? base.backends?.deployRules ?? DEFAULT_DEPLOY_RULES
+  const codeasdataImage = inputs.codeasdataImage ?? built?.codeasdata ?? base.codeAsData?.image
   const extraArgs = unique([...(base.extraArgs ?? []), ...(inputs.forceSync ? [FORCE_SYNC] : [])])
 
   const payload: Payload = {}
@@ -72,6 +87,11 @@ export function buildPayload(
   if (extraArgs.length > 0) payload.extraArgs = extraArgs as Payload['extraArgs']
 
   if (!deploysSomething(payload) && !options.imagesLater) {
+    if (built)
+      throw new InputError(
+        'built-images',
+        "Nothing to deploy: 'built-images' lists no image (build-images skipped its run, or a leg built nothing), and no other image input is set.",
+      )
     throw new InputError(
       'frontend-image',
       "Nothing to deploy: set at least one of 'frontend-image', 'backend-images' or 'codeasdata-image' (or 'force-sync: true' to resync code as data only).",
@@ -148,9 +168,12 @@ export function tooSlowError(
 ): InputError {
   const problem = tooSlowProblem(slow, deadline.limit)
   if (rulesFrom === 'payload-file' && payloadFile)
-    return payloadFileError(payloadFile, `at backends.deployRules[${slow.rule}].source: ${problem}`)
+    return payloadFileError(
+      payloadFile,
+      `at backends.deployRules[${slow.rule}].${slow.field ?? 'source'}: ${problem}`,
+    )
   return new InputError(
     'deploy-rules',
-    `Invalid input 'deploy-rules': at [${slow.rule}].source: ${problem}.`,
+    `Invalid input 'deploy-rules': at [${slow.rule}].${slow.field ?? 'source'}: ${problem}.`,
   )
 }

@@ -4,7 +4,7 @@ import { ActionError } from '../shared/errors.js'
 import { evaluate } from './patterns.js'
 import { tooSlowError, unmatchedWarning, type RulesFrom } from './payload.js'
 import type { DeployRule, Payload } from './payload-schema.js'
-import type { VerifyMode } from './verify-images.js'
+import type { PinPlan, VerifyMode } from './verify-images.js'
 
 /**
  * `pin-digests`: which images the payload names by the digest the image check read, so that the
@@ -14,13 +14,6 @@ import type { VerifyMode } from './verify-images.js'
  */
 export const PIN_MODES = ['auto', 'true', 'false'] as const
 export type PinMode = (typeof PIN_MODES)[number]
-
-/**
- * What a run pins: every image checked; only those a mirror answered for (a mirror may answer
- * only for a reference then sent pinned: the platform pulls from the registry the reference
- * names); or none, references sent as given, and a mirrored registry's images checked there.
- */
-export type PinPlan = 'every' | 'mirrored' | 'none'
 
 export interface PinInputs {
   pinDigests: PinMode
@@ -121,6 +114,8 @@ function ruleName(index: number, given: RulesGiven): string {
       return `deploy rule [${index}] of 'deploy-rules'`
     case 'payload-file':
       return `the rule backends.deployRules[${index}] of 'payload-file'${given.payloadFile ? ` ('${given.payloadFile}')` : ''}`
+    case 'built-images':
+      return `the deploy rule [${index}] made for the named backends of 'built-images'`
     case 'default':
       return 'the default deploy rule'
   }

@@ -1,6 +1,6 @@
 import type { Evidence, ThisBuild } from './evidence.js'
-import { at, backed, formatElapsed, type Verdict } from './rollout.js'
-import { listed } from './served.js'
+import { at, backed, formatElapsed, type Verdict } from './rollout-judge.js'
+import { listed } from './served-files-reader.js'
 
 /** Where the final messages come from: the address, the limit, what counted as evidence. */
 export interface MessageContext {

@@ -20,7 +20,7 @@ import {
   type NoEvidence,
   type ThisBuild,
 } from './evidence.js'
-import { at, type PreviewState } from './rollout.js'
+import { at, type PreviewState } from './rollout-judge.js'
 import { evidenceAdvice, headline, verdictMessage } from './rollout-messages.js'
 import {
   FILE_REQUEST_MS,
@@ -28,7 +28,7 @@ import {
   type FileAnswer,
   type ReadCounts,
   type ServedFilesReader,
-} from './served.js'
+} from './served-files-reader.js'
 import { POLL_REQUEST_MS, readServed, readVersion, type WatchReport } from './watch.js'
 /** The read before the call may take at most this share of what is left of the step. */
 const BEFORE_SHARE = 0.25

@@ -5,6 +5,7 @@ import type { CommonPorts, Summary, SummaryLink } from '../shared/ports.js'
 import type { AppTarget } from './app-url.js'
 import { checkSize, printable, type CheckedDeploy } from './check.js'
 import type { DeployInputs } from './inputs.js'
+import { builtReferences } from './built-images.js'
 import { payloadImages } from './payload.js'
 import type { Payload } from './payload-schema.js'
 import { pinnedLines, pinnedPayload, pinnedRefusalHint, rulesAsSent } from './pinning.js'
@@ -14,7 +15,7 @@ import { callWebhook, refusedTheCaller, WebhookError, type WebhookResult } from 
 import { imageLinks, type LinkContext } from './links.js'
 import { planEvidence, type Evidence } from './evidence.js'
 import { endingOf, LIVE_POLLS } from './outcomes.js'
-import { formatElapsed } from './rollout.js'
+import { formatElapsed } from './rollout-judge.js'
 import { headline, verdictMessage } from './rollout-messages.js'
 import {
   beforeMessage,
@@ -27,7 +28,7 @@ import {
   type BuildFacts,
   type WatchPlan,
 } from './rollout-step.js'
-import { listed, ServedFilesReader } from './served.js'
+import { listed, ServedFilesReader } from './served-files-reader.js'
 import { QUICK_PERIOD_MS, QUICK_POLL_MS, watchRollout, type WatchedTarget } from './watch.js'
 import type { StepEnd } from '../shared/step-end.js'
 import type { DeployProgress } from './progress.js'
@@ -77,6 +78,7 @@ export async function runDeploy(
       verifyImages: inputs.verifyImages,
       ...(checked.login ? { login: checked.login } : {}),
       registryMirrors: inputs.registryMirrors,
+      byDigest: builtReferences(inputs.builtImages),
       pinning: checked.pinning,
       pinReason: checked.pinReason,
       deadline,

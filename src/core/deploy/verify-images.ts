@@ -1,4 +1,8 @@
-import { checkImage, type CheckOutcome, type CheckPorts } from '../registry/manifest-check.js'
+import {
+  checkImage,
+  type CheckOutcome,
+  type ManifestCheckPorts,
+} from '../registry/manifest-check.js'
 import type { ImageConfigRead } from '../registry/manifest-check.js'
 import type { RegistryLogin } from '../registry/credentials.js'
 import {
@@ -13,7 +17,7 @@ import { registryShown, resolvedImage, type RegistryMirrors } from '../registry/
 import { RegistrySession } from '../registry/session.js'
 import { isProblem, type Problem } from '../shared/problem.js'
 import type { SignatureVerifier } from '../signing/signer.js'
-import type { SignatureVerdict } from '../signing/signatures.js'
+import type { SignaturesReader, SignatureVerdict } from '../signing/signatures.js'
 import { unique } from '../shared/collections.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { ActionError } from '../shared/errors.js'
@@ -21,12 +25,20 @@ import type { Deadline } from '../shared/deadline.js'
 import type { CommonPorts, Logger } from '../shared/ports.js'
 import { payloadImages, type PayloadImage, type PayloadInputs } from './payload.js'
 import type { Payload } from './payload-schema.js'
-import type { PinPlan } from './pinning.js'
 import { provenanceLogNote, provenanceProblem, type ProvenanceCheck } from './provenance.js'
 import type { ProvenanceVerdict } from '../attestations/provenance-check.js'
 
 export const VERIFY_MODES = ['auto', 'true', 'false'] as const
 export type VerifyMode = (typeof VERIFY_MODES)[number]
+
+/**
+ * Which images the check pins, as `pin-digests` decides it (see pinPlan): every image checked;
+ * only those a mirror answered for (a mirror may answer only for a reference then sent pinned:
+ * the platform pulls from the registry the reference names); or none, references sent as given,
+ * and a mirrored registry's images checked there.
+ */
+export type PinPlan = 'every' | 'mirrored' | 'none'
+
 /** Registries are asked a few at a time: enough to overlap, not enough to trip a rate limit. */
 const CONCURRENT_CHECKS = 4
 /**
@@ -48,6 +60,12 @@ export interface VerifyInputs {
   pinning?: PinPlan
   /** Why they are pinned, for the message when one cannot be checked (see pinReason). */
   pinReason?: string
+  /**
+   * References given with the digest that was pushed (`built-images`): asked by that digest, not
+   * by their tag, which is not resolved again (a later push may have moved it; the platform pulls
+   * the digest).
+   */
+  byDigest?: ReadonlySet<string>
   /** The step's 'timeout-seconds', already running. */
   deadline: Deadline
   /** Read the frontend image's labels too (its config blob), with the same login and time. */
@@ -76,7 +94,13 @@ export interface VerifyResult {
 }
 
 export interface VerifyPorts
-  extends CheckPorts, LoginPorts, Pick<CommonPorts, 'reporter' | 'redact'> {}
+  extends ManifestCheckPorts, LoginPorts, Pick<CommonPorts, 'reporter' | 'redact'> {
+  /**
+   * Reads an image's signatures: given by the action's module, which loads it only when
+   * `verify-signatures` is set.
+   */
+  readSignatures?: SignaturesReader
+}
 
 /** One image of the payload, by the part of it that deploys the image. */
 type Verdict = CheckOutcome | { kind: 'invalid'; detail: string }
@@ -123,6 +147,8 @@ export async function verifyImages(
       ...(asked ? { frontendLabels: { problem: why } } : {}),
     }
   }
+  if (inputs.signatures && !ports.readSignatures)
+    throw new Error("'verify-signatures' is set, and the signature reader was not given")
   const checked = await logger.group('Image check', () => checkAll(images, inputs, ports))
   reporter.setOutput('digests', JSON.stringify(digestsOf(checked, ports.redact)))
   judge(checked, strictness(inputs), logger, inputs)
@@ -234,10 +260,11 @@ async function checkAll(
   const pinning = inputs.pinning ?? 'none'
   const mirrors = pinning === 'none' ? [] : (inputs.registryMirrors ?? [])
   if (pinning === 'none') sayMirrorsUnused(images, inputs.registryMirrors ?? [], ports.logger)
-  const located = images.map((image) => ({
-    ...image,
-    target: resolvedImage(image.reference, mirrors),
-  }))
+  const located = images.map((image) => {
+    const target = resolvedImage(image.reference, mirrors)
+    const byDigest = !isProblem(target) && target.pinned && inputs.byDigest?.has(image.reference)
+    return { ...image, target: byDigest ? { ...target, lookup: target.pinned ?? '' } : target }
+  })
   const targets = located.flatMap(({ target }) => (isProblem(target) ? [] : [target]))
   const credentialsFor = await credentialSource(targets, inputs.login, ports)
   const deadline = checkDeadline(inputs.deadline)
@@ -255,12 +282,10 @@ async function checkAll(
     // after this GET changes neither.
     const pins = pinning === 'every' || (pinning === 'mirrored' && target.mirrorOf !== undefined)
     const pin = pins ? { pin: pinReference(reference, verdict.digest) } : {}
-    if (!inputs.signatures) return { ...checked, ...pin }
-    // Loaded only when signatures are checked: the deploy step starts without it. A mirror is
-    // asked for the signatures too, as for the image.
-    const { readSignatures } = await import('../signing/signatures.js')
+    if (!inputs.signatures || !ports.readSignatures) return { ...checked, ...pin }
+    // A mirror is asked for the signatures too, as for the image.
     const session = new RegistrySession(target, credentials, 'pull', deadline, ports)
-    const read = await readSignatures(session, verdict.digest, inputs.signatures)
+    const read = await ports.readSignatures(session, verdict.digest, inputs.signatures)
     const signed = { ...checked, ...pin, signature: read.verdict }
     if (!inputs.provenance || read.verdict.kind !== 'signed') return signed
     const { repositories } = inputs.provenance
@@ -302,14 +327,24 @@ function sayMirrorsUnused(images: PayloadImage[], mirrors: RegistryMirrors, logg
  */
 export function checkLogin(
   payload: Payload,
-  inputs: Pick<PayloadInputs, 'frontendImage' | 'backendImages' | 'codeasdataImage'> & {
+  inputs: Pick<
+    PayloadInputs,
+    'frontendImage' | 'backendImages' | 'codeasdataImage' | 'builtImages'
+  > & {
     verifyImages: VerifyMode
     registryLogin?: RegistryLogin
   },
 ): { login?: InputsLogin; warning?: string } {
   if (inputs.verifyImages === 'false') return {}
-  const { frontendImage, backendImages, codeasdataImage } = inputs
-  const given = new Set([frontendImage, ...backendImages, codeasdataImage])
+  const { frontendImage, backendImages, codeasdataImage, builtImages: built } = inputs
+  const given = new Set([
+    frontendImage,
+    ...backendImages,
+    codeasdataImage,
+    built?.frontend,
+    ...(built?.backends ?? []).map((backend) => backend.reference),
+    built?.codeasdata,
+  ])
   const targets = deployedImages(payload).flatMap(({ reference }) => {
     const target = registryImage(reference)
     return isProblem(target) ? [] : [target]

@@ -14,7 +14,7 @@ import {
   type StatusAnswer,
   type TimelineEvent,
   type Verdict,
-} from './rollout.js'
+} from './rollout-judge.js'
 import {
   compression,
   FILE_REQUEST_MS,
@@ -26,7 +26,7 @@ import {
   type FileAnswer,
   type ReadCounts,
   type VersionAnswer,
-} from './served.js'
+} from './served-files-reader.js'
 
 /** One request of a poll may take this long at most (and never beyond `wait-minutes`). */
 export const POLL_REQUEST_MS = 10_000

@@ -37,7 +37,8 @@ export type CheckOutcome =
   | { kind: 'unauthorised'; detail: string }
   | { kind: 'unreachable'; detail: string }
 
-export type CheckPorts = SessionPorts
+/** What the manifest check uses: a registry session's ports. */
+export type ManifestCheckPorts = SessionPorts
 
 /**
  * Resolves the image once (OCI distribution spec): one `GET` of its manifest (or index), whose
@@ -52,7 +53,7 @@ export async function checkImage(
   image: RegistryImage,
   credentials: RegistryCredentials | undefined,
   deadline: Deadline,
-  ports: CheckPorts,
+  ports: ManifestCheckPorts,
   options: { readConfig?: boolean } = {},
 ): Promise<CheckOutcome> {
   const session = new RegistrySession(image, credentials, 'pull', deadline, ports)

@@ -31,6 +31,12 @@ export const FINGERPRINT_LABEL = 'io.olympe.deploy-actions.fingerprint'
 /** The label that names the tag the image was built as: what "unchanged since" names. */
 export const BUILT_AS_LABEL = 'io.olympe.deploy-actions.built-as'
 
+/**
+ * On each image of build-images' `backends`: the backend's name, which deploy rules target. It
+ * makes each backend's fingerprint, and so its reuse records, its own.
+ */
+export const BACKEND_NAME_LABEL = 'io.olympe.deploy-actions.backend'
+
 /** The design tool's version (Olympe's own label name, from its documented CI). */
 export const DRAW_VERSION_LABEL = 'draw_version'
 

@@ -11,7 +11,7 @@ import {
   type RawInputs,
 } from '../definition.js'
 import { unique } from './collections.js'
-import { InputError, quote } from './errors.js'
+import { errorMessage, InputError, quote } from './errors.js'
 import { isProblem, type Problem, type Unmistakable } from './problem.js'
 
 /** Without a YAML parser, YAML that is not also JSON reads as a syntax error. */
@@ -113,6 +113,21 @@ export function refine<T extends Unmistakable>(
       return result
     }),
   )
+}
+
+/**
+ * An input written in JSON or YAML (`deploy-rules`, `backends`): YAML is a superset of JSON, and
+ * the YAML parser comes with the tools, so JSON users never load it.
+ */
+export function parseJsonOrYaml(
+  raw: string,
+  parseYaml: ParseTools['parseYaml'],
+): { document: unknown } | Problem {
+  try {
+    return { document: parseYaml(raw) }
+  } catch (error) {
+    return { problem: `is neither JSON nor YAML (${errorMessage(error).split('\n')[0]})` }
+  }
 }
 
 /** Splits a list input written one item per line or comma-separated; blank items are dropped. */

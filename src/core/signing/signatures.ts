@@ -37,6 +37,9 @@ export interface SignaturesRead {
   manifest?: Record<string, unknown>
 }
 
+/** Reads the signatures of a digest (readSignatures), for those who are given it. */
+export type SignaturesReader = typeof readSignatures
+
 /**
  * The signatures of `digest` in the session's repository (its `sha256-<hex>.sig` tag), each
  * checked as `cosign verify --key` checks it: the signature over the payload's bytes under the

@@ -4,6 +4,7 @@ import { describeInputs, withDefaults } from '../../../src/core/definition.js'
 import { inputSecrets } from '../../../src/core/shared/input-secrets.js'
 import { Redactor } from '../../../src/core/shared/redactor.js'
 import { findSecrets } from '../../helpers/secrets.js'
+import { expectToSay } from '../../helpers/assertions.js'
 
 describe('describeInputs', () => {
   test('a value of several lines is redacted before it is quoted: a secret holding \\ stays masked', () => {
@@ -15,8 +16,7 @@ describe('describeInputs', () => {
     const redactor = new Redactor()
     for (const secret of inputSecrets(buildImagesDefinition, raw)) redactor.add(secret)
     const shown = describeInputs(buildImagesDefinition, raw, (text) => redactor.redact(text))
-    expect(shown).toContain('build-args: "API_KEY=***\\nNODE_ENV=production"')
-    expect(shown).toContain('registry-password: ***')
+    expectToSay(shown, 'build-args: "API_KEY=***\\nNODE_ENV=production"', 'registry-password: ***')
     expect(findSecrets({ shown }, ['ab\\cd"ef-9'])).toEqual([])
   })
 })

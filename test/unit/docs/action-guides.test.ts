@@ -5,8 +5,10 @@ import { describe, expect, test } from '@jest/globals'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ACTION_DEFINITIONS } from '../../../src/core/action-list.js'
+import { MAX_PARALLEL_BUILDS } from '../../../src/core/build-images/build.js'
 import { DOCUMENTS, firstCells, generatedRegions } from '../../helpers/markdown.js'
 import { ROOT } from '../../helpers/run-action.js'
+import { expectToSay } from '../../helpers/assertions.js'
 
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8')
 
@@ -37,8 +39,7 @@ describe.each(ACTION_DEFINITIONS.map((definition) => [definition.id, definition]
 
     test('its folder’s README is generated and points to its guide', () => {
       const readme = read(`actions/${id}/README.md`)
-      expect(readme).toContain(`# ${definition.name}\n`)
-      expect(readme).toContain(`[docs/${id}.md](../../docs/${id}.md)`)
+      expectToSay(readme, `# ${definition.name}\n`, `[docs/${id}.md](../../docs/${id}.md)`)
     })
   },
 )
@@ -58,4 +59,10 @@ test('the table check reads body rows only', () => {
     '\n',
   )
   expect(firstCells(table)).toEqual(['`a`', '`b`'])
+})
+
+test('the build-images guide states the bound on side-by-side builds that the step holds', () => {
+  const guide = read('docs/build-images.md')
+  expect(guide).toContain(`at most ${MAX_PARALLEL_BUILDS} at once (see [Several backends]`)
+  expect(guide).toContain(`**Side by side, at most ${MAX_PARALLEL_BUILDS} at once.**`)
 })

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ACTION_DEFINITIONS } from '../../../src/core/action-list.js'
 import { ROOT } from '../../helpers/run-action.js'
+import { expectToSay } from '../../helpers/assertions.js'
 
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8')
 
@@ -28,7 +29,10 @@ test.each(ACTION_DEFINITIONS.map(({ id }) => id))(
   'the README gives %s a workflow, pinned to @v1, and links its guide',
   (id) => {
     const readme = read('README.md')
-    expect(readme).toContain(`uses: your-org/olympe-deploy-actions/actions/${id}@v1\n`)
-    expect(readme).toContain(`](docs/${id}.md)`)
+    expectToSay(
+      readme,
+      `uses: your-org/olympe-deploy-actions/actions/${id}@v1\n`,
+      `](docs/${id}.md)`,
+    )
   },
 )

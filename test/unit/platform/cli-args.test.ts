@@ -38,7 +38,7 @@ describe('command-line flags', () => {
   })
 
   const EXPECTED =
-    'Expected one of: --webhook-url, --webhook-token, --allow-insecure-http, --frontend-image, --backend-images, --codeasdata-image, --verify-images, --verify-signatures, --require-provenance, --pin-digests, --registry, --registry-username, --registry-password, --registry-mirrors, --deploy-rules, --codeasdata-update-mode, --promotion-mode, --skip-update-versions, --force-sync, --payload-file, --timeout-seconds, --app-url, --preview-url, --expected-version, --wait-minutes, --poll-seconds, --require-evidence, --dry-run, --check-only, --dotenv, --annotations, --help, --debug.'
+    'Expected one of: --webhook-url, --webhook-token, --allow-insecure-http, --frontend-image, --backend-images, --codeasdata-image, --built-images, --verify-images, --verify-signatures, --require-provenance, --pin-digests, --registry, --registry-username, --registry-password, --registry-mirrors, --deploy-rules, --codeasdata-update-mode, --promotion-mode, --skip-update-versions, --force-sync, --payload-file, --timeout-seconds, --app-url, --preview-url, --expected-version, --wait-minutes, --poll-seconds, --require-evidence, --dry-run, --check-only, --dotenv, --annotations, --help, --debug.'
   test.each([
     [['--frontend'], `Unknown flag '--frontend' for 'deploy'. Did you mean '--frontend-image'?`],
     [

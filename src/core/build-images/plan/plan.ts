@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { unique } from '../../shared/collections.js'
 import {
+  BACKEND_NAME_LABEL,
   DRAW_VERSION_LABEL,
   OCI_LABELS,
   SERVED_FILES_LABEL,
@@ -16,7 +17,11 @@ import { sanitiseBranch } from './tags.js'
 
 /** One image to build: where its definition and sources are, and every reference it gets. */
 export interface ImagePlan {
+  /** Its target's id (`backend:<name>`…): what the log, the outputs and the maps name it by. */
+  id: string
   kind: ImageKind
+  /** The backend's name, with `backends`. */
+  name?: string
   /** The reference reported in outputs: the tag-template one. */
   reference: string
   /** The primary reference first, then one per extra tag. */
@@ -44,14 +49,6 @@ export interface PlanFacts {
   now: Date
 }
 
-/** An image's Dockerfile, relative to the project: `<docker-folder>/<kind>.Dockerfile`. */
-export function dockerfilePath(
-  inputs: Pick<BuildImagesInputs, 'dockerFolder'>,
-  kind: ImageKind,
-): string {
-  return join(inputs.dockerFolder, `${kind}.Dockerfile`)
-}
-
 export function planImages(
   inputs: BuildImagesInputs,
   context: CiContext,
@@ -62,19 +59,21 @@ export function planImages(
     facts.served && Object.keys(facts.served).length > 0
       ? [[SERVED_FILES_LABEL, servedFilesLabel(facts.served)]]
       : []
-  return inputs.images.map((kind) => {
-    const labels = kind === 'frontend' ? [...common, ...served] : common
-    const references = facts.tags.map((tag) =>
-      imageReference(inputs.registry, inputs.imageNames[kind], tag),
-    )
-    const dockerfile = dockerfilePath(inputs, kind)
-    const sources = inputs.sources[kind]
-    const image = (tag: string): string =>
-      imageReference(inputs.registry, inputs.imageNames[kind], tag)
+  return inputs.targets.map((target) => {
+    const { kind, name, dockerfile, sources } = target
+    const labels = [
+      ...common,
+      ...(kind === 'frontend' ? served : []),
+      ...(name === undefined ? [] : [[BACKEND_NAME_LABEL, name] as [string, string]]),
+    ]
+    const image = (tag: string): string => imageReference(inputs.registry, target.imageName, tag)
+    const references = facts.tags.map(image)
     const moving = inputs.push ? image(movingTag(facts.branch)) : undefined
     const cache = image(CACHE_TAG)
     return {
+      id: target.id,
       kind,
+      ...(name === undefined ? {} : { name }),
       reference: references[0] ?? '',
       references,
       ...(moving ? { moving } : {}),

@@ -1,7 +1,6 @@
 import { errorMessage } from '../../shared/errors.js'
 import type { Logger } from '../../shared/ports.js'
 import type { BuiltImage } from '../build.js'
-import type { ImageKind } from '../image-kinds.js'
 import type { ProofVerdict, ReuseCandidate, ReuseProof } from './proof.js'
 
 /**
@@ -89,10 +88,10 @@ export function recordProof(records: ReuseRecords): ReuseProof {
 
 /** What the look-up of unchanged images (reuse.ts) found that the records need. */
 export interface FoundFingerprints {
-  /** Each image's fingerprint, when known. */
-  fingerprints: ReadonlyMap<ImageKind, string>
-  /** The images reused on a proof that is the CI's own record: recorded already. */
-  recorded: ReadonlySet<ImageKind>
+  /** Each image's fingerprint, by image id, when known. */
+  fingerprints: ReadonlyMap<string, string>
+  /** The images (ids) reused on a proof that is the CI's own record: recorded already. */
+  recorded: ReadonlySet<string>
   /** Why the CI's records are not trusted in this run, said in the log already. */
   untrusted?: string
 }
@@ -123,8 +122,8 @@ export async function recordImages(
   const { records, logger } = ports
   if (!records || !options.push) return
   const candidates = images.flatMap((image): Array<ReuseRecord & { reused: boolean }> => {
-    const fingerprint = outcome.fingerprints.get(image.kind)
-    if (!fingerprint || !image.digest || outcome.recorded.has(image.kind)) return []
+    const fingerprint = outcome.fingerprints.get(image.id)
+    if (!fingerprint || !image.digest || outcome.recorded.has(image.id)) return []
     return [{ fingerprint, digest: image.digest, image: image.reference, reused: !!image.reused }]
   })
   if (candidates.length === 0) return

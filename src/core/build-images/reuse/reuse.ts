@@ -12,7 +12,6 @@ import { isProblem } from '../../shared/problem.js'
 import type { SigningKey } from '../../signing/private-key.js'
 import { readBuildInputs } from '../../dockerfile/build-inputs.js'
 import type { BuiltImage } from '../build.js'
-import type { ImageKind } from '../image-kinds.js'
 import type { ImageBuilder } from '../builders/image-builder.js'
 import type { KeySigning } from '../sign.js'
 import { buildArgsOf, movingTag, type ImagePlan } from '../plan/plan.js'
@@ -54,8 +53,8 @@ export interface ReuseOptions {
   root: string
   /** The login given as inputs, for the images' registry. */
   login?: InputsLogin
-  /** Each image's Dockerfile, as the check phase read it. */
-  dockerfiles: ReadonlyMap<ImageKind, { text: string; sha256: string }>
+  /** Each image's Dockerfile, as the check phase read it, by image id. */
+  dockerfiles: ReadonlyMap<string, { text: string; sha256: string }>
   /** `signing-key`: reuse then asks for a signature under it (proof (a)). */
   signingKey?: SigningKey
   /** `registry-mirrors`: base images are looked up where the build pulls them. */
@@ -87,9 +86,9 @@ export interface ReuseOutcome extends FoundFingerprints {
   reused: BuiltImage[]
   /** The plans to build, in the plans' order. */
   build: ImagePlan[]
-  /** Each image's fingerprint, when known: what the records of a later run need. */
-  fingerprints: Map<ImagePlan['kind'], string>
-  recorded: Set<ImagePlan['kind']>
+  /** Each image's fingerprint, by image id, when known: what the records of a later run need. */
+  fingerprints: Map<string, string>
+  recorded: Set<string>
 }
 
 /** Finds the unchanged images, gives them this run's tags, and returns what is left to build. */
@@ -117,10 +116,10 @@ export async function reuseUnchanged(
 async function tagAll(verdicts: readonly ReuseVerdict[], ports: ReusePorts): Promise<ReuseOutcome> {
   const reused: BuiltImage[] = []
   const build: ImagePlan[] = []
-  const fingerprints = new Map<ImagePlan['kind'], string>()
-  const recorded = new Set<ImagePlan['kind']>()
+  const fingerprints = new Map<string, string>()
+  const recorded = new Set<string>()
   for (const verdict of verdicts)
-    if (verdict.fingerprint) fingerprints.set(verdict.plan.kind, verdict.fingerprint)
+    if (verdict.fingerprint) fingerprints.set(verdict.plan.id, verdict.fingerprint)
   const deadline = startDeadline(
     ports.clock,
     LOOKUP_SECONDS,
@@ -136,8 +135,7 @@ async function tagAll(verdicts: readonly ReuseVerdict[], ports: ReusePorts): Pro
     if (outcome) ports.logger.info(ports.redact(outcome.said))
     if (outcome?.image) {
       reused.push(outcome.image)
-      if (verdict.unchanged && isRecordProof(verdict.unchanged.proof))
-        recorded.add(verdict.plan.kind)
+      if (verdict.unchanged && isRecordProof(verdict.unchanged.proof)) recorded.add(verdict.plan.id)
     } else build.push(verdict.plan)
   })
   if (verdicts.length > 0 && build.length === 0)
@@ -200,7 +198,7 @@ async function findUnchanged(
       ...(untrusted ? { untrusted } : {}),
     }
   const prepared = await Promise.all(
-    plans.map((plan) => prepare(plan, options.dockerfiles.get(plan.kind), ports.files)),
+    plans.map((plan) => prepare(plan, options.dockerfiles.get(plan.id), ports.files)),
   )
   // The bases where they are read: at their mirror when one serves them.
   const targets = [
@@ -257,7 +255,7 @@ async function judge(
   const { plan } = image
   const built = (why: string): ReuseVerdict & { said: string[] } => ({
     plan,
-    said: [`${plan.kind}: built, not looked up: ${why}.`],
+    said: [`${plan.id}: built, not looked up: ${why}.`],
   })
   if (!image.dockerfile || !image.inputs)
     return built(image.problem ?? 'its Dockerfile could not be read')
@@ -312,7 +310,7 @@ async function judge(
       pull: true,
     },
   }
-  const what = `${plan.kind}: fingerprint ${fingerprint} (${hashed.summary})`
+  const what = `${plan.id}: fingerprint ${fingerprint} (${hashed.summary})`
   if (!proof || !found) return { plan: labelled, fingerprint, said: [what] }
   const looked: string[] = []
   for (const [index, outcome] of found.entries()) {
@@ -333,7 +331,7 @@ async function judge(
           unchanged: { manifest, fingerprint, builtAs, session, proof },
           said: [
             what,
-            `${plan.kind}: '${tag}' (built as ${builtAs}) has the same fingerprint, and ${verdict.said}.`,
+            `${plan.id}: '${tag}' (built as ${builtAs}) has the same fingerprint, and ${verdict.said}.`,
           ],
         }
       looked.push(
@@ -343,7 +341,7 @@ async function judge(
     }
     looked.push(describeEarlier(tag, outcome))
   }
-  return { plan: labelled, fingerprint, said: [what, `${plan.kind}: built: ${looked.join('; ')}.`] }
+  return { plan: labelled, fingerprint, said: [what, `${plan.id}: built: ${looked.join('; ')}.`] }
 }
 
 /** Why the image under `tag` is not reused, for the log. */

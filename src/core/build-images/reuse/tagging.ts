@@ -33,18 +33,20 @@ export async function tagUnchanged(
     const problem = await tagManifest(session, unchanged.manifest, tagOf(reference))
     if (problem)
       return {
-        said: `${plan.kind}: built after all: giving its unchanged image the tag '${tagOf(reference)}' failed (${problem}).`,
+        said: `${plan.id}: built after all: giving its unchanged image the tag '${tagOf(reference)}' failed (${problem}).`,
       }
   }
   return {
     image: {
+      id: plan.id,
       kind: plan.kind,
+      ...(plan.name === undefined ? {} : { name: plan.name }),
       reference: plan.reference,
       references: plan.references,
       digest: unchanged.manifest.digest,
       reused: { since: unchanged.builtAs, fingerprint: unchanged.fingerprint },
     },
-    said: `${plan.kind} unchanged since ${unchanged.builtAs} (fingerprint ${unchanged.fingerprint}): tagged ${plan.references.map(tagOf).join(', ')}, not rebuilt.`,
+    said: `${plan.id} unchanged since ${unchanged.builtAs} (fingerprint ${unchanged.fingerprint}): tagged ${plan.references.map(tagOf).join(', ')}, not rebuilt.`,
   }
 }
 

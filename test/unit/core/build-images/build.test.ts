@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals'
 import { REGISTRY_LOGIN_HELP } from '../../../../src/platform/context.js'
-import { buildAndPush } from '../../../../src/core/build-images/build.js'
+import { BuildFailure, buildAndPush } from '../../../../src/core/build-images/build.js'
+import { failureReport } from '../../../../src/core/build-images/report.js'
 import { CONTEXT_NOTE } from '../../../../src/core/build-images/builders/docker.js'
 import type { ImagePlan } from '../../../../src/core/build-images/plan/plan.js'
 import { BuilderCommandError } from '../../../../src/core/build-images/builders/image-builder.js'
@@ -11,6 +12,7 @@ import { recordingTools } from '../../../helpers/recording.js'
 function planFor(kind: ImagePlan['kind'], tags = ['main-1a2b3c4']): ImagePlan {
   const references = tags.map((tag) => `r.io/shop/${kind}:${tag}`)
   return {
+    id: kind,
     kind,
     reference: references[0] ?? '',
     references,
@@ -151,6 +153,47 @@ describe('build and push', () => {
     expect(error).toBeInstanceOf(ActionError)
     expect(docker.calls).toEqual(['builder', 'build frontend', 'build backend', 'built frontend'])
     expect(lines).toContain('[frontend] not pushed: another image failed')
+  })
+
+  test('a failure holds what each other image became: pushed, built only, or not built', async () => {
+    const named = (name: string): ImagePlan => ({
+      ...planFor('backend'),
+      id: `backend:${name}`,
+      name,
+      reference: `r.io/shop/backend-${name}:main-1a2b3c4`,
+      references: [`r.io/shop/backend-${name}:main-1a2b3c4`],
+      command: { ...planFor('backend').command, tags: [`r.io/shop/backend-${name}:main-1a2b3c4`] },
+      sources: `dist/${name}`,
+    })
+    const plans = ['api', 'worker', 'jobs', 'mail'].map(named)
+    const { error, lines } = await run(
+      {
+        failBuild: ['backend-worker'],
+        buildMs: { 'backend-api': 1, 'backend-worker': 60, 'backend-jobs': 120, 'backend-mail': 1 },
+      },
+      { plans, parallel: 3 },
+    )
+    expect(error).toBeInstanceOf(BuildFailure)
+    const failure = error as BuildFailure
+    expect(failure.failed.map(({ plan }) => plan.id)).toEqual(['backend:worker'])
+    expect(failure.message.split('\n')[0]).toBe(
+      "Building the backend 'worker' image failed: docker build exited with 1. Last lines of its output:",
+    )
+    // api pushed; mail started after it and pushed too; jobs in flight at the failure.
+    expect(failure.built.map((image) => image.id)).toEqual(['backend:api', 'backend:mail'])
+    expect([...failure.unpushed]).toEqual(['backend:jobs'])
+    expect(lines).toContain('[backend:jobs] not pushed: another image failed')
+    expect(
+      failureReport(failure, [...plans, { id: 'codeasdata' }], failure.built, true)
+        .split('\n')
+        .slice(-5),
+    ).toEqual([
+      'The other images:',
+      `- backend:api: built and pushed (${failure.built[0]?.digest ?? ''})`,
+      '- backend:jobs: built, not pushed (another image had failed)',
+      `- backend:mail: built and pushed (${failure.built[1]?.digest ?? ''})`,
+      '- codeasdata: not built (no build starts after a failure)',
+    ])
   })
 
   test('the legacy builder banner and blank lines are left out of the tail', async () => {

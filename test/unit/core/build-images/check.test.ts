@@ -200,4 +200,91 @@ describe("build-images' check phase", () => {
       ])
     })
   })
+
+  describe('backends: each checked and named on its own', () => {
+    const BACKENDS = JSON.stringify([
+      { name: 'api', sources: 'dist/api' },
+      { name: 'worker', sources: 'dist/worker' },
+      { name: 'jobs', sources: 'dist/jobs', dockerfile: 'docker/jobs.Dockerfile' },
+    ])
+    const withJobs = { ...DOCKERFILES, '/p/docker/jobs.Dockerfile': DOCKERFILE }
+    const check = (
+      files: Files,
+      given: Partial<Record<BuildImagesInputName, string>> = {},
+    ): Promise<unknown> =>
+      checkBuildImages(raw({ backends: BACKENDS, ...given }), context, ports(files)).catch(
+        (reason: unknown) => reason,
+      )
+
+    test('each backend has its Dockerfile, read once however many backends share it', async () => {
+      const files = countingFiles(withJobs, dockerfile)
+      const checked = await check(files)
+      expect('dockerfiles' in (checked as object)).toBe(true)
+      const dockerfiles = (
+        checked as { dockerfiles: Map<string, { path: string; sources: string }> }
+      ).dockerfiles
+      expect([...dockerfiles].map(([id, read]) => [id, read.path, read.sources])).toEqual([
+        ['frontend', 'docker/frontend.Dockerfile', 'dist/web'],
+        ['backend:api', 'docker/backend.Dockerfile', 'dist/api'],
+        ['backend:worker', 'docker/backend.Dockerfile', 'dist/worker'],
+        ['backend:jobs', 'docker/jobs.Dockerfile', 'dist/jobs'],
+      ])
+      expect(files.reads.sort()).toEqual([
+        'hash /p/docker/backend.Dockerfile',
+        'hash /p/docker/frontend.Dockerfile',
+        'hash /p/docker/jobs.Dockerfile',
+        'text /p/docker/backend.Dockerfile',
+        'text /p/docker/frontend.Dockerfile',
+        'text /p/docker/jobs.Dockerfile',
+      ])
+    })
+
+    test("a backend's own Dockerfile missing: refused naming the backend and 'backends'", async () => {
+      const error = await check(memoryFiles(DOCKERFILES))
+      expect(error).toBeInstanceOf(InputError)
+      expect((error as InputError).input).toBe('backends')
+      expect((error as Error).message).toBe(
+        "The Dockerfiles cannot be built as they are, so no image was built:\n- The backend 'jobs' image definition 'docker/jobs.Dockerfile' does not exist (looked for '/p/docker/jobs.Dockerfile'). Expected the Dockerfile that 'dockerfile' names for backend 'jobs' in 'backends': add it, or correct 'dockerfile'.",
+      )
+    })
+
+    test('the shared backend.Dockerfile missing: one problem per backend, of docker-folder', async () => {
+      const files: Record<string, string> = { ...withJobs }
+      delete files['/p/docker/backend.Dockerfile']
+      const error = await check(memoryFiles(files), { images: 'backend:api,backend:worker' })
+      expect((error as InputError).input).toBe('docker-folder')
+      expect((error as Error).message.split('\n').slice(1)).toEqual(
+        ['api', 'worker'].map(
+          (name) =>
+            `- The backend '${name}' image definition 'docker/backend.Dockerfile' does not exist (looked for '/p/docker/backend.Dockerfile'). Expected 'backend.Dockerfile' in 'docker-folder': add it, or set 'docker-folder' to the folder that holds it (or give backend '${name}' a 'dockerfile' of its own in 'backends').`,
+        ),
+      )
+    })
+
+    test('a Dockerfile that resolves outside the project (a committed link): refused, not read', async () => {
+      const inner = countingFiles(withJobs, dockerfile)
+      const files: Files = {
+        ...inner,
+        realpath: (path) =>
+          Promise.resolve(
+            path === '/p/docker/jobs.Dockerfile' ? '/etc/runner/jobs.Dockerfile' : path,
+          ),
+      }
+      const error = await check(files)
+      expect((error as InputError).input).toBe('backends')
+      expect((error as Error).message).toBe(
+        "The Dockerfiles cannot be built as they are, so no image was built:\n- The backend 'jobs' image definition 'docker/jobs.Dockerfile' resolves to '/etc/runner/jobs.Dockerfile', outside the project '/p'; expected a Dockerfile inside it (a symbolic link out of the project is not followed).",
+      )
+      expect(inner.reads.filter((read) => read.includes('jobs'))).toEqual([])
+    })
+
+    test("images: backend:<name> reads that backend's Dockerfile alone", async () => {
+      const files = countingFiles(withJobs, dockerfile)
+      await check(files, { images: 'backend:jobs' })
+      expect(files.reads.sort()).toEqual([
+        'hash /p/docker/jobs.Dockerfile',
+        'text /p/docker/jobs.Dockerfile',
+      ])
+    })
+  })
 })

@@ -46,6 +46,22 @@ describe('build-images inputs', () => {
       tagTemplate: '{branch}-{short-sha}',
       extraTags: [],
       images: ['frontend', 'backend'],
+      targets: [
+        {
+          id: 'frontend',
+          kind: 'frontend',
+          imageName: 'acme/shop/frontend',
+          sources: 'dist/web',
+          dockerfile: 'docker/frontend.Dockerfile',
+        },
+        {
+          id: 'backend',
+          kind: 'backend',
+          imageName: 'acme/shop/backend',
+          sources: 'dist/node',
+          dockerfile: 'docker/backend.Dockerfile',
+        },
+      ],
       push: true,
       branches: undefined,
       dockerFolder: 'docker',

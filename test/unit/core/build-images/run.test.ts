@@ -254,6 +254,92 @@ describe('build-images run', () => {
   })
 })
 
+describe('build-images run: several backends', () => {
+  const BACKENDS = JSON.stringify([
+    { name: 'api', sources: 'dist/api' },
+    { name: 'worker', sources: 'dist/worker' },
+    { name: 'jobs', sources: 'dist/jobs', dockerfile: 'docker/jobs.Dockerfile' },
+  ])
+  const FILES = {
+    ...PROJECT,
+    '/p/docker/jobs.Dockerfile': DOCKERFILE,
+    '/p/dist/api/main.js': 'api',
+    '/p/dist/worker/main.js': 'worker',
+    '/p/dist/jobs/main.js': 'jobs',
+  }
+
+  test('each backend built from its sources into its image, side by side, and reported by name', async () => {
+    const { docker, outputs, summaries, lines, error } = await runWith({
+      given: { backends: BACKENDS },
+      files: FILES,
+    })
+    expect(error).toBeUndefined()
+    expect(docker.maxConcurrentBuilds).toBe(3)
+    expect(
+      docker.builds.map((build) => [build.tags[0], build.dockerfile, build.sourcesPath]),
+    ).toEqual([
+      ['r.io/acme/shop/frontend:main-1a2b3c4', '/p/docker/frontend.Dockerfile', 'dist/web'],
+      ['r.io/acme/shop/backend-api:main-1a2b3c4', '/p/docker/backend.Dockerfile', 'dist/api'],
+      ['r.io/acme/shop/backend-worker:main-1a2b3c4', '/p/docker/backend.Dockerfile', 'dist/worker'],
+      ['r.io/acme/shop/backend-jobs:main-1a2b3c4', '/p/docker/jobs.Dockerfile', 'dist/jobs'],
+    ])
+    expect(lines).toContain(
+      'backend:jobs: r.io/acme/shop/backend-jobs:main-1a2b3c4 from docker/jobs.Dockerfile with SOURCES_PATH=dist/jobs',
+    )
+    expect(lines).toContain('[backend:api] built r.io/acme/shop/backend-api:main-1a2b3c4')
+    expect(outputs).toMatchObject({
+      'backend-image': '',
+      'backend-digest': '',
+      'backend-images': [
+        'r.io/acme/shop/backend-api:main-1a2b3c4',
+        'r.io/acme/shop/backend-worker:main-1a2b3c4',
+        'r.io/acme/shop/backend-jobs:main-1a2b3c4',
+      ].join('\n'),
+      matrix: '["frontend","backend:api","backend:worker","backend:jobs"]',
+    })
+    const listed = JSON.parse(outputs.images ?? '') as Array<{ kind: string; name?: string }>
+    expect(listed.map(({ kind, name }) => [kind, name])).toEqual([
+      ['frontend', undefined],
+      ['backend', 'api'],
+      ['backend', 'worker'],
+      ['backend', 'jobs'],
+    ])
+    expect(summaries[0]?.rows.slice(1, 5).map(([label]) => label)).toEqual([
+      'Frontend',
+      "Backend 'api'",
+      "Backend 'worker'",
+      "Backend 'jobs'",
+    ])
+  })
+
+  test('images: backend:<name> builds that backend alone, whose sources alone must exist', async () => {
+    const files: Record<string, string> = { ...FILES }
+    delete files['/p/dist/api/main.js']
+    delete files['/p/dist/web/index.html']
+    const { docker, outputs, error } = await runWith({
+      given: { backends: BACKENDS, images: 'backend:worker' },
+      files,
+    })
+    expect(error).toBeUndefined()
+    expect(docker.calls.filter((call) => call.startsWith('build '))).toEqual([
+      'build backend-worker',
+    ])
+    expect(outputs.matrix).toBe('["backend:worker"]')
+    expect(outputs['backend-images']).toBe('r.io/acme/shop/backend-worker:main-1a2b3c4')
+    expect(outputs['frontend-image']).toBe('')
+  })
+
+  test("a backend's sources folder missing: refused at run, naming it, before anything is built", async () => {
+    const files: Record<string, string> = { ...FILES }
+    delete files['/p/dist/worker/main.js']
+    const { docker, error } = await runWith({ given: { backends: BACKENDS }, files })
+    expect((error as Error).message).toBe(
+      "The pre-flight checks failed, so no image was built:\n- The backend 'worker' sources folder 'dist/worker' does not exist (looked for '/p/dist/worker'). Expected the project's built backend 'worker'. Run 'npm run build:node' before this step, or set its 'sources' in 'backends' to the folder your build writes.",
+    )
+    expect(docker.calls.filter((call) => /^(build|push) /.test(call))).toEqual([])
+  })
+})
+
 describe('build-images run: SOURCES_PATH declared, and what COPY took', () => {
   const template = 'FROM olympeio/frontend-base:latest\nCOPY $SOURCES_PATH /usr/share/nginx/html\n'
 

@@ -7,6 +7,7 @@ import { OTHER, OURS, REPOSITORY, sign, world } from '../../../helpers/signing.j
 
 describe('signImages: the build-images phase', () => {
   const image = (digest: string, fingerprint?: string): BuiltImage => ({
+    id: 'frontend',
     kind: 'frontend',
     reference: `reg.example.com/${REPOSITORY}:main-1a2b3c4`,
     references: [`reg.example.com/${REPOSITORY}:main-1a2b3c4`],

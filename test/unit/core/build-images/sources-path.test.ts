@@ -17,6 +17,7 @@ const TEMPLATE =
 
 function plan(buildArgs: [string, string][] = []): ImagePlan {
   return {
+    id: 'frontend',
     kind: 'frontend',
     reference: 'r.io/shop/frontend:main-1a2b3c4',
     references: ['r.io/shop/frontend:main-1a2b3c4'],

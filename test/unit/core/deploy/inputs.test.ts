@@ -6,6 +6,7 @@ import { parseDeployInputs } from '../../../../src/core/deploy/inputs.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
 import { GITLAB_REGISTRY_PASSWORD } from '../../../../src/platform/context.js'
 import { inputErrorOf } from '../../../helpers/input-errors.js'
+import { expectToSay } from '../../../helpers/assertions.js'
 
 const SECRET_TOKEN = 'tok-3f9a7c1e5b'
 const valid: Partial<Record<DeployInputName, string>> = {
@@ -167,8 +168,7 @@ describe('deploy inputs', () => {
     }
     expect(error).toBeInstanceOf(InputError)
     expect((error as InputError).input).toBe(input)
-    expect((error as InputError).message).toContain(`Invalid input '${input}'`)
-    expect((error as InputError).message).toContain(expected)
+    expectToSay((error as InputError).message, `Invalid input '${input}'`, expected)
   })
 
   test.each(['tok\tab', 'tök-latin-1', 'tok with spaces'])(

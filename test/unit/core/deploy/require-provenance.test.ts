@@ -17,7 +17,7 @@ import { ActionError, InputError } from '../../../../src/core/shared/errors.js'
 import { blobOf, simpleSigningPayload } from '../../../../src/core/signing/cosign-layout.js'
 import { appendToCosignManifest } from '../../../../src/core/signing/cosign-manifest.js'
 import type { Signer } from '../../../../src/core/signing/signer.js'
-import { addSignature } from '../../../../src/core/signing/signatures.js'
+import { addSignature, readSignatures } from '../../../../src/core/signing/signatures.js'
 import { newSigningKey, registryWorld, signerOf } from '../../../helpers/attestations.js'
 import { recordingLogger } from '../../../helpers/recording.js'
 
@@ -131,6 +131,7 @@ async function check(
         logger,
         reporter: { setOutput: () => undefined, summary: () => Promise.resolve() },
         redact: (text) => text,
+        readSignatures,
       },
     )
     return { lines, digest }

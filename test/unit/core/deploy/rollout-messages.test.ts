@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals'
 import type { Evidence, ThisBuild } from '../../../../src/core/deploy/evidence.js'
 import type { Outcome } from '../../../../src/core/deploy/outcomes.js'
-import type { PreviewState, Verdict } from '../../../../src/core/deploy/rollout.js'
+import type { PreviewState, Verdict } from '../../../../src/core/deploy/rollout-judge.js'
 import {
   evidenceAdvice,
   headline,

@@ -7,6 +7,7 @@ import type { HttpRequest, HttpResponse } from '../../../../src/core/shared/http
 import type { StepEnd } from '../../../../src/core/shared/step-end.js'
 import { fakeNetwork, respond, type Answer } from '../../../helpers/fake-registry.js'
 import { checkAndRunDeploy, deployPorts, type DeployRecord } from '../../../helpers/unit-fakes.js'
+import { expectToSay } from '../../../helpers/assertions.js'
 
 const sha = (text: string): string => `sha256:${createHash('sha256').update(text).digest('hex')}`
 /** The template's main.js is not content-hashed: a new build with the same version changes it. */
@@ -119,14 +120,11 @@ describe('deploy, then watch the rollout', () => {
     // The version changed, and the image has no served-files label: no file is asked. A poll
     // every 2 s: 1.3.0 until +8 s, 1.4.0 at +10 s and +12 s.
     expect(run.requests).toEqual([...LABEL_READ, VERSION, POST, ...polls(7, VERSION, STATUS)])
-    expect(run.info).toContain(`Expected version: 1.4.0 (from ${FROM_LABEL}).`)
-    expect(run.info).toContain(
+    expectToSay(
+      run.info,
+      `Expected version: 1.4.0 (from ${FROM_LABEL}).`,
       'Before the call, the app serves 1.3.0: the version tells this build (1.4.0) apart.',
-    )
-    expect(run.info).toContain(
       "Watching https://shop.example.com every 2 s for up to 1 min ('wait-minutes'): live once it serves 1.4.0 with a healthy status on 2 polls in a row.",
-    )
-    expect(run.info).toContain(
       "The app at https://shop.example.com serves 1.4.0: live +12 s after the webhook's answer.",
     )
     expect(run.warnings).toEqual([])
@@ -187,13 +185,10 @@ describe('deploy, then watch the rollout', () => {
       ...polls(5, VERSION, STATUS),
       ...polls(7, VERSION, STATUS, SCRIPT),
     ])
-    expect(run.info).toContain(
+    expectToSay(
+      run.info,
       "Before the call, the app serves 1.3.0: the version tells this build (1.4.0) apart. The files of the served-files label are compared too, so that a file still served as before the call is not taken for this build's.",
-    )
-    expect(run.info).toContain(
       '+10 s: the app serves 1.4.0 with main.js as served before the call; waiting for this build.',
-    )
-    expect(run.info).toContain(
       '+20 s: the app serves this build: 1.4.0, with main.js as built, status HTTP 200.',
     )
     expect(run.outputs).toMatchObject({ rollout: 'live', 'live-version': '1.4.0' })
@@ -218,10 +213,9 @@ describe('deploy, then watch the rollout', () => {
       POST,
       ...polls(7, VERSION, STATUS, SCRIPT),
     ])
-    expect(run.info).toContain(
+    expectToSay(
+      run.info,
       "Before the call, the app serves 1.4.0, this build's version, with another build's main.js: those files tell this build apart, so the watch compares what the app serves with them (conditional requests: a file is downloaded again only when it changed).",
-    )
-    expect(run.info).toContain(
       "The app at https://shop.example.com serves this build: 1.4.0, the version it served before, but with main.js changed to this build's. Live +12 s after the webhook's answer.",
     )
     expect(run.outputs).toMatchObject({ rollout: 'live', 'live-version': '1.4.0' })
@@ -281,10 +275,11 @@ describe('deploy, then watch the rollout', () => {
     })
     expect(run.outputs.rollout).toBe('unverified')
     expect(run.end).toEqual({ notLive: 'Not verified: the version did not change' })
-    expect(run.warnings[0]).toContain(
+    expectToSay(
+      run.warnings[0],
       "and the files the frontend serves are unknown ('r.io/shop/frontend:1' has no io.olympe.deploy-actions.served-files label (build-images adds it to the frontend image))",
+      'or build the frontend image with build-images',
     )
-    expect(run.warnings[0]).toContain('or build the frontend image with build-images')
   })
 
   /** Manual promotion, watched for 15 s. */

@@ -20,6 +20,7 @@ import {
 } from '../../../helpers/fake-registry.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
 import { recordingLogger } from '../../../helpers/recording.js'
+import { expectToSay } from '../../../helpers/assertions.js'
 
 /** What every image of these registries is: one manifest, and its digest. */
 const MANIFEST = '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json"}'
@@ -190,10 +191,11 @@ describe('verifyImages: the verdict table', () => {
     switch (verdict) {
       case 'fails':
         expect(result.error).toBeInstanceOf(ActionError)
-        expect(result.error?.message).toContain(
+        expectToSay(
+          result.error?.message,
           `The image check failed for 1 of 1 image(s), so the deployment was not requested`,
+          `\n- ${message}`,
         )
-        expect(result.error?.message).toContain(`\n- ${message}`)
         expect(warned).toEqual([])
         break
       case 'warns':

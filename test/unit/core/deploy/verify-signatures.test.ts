@@ -17,7 +17,7 @@ import { signatureTag, simpleSigningPayload } from '../../../../src/core/signing
 import { openSigningKey } from '../../../../src/core/signing/private-key.js'
 import { parsePublicKey } from '../../../../src/core/signing/public-key.js'
 import { keySigner, keyVerifier } from '../../../../src/core/signing/signer.js'
-import { addSignature } from '../../../../src/core/signing/signatures.js'
+import { addSignature, readSignatures } from '../../../../src/core/signing/signatures.js'
 import { nodeFiles } from '../../../../src/tools/files.js'
 import { withCleanup } from '../../../helpers/cleanup.js'
 import { fakeNetwork, memoryRegistry, type FakeNetwork } from '../../../helpers/fake-registry.js'
@@ -38,7 +38,7 @@ const VERIFIER = keyVerifier(publicKey, 'verify-signatures')
 const REPOSITORY = 'shop/frontend'
 const IMAGE = `reg.example.com/${REPOSITORY}:main`
 
-/** The image check's ports: the fake network, nothing reported, no Docker config. */
+/** The image check's ports: the fake network, nothing reported, no Docker config, the reader. */
 function checkPorts(network: FakeNetwork, logger: Logger): Parameters<typeof verifyImages>[2] {
   return {
     ...network,
@@ -48,6 +48,7 @@ function checkPorts(network: FakeNetwork, logger: Logger): Parameters<typeof ver
     registerSecret: () => undefined,
     files: memoryFiles({}),
     dockerConfigPath: '/nowhere/config.json',
+    readSignatures,
   }
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { parseAppUrl, type AppTarget } from '../../../../src/core/deploy/app-url.js'
 import type { Evidence } from '../../../../src/core/deploy/evidence.js'
-import { ServedFilesReader } from '../../../../src/core/deploy/served.js'
+import { ServedFilesReader } from '../../../../src/core/deploy/served-files-reader.js'
 import {
   POLL_REQUEST_MS,
   readStatus,

@@ -1,22 +1,27 @@
 import { describe, expect, test } from '@jest/globals'
 import fc from 'fast-check'
 import { printableLines, untrustedText } from '../../../../src/core/shared/untrusted-text.js'
+import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 describe('untrustedText', () => {
-  test('control characters, ESC and DEL are shown as \\xNN', () => {
-    expect(untrustedText('X\r\u001b[0Ksection_start:1:evil\r\u001b[0KFAKE')).toBe(
+  eachAnswer('control characters, ESC and DEL are shown as \\xNN: %j', untrustedText, [
+    [
+      'X\r\u001b[0Ksection_start:1:evil\r\u001b[0KFAKE',
       'X\\x0d\\x1b[0Ksection_start:1:evil\\x0d\\x1b[0KFAKE',
-    )
-    expect(untrustedText('a\nb\tc\u0000d\u007fe\u0085f\u009bg')).toBe(
-      'a\\x0ab\\x09c\\x00d\\x7fe\\x85f\\x9bg',
-    )
-  })
+    ],
+    ['a\nb\tc\u0000d\u007fe\u0085f\u009bg', 'a\\x0ab\\x09c\\x00d\\x7fe\\x85f\\x9bg'],
+  ])
 
-  test('line separators, bidirectional controls and lone surrogates are shown as \\uNNNN', () => {
-    expect(untrustedText('a\u2028b\u2029c\u202ed\u2066e\u200ff\ud800g\udc00')).toBe(
-      'a\\u2028b\\u2029c\\u202ed\\u2066e\\u200ff\\ud800g\\udc00',
-    )
-  })
+  eachAnswer(
+    'line separators, bidirectional controls and lone surrogates are shown as \\uNNNN: %j',
+    untrustedText,
+    [
+      [
+        'a\u2028b\u2029c\u202ed\u2066e\u200ff\ud800g\udc00',
+        'a\\u2028b\\u2029c\\u202ed\\u2066e\\u200ff\\ud800g\\udc00',
+      ],
+    ],
+  )
 
   test('printable Unicode is kept as it is', () => {
     const text = 'Déploiement réussi — 部署 ✓ 🚀 "quoted" \\path'

@@ -2,6 +2,7 @@ import { describe, expect, test } from '@jest/globals'
 import { loadSnapshotConfig } from '../../../../src/core/snapshot/config.js'
 import { InputError } from '../../../../src/core/shared/errors.js'
 import { memoryFiles } from '../../../helpers/memory-files.js'
+import { expectToSay } from '../../../helpers/assertions.js'
 
 const TOKEN = 'ghp_unitToken0123456789'
 const REPO = `https://${TOKEN}@git.example.com/acme/code-as-data.git`
@@ -272,9 +273,12 @@ describe('snapshot configuration', () => {
       entry({ snapshooter: { rootTags: ['x'], outputDir: '../x' } }),
       entry({ git: { branch: '' } }),
     ])
-    expect(message).toContain('at [0].snapshooter.rootTags[0]')
-    expect(message).toContain('at [0].snapshooter.outputDir')
-    expect(message).toContain('at [1].git.branch: is empty')
+    expectToSay(
+      message,
+      'at [0].snapshooter.rootTags[0]',
+      'at [0].snapshooter.outputDir',
+      'at [1].git.branch: is empty',
+    )
     expect(message.split('\n').filter((line) => line.startsWith('  - '))).toHaveLength(3)
   })
 
@@ -325,9 +329,12 @@ describe('snapshot configuration', () => {
       entry({ git: { repo: `ssh://u:${tokens[2]}@git.example.com/a.git`, branch: 'c' } }),
     ]
     const message = await problem(document)
-    expect(message).toContain("at [0].git.repo: 'http://***@git.example.com/a.git'")
-    expect(message).toContain('at [1].git.repo: ')
-    expect(message).toContain("at [2].git.repo: 'ssh://***@git.example.com/a.git'")
+    expectToSay(
+      message,
+      "at [0].git.repo: 'http://***@git.example.com/a.git'",
+      'at [1].git.repo: ',
+      "at [2].git.repo: 'ssh://***@git.example.com/a.git'",
+    )
     const lower = message.toLowerCase()
     for (const token of tokens)
       for (let at = 0; at + 4 <= token.length; at++)

@@ -12,6 +12,7 @@ import {
   type ToolkitSettings,
 } from '../../../../src/core/snapshot/toolkit.js'
 import { recordingLogger } from '../../../helpers/recording.js'
+import { expectToSay } from '../../../helpers/assertions.js'
 
 const RED = (text: string): string => `\u001b[31m${text}\u001b[39m`
 
@@ -140,10 +141,11 @@ describe('running the toolkit for one entry', () => {
     ['error: something else', "Check 'orchestrator-host', 'orchestrator-port', 'draw-username'"],
   ])('a failure saying %j gives the hint %j', async (line, hint) => {
     const { error } = await run([line], { code: 1 })
-    expect(error?.message).toContain(
+    expectToSay(
+      error?.message,
       "The toolkit failed (exit code 1) exporting entry 'sales' (res/snapshot-config.json [0]), so nothing was committed or pushed.",
+      hint,
     )
-    expect(error?.message).toContain(hint)
   })
 
   test('an entry without git: the message says outputDir may have been emptied', async () => {
@@ -158,10 +160,11 @@ describe('running the toolkit for one entry', () => {
       code: 1,
       stopped: { reason: 'timeout' },
     })
-    expect(error?.message).toContain(
+    expectToSay(
+      error?.message,
       "The toolkit was still exporting entry 'sales' (res/snapshot-config.json [0]) after 0.5 minute(s) ('toolkit-timeout-minutes'), so it was stopped with every process it had started (SIGTERM, then SIGKILL after 3 s). Nothing was committed or pushed.",
+      'Its last output:\n    info: Waiting for the orchestrator…',
     )
-    expect(error?.message).toContain('Its last output:\n    info: Waiting for the orchestrator…')
   })
 
   test('stopped because the step was cancelled', async () => {

@@ -2,6 +2,7 @@
 // kind of region holds, and the message a maintainer gets for a region that cannot be filled.
 import { describe, expect, test } from '@jest/globals'
 import { jobVariables, renderTemplate } from '../../../../scripts/render/gitlab.js'
+import { expectToSay } from '../../../helpers/assertions.js'
 
 const region = (indent: string, key: string, ...lines: string[]): string[] => [
   `${indent}# BEGIN GENERATED: ${key}`,
@@ -32,13 +33,19 @@ describe('renderTemplate', () => {
   test('writes the inputs a region names, not those it leaves out', () => {
     expect(rendered).toContain('    timeout-seconds:\n')
     expect(rendered).not.toMatch(/^ {4}(frontend-image|dry-run|webhook-token|stale):/m)
-    expect(rendered).toContain('    version:\n      # BEGIN GENERATED: package.json version\n')
-    expect(rendered).toContain('      default: 9.9.9\n')
+    expectToSay(
+      rendered,
+      '    version:\n      # BEGIN GENERATED: package.json version\n',
+      '      default: 9.9.9\n',
+    )
   })
 
   test('passes each input as INPUT_<NAME>: template input, secret variable or GitLab default', () => {
-    expect(rendered).toContain('    INPUT_TIMEOUT_SECONDS: $[[ inputs.timeout-seconds ]]\n')
-    expect(rendered).toContain('    INPUT_WEBHOOK_TOKEN: $WEBHOOK_TOKEN\n')
+    expectToSay(
+      rendered,
+      '    INPUT_TIMEOUT_SECONDS: $[[ inputs.timeout-seconds ]]\n',
+      '    INPUT_WEBHOOK_TOKEN: $WEBHOOK_TOKEN\n',
+    )
     // Not an input of this template: what the image job wrote to its dotenv report.
     expect(rendered).toContain('    INPUT_FRONTEND_IMAGE: $OLYMPE_BUILD_IMAGES_FRONTEND_IMAGE\n')
     expect(rendered).toMatch(
@@ -47,8 +54,7 @@ describe('renderTemplate', () => {
   })
 
   test('keeps every line outside the regions', () => {
-    expect(rendered).toContain('    HAND_WRITTEN: kept\n')
-    expect(rendered).toContain('    # END GENERATED\n    - run\n')
+    expectToSay(rendered, '    HAND_WRITTEN: kept\n', '    # END GENERATED\n    - run\n')
     expect(rendered).not.toContain('stale')
     expect(renderTemplate('gitlab/test.yml', rendered, '9.9.9')).toBe(rendered)
   })
@@ -141,8 +147,7 @@ describe('a region for a job that runs several actions', () => {
     expect(assignments.filter((each) => each.startsWith('INPUT_CHECK_ONLY='))).toEqual([
       'INPUT_CHECK_ONLY=true',
     ])
-    expect(assignments).toContain('INPUT_PUSH=$[[ inputs.push ]]')
-    expect(assignments).toContain('INPUT_DRY_RUN=$[[ inputs.dry-run ]]')
+    expectToSay(assignments, 'INPUT_PUSH=$[[ inputs.push ]]', 'INPUT_DRY_RUN=$[[ inputs.dry-run ]]')
   })
 
   test("gives each `with` item to the action that has the input, and each action's own the rest", () => {

@@ -56,6 +56,7 @@ describe('image plan', () => {
     const plans = planned(inputs({ registry: 'r.io' }), context, MAIN_BUILD)
     expect(plans.map((plan) => plan.kind)).toEqual(['frontend', 'backend'])
     expect(plans[0]).toEqual({
+      id: 'frontend',
       kind: 'frontend',
       reference: 'r.io/acme/shop/frontend:main-1a2b3c4',
       references: ['r.io/acme/shop/frontend:main-1a2b3c4'],
@@ -216,13 +217,18 @@ describe('image plan', () => {
   })
 })
 
+/** The targets of the default `images`, as the outputs' matrix reads them. */
+const TWO = inputs({ registry: 'r.io' }).targets
+
 describe('outputs', () => {
   test('skipped: every image output empty', () => {
-    expect(buildOutputs([], true)).toEqual({
+    expect(buildOutputs([], { skipped: true, targets: TWO })).toEqual({
       skipped: 'true',
       version: '',
       reused: '[]',
       images: '[]',
+      matrix: '[]',
+      'backend-images': '',
       ...Object.fromEntries(
         ['frontend', 'backend', 'codeasdata'].flatMap((kind) => [
           [`${kind}-image`, ''],
@@ -236,18 +242,21 @@ describe('outputs', () => {
     const outputs = buildOutputs(
       [
         {
+          id: 'frontend',
           kind: 'frontend',
           reference: 'r/f:1',
           references: ['r/f:1'],
           digest: 'sha256:a',
           size: 5,
         },
-        { kind: 'backend', reference: 'r/b:1', references: ['r/b:1', 'r/b:latest'] },
+        { id: 'backend', kind: 'backend', reference: 'r/b:1', references: ['r/b:1', 'r/b:latest'] },
       ],
-      false,
+      { skipped: false, targets: TWO },
     )
     expect(outputs).toMatchObject({
       skipped: 'false',
+      matrix: '["frontend","backend"]',
+      'backend-images': 'r/b:1',
       'frontend-image': 'r/f:1',
       'frontend-digest': 'sha256:a',
       'backend-image': 'r/b:1',

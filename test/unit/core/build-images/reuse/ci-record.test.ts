@@ -31,6 +31,7 @@ function store(
 }
 
 const image = (kind: BuiltImage['kind'], reused = false): BuiltImage => ({
+  id: kind,
   kind,
   reference: `r.io/shop/${kind}:main-1a2b3c4`,
   references: [],

@@ -147,7 +147,8 @@ function pushBuilt(registry: MemoryRegistry, docker: FakeDocker): Record<string,
     // What the run recorded, with the digest the registry gives (the fake push gives another).
     const fingerprint = labels[FINGERPRINT_LABEL]
     if (fingerprint) records?.kept.push({ fingerprint, digest, image: command.tags[0] ?? '' })
-    digests[/([a-z]+)\.Dockerfile$/.exec(command.dockerfile)?.[1] ?? ''] = digest
+    // By the image's last name part: `backend`, or `backend-api` for one of several backends.
+    digests[/\/([a-z0-9-]+):/.exec(command.tags[0] ?? '')?.[1] ?? ''] = digest
   }
   return digests
 }
@@ -515,6 +516,116 @@ describe('reuse of unchanged images', () => {
     expect(ran.lines).toContain(
       "Not recorded in the memory cache: later runs trust only what the default branch 'main' built, and this run builds 'feature/X'.",
     )
+  })
+})
+
+describe('reuse with backends: each backend fingerprinted, reused and recorded on its own', () => {
+  // api and worker: the same Dockerfile and the same files, in folders of their own.
+  const BACKENDS = JSON.stringify([
+    { name: 'api', sources: 'dist/api' },
+    { name: 'worker', sources: 'dist/worker' },
+    { name: 'jobs', sources: 'dist/jobs', dockerfile: 'docker/jobs.Dockerfile' },
+  ])
+  const FILES: Record<string, string> = {
+    ...PROJECT,
+    '/p/docker/jobs.Dockerfile': dockerfile('backend-base'),
+    '/p/dist/api/main.js': 'console.log(1)',
+    '/p/dist/worker/main.js': 'console.log(1)',
+    '/p/dist/jobs/main.js': 'console.log(3)',
+  }
+  const given = { backends: BACKENDS, codeasdata: 'false' }
+  const IDS = ['backend:api', 'backend:worker', 'backend:jobs']
+
+  test('each backend its fingerprint, labelled with its name; a second run reuses them all', async () => {
+    const registry = registryWithBases()
+    const first = await run(registry, { given, files: FILES })
+    expect(first.error).toBeUndefined()
+    expect(built(first)).toEqual(['frontend', 'backend-api', 'backend-worker', 'backend-jobs'])
+    const labels = first.docker.builds.map((command) => Object.fromEntries(command.labels))
+    expect(labels.map((each) => each['io.olympe.deploy-actions.backend'])).toEqual([
+      undefined,
+      'api',
+      'worker',
+      'jobs',
+    ])
+    // Same Dockerfile, same files: the name alone keeps the two backends' records apart.
+    expect(new Set(labels.map((each) => each[FINGERPRINT_LABEL])).size).toBe(4)
+    for (const id of IDS)
+      expect(first.lines).toContainEqual(
+        expect.stringMatching(new RegExp(`^${id}: fingerprint sha256:[0-9a-f]{64} \\(1 file in `)),
+      )
+    const digests = pushBuilt(registry, first.docker)
+    const second = await run(registry, { given, files: FILES, sha: SHA2 })
+    expect(second.error).toBeUndefined()
+    expect(second.docker.calls).toEqual([])
+    expect(JSON.parse(second.outputs.reused ?? '')).toEqual(['frontend', ...IDS])
+    expect(second.outputs['backend-images']?.split('\n')).toEqual(
+      ['api', 'worker', 'jobs'].map((name) => `r.io/acme/shop/backend-${name}:main-5d6e7f8`),
+    )
+    expect(JSON.parse(second.outputs.images ?? '')).toEqual([
+      expect.objectContaining({ kind: 'frontend', digest: digests.frontend }),
+      ...['api', 'worker', 'jobs'].map((name) => ({
+        kind: 'backend',
+        name,
+        reference: `r.io/acme/shop/backend-${name}:main-5d6e7f8`,
+        references: [`r.io/acme/shop/backend-${name}:main-5d6e7f8`],
+        digest: digests[`backend-${name}`],
+        size: null,
+      })),
+    ])
+    expect(second.outputs['backend-image']).toBe('')
+    expect(second.outputs['backend-digest']).toBe('')
+  })
+
+  test("one backend's file changed: that backend alone is built", async () => {
+    const registry = registryWithBases()
+    pushBuilt(registry, (await run(registry, { given, files: FILES })).docker)
+    const ran = await run(registry, {
+      given,
+      files: { ...FILES, '/p/dist/worker/main.js': 'console.log(2)' },
+      sha: SHA2,
+    })
+    expect(ran.error).toBeUndefined()
+    expect(built(ran)).toEqual(['backend-worker'])
+    expect(JSON.parse(ran.outputs.reused ?? '')).toEqual([
+      'frontend',
+      'backend:api',
+      'backend:jobs',
+    ])
+    expect(ran.lines).toContainEqual(
+      expect.stringMatching(
+        /^backend:worker: built: 'main' \(built as main-1a2b3c4\) was built from other inputs \(fingerprint sha256:[0-9a-f]{64}\)\.$/,
+      ),
+    )
+  })
+
+  test('a backend that fails names itself; the others are reported, and those pushed recorded', async () => {
+    const registry = registryWithBases()
+    const ran = await run(registry, {
+      given,
+      files: FILES,
+      // Three at a time: the frontend and api pushed, jobs started, then worker fails.
+      builder: {
+        server: '26.1.5',
+        failBuild: ['backend-worker'],
+        buildMs: { frontend: 1, 'backend-api': 1, 'backend-worker': 60, 'backend-jobs': 120 },
+      },
+    })
+    const message = (ran.error as Error).message
+    expect(message.split('\n')[0]).toBe(
+      "Building the backend 'worker' image failed: docker build exited with 1. Last lines of its output:",
+    )
+    expect(message.split('\n').slice(-4)).toEqual([
+      'The other images:',
+      expect.stringMatching(/^- frontend: built and pushed \(sha256:[0-9a-f]+\)$/),
+      expect.stringMatching(/^- backend:api: built and pushed \(sha256:[0-9a-f]+\)$/),
+      '- backend:jobs: built, not pushed (another image had failed)',
+    ])
+    // The next run rebuilds only what is missing: what was pushed is recorded.
+    expect(records?.kept.map((record) => record.image)).toEqual([
+      'r.io/acme/shop/frontend:main-1a2b3c4',
+      'r.io/acme/shop/backend-api:main-1a2b3c4',
+    ])
   })
 })
 

@@ -3,6 +3,12 @@ import type { ServedFiles } from '../shared/image-labels.js'
 import { fileUrl, type AppTarget } from './app-url.js'
 
 /**
+ * Deploy's side of the served-files label (shared/image-labels.ts), which build-images writes
+ * from the files as built (build-images/plan/served-files-label.ts): what the app serves, read
+ * over HTTP, and compared with it (compareFiles).
+ */
+
+/**
  * What one request for a served file gave: its digest, or why there is none. `transient`: what a
  * restarting app answers (502-504, a time-out…), worth another look; `nothing`: the address
  * serves nothing there (a 404, a refused connection), which is an answer of its own.

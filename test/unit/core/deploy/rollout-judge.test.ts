@@ -14,8 +14,8 @@ import {
   type RolloutSettings,
   type StatusAnswer,
   type Verdict,
-} from '../../../../src/core/deploy/rollout.js'
-import type { FileAnswer, VersionAnswer } from '../../../../src/core/deploy/served.js'
+} from '../../../../src/core/deploy/rollout-judge.js'
+import type { FileAnswer, VersionAnswer } from '../../../../src/core/deploy/served-files-reader.js'
 import { eachAnswer } from '../../../helpers/unit-tables.js'
 
 const BUILD_JS = `sha256:${'b'.repeat(64)}`
