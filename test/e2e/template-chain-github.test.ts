@@ -589,11 +589,20 @@ describe('deploy.yml with several backends, one runner per image (fan-out)', () 
       // One request, with every image; each backend gets exactly its own, a name outside the
       // list nothing.
       const payload = payloadOf(hooks.production)
-      expect(payload.frontend).toEqual({ image: reference('frontend') })
+      // Each image sent by the digest its leg pushed and handed over.
+      const sent = (leg: string): string => {
+        const files = handedOver[`olympe-images-${leg}`] ?? {}
+        const [image] = files[`olympe-images-${leg}.json`] as {
+          reference: string
+          digest: string
+        }[]
+        return `${image?.reference ?? ''}@${image?.digest ?? ''}`
+      }
+      expect(payload.frontend).toEqual({ image: sent('frontend') })
       const { images } = payload.backends as { images: string[] }
-      expect([...images].sort()).toEqual(names.map((name) => reference(`backend-${name}`)).sort())
+      expect([...images].sort()).toEqual(names.map((name) => sent(`backend-${name}`)).sort())
       expect(imagesByBackend(payload, [...names, 'api2', 'billing'])).toEqual({
-        ...Object.fromEntries(names.map((name) => [name, [reference(`backend-${name}`)]])),
+        ...Object.fromEntries(names.map((name) => [name, [sent(`backend-${name}`)]])),
         api2: [],
         billing: [],
       })

@@ -559,14 +559,19 @@ describe('several backends, each built by a job of its own (backend-legs)', () =
       )
       expect(webhook.requests).toHaveLength(1)
       const payload = JSON.parse(webhook.requests[0]?.body ?? '') as Record<string, unknown>
-      expect(payload.frontend).toEqual({ image: reference('frontend') })
+      // Each image sent by the digest its job pushed and handed over.
+      const sent = (file: string): string => {
+        const [image] = handedOver[file] as { reference: string; digest: string }[]
+        return `${image?.reference ?? ''}@${image?.digest ?? ''}`
+      }
+      expect(payload.frontend).toEqual({ image: sent('frontend.json') })
       const backends = payload.backends as { images: string[] }
       expect([...backends.images].sort()).toEqual(
-        LEGS.map((name) => reference(`backend-${name}`)).sort(),
+        LEGS.map((name) => sent(`backend-${name}.json`)).sort(),
       )
       // The rules give each backend exactly its own image, and a name outside the list nothing.
       expect(imagesByBackend(payload, [...LEGS, 'api2', 'billing'])).toEqual({
-        ...Object.fromEntries(LEGS.map((name) => [name, [reference(`backend-${name}`)]])),
+        ...Object.fromEntries(LEGS.map((name) => [name, [sent(`backend-${name}.json`)]])),
         api2: [],
         billing: [],
       })

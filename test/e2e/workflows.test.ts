@@ -390,9 +390,10 @@ describe('environments, promotion and rollback', () => {
       'check-only': true,
     })
     // The images come from the images job or the legs: they do not exist yet.
+    const later = new Set(['frontend-image', 'backend-images', 'codeasdata-image', 'built-images'])
     const deployWith = Object.entries(using(deploy?.steps, 'deploy')?.with ?? {})
-    const rest = Object.fromEntries(deployWith.filter(([name]) => name !== 'built-images'))
-    expect(deployWith.filter(([name]) => name === 'built-images')).toHaveLength(1)
+    const rest = Object.fromEntries(deployWith.filter(([name]) => !later.has(name)))
+    expect(deployWith.filter(([name]) => later.has(name))).toHaveLength(4)
     expect(deployCheck?.with).toEqual({ ...rest, 'check-only': true })
     expect(deployCheck?.if).toBe('${{ !cancelled() }}')
     expect(images?.needs).toBe('check')
@@ -511,9 +512,30 @@ describe('environments, promotion and rollback', () => {
       path: '${{ runner.temp }}/olympe-images',
       'merge-multiple': true,
     })
-    expect(ours(deploy, 'deploy')?.with?.['built-images']).toBe(
-      '${{ needs.images.outputs.images || steps.gather.outputs.built-images }}',
+    // One unnamed backend on one runner: the references as before, sent as given; named
+    // backends or legs: build-images' images output, sent by digest.
+    const { 'built-images': built, ...references } = ours(deploy, 'deploy')?.with ?? {}
+    expect(built).toBe(
+      "${{ inputs.backends != '' && needs.images.outputs.images || steps.gather.outputs.built-images }}",
     )
+    expect(
+      Object.entries(references).filter(
+        ([name]) => name.endsWith('-image') || name.endsWith('-images'),
+      ),
+    ).toEqual([
+      [
+        'frontend-image',
+        "${{ inputs.backends == '' && needs.images.outputs.frontend-image || '' }}",
+      ],
+      [
+        'backend-images',
+        "${{ inputs.backends == '' && needs.images.outputs.backend-image || '' }}",
+      ],
+      [
+        'codeasdata-image',
+        "${{ inputs.backends == '' && needs.images.outputs.codeasdata-image || '' }}",
+      ],
+    ])
     expect(text).not.toMatch(/needs\.legs\.outputs/)
   })
 

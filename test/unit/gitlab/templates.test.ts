@@ -411,7 +411,10 @@ describe('pipeline.yml: the check job, first', () => {
     // The file the images job hands its images over from is its own.
     const { OLYMPE_IMAGES_ENV, ...imageInputs } = images.variables
     expect(OLYMPE_IMAGES_ENV).toBe('olympe-build-images.env')
-    expect(check.variables).toEqual({ ...imageInputs, ...deploy.variables, ...later })
+    // The deploy job's is the backends list, which tells it to deploy those files.
+    const { OLYMPE_BACKENDS, ...deployInputs } = deploy.variables
+    expect(OLYMPE_BACKENDS).toBe('$[[ inputs.backends ]]')
+    expect(check.variables).toEqual({ ...imageInputs, ...deployInputs, ...later })
     // The code-as-data image too when the pipeline builds it.
     expect(exports(check)).toEqual({
       ...exports(images),
@@ -569,12 +572,14 @@ describe('pipeline.yml: several backends, each on a runner of its own', () => {
       JSON.stringify({ 'frontend+backend.json': '[]\n' }),
     )
 
+    const BACKENDS_LIST = '- name: api\n  sources: dist/api\n'
     const shown =
       '\nprintf "%s|%s|%s" "$INPUT_BUILT_IMAGES" "$INPUT_FRONTEND_IMAGE" "$INPUT_BACKEND_IMAGES"'
     const gathered = await runBlock(
       jobs.deploy as ImageJob,
       'olympe-images/*.json',
       {
+        OLYMPE_BACKENDS: BACKENDS_LIST,
         INPUT_FRONTEND_IMAGE: 'r/shop/frontend:main-1a2b3c4',
         INPUT_BACKEND_IMAGES: 'r/shop/backend-api:main-1a2b3c4',
         'olympe-images/frontend.json': '[{"kind":"frontend"}]\n',
@@ -589,10 +594,23 @@ describe('pipeline.yml: several backends, each on a runner of its own', () => {
     const without = await runBlock(
       jobs.deploy as ImageJob,
       'olympe-images/*.json',
-      { INPUT_FRONTEND_IMAGE: 'r/shop/frontend:main-1a2b3c4' },
+      { OLYMPE_BACKENDS: BACKENDS_LIST, INPUT_FRONTEND_IMAGE: 'r/shop/frontend:main-1a2b3c4' },
       shown,
     )
     expect(without.stdout).toBe('|r/shop/frontend:main-1a2b3c4|')
+    // One unnamed backend (no backends list): the references, sent as given, as before; the
+    // files would be sent by digest.
+    const unnamed = await runBlock(
+      jobs.deploy as ImageJob,
+      'olympe-images/*.json',
+      {
+        INPUT_FRONTEND_IMAGE: 'r/shop/frontend:main-1a2b3c4',
+        INPUT_BACKEND_IMAGES: 'r/shop/backend:main-1a2b3c4',
+        'olympe-images/frontend+backend.json': '[{"kind":"frontend"},{"kind":"backend"}]\n',
+      },
+      shown,
+    )
+    expect(unnamed.stdout).toBe('|r/shop/frontend:main-1a2b3c4|r/shop/backend:main-1a2b3c4')
   })
 
   test('with backend-legs, the images job builds the frontend alone', async () => {
