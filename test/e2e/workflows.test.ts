@@ -516,7 +516,7 @@ describe('environments, promotion and rollback', () => {
     // backends or legs: build-images' images output, sent by digest.
     const { 'built-images': built, ...references } = ours(deploy, 'deploy')?.with ?? {}
     expect(built).toBe(
-      "${{ inputs.backends != '' && needs.images.outputs.images || steps.gather.outputs.built-images }}",
+      "${{ inputs.fan-out && steps.gather.outputs.built-images || !inputs.fan-out && inputs.backends != '' && needs.images.outputs.images || '' }}",
     )
     expect(
       Object.entries(references).filter(
@@ -525,15 +525,15 @@ describe('environments, promotion and rollback', () => {
     ).toEqual([
       [
         'frontend-image',
-        "${{ inputs.backends == '' && needs.images.outputs.frontend-image || '' }}",
+        "${{ !inputs.fan-out && inputs.backends == '' && needs.images.outputs.frontend-image || '' }}",
       ],
       [
         'backend-images',
-        "${{ inputs.backends == '' && needs.images.outputs.backend-image || '' }}",
+        "${{ !inputs.fan-out && inputs.backends == '' && needs.images.outputs.backend-image || '' }}",
       ],
       [
         'codeasdata-image',
-        "${{ inputs.backends == '' && needs.images.outputs.codeasdata-image || '' }}",
+        "${{ !inputs.fan-out && inputs.backends == '' && needs.images.outputs.codeasdata-image || '' }}",
       ],
     ])
     expect(text).not.toMatch(/needs\.legs\.outputs/)
