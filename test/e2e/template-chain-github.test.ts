@@ -237,6 +237,7 @@ describe('deploy.yml on the template, as the team runs it', () => {
       expect(results(result)).toEqual({
         'build-and-deploy/check': 'success',
         'build-and-deploy/images': 'success',
+        'build-and-deploy/legs': 'skipped',
         'build-and-deploy/deploy': 'success',
         'build-and-deploy': 'success',
       })
@@ -315,6 +316,7 @@ describe('deploy.yml on the template, as the team runs it', () => {
       expect(results(result)).toEqual({
         'build-and-deploy/check': 'success',
         'build-and-deploy/images': 'success',
+        'build-and-deploy/legs': 'skipped',
         'build-and-deploy/deploy': 'skipped',
         'build-and-deploy': 'success',
       })
@@ -359,6 +361,7 @@ describe('deploy.yml on the template, as the team runs it', () => {
       expect(Object.fromEntries(outcomes)).toEqual({
         'build-and-deploy/check': 'failure',
         'build-and-deploy/images': 'skipped',
+        'build-and-deploy/legs': 'skipped',
         'build-and-deploy/deploy': 'skipped',
         'build-and-deploy': expect.stringMatching(/^failure/) as unknown,
       })
@@ -438,6 +441,7 @@ describe('deploy.yml with signed images', () => {
       expect(results(result)).toEqual({
         'build-and-deploy/check': 'success',
         'build-and-deploy/images': 'success',
+        'build-and-deploy/legs': 'skipped',
         'build-and-deploy/deploy': 'success',
         'build-and-deploy': 'success',
       })
