@@ -15,6 +15,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { deploys, rollout, startAppServer, version } from '../helpers/app-server.js'
+import { deployedTo, type DeployRule } from '../helpers/deploy-rules.js'
 import { CHECKED, fixture } from '../helpers/run-action.js'
 import { runnerCommands } from '../helpers/runner-commands.js'
 import { useCleanup, useServers } from '../helpers/suite.js'
@@ -25,7 +26,6 @@ import {
   BACKEND_FILES,
   BACKENDS,
   backendCode,
-  imagesByBackend,
   installedDraw,
   npmInstalls,
   npmLogs,
@@ -605,7 +605,11 @@ describe('deploy.yml with several backends, one runner per image (fan-out)', () 
       expect(payload.frontend).toEqual({ image: sent('frontend') })
       const { images } = payload.backends as { images: string[] }
       expect([...images].sort()).toEqual(names.map((name) => sent(`backend-${name}`)).sort())
-      expect(imagesByBackend(payload, [...names, 'api2', 'billing'])).toEqual({
+      const { deployRules, images: sentImages } = payload.backends as {
+        deployRules: DeployRule[]
+        images: string[]
+      }
+      expect(deployedTo(deployRules, sentImages, [...names, 'api2', 'billing'])).toEqual({
         ...Object.fromEntries(names.map((name) => [name, [sent(`backend-${name}`)]])),
         api2: [],
         billing: [],

@@ -16,6 +16,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { deploys, rollout, startAppServer, version } from '../helpers/app-server.js'
+import { deployedTo, type DeployRule } from '../helpers/deploy-rules.js'
 import { useCleanup, useServers } from '../helpers/suite.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
 import {
@@ -50,7 +51,6 @@ import {
   BACKEND_FILES,
   BACKENDS,
   backendCode,
-  imagesByBackend,
   installedDraw,
   npmInstalls,
   npmLogs,
@@ -570,7 +570,11 @@ describe('several backends, each built by a job of its own (backend-legs)', () =
         LEGS.map((name) => sent(`backend-${name}.json`)).sort(),
       )
       // The rules give each backend exactly its own image, and a name outside the list nothing.
-      expect(imagesByBackend(payload, [...LEGS, 'api2', 'billing'])).toEqual({
+      const { deployRules, images: sentImages } = payload.backends as {
+        deployRules: DeployRule[]
+        images: string[]
+      }
+      expect(deployedTo(deployRules, sentImages, [...LEGS, 'api2', 'billing'])).toEqual({
         ...Object.fromEntries(LEGS.map((name) => [name, [sent(`backend-${name}.json`)]])),
         api2: [],
         billing: [],

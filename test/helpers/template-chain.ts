@@ -85,30 +85,6 @@ export const BACKEND_FILES: Record<string, string> = {
   ].join('\n'),
 }
 
-/**
- * The images each backend name gets from a payload's deploy rules, as the platform gives them:
- * a rule gives the backends whose name matches its `target` the images whose reference matches
- * its `source` (the specification's deploy rules 1-4); the rules are regular expressions, which
- * are evaluated here. `names` may hold one the project does not have, which should get nothing.
- */
-export function imagesByBackend(payload: unknown, names: string[]): Record<string, string[]> {
-  const { images = [], deployRules = [] } =
-    (
-      payload as {
-        backends?: { images?: string[]; deployRules?: { source: string; target: string }[] }
-      }
-    ).backends ?? {}
-  return Object.fromEntries(
-    names.map((name) => {
-      const rules = deployRules.filter((rule) => new RegExp(rule.target).test(name))
-      const given = images.filter((image) =>
-        rules.some((rule) => new RegExp(rule.source).test(image)),
-      )
-      return [name, given]
-    }),
-  )
-}
-
 /** The code each backend image holds (/home/node/app/main.js, trimmed), in the order given. */
 export async function backendCode(images: string[]): Promise<string[]> {
   const code: string[] = []
