@@ -7,6 +7,7 @@
 import { describe, expect, test } from '@jest/globals'
 import { cp, mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { deployedTo } from '../helpers/deploy-rules.js'
 import { useCleanup, useServers } from '../helpers/suite.js'
 import { SHA, startDockerSuite } from '../helpers/docker-suite.js'
 import { runAsGithub, type RunResult } from '../helpers/run-action.js'
@@ -26,24 +27,6 @@ const { suite, webhook } = useServers(
 interface Sent {
   frontend: { image: string }
   backends: { images: string[]; deployRules: Array<{ source: string; target: string }> }
-}
-
-/** Which backends of `names` get which of `images`, as the platform applies the rules. */
-function deployedTo(
-  rules: Sent['backends']['deployRules'],
-  images: readonly string[],
-  names: readonly string[],
-): Record<string, string[]> {
-  return Object.fromEntries(
-    names.map((name) => [
-      name,
-      images.filter((image) =>
-        rules.some(
-          (rule) => new RegExp(rule.target).test(name) && new RegExp(rule.source).test(image),
-        ),
-      ),
-    ]),
-  )
 }
 
 function errorsOf(run: RunResult): string[] {

@@ -103,6 +103,10 @@ const LISTED: Array<{ match: RegExp; why: string }> = [
       /^on:\n {2}push: \{ branches: \['\*\*'\] \}(?![\s\S]*actions\/deploy@v1)[\s\S]*actions\/build-images@v1/,
     why: "its job pushes to ghcr.io with the job's GITHUB_TOKEN (actionlint checks it here); the same steps run in test/e2e/template-chain-github.test.ts against a loopback registry",
   },
+  {
+    match: /^name: Deploy\n[\s\S]*olympe-build-deploy\.yml[\s\S]*\n {6}fan-out: true\n/,
+    why: 'each leg builds its part of your project and pushes it to ghcr.io: test/e2e/template-chain-github.test.ts runs the same fan-out (deploy.yml, its backends and fan-out from repository variables) on the template with three backends, against a loopback registry',
+  },
 ]
 
 const listed = (block: DocBlock): string | undefined =>

@@ -13,7 +13,9 @@
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { stringify } from 'yaml'
 import { deploys, rollout, startAppServer, version } from '../helpers/app-server.js'
+import { deployedTo, type DeployRule } from '../helpers/deploy-rules.js'
 import { CHECKED, fixture } from '../helpers/run-action.js'
 import { runnerCommands } from '../helpers/runner-commands.js'
 import { useCleanup, useServers } from '../helpers/suite.js'
@@ -21,6 +23,9 @@ import { startDockerSuite } from '../helpers/docker-suite.js'
 import { expectNoSecrets, keySecrets } from '../helpers/secrets.js'
 import { ensureTemplateBaseImages } from '../helpers/template-base-images.js'
 import {
+  BACKEND_FILES,
+  BACKENDS,
+  backendCode,
   installedDraw,
   npmInstalls,
   npmLogs,
@@ -232,6 +237,7 @@ describe('deploy.yml on the template, as the team runs it', () => {
       expect(results(result)).toEqual({
         'build-and-deploy/check': 'success',
         'build-and-deploy/images': 'success',
+        'build-and-deploy/legs': 'skipped',
         'build-and-deploy/deploy': 'success',
         'build-and-deploy': 'success',
       })
@@ -310,6 +316,7 @@ describe('deploy.yml on the template, as the team runs it', () => {
       expect(results(result)).toEqual({
         'build-and-deploy/check': 'success',
         'build-and-deploy/images': 'success',
+        'build-and-deploy/legs': 'skipped',
         'build-and-deploy/deploy': 'skipped',
         'build-and-deploy': 'success',
       })
@@ -354,6 +361,7 @@ describe('deploy.yml on the template, as the team runs it', () => {
       expect(Object.fromEntries(outcomes)).toEqual({
         'build-and-deploy/check': 'failure',
         'build-and-deploy/images': 'skipped',
+        'build-and-deploy/legs': 'skipped',
         'build-and-deploy/deploy': 'skipped',
         'build-and-deploy': expect.stringMatching(/^failure/) as unknown,
       })
@@ -433,6 +441,7 @@ describe('deploy.yml with signed images', () => {
       expect(results(result)).toEqual({
         'build-and-deploy/check': 'success',
         'build-and-deploy/images': 'success',
+        'build-and-deploy/legs': 'skipped',
         'build-and-deploy/deploy': 'success',
         'build-and-deploy': 'success',
       })
@@ -503,6 +512,152 @@ describe('deploy.yml with signed images', () => {
       expect(hooks.production.requests).toHaveLength(0)
     },
     INSTALL_MS,
+  )
+})
+
+// Several backends with different code bases (BACKENDS: two share backend.Dockerfile, one has its
+// own), each image on a runner of its own: the check job plans the legs (build-images' `matrix`
+// output), the legs job runs one matrix leg per image, and each leg hands its images over as an
+// artifact, which the deploy job gathers into built-images: a matrix job's outputs keep one
+// leg's values (actions/runner#1835), so nothing rests on them.
+describe('deploy.yml with several backends, one runner per image (fan-out)', () => {
+  test(
+    'the check job plans one leg per image, each leg builds its image alone and hands it over, and one POST deploys them all, each backend its own image',
+    async () => {
+      const project = await adopt({ files: BACKEND_FILES })
+      const options = github(project, { name: 'push', branch: 'master', defaultBranch: 'master' })
+      // What a team sets: the backends' list in YAML, and fan-out, as repository variables.
+      const vars = { ...options.vars, OLYMPE_BACKENDS: stringify(BACKENDS), OLYMPE_FAN_OUT: 'true' }
+      const result = await run('deploy.yml', { ...options, vars })
+
+      const LEGS = ['frontend', ...BACKENDS.map(({ name }) => `backend:${name}`)]
+      const legJobs = LEGS.map((leg) => `build-and-deploy/image ${leg}`)
+      expect(results(result)).toEqual({
+        'build-and-deploy/check': 'success',
+        'build-and-deploy/images': 'skipped',
+        ...Object.fromEntries(legJobs.map((job) => [job, 'success'])),
+        'build-and-deploy/legs': 'success',
+        'build-and-deploy/deploy': 'success',
+        'build-and-deploy': 'success',
+      })
+      // The plan: build-images' `matrix` output, set by its check.
+      expect(result.jobs['build-and-deploy/check']?.outputs).toEqual({
+        matrix: JSON.stringify(LEGS),
+      })
+      expect(result.jobs['build-and-deploy/legs']?.legs).toEqual(legJobs)
+      // Each leg built the part of the project its image holds, then that image alone.
+      const built = (job: string): string =>
+        result.steps.find(
+          (step) => step.job === job && step.step === "Build the project's part of this image",
+        )?.texts.stdout ?? ''
+      expect(built(legJobs[0] ?? '')).toContain('webpack')
+
+      const tag = `master-${project.sha.slice(0, 7)}`
+      const reference = (image: string): string =>
+        `${suite.registry.host}/${options.repository}/${image}:${tag}`
+      const digest = expect.stringMatching(/^sha256:[0-9a-f]{64}$/)
+      // One artifact per leg, named from the leg, holding its `images` output on one line.
+      const handedOver = Object.fromEntries(
+        Object.entries(result.artifacts).map(([name, files]) => [
+          name,
+          Object.fromEntries(
+            Object.entries(files).map(([file, text]) => [file, JSON.parse(text) as unknown]),
+          ),
+        ]),
+      )
+      const entry = (kind: string, name?: string): unknown => [
+        expect.objectContaining({
+          kind,
+          ...(name === undefined ? {} : { name }),
+          reference: reference(name === undefined ? kind : `backend-${name}`),
+          digest,
+        }),
+      ]
+      expect(handedOver).toEqual({
+        'olympe-images-frontend': { 'olympe-images-frontend.json': entry('frontend') },
+        ...Object.fromEntries(
+          BACKENDS.map(({ name }) => [
+            `olympe-images-backend-${name}`,
+            { [`olympe-images-backend-${name}.json`]: entry('backend', name) },
+          ]),
+        ),
+      })
+      // Each backend's image holds its own code: the services theirs, api the template's build.
+      const names = BACKENDS.map(({ name }) => name)
+      expect(await backendCode(names.map((name) => reference(`backend-${name}`)))).toEqual([
+        expect.stringContaining('Olympe project (node)'),
+        BACKEND_FILES['services/worker/main.js']?.trim(),
+        BACKEND_FILES['services/admin/main.js']?.trim(),
+      ])
+
+      // One request, with every image; each backend gets exactly its own, a name outside the
+      // list nothing.
+      const payload = payloadOf(hooks.production)
+      // Each image sent by the digest its leg pushed and handed over.
+      const sent = (leg: string): string => {
+        const files = handedOver[`olympe-images-${leg}`] ?? {}
+        const [image] = files[`olympe-images-${leg}.json`] as {
+          reference: string
+          digest: string
+        }[]
+        return `${image?.reference ?? ''}@${image?.digest ?? ''}`
+      }
+      expect(payload.frontend).toEqual({ image: sent('frontend') })
+      const { images } = payload.backends as { images: string[] }
+      expect([...images].sort()).toEqual(names.map((name) => sent(`backend-${name}`)).sort())
+      const { deployRules, images: sentImages } = payload.backends as {
+        deployRules: DeployRule[]
+        images: string[]
+      }
+      expect(deployedTo(deployRules, sentImages, [...names, 'api2', 'billing'])).toEqual({
+        ...Object.fromEntries(names.map((name) => [name, [sent(`backend-${name}`)]])),
+        api2: [],
+        billing: [],
+      })
+      expect(result.jobs['build-and-deploy']?.outputs).toEqual({
+        'frontend-image': reference('frontend'),
+      })
+    },
+    CHAIN_MS,
+  )
+
+  test(
+    'a leg that fails: the other legs run to their end, and nothing is deployed',
+    async () => {
+      // The worker's sources are not in the repository.
+      const files = Object.fromEntries(
+        Object.entries(BACKEND_FILES).filter(([path]) => !path.startsWith('services/worker/')),
+      )
+      const project = await adopt({ files })
+      const options = github(project, { name: 'push', branch: 'master', defaultBranch: 'master' })
+      const vars = { ...options.vars, OLYMPE_BACKENDS: stringify(BACKENDS), OLYMPE_FAN_OUT: 'true' }
+      const result = await run('deploy.yml', { ...options, vars })
+
+      const leg = (image: string): string => `build-and-deploy/image ${image}`
+      expect(
+        Object.fromEntries(Object.entries(result.jobs).map(([id, job]) => [id, job.result])),
+      ).toEqual({
+        'build-and-deploy/check': 'success',
+        'build-and-deploy/images': 'skipped',
+        [leg('frontend')]: 'success',
+        [leg('backend:api')]: 'success',
+        [leg('backend:worker')]: 'failure',
+        [leg('backend:admin')]: 'success',
+        'build-and-deploy/legs': 'failure',
+        'build-and-deploy/deploy': 'skipped',
+        'build-and-deploy': 'failure',
+      })
+      const failed = result.steps.find((step) => step.code !== 0)
+      expect(failed?.job).toBe(leg('backend:worker'))
+      expect(failed?.texts.stdout).toContain("'services/worker'")
+      expect(Object.keys(result.artifacts).sort()).toEqual([
+        'olympe-images-backend-admin',
+        'olympe-images-backend-api',
+        'olympe-images-frontend',
+      ])
+      expect(hooks.production.requests).toHaveLength(0)
+    },
+    CHAIN_MS,
   )
 })
 

@@ -11,10 +11,12 @@
 // gitlab/snapshot.yml's install of the project's toolkit. The install lines themselves are
 // checked statically in test/unit/gitlab/templates.test.ts and workflows.test.ts.
 import { beforeAll, describe, expect, test } from '@jest/globals'
-import { readFile, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { deploys, rollout, startAppServer, version } from '../helpers/app-server.js'
+import { deployedTo, type DeployRule } from '../helpers/deploy-rules.js'
 import { useCleanup, useServers } from '../helpers/suite.js'
 import { startDockerSuite } from '../helpers/docker-suite.js'
 import {
@@ -46,6 +48,9 @@ import { run as runProcess } from '../helpers/run-process.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { ensureTemplateBaseImages } from '../helpers/template-base-images.js'
 import {
+  BACKEND_FILES,
+  BACKENDS,
+  backendCode,
   installedDraw,
   npmInstalls,
   npmLogs,
@@ -113,12 +118,22 @@ beforeAll(async () => {
  */
 async function templateProject(
   ci: string,
-  options: { defaultBranch?: string; branch?: string; lock?: boolean } = {},
+  options: {
+    defaultBranch?: string
+    branch?: string
+    lock?: boolean
+    /** More files of the team's, by path. */
+    files?: Record<string, string>
+  } = {},
 ): Promise<GitlabProject> {
   const ignore = options.lock
     ? templateIgnore.replace(/^package-lock\.json\n/m, '')
     : templateIgnore
-  const files: Record<string, string> = { '.gitlab-ci.yml': ci, '.gitignore': ignore }
+  const files: Record<string, string> = {
+    ...options.files,
+    '.gitlab-ci.yml': ci,
+    '.gitignore': ignore,
+  }
   if (options.lock) files['package-lock.json'] = lockFile
   const project = await createGitlabProject(files, {
     defaultBranch: options.defaultBranch ?? 'master',
@@ -208,7 +223,7 @@ const printed = (log = ''): string =>
     .filter((line) => !line.startsWith('$ '))
     .join('\n')
 
-function pipelineCi(inputs: Record<string, string | boolean>): string {
+function pipelineCi(inputs: Record<string, string | boolean | string[]>): string {
   const written = Object.entries(inputs).map(
     ([name, value]) => [name, JSON.stringify(value)] as const,
   )
@@ -443,6 +458,145 @@ describe('any default branch, with or without a lock file', () => {
       expect(log).toContain('Not asked (codeasdata is false).')
     },
     JOB_MS + CHECKS_MS,
+  )
+})
+
+// Several backends with different code bases (BACKENDS: two share backend.Dockerfile, one has its
+// own): with `backend-legs`, GitLab's `parallel: matrix` makes one job per backend, each on a
+// runner of its own, and each image job hands its images over as a file, which the deploy job
+// sends in one request. gitlab-ci-local runs the matrix as GitLab does, each job in a folder of
+// its own with the artifacts of the jobs before it (isolated).
+describe('several backends, each built by a job of its own (backend-legs)', () => {
+  const LEGS = BACKENDS.map((backend) => backend.name)
+  const fanOutProject = (legs: string[]): Promise<GitlabProject> =>
+    templateProject(
+      pipelineCi({
+        registry: docker.registry.host,
+        npmrc: '$OLYMPE_NPMRC',
+        backends: JSON.stringify(BACKENDS),
+        'backend-legs': legs,
+      }),
+      { files: BACKEND_FILES },
+    )
+  const legJob = (name: string): string => `olympe-backend: [${name}]`
+
+  test('gitlab-ci-local makes one backend job per name of backend-legs, and none without', async () => {
+    const listed = async (legs: string[]): Promise<[string, string][]> => {
+      const project = await fanOutProject(legs)
+      const jobs = await listJobs(project, { variablesFile: await variablesFile() })
+      return jobs.map((job) => [job.name, job.stage])
+    }
+    const around = (legs: [string, string][]): [string, string][] => [
+      ['olympe-check', '.pre'],
+      ['olympe-build', 'build'],
+      ['olympe-images', 'build'],
+      ...legs,
+      ['olympe-codeasdata-image', 'build'],
+      ['olympe-deploy', 'deploy'],
+    ]
+    expect(await listed(LEGS)).toEqual(around(LEGS.map((name) => [legJob(name), 'build'])))
+    expect(await listed([])).toEqual(around([]))
+  })
+
+  test(
+    'each backend is built and pushed by its own job, the frontend by the images job, and one POST deploys them all, each backend its own image',
+    async () => {
+      const project = await fanOutProject(LEGS)
+      const result = await pipeline(project, { isolated: true })
+
+      expect(outcome(result)).toEqual({ code: 0, tail: '' })
+      const jobs = ['olympe-check', 'olympe-build', 'olympe-images', ...LEGS.map(legJob)]
+      for (const job of jobs)
+        expect({ job, state: jobState(result, job) }).toEqual({ job, state: 'PASS' })
+      expect(printed(result.jobLogs['olympe-images'])).toContain(
+        'The backends are built each in a job of its own (olympe-backend), this job builds the frontend.',
+      )
+      const tag = `master-${(await headOf(project)).slice(0, 7)}`
+      const reference = (image: string): string =>
+        `${docker.registry.host}/${PROJECT_PATH}/${image}:${tag}`
+      // Each job handed over its own images, build-images' `images` output, as a file of its
+      // artifacts (gitlab-ci-local names a job's folder by an encoding of its name).
+      const handedOver: Record<string, unknown> = {}
+      const artifacts = join(project.dir, '.gitlab-ci-local/artifacts')
+      for (const job of await readdir(artifacts)) {
+        const folder = join(artifacts, job, 'olympe-images')
+        for (const file of existsSync(folder) ? await readdir(folder) : [])
+          handedOver[file] = JSON.parse(await readFile(join(folder, file), 'utf8'))
+      }
+      const digest = expect.stringMatching(/^sha256:[0-9a-f]{64}$/)
+      expect(handedOver).toEqual({
+        'frontend.json': [
+          expect.objectContaining({ kind: 'frontend', reference: reference('frontend'), digest }),
+        ],
+        ...Object.fromEntries(
+          LEGS.map((name) => [
+            `backend-${name}.json`,
+            [
+              expect.objectContaining({
+                kind: 'backend',
+                name,
+                reference: reference(`backend-${name}`),
+                digest,
+              }),
+            ],
+          ]),
+        ),
+      })
+      // Each backend's image holds its own code: the services theirs, api the template's build.
+      const code = await backendCode(LEGS.map((name) => reference(`backend-${name}`)))
+      expect(code).toEqual([
+        expect.stringContaining('Olympe project (node)'),
+        BACKEND_FILES['services/worker/main.js']?.trim(),
+        BACKEND_FILES['services/admin/main.js']?.trim(),
+      ])
+
+      const deployLog = printed(result.jobLogs['olympe-deploy'])
+      // A failed deploy shows the end of its log.
+      const deployState = jobState(result, 'olympe-deploy')
+      expect(deployState === 'PASS' ? deployState : deployLog.slice(-2000)).toBe('PASS')
+      expect(deployLog).toContain(
+        'The images of backend-admin backend-api backend-worker frontend are deployed.',
+      )
+      expect(webhook.requests).toHaveLength(1)
+      const payload = JSON.parse(webhook.requests[0]?.body ?? '') as Record<string, unknown>
+      // Each image sent by the digest its job pushed and handed over.
+      const sent = (file: string): string => {
+        const [image] = handedOver[file] as { reference: string; digest: string }[]
+        return `${image?.reference ?? ''}@${image?.digest ?? ''}`
+      }
+      expect(payload.frontend).toEqual({ image: sent('frontend.json') })
+      const backends = payload.backends as { images: string[] }
+      expect([...backends.images].sort()).toEqual(
+        LEGS.map((name) => sent(`backend-${name}.json`)).sort(),
+      )
+      // The rules give each backend exactly its own image, and a name outside the list nothing.
+      const { deployRules, images: sentImages } = payload.backends as {
+        deployRules: DeployRule[]
+        images: string[]
+      }
+      expect(deployedTo(deployRules, sentImages, [...LEGS, 'api2', 'billing'])).toEqual({
+        ...Object.fromEntries(LEGS.map((name) => [name, [sent(`backend-${name}.json`)]])),
+        api2: [],
+        billing: [],
+      })
+    },
+    PIPELINE_MS + CHECKS_MS,
+  )
+
+  test(
+    'backend-legs that leave a backend out stop the pipeline in the check job: nothing built, nothing sent',
+    async () => {
+      const project = await fanOutProject(['api', 'worker'])
+      const result = await pipeline(project, { isolated: true })
+
+      expect(result.code).not.toBe(0)
+      expect(Object.keys(result.jobLogs)).toEqual(['olympe-check'])
+      expect(printed(result.jobLogs['olympe-check'])).toContain(
+        "Invalid input 'backend-legs' ([api, worker]): it must name every backend of 'backends' once ('api', 'worker', 'admin'). Missing: 'admin'. Set it to [api, worker, admin], or leave it empty to build every backend in olympe-images.",
+      )
+      expect(webhook.requests).toHaveLength(0)
+    },
+    PIPELINE_MS + CHECKS_MS,
   )
 })
 

@@ -211,7 +211,12 @@ describe('third-party actions and the checkout token', () => {
         found.push(action)
       }
     }
-    expect([...new Set(found)].sort()).toEqual(['actions/checkout', 'actions/setup-node'])
+    expect([...new Set(found)].sort()).toEqual([
+      'actions/checkout',
+      'actions/download-artifact',
+      'actions/setup-node',
+      'actions/upload-artifact',
+    ])
   })
 
   test('every checkout in a job that installs leaves no token in .git/config (persist-credentials: false)', async () => {
@@ -384,15 +389,17 @@ describe('environments, promotion and rollback', () => {
       ...using(images?.steps, 'build-images')?.with,
       'check-only': true,
     })
-    // The image references come from the images job: they do not exist yet.
-    const later = new Set(['frontend-image', 'backend-images', 'codeasdata-image'])
+    // The images come from the images job or the legs: they do not exist yet.
+    const later = new Set(['frontend-image', 'backend-images', 'codeasdata-image', 'built-images'])
     const deployWith = Object.entries(using(deploy?.steps, 'deploy')?.with ?? {})
     const rest = Object.fromEntries(deployWith.filter(([name]) => !later.has(name)))
-    expect(deployWith.filter(([name]) => later.has(name))).toHaveLength(3)
+    expect(deployWith.filter(([name]) => later.has(name))).toHaveLength(4)
     expect(deployCheck?.with).toEqual({ ...rest, 'check-only': true })
     expect(deployCheck?.if).toBe('${{ !cancelled() }}')
     expect(images?.needs).toBe('check')
-    expect(images?.if).toBe("${{ !cancelled() && needs.check.result != 'failure' }}")
+    expect(images?.if).toBe(
+      "${{ !cancelled() && needs.check.result != 'failure' && !inputs.fan-out }}",
+    )
     expect(check?.if).toBe('github.ref_name == github.event.repository.default_branch')
   })
 
@@ -429,6 +436,142 @@ describe('environments, promotion and rollback', () => {
     })
     // The key is looked for before anything is built.
     expect(images?.steps[0]?.name).toBe('Check that the signing key reached this job')
+  })
+
+  // A matrix job's outputs keep one leg's values (actions/runner#1835): the legs hand their images
+  // over as artifacts, and the deploy job reads no output of theirs.
+  test('with fan-out, one leg per image of the check job’s plan, as the images job builds it, each handing over an artifact that the deploy job gathers', async () => {
+    type Step = {
+      name?: string
+      id?: string
+      if?: string
+      uses?: string
+      run?: string
+      env?: Record<string, string>
+      with?: Record<string, unknown>
+    }
+    interface Job {
+      needs?: unknown
+      if?: string
+      environment?: unknown
+      strategy?: { 'fail-fast'?: boolean; matrix?: unknown }
+      outputs?: Record<string, string>
+      steps: Step[]
+    }
+    const text = await readFile(join(EXAMPLES, 'olympe-build-deploy.yml'), 'utf8')
+    const workflow = parse(text) as {
+      on: { workflow_call: { inputs: Record<string, { type?: string; default?: unknown }> } }
+      jobs: Record<string, Job>
+    }
+    const { inputs } = workflow.on.workflow_call
+    expect([inputs['fan-out'], inputs.backends]).toEqual([
+      expect.objectContaining({ type: 'boolean', default: false }),
+      expect.objectContaining({ type: 'string', default: '' }),
+    ])
+    const { check, images, legs, deploy } = workflow.jobs
+    expect(check?.outputs).toEqual({ matrix: '${{ steps.plan.outputs.matrix }}' })
+    expect(legs).toMatchObject({
+      needs: 'check',
+      if: "${{ !cancelled() && needs.check.result == 'success' && inputs.fan-out }}",
+      environment: '${{ inputs.signing-environment }}',
+      strategy: {
+        'fail-fast': false,
+        matrix: { image: '${{ fromJSON(needs.check.outputs.matrix) }}' },
+      },
+    })
+    const ours = (job: Job | undefined, action: string): Step | undefined =>
+      job?.steps.find((step) => step.uses === `your-org/olympe-deploy-actions/actions/${action}@v1`)
+    // Each leg builds its image alone, with the images job's inputs; the code as data is a leg
+    // of its own when asked.
+    const { codeasdata, ...shared } = ours(images, 'build-images')?.with ?? {}
+    expect(codeasdata).toBe('${{ inputs.codeasdata }}')
+    expect(ours(legs, 'build-images')?.with).toEqual({ ...shared, images: '${{ matrix.image }}' })
+    // The same checkout, Node.js and install as the images job, after the same key check.
+    const before = (job: Job | undefined): Step[] =>
+      (job?.steps ?? []).slice(0, 4).map(({ name, uses, with: given, if: when }) => ({
+        name: name?.replace(/ job/, ''),
+        uses,
+        with: given,
+        if: when,
+      }))
+    expect(before(legs)).toEqual(before(images))
+    const upload = legs?.steps.find((step) => step.uses?.startsWith('actions/upload-artifact@'))
+    expect(upload?.with).toEqual({
+      name: '${{ steps.handover.outputs.name }}',
+      path: '${{ runner.temp }}/olympe-images/${{ steps.handover.outputs.name }}.json',
+      'if-no-files-found': 'error',
+      overwrite: true,
+      'retention-days': 1,
+    })
+    expect(deploy?.needs).toEqual(['check', 'images', 'legs'])
+    const download = deploy?.steps.find((step) =>
+      step.uses?.startsWith('actions/download-artifact@'),
+    )
+    expect(download?.with).toEqual({
+      pattern: 'olympe-images-*',
+      path: '${{ runner.temp }}/olympe-images',
+      'merge-multiple': true,
+    })
+    // One unnamed backend on one runner: the references as before, sent as given; named
+    // backends or legs: build-images' images output, sent by digest.
+    const { 'built-images': built, ...references } = ours(deploy, 'deploy')?.with ?? {}
+    expect(built).toBe(
+      "${{ inputs.fan-out && steps.gather.outputs.built-images || !inputs.fan-out && inputs.backends != '' && needs.images.outputs.images || '' }}",
+    )
+    expect(
+      Object.entries(references).filter(
+        ([name]) => name.endsWith('-image') || name.endsWith('-images'),
+      ),
+    ).toEqual([
+      [
+        'frontend-image',
+        "${{ !inputs.fan-out && inputs.backends == '' && needs.images.outputs.frontend-image || '' }}",
+      ],
+      [
+        'backend-images',
+        "${{ !inputs.fan-out && inputs.backends == '' && needs.images.outputs.backend-image || '' }}",
+      ],
+      [
+        'codeasdata-image',
+        "${{ !inputs.fan-out && inputs.backends == '' && needs.images.outputs.codeasdata-image || '' }}",
+      ],
+    ])
+    expect(text).not.toMatch(/needs\.legs\.outputs/)
+  })
+
+  // The legs job played by its result alone: it ends a success and uploads nothing, as when the
+  // artifacts expired before a deploy job was run again.
+  test('with fan-out, the deploy job stops before the call when a leg handed no images over, naming it', async () => {
+    await withCleanup(async (cleanup) => {
+      const workspace = await cleanup.tempDir('olympe-fan-out-')
+      const result = await runWorkflow('deploy.yml', {
+        workspace,
+        event: { name: 'push', branch: 'main', defaultBranch: 'main' },
+        sha: '1a2b3c4d5e6f',
+        repository: 'acme/shop',
+        actor: 'octocat',
+        vars: { OLYMPE_FAN_OUT: 'true' },
+        env: { PATH: process.env.PATH ?? '', HOME: workspace },
+        standIns: {
+          'build-and-deploy/check': { matrix: '["frontend","backend:api"]' },
+          'build-and-deploy/legs': {},
+        },
+      })
+      expect(result.jobs['build-and-deploy/images']?.result).toBe('skipped')
+      expect(result.jobs['build-and-deploy/deploy']?.result).toBe('failure')
+      const deploy = result.steps.filter((step) => step.job === 'build-and-deploy/deploy')
+      expect(deploy.map((step) => [step.step, step.code])).toEqual([
+        ['Download the images of the legs', 0],
+        ['Gather them, one line per leg', 1],
+      ])
+      expect(runnerCommands(deploy[1]?.texts.stdout ?? '')).toEqual([
+        {
+          command: 'error',
+          properties: '',
+          data: "No images were handed over by the leg(s) 'frontend' 'backend:api': nothing is deployed. Run the failed jobs again (each leg uploads an artifact olympe-images-<leg>).",
+        },
+      ])
+    })
   })
 
   // A job starts with an empty workspace: `verify-signatures: cosign.pub` found no file in the

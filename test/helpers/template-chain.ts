@@ -61,3 +61,34 @@ export function ociLabels(labels: Record<string, string> | undefined): Record<st
       kept[name] = value
   return kept
 }
+
+/**
+ * Three backends with different code bases, as a team lists them in `backends`: two share
+ * docker/backend.Dockerfile, the third has its own (ADMIN_DOCKERFILE, in BACKEND_FILES). `api`
+ * is the template's own build output (`build:node`), the others are committed services.
+ */
+export const BACKENDS = [
+  { name: 'api', sources: 'dist/node' },
+  { name: 'worker', sources: 'services/worker' },
+  { name: 'admin', sources: 'services/admin', dockerfile: 'docker/admin.Dockerfile' },
+]
+
+/** The files of BACKENDS that the template has not: the services and admin's Dockerfile. */
+export const BACKEND_FILES: Record<string, string> = {
+  'services/worker/main.js': "console.log('worker')\n",
+  'services/admin/main.js': "console.log('admin')\n",
+  'docker/admin.Dockerfile': [
+    'FROM olympeio/backend-base:24-latest',
+    'ARG SOURCES_PATH',
+    'COPY $SOURCES_PATH /home/node/app',
+    '',
+  ].join('\n'),
+}
+
+/** The code each backend image holds (/home/node/app/main.js, trimmed), in the order given. */
+export async function backendCode(images: string[]): Promise<string[]> {
+  const code: string[] = []
+  for (const image of images)
+    code.push((await dockerRun(image, ['cat', '/home/node/app/main.js'])).trim())
+  return code
+}

@@ -6,10 +6,10 @@ import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-export type Value = string | number | boolean | null | { [key: string]: Value }
+export type Value = string | number | boolean | null | Value[] | { [key: string]: Value }
 
 export interface ExpressionScope {
-  /** The contexts by name: github, inputs, secrets, vars, steps, needs, jobs, runner… */
+  /** The contexts by name: github, inputs, secrets, vars, steps, needs, jobs, runner, matrix… */
   contexts: Record<string, Value>
   /** Where hashFiles() looks. */
   workspace: string
@@ -156,7 +156,10 @@ class Parser {
       throw new Error(`Unknown context '${context}' in '${this.source}'`)
     let value: Value = this.scope.contexts[context] ?? null
     for (const key of keys) {
-      value = value !== null && typeof value === 'object' ? (value[key] ?? null) : null
+      value =
+        value !== null && typeof value === 'object' && !Array.isArray(value)
+          ? (value[key] ?? null)
+          : null
     }
     return value
   }
@@ -179,8 +182,21 @@ function callFunction(name: string, args: Value[], scope: ExpressionScope): Valu
       )
     case 'hashFiles':
       return hashFiles(args.map(asText), scope.workspace)
+    case 'fromJSON':
+      return fromJSON(asText(args[0] ?? null))
+    case 'toJSON':
+      return JSON.stringify(args[0] ?? null, null, 2)
     default:
       throw new Error(`Unsupported function '${name}()'`)
+  }
+}
+
+/** GitHub's fromJSON(): JSON text to a value; anything else (an empty output, say) is an error. */
+function fromJSON(text: string): Value {
+  try {
+    return JSON.parse(text) as Value
+  } catch {
+    throw new Error(`fromJSON(): '${text}' is not JSON`)
   }
 }
 

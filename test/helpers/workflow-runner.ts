@@ -2,10 +2,16 @@
 // job by job and step by step, so a test proves what the files say rather than a retelling:
 // `run:` steps in bash with GITHUB_OUTPUT, our actions as their committed bundles
 // (runAsGithub), local reusable workflows, `needs`, `if`, job outputs and environments with
-// secrets and variables of their own, and the link (`environment.url`) each job gives its own. GitHub's own actions are played by what they document:
-// a job starts in an empty workspace, and actions/checkout makes it the project's (the test's
-// `workspace`, shared by the jobs that check out); actions/setup-node writes the .npmrc of its
-// `registry-url` (src/authutil.ts) and fails a `cache: npm` without a lock file.
+// secrets and variables of their own, and the link (`environment.url`) each job gives its own.
+// A job with `strategy.matrix` runs once per leg (workflow-matrix.ts), one after the other, each
+// with its `matrix` context and a record of its own; a job that needs it sees one result for all
+// its legs, and outputs merged as GitHub merges them (each leg writes over the ones before it:
+// the "last leg wins" of actions/runner#1835, here in the order of the legs).
+// GitHub's own actions are played by what they document: a job starts in an empty workspace, and
+// actions/checkout makes it the project's (the test's `workspace`, shared by the jobs that check
+// out); actions/setup-node writes the .npmrc of its `registry-url` (src/authutil.ts) and fails a
+// `cache: npm` without a lock file; actions/upload-artifact and download-artifact keep the run's
+// artifacts in a folder of the run's own (workflow-artifacts.ts).
 import { existsSync } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
@@ -14,12 +20,20 @@ import { withCleanup } from './cleanup.js'
 import { ROOT, runAsGithub, type ActionId } from './run-action.js'
 import { capture } from './run-process.js'
 import {
+  downloadArtifact,
+  readArtifacts,
+  uploadArtifact,
+  type ArtifactStep,
+  type Artifacts,
+} from './workflow-artifacts.js'
+import {
   asText,
   condition,
   interpolate,
   type ExpressionScope,
   type Value,
 } from './workflow-expressions.js'
+import { expandMatrix, legName, type Leg } from './workflow-matrix.js'
 
 export const EXAMPLES_DIR = join(ROOT, 'examples/github')
 
@@ -69,8 +83,13 @@ export interface StepRecord {
 }
 
 export interface JobRecord {
-  result: 'success' | 'failure' | 'skipped'
+  /** `cancelled`: a leg that a failed one stopped (`fail-fast`, true unless told). */
+  result: 'success' | 'failure' | 'skipped' | 'cancelled'
   outputs: Record<string, string>
+  /** Why the job could not start, in GitHub's words where it has some (a matrix it refuses). */
+  error?: string
+  /** A matrix job's legs, by the names their records have in `jobs`. */
+  legs?: string[]
   environment?: string
   /** The environment's link, `environment.url` evaluated once the job's steps ran (as GitHub does). */
   environmentUrl?: string
@@ -81,6 +100,8 @@ export interface JobRecord {
 export interface WorkflowRun {
   jobs: Record<string, JobRecord>
   steps: StepRecord[]
+  /** Every artifact the run's jobs uploaded, by name: its files' relative paths and text. */
+  artifacts: Artifacts
 }
 
 interface Step {
@@ -93,8 +114,10 @@ interface Step {
   env?: Record<string, unknown>
 }
 interface Job {
+  name?: string
   needs?: string | string[]
   if?: string | boolean
+  strategy?: { matrix?: unknown; 'fail-fast'?: boolean | string; 'max-parallel'?: unknown }
   environment?: string | { name: string; url?: string }
   uses?: string
   with?: Record<string, unknown>
@@ -126,8 +149,14 @@ export async function runWorkflow(file: string, options: WorkflowRunOptions): Pr
     workflow.on.workflow_dispatch?.inputs ?? {},
     options.event.name === 'workflow_dispatch' ? (options.event.inputs ?? {}) : {},
   )
-  const run: WorkflowRun = { jobs: {}, steps: [] }
-  await runJobs(workflow, { inputs, secrets: options.secrets ?? {}, prefix: '' }, options, run)
+  const run: WorkflowRun = { jobs: {}, steps: [], artifacts: {} }
+  // The run's artifacts last as long as the run: the test reads them from the record.
+  await withCleanup(async (cleanup) => {
+    const artifacts = await cleanup.tempDir('olympe-workflow-artifacts-')
+    const frame = { inputs, secrets: options.secrets ?? {}, prefix: '', artifacts }
+    await runJobs(workflow, frame, options, run)
+    run.artifacts = await readArtifacts(artifacts)
+  })
   return run
 }
 
@@ -141,6 +170,8 @@ interface CallFrame {
   secrets: Record<string, string>
   /** `<caller job>/` for the jobs of a reusable workflow. */
   prefix: string
+  /** The run's artifact store, which a called workflow shares (it is the same run). */
+  artifacts: string
 }
 
 function typedInputs(
@@ -222,37 +253,116 @@ async function runJob(
     needs,
     secrets: frame.secrets,
   }
-  const scope = (
-    contexts: Record<string, Value>,
-    status: ExpressionScope['status'] = 'success',
-  ): ExpressionScope => ({
-    contexts: { ...base, ...contexts },
-    workspace: options.workspace,
-    status,
-  })
-  if (!condition(job.if, scope({}, needsStatus))) return skipped
+  // A job's `if` comes before its matrix: it cannot read `matrix`.
+  if (!condition(job.if, scopeOf(base, options, {}, needsStatus))) return skipped
   const standIn = options.standIns?.[frame.prefix + id]
   if (standIn) return { result: 'success', outputs: { ...standIn } }
+  if (job.uses) {
+    const { secrets, vars } = environmentOf(job, base, options, frame)
+    return callWorkflow(id, job, scopeOf(base, options, { secrets, vars }), frame, options, run)
+  }
+  if (job.strategy?.matrix === undefined)
+    return runLeg(frame.prefix + id, job, base, frame, options, run)
+  return runMatrix(id, job, base, frame, options, run)
+}
+
+function scopeOf(
+  base: Record<string, Value>,
+  options: WorkflowRunOptions,
+  contexts: Record<string, Value>,
+  status: ExpressionScope['status'] = 'success',
+): ExpressionScope {
+  return { contexts: { ...base, ...contexts }, workspace: options.workspace, status }
+}
+
+/** The job's environment (an empty name is none, as GitHub reads it), its secrets and variables. */
+function environmentOf(
+  job: Job,
+  base: Record<string, Value>,
+  options: WorkflowRunOptions,
+  frame: CallFrame,
+): { environment?: string; secrets: Record<string, string>; vars: Record<string, string> } {
   const named = typeof job.environment === 'object' ? job.environment.name : job.environment
-  // An empty name is no environment, as GitHub's workflow parser reads it.
-  const environment = asText(interpolate(named ?? '', scope({}))) || undefined
+  const environment = asText(interpolate(named ?? '', scopeOf(base, options, {}))) || undefined
   const secrets = { ...frame.secrets, ...(environment ? options.environments?.[environment] : {}) }
   const vars = { ...options.vars, ...(environment ? options.environmentVars?.[environment] : {}) }
-  if (job.uses) return callWorkflow(id, job, scope({ secrets, vars }), options, run)
+  return { environment, secrets, vars }
+}
+
+/**
+ * Each leg of the job's matrix in turn, recorded as `<job> (<values>)` (or as its evaluated
+ * `name:`); with `fail-fast` (the default), the legs after a failed one are cancelled. The job's
+ * result is a failure when a leg failed; its outputs, each leg's written over the earlier ones'.
+ */
+async function runMatrix(
+  id: string,
+  job: Job,
+  base: Record<string, Value>,
+  frame: CallFrame,
+  options: WorkflowRunOptions,
+  run: WorkflowRun,
+): Promise<JobRecord> {
+  let legs: Leg[]
+  try {
+    legs = expandMatrix(job.strategy?.matrix, scopeOf(base, options, {}))
+  } catch (error) {
+    return {
+      result: 'failure',
+      outputs: {},
+      error: `Error when evaluating 'strategy' for job '${id}'. ${(error as Error).message}`,
+    }
+  }
+  const failFast = String(job.strategy?.['fail-fast'] ?? true) !== 'false'
+  const record: JobRecord = { result: 'success', outputs: {}, legs: [] }
+  for (const leg of legs) {
+    const contexts = { ...base, matrix: leg }
+    const named =
+      job.name === undefined ? undefined : interpolate(job.name, scopeOf(contexts, options, {}))
+    const name = frame.prefix + (named === undefined ? legName(id, leg) : asText(named))
+    record.legs?.push(name)
+    const ran: JobRecord =
+      record.result === 'failure' && failFast
+        ? { result: 'cancelled', outputs: {} }
+        : await runLeg(name, job, contexts, frame, options, run)
+    run.jobs[name] = ran
+    if (ran.result === 'failure') record.result = 'failure'
+    Object.assign(record.outputs, ran.outputs)
+  }
+  return record
+}
+
+/** One run of a job's steps (a job without a matrix, or one leg of it), as `name`. */
+async function runLeg(
+  name: string,
+  job: Job,
+  contexts: Record<string, Value>,
+  frame: CallFrame,
+  options: WorkflowRunOptions,
+  run: WorkflowRun,
+): Promise<JobRecord> {
+  const { environment, secrets, vars } = environmentOf(job, contexts, options, frame)
+  const scope = (
+    added: Record<string, Value>,
+    status?: ExpressionScope['status'],
+  ): ExpressionScope => scopeOf(contexts, options, added, status)
   // The runner's temp folder (RUNNER_TEMP) and the job's own empty workspace last as long as
   // the job. After a failed step, only the steps whose `if` asks for it run (`!cancelled()`…).
   const state = await withCleanup(async (cleanup) => {
     const temp = await cleanup.tempDir('olympe-workflow-job-')
     const state: JobState = {
-      id: frame.prefix + id,
+      id: name,
       env: {},
       steps: {},
       workspace: await cleanup.tempDir('olympe-workflow-workspace-'),
+      artifacts: frame.artifacts,
       record: { result: 'success', outputs: {}, environment },
     }
     for (const step of job.steps ?? []) {
       const stepScope = {
-        ...scope({ secrets, vars, steps: state.steps, runner: { temp } }, state.record.result),
+        ...scope(
+          { secrets, vars, steps: state.steps, runner: { temp } },
+          state.record.result === 'failure' ? 'failure' : 'success',
+        ),
         workspace: state.workspace,
       }
       if (!condition(step.if, stepScope)) continue
@@ -268,8 +378,8 @@ async function runJob(
     state.record.environmentUrl = asText(interpolate(url, scope({ vars, steps: state.steps })))
   if (state.record.result === 'failure') return state.record
   const outputs = scope({ secrets, steps: state.steps })
-  for (const [name, value] of Object.entries(job.outputs ?? {}))
-    state.record.outputs[name] = asText(interpolate(value, outputs))
+  for (const [output, value] of Object.entries(job.outputs ?? {}))
+    state.record.outputs[output] = asText(interpolate(value, outputs))
   return state.record
 }
 
@@ -279,6 +389,8 @@ interface JobState {
   env: Record<string, string>
   /** An empty folder of the job's own until actions/checkout makes it the project. */
   workspace: string
+  /** The run's artifact store (workflow-artifacts.ts). */
+  artifacts: string
   steps: Record<string, Value>
   record: JobRecord
 }
@@ -287,6 +399,7 @@ async function callWorkflow(
   id: string,
   job: Job,
   scope: ExpressionScope,
+  caller: CallFrame,
   options: WorkflowRunOptions,
   run: WorkflowRun,
 ): Promise<JobRecord> {
@@ -315,6 +428,7 @@ async function callWorkflow(
     inputs: typedInputs(called.on.workflow_call?.inputs ?? {}, given),
     secrets: token === undefined ? passed : { ...passed, GITHUB_TOKEN: token },
     prefix: `${id}/`,
+    artifacts: caller.artifacts,
   }
   const jobs = await runJobs(called, frame, options, run)
   const failed = Object.values(jobs).some((each) => each.result === 'failure')
@@ -352,6 +466,12 @@ async function runStep(
   }
   if (step.uses?.startsWith('actions/setup-node@'))
     return { ...record, ...(await setupNode(withValues, state, temp, state.workspace)) }
+  const artifactStep = ARTIFACT_ACTIONS.find(([prefix]) => step.uses?.startsWith(prefix))?.[1]
+  if (artifactStep) {
+    const result = await artifactStep(withValues, state.workspace, state.artifacts)
+    if (step.id) state.steps[step.id] = { outputs: result.outputs }
+    return { ...record, code: result.code, texts: result.texts }
+  }
   const action = step.uses === undefined ? undefined : ACTION.exec(step.uses)
   if (action) {
     const id = (action[1] ?? 'deploy') as ActionId
@@ -379,6 +499,16 @@ async function runStep(
   if (step.id) state.steps[step.id] = { outputs: result.outputs }
   return { ...record, code: result.code, texts: result.texts }
 }
+
+const ARTIFACT_ACTIONS: Array<
+  [
+    string,
+    (inputs: Record<string, string>, workspace: string, store: string) => Promise<ArtifactStep>,
+  ]
+> = [
+  ['actions/upload-artifact@', uploadArtifact],
+  ['actions/download-artifact@', downloadArtifact],
+]
 
 /** The GITHUB_* facts the runner gives every step (the rest come with runAsGithub). */
 function actionContext(options: WorkflowRunOptions): Record<string, string> {
@@ -456,17 +586,35 @@ async function runScript(
     timeoutMs: 240_000,
   })
   const written = await readFile(output, 'utf8')
-  const outputs = Object.fromEntries(
-    written
-      .split('\n')
-      .filter((line) => line.includes('='))
-      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-  )
+  const outputs = commandFile(written)
   return {
     code: result.code,
     outputs,
     texts: { stdout: result.stdout, stderr: result.stderr, GITHUB_OUTPUT: written },
   }
+}
+
+/**
+ * The values of a file such as GITHUB_OUTPUT, as the runner reads it: `name=value` lines, and
+ * `name<<DELIMITER`, the value's lines, then `DELIMITER` alone for a value of several lines.
+ */
+export function commandFile(text: string): Record<string, string> {
+  const values: Record<string, string> = {}
+  const lines = text.split('\n')
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] ?? ''
+    const heredoc = /^([^=]+?)<<(.+)$/.exec(line)
+    if (heredoc && (!line.includes('=') || line.indexOf('<<') < line.indexOf('='))) {
+      const [, name = '', delimiter = ''] = heredoc
+      const end = lines.indexOf(delimiter, index + 1)
+      if (end < 0) throw new Error(`Matching delimiter not found '${delimiter}'`)
+      values[name] = lines.slice(index + 1, end).join('\n')
+      index = end
+    } else if (line.includes('=')) {
+      values[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1)
+    }
+  }
+  return values
 }
 
 /** Every step's texts, named `<job> / <step> <what>`, for a secret scan. */

@@ -1,14 +1,17 @@
 // The generated GitLab templates against their one source, the action definitions: same input
 // names, GitLab types, options and defaults; secrets only from CI/CD variables; nothing global.
 import { describe, expect, test } from '@jest/globals'
-import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { existsSync } from 'node:fs'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
 import { ACTION_DEFINITIONS } from '../../../src/core/action-list.js'
 import { dotenvKey, isWholeSecret, type InputDocs } from '../../../src/core/definition.js'
 import { EXIT_CODES } from '../../../src/core/shared/exit-codes.js'
 import { gitlabInput } from '../../../scripts/render/gitlab.js'
+import { withCleanup } from '../../helpers/cleanup.js'
 import { ROOT } from '../../helpers/run-action.js'
+import { capture } from '../../helpers/run-process.js'
 
 interface SpecInput {
   type?: string
@@ -348,8 +351,9 @@ describe('pipeline.yml: one job per set of images', () => {
     const { images, codeasdata } = await imageJobs()
     const filter = (job: ImageJob): string | undefined =>
       job.script.find((line) => line.startsWith('sed -i'))
+    // The lists go in the hand-over file, not in the dotenv report, which holds 5 KB by default.
     expect(filter(images)).toBe(
-      `sed -i '/^OLYMPE_BUILD_IMAGES_CODEASDATA_/d' ${images.artifacts.reports.dotenv}`,
+      `sed -i -e '/^OLYMPE_BUILD_IMAGES_CODEASDATA_/d' -e '/^OLYMPE_BUILD_IMAGES_IMAGES=/d' -e '/^OLYMPE_BUILD_IMAGES_MATRIX=/d' ${images.artifacts.reports.dotenv}`,
     )
     expect(filter(codeasdata)).toBe(
       `sed -i '/^OLYMPE_BUILD_IMAGES_CODEASDATA_/!d' ${codeasdata.artifacts.reports.dotenv}`,
@@ -404,7 +408,13 @@ describe('pipeline.yml: the check job, first', () => {
     const { check, images, deploy } = await jobs()
     // The image references come later, from the image jobs' dotenv reports: absent at check time.
     const later = { INPUT_FRONTEND_IMAGE: '', INPUT_BACKEND_IMAGES: '', INPUT_CODEASDATA_IMAGE: '' }
-    expect(check.variables).toEqual({ ...images.variables, ...deploy.variables, ...later })
+    // The file the images job hands its images over from is its own.
+    const { OLYMPE_IMAGES_ENV, ...imageInputs } = images.variables
+    expect(OLYMPE_IMAGES_ENV).toBe('olympe-build-images.env')
+    // The deploy job's is the backends list, which tells it to deploy those files.
+    const { OLYMPE_BACKENDS, ...deployInputs } = deploy.variables
+    expect(OLYMPE_BACKENDS).toBe('$[[ inputs.backends ]]')
+    expect(check.variables).toEqual({ ...imageInputs, ...deployInputs, ...later })
     // The code-as-data image too when the pipeline builds it.
     expect(exports(check)).toEqual({
       ...exports(images),
@@ -416,17 +426,20 @@ describe('pipeline.yml: the check job, first', () => {
 
   test('runs both checks, the second even when the first fails, and then fails', async () => {
     const { check } = await jobs()
-    const run = (action: string): string =>
-      `$OLYMPE_DEPLOY ${action} --check-only || OLYMPE_CHECK_FAILED=true`
-    const last = check.script.slice(-5)
+    const last = check.script.slice(-6)
     expect(last[0]).toBe(RUNS_AS)
     // Then the package alone: npm's failures are said as such, before any input is checked.
     expect(last[1]).toMatch(
       /^OLYMPE_NPM_SAID=\$\(\$OLYMPE_DEPLOY --version 2>&1 >\/dev\/null\) \|\| \{\n/,
     )
     expect(last[1]).toContain('Your inputs and variables were not checked yet')
-    expect(last.slice(2, 4)).toEqual([run('build-images'), run('deploy')])
-    expect(last[4]).toBe(
+    // build-images' plan, in a file, then the backend legs against it (below), then deploy.
+    expect(last[2]).toBe(
+      '$OLYMPE_DEPLOY build-images --check-only --dotenv olympe-plan.env || OLYMPE_CHECK_FAILED=true',
+    )
+    expect(last[3]).toContain("Invalid input 'backend-legs'")
+    expect(last[4]).toBe('$OLYMPE_DEPLOY deploy --check-only || OLYMPE_CHECK_FAILED=true')
+    expect(last[5]).toBe(
       '[ -z "$OLYMPE_CHECK_FAILED" ] || { echo "A check above failed, so the images and deploy jobs do not run: set what it names (a CI/CD variable or an input of the pipeline), then run the pipeline again." >&2; exit 1; }',
     )
   })
@@ -437,6 +450,249 @@ describe('pipeline.yml: the check job, first', () => {
     expect(images.needs).toEqual([check, '$[[ inputs.job-prefix ]]-build'])
     expect(codeasdata.needs).toEqual([check, '$[[ inputs.job-prefix ]]-build'])
   })
+})
+
+describe('pipeline.yml: several backends, each on a runner of its own', () => {
+  interface ImageJob {
+    stage: string
+    image: string
+    services: string
+    needs: unknown[]
+    rules: unknown[]
+    cache: unknown
+    parallel?: { matrix: Record<string, string>[] }
+    variables: Record<string, string>
+    script: string[]
+    artifacts: { paths?: string[]; reports?: { dotenv: string } }
+  }
+  const pipelineJobs = async (): Promise<Record<string, ImageJob>> => {
+    const { jobs } = await template('pipeline')
+    const job = (name: string): ImageJob =>
+      jobs[`$[[ inputs.job-prefix ]]-${name}`] as unknown as ImageJob
+    return {
+      check: job('check'),
+      images: job('images'),
+      backend: job('backend'),
+      codeasdata: job('codeasdata-image'),
+      deploy: job('deploy'),
+    }
+  }
+  /** A block of a job's script that holds `marker`, run by sh (dash: POSIX, as Alpine's ash). */
+  async function runBlock(
+    job: ImageJob,
+    marker: string,
+    env: Record<string, string>,
+    after = '',
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const block = job.script.find((line) => line.includes(marker)) ?? ''
+    expect(block).not.toBe('')
+    const script = block.replace(/\$\[\[ inputs\.job-prefix \]\]/g, 'olympe') + after
+    return withCleanup(async (cleanup) => {
+      const cwd = await cleanup.tempDir('olympe-gitlab-block-')
+      for (const [name, text] of Object.entries(env))
+        if (name.includes('/') || name.endsWith('.env')) {
+          await mkdir(dirname(join(cwd, name)), { recursive: true })
+          await writeFile(join(cwd, name), text)
+        }
+      const vars = Object.fromEntries(
+        Object.entries(env).filter(([name]) => !name.includes('/') && !name.endsWith('.env')),
+      )
+      const result = await capture('sh', ['-c', script], {
+        cwd,
+        env: { PATH: process.env.PATH ?? '', ...vars },
+      })
+      const files = existsSync(join(cwd, 'olympe-images'))
+        ? Object.fromEntries(
+            await Promise.all(
+              (await readdir(join(cwd, 'olympe-images'))).map(
+                async (file) =>
+                  [file, await readFile(join(cwd, 'olympe-images', file), 'utf8')] as const,
+              ),
+            ),
+          )
+        : {}
+      return { ...result, stdout: result.stdout + (after ? '' : JSON.stringify(files)) }
+    })
+  }
+
+  test('backend-legs is an array input, empty by default', async () => {
+    const { inputs } = await template('pipeline')
+    expect(inputs['backend-legs']).toMatchObject({ type: 'array', default: [] })
+    expect(inputs['build-output']).toMatchObject({ default: 'dist' })
+  })
+
+  test('the backend job: one per name of backend-legs, each building that backend alone, as the images job builds', async () => {
+    const { images, backend } = await pipelineJobs()
+    expect(backend?.parallel).toEqual({
+      matrix: [{ OLYMPE_BACKEND: '$[[ inputs.backend-legs ]]' }],
+    })
+    const same = ({ stage, image, services, needs, rules, cache }: ImageJob): object => ({
+      stage,
+      image,
+      services,
+      needs,
+      rules,
+      cache,
+    })
+    expect(same(backend as ImageJob)).toEqual(same(images as ImageJob))
+    const { OLYMPE_BACKEND_LEGS, ...imageVariables } = images?.variables ?? {}
+    expect(OLYMPE_BACKEND_LEGS).toBe('$[[ inputs.backend-legs ]]')
+    expect(backend?.variables).toEqual({
+      ...imageVariables,
+      INPUT_IMAGES: 'backend:$OLYMPE_BACKEND',
+      OLYMPE_IMAGES_ENV: 'olympe-backend.env',
+    })
+    const exported = (job: ImageJob | undefined): string | undefined =>
+      job?.script.find((line) => line.startsWith('export INPUT_'))
+    expect(exported(backend)).toBe(exported(images))
+    // No dotenv report: every leg would write the same keys.
+    expect(backend?.artifacts).toEqual({ paths: ['olympe-images/'] })
+  })
+
+  test('every image job hands over its images as a file named after them; the deploy job gives their lines to built-images', async () => {
+    const jobs = await pipelineJobs()
+    const HAND_OVER = "sed -n 's/^OLYMPE_BUILD_IMAGES_IMAGES=//p'"
+    for (const name of ['images', 'backend', 'codeasdata']) {
+      const { script, artifacts } = jobs[name] as ImageJob
+      const built = script.findIndex((line) => line.includes(' build-images --dotenv '))
+      expect({ name, next: script[built + 1]?.includes(HAND_OVER) }).toEqual({ name, next: true })
+      expect({ name, paths: artifacts.paths }).toEqual({ name, paths: ['olympe-images/'] })
+    }
+    const images = jobs.images as ImageJob
+    const env = (images: string, line: string): Record<string, string> => ({
+      INPUT_IMAGES: images,
+      OLYMPE_IMAGES_ENV: 'leg.env',
+      'leg.env': `OLYMPE_BUILD_IMAGES_FRONTEND_IMAGE=\nOLYMPE_BUILD_IMAGES_IMAGES=${line}\nOLYMPE_BUILD_IMAGES_SKIPPED=false\n`,
+    })
+    const line = '[{"kind":"backend","name":"api","reference":"r/shop/backend-api:main-1a2b3c4"}]'
+    expect((await runBlock(images, HAND_OVER, env('backend:api', line))).stdout).toBe(
+      JSON.stringify({ 'backend-api.json': `${line}\n` }),
+    )
+    expect((await runBlock(images, HAND_OVER, env('frontend,backend', '[]'))).stdout).toBe(
+      JSON.stringify({ 'frontend+backend.json': '[]\n' }),
+    )
+
+    const BACKENDS_LIST = '- name: api\n  sources: dist/api\n'
+    const shown =
+      '\nprintf "%s|%s|%s" "$INPUT_BUILT_IMAGES" "$INPUT_FRONTEND_IMAGE" "$INPUT_BACKEND_IMAGES"'
+    const gathered = await runBlock(
+      jobs.deploy as ImageJob,
+      'olympe-images/*.json',
+      {
+        OLYMPE_BACKENDS: BACKENDS_LIST,
+        INPUT_FRONTEND_IMAGE: 'r/shop/frontend:main-1a2b3c4',
+        INPUT_BACKEND_IMAGES: 'r/shop/backend-api:main-1a2b3c4',
+        'olympe-images/frontend.json': '[{"kind":"frontend"}]\n',
+        'olympe-images/backend-api.json': '[{"kind":"backend","name":"api"}]\n',
+      },
+      shown,
+    )
+    expect(gathered.stdout).toBe(
+      'The images of backend-api frontend are deployed.\n[{"kind":"backend","name":"api"}]\n[{"kind":"frontend"}]||',
+    )
+    // Without the files (image jobs of a team's own), the dotenv references stay.
+    const without = await runBlock(
+      jobs.deploy as ImageJob,
+      'olympe-images/*.json',
+      { OLYMPE_BACKENDS: BACKENDS_LIST, INPUT_FRONTEND_IMAGE: 'r/shop/frontend:main-1a2b3c4' },
+      shown,
+    )
+    expect(without.stdout).toBe('|r/shop/frontend:main-1a2b3c4|')
+    // One unnamed backend (no backends list): the references, sent as given, as before; the
+    // files would be sent by digest.
+    const unnamed = await runBlock(
+      jobs.deploy as ImageJob,
+      'olympe-images/*.json',
+      {
+        INPUT_FRONTEND_IMAGE: 'r/shop/frontend:main-1a2b3c4',
+        INPUT_BACKEND_IMAGES: 'r/shop/backend:main-1a2b3c4',
+        'olympe-images/frontend+backend.json': '[{"kind":"frontend"},{"kind":"backend"}]\n',
+      },
+      shown,
+    )
+    expect(unnamed.stdout).toBe('|r/shop/frontend:main-1a2b3c4|r/shop/backend:main-1a2b3c4')
+  })
+
+  test('with backend-legs, the images job builds the frontend alone', async () => {
+    const { images } = await pipelineJobs()
+    const shown = '\nprintf "%s" "$INPUT_IMAGES"'
+    for (const [legs, expected] of [
+      [
+        '["api", "worker"]',
+        'The backends are built each in a job of its own (olympe-backend), this job builds the frontend.\nfrontend',
+      ],
+      [
+        'api,worker',
+        'The backends are built each in a job of its own (olympe-backend), this job builds the frontend.\nfrontend',
+      ],
+      ['[]', 'frontend,backend'],
+      ['', 'frontend,backend'],
+    ])
+      expect({
+        legs,
+        printed: (
+          await runBlock(
+            images as ImageJob,
+            'export INPUT_IMAGES=frontend',
+            { OLYMPE_BACKEND_LEGS: legs ?? '', INPUT_IMAGES: 'frontend,backend' },
+            shown,
+          )
+        ).stdout,
+      }).toEqual({ legs, printed: expected })
+  })
+
+  // GitLab writes a list in a string as JSON, gitlab-ci-local with commas: both are read.
+  test.each([
+    ['GitLab', (names: string[]): string => JSON.stringify(names).replace(/,/g, ', ')],
+    ['gitlab-ci-local', (names: string[]): string => names.join(',')],
+  ])(
+    'the check job refuses backend-legs that do not name every backend once, as %s writes the list',
+    async (_, written) => {
+      const { check } = await pipelineJobs()
+      const plan = (matrix: string[]): string =>
+        `OLYMPE_BUILD_IMAGES_FRONTEND_IMAGE=\nOLYMPE_BUILD_IMAGES_MATRIX=${JSON.stringify(matrix)}\n`
+      const named = plan([
+        'frontend',
+        'backend:api',
+        'backend:worker',
+        'backend:admin',
+        'codeasdata',
+      ])
+      const verdict = async (
+        legs: string[],
+        planned = named,
+        failed = '',
+      ): Promise<{ failed: string; said: string }> => {
+        const result = await runBlock(
+          check as ImageJob,
+          "Invalid input 'backend-legs'",
+          {
+            OLYMPE_BACKEND_LEGS: written(legs),
+            OLYMPE_CHECK_FAILED: failed,
+            'olympe-plan.env': planned,
+          },
+          '\nprintf "%s" "$OLYMPE_CHECK_FAILED"',
+        )
+        return { failed: result.stdout, said: result.stderr.trim() }
+      }
+      expect(await verdict(['worker', 'api', 'admin'])).toEqual({ failed: '', said: '' })
+      expect(await verdict([])).toEqual({ failed: '', said: '' })
+      expect(await verdict(['api', 'worker'])).toEqual({
+        failed: 'true',
+        said: "Invalid input 'backend-legs' ([api, worker]): it must name every backend of 'backends' once ('api', 'worker', 'admin'). Missing: 'admin'. Set it to [api, worker, admin], or leave it empty to build every backend in olympe-images.",
+      })
+      expect(await verdict(['api', 'worker', 'admin', 'api', 'apy'])).toEqual({
+        failed: 'true',
+        said: "Invalid input 'backend-legs' ([api, worker, admin, api, apy]): it must name every backend of 'backends' once ('api', 'worker', 'admin'). Not in 'backends': 'apy'. Twice: 'api'. Set it to [api, worker, admin], or leave it empty to build every backend in olympe-images.",
+      })
+      expect(await verdict(['api'], plan(['frontend', 'backend']))).toEqual({
+        failed: 'true',
+        said: "Invalid input 'backend-legs' ([api]): it names backends, but 'backends' lists none. Give 'backends' the list of your backends (name, sources and dockerfile of each), or leave 'backend-legs' empty to build the one backend in olympe-images.",
+      })
+      // After a failed build-images check, its plan is not there to compare with.
+      expect(await verdict(['api'], '', 'true')).toEqual({ failed: 'true', said: '' })
+    },
+  )
 })
 
 describe('pipeline.yml: the project build off the default branch', () => {
@@ -450,7 +706,7 @@ describe('pipeline.yml: the project build off the default branch', () => {
     (await template('pipeline')).jobs['$[[ inputs.job-prefix ]]-build'] as unknown as BuildJob
   const NOTE = {
     OLYMPE_FRONTEND_OUTPUT: 'olympe-build-only.txt',
-    OLYMPE_BACKEND_OUTPUT: 'olympe-build-only.txt',
+    OLYMPE_BUILD_OUTPUT: 'olympe-build-only.txt',
     OLYMPE_CODEASDATA_OUTPUT: 'olympe-build-only.txt',
     OLYMPE_LOCK_FILE: 'olympe-build-only.txt',
   }
@@ -470,7 +726,8 @@ describe('pipeline.yml: the project build off the default branch', () => {
     const { variables, artifacts, script } = await build()
     expect(artifacts.paths.map((path) => variables[path.slice(1)])).toEqual([
       '$[[ inputs.working-directory ]]/$[[ inputs.frontend-sources ]]',
-      '$[[ inputs.working-directory ]]/$[[ inputs.backend-sources ]]',
+      // The backends' outputs: `backends` is a YAML text, which no artifacts path can read.
+      '$[[ inputs.working-directory ]]/$[[ inputs.build-output ]]',
       '$[[ inputs.working-directory ]]/$[[ inputs.codeasdata-sources ]]',
       // Where the images job, which gets no node_modules, reads Draw's version.
       '$[[ inputs.working-directory ]]/package-lock.json',

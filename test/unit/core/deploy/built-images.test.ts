@@ -10,6 +10,7 @@ import {
   unreachedWarning,
   type BuiltImages,
 } from '../../../../src/core/deploy/built-images.js'
+import { deployedTo } from '../../../helpers/deploy-rules.js'
 
 const D = (char: string): string => `sha256:${char.repeat(64)}`
 const REG = 'reg.example.com:5000/shop'
@@ -199,18 +200,8 @@ describe('the deploy rules made for named backends', () => {
     ])
   })
 
-  /** Which backends of `names` get which of `images`, as the platform reads the rules. */
   const deployed = (images: string[], names: string[]): Record<string, string[]> =>
-    Object.fromEntries(
-      names.map((name) => [
-        name,
-        images.filter((image) =>
-          rules.some(
-            (rule) => new RegExp(rule.target).test(name) && new RegExp(rule.source).test(image),
-          ),
-        ),
-      ]),
-    )
+    deployedTo(rules, images, names)
 
   test('each backend gets its own image, pinned or not, and a name outside the list nothing', () => {
     const names = ['api', 'api-v2', 'worker', 'api-v', 'xapi', 'api2', 'worker-old', '']
