@@ -545,8 +545,11 @@ describe('pipeline.yml: several backends, each on a runner of its own', () => {
     const exported = (job: ImageJob | undefined): string | undefined =>
       job?.script.find((line) => line.startsWith('export INPUT_'))
     expect(exported(backend)).toBe(exported(images))
-    // No dotenv report: every leg would write the same keys.
-    expect(backend?.artifacts).toEqual({ paths: ['olympe-images/'] })
+    // No dotenv report: every leg would write the same keys. Its SBOM, as every image job's.
+    expect(backend?.artifacts).toEqual({
+      paths: ['olympe-images/'],
+      reports: { cyclonedx: 'olympe-sbom/gl-sbom-*.cdx.json' },
+    })
   })
 
   test('every image job hands over its images as a file named after them; the deploy job gives their lines to built-images', async () => {
