@@ -16,7 +16,6 @@ import { registryImage } from '../../src/core/registry/reference.js'
 import { RegistrySession } from '../../src/core/registry/session.js'
 import { startDeadline } from '../../src/core/shared/deadline.js'
 import { isProblem } from '../../src/core/shared/problem.js'
-import { pemBlocks } from '../../src/core/signing/pem.js'
 import { openSigningKey } from '../../src/core/signing/private-key.js'
 import { keySigner } from '../../src/core/signing/signer.js'
 import { systemClock } from '../../src/tools/clock.js'
@@ -24,12 +23,11 @@ import { createHttpClient } from '../../src/tools/http.js'
 import { frontendFacts, SECRET_BUILD_ARG, SECRET_INPUT } from '../helpers/attestations.js'
 import { BASE_IMAGES, pushImage } from '../helpers/docker-env.js'
 import { useDockerSuite } from '../helpers/docker-suite.js'
-import { runAsGithub, type RunResult } from '../helpers/run-action.js'
+import type { RunResult } from '../helpers/run-action.js'
 import { capture } from '../helpers/run-process.js'
-import { pinnedOf, startCosignDeploys, type Cosign, type KeyPair } from '../helpers/cosign.js'
+import { keyPairSecrets, pinnedOf, useCosignDeploys } from '../helpers/cosign.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 import { useCleanup } from '../helpers/suite.js'
-import type { WebhookServer } from '../helpers/webhook-server.js'
 
 const KEY_PASSWORD = `cosign-pw-${randomBytes(8).toString('hex')}`
 const WEBHOOK_TOKEN = 'attestations-webhook-token-7c1d'
@@ -48,21 +46,25 @@ const LOCK = JSON.stringify({
   },
 })
 
-let webhook: WebhookServer
-let cosign: Cosign
-let pair: KeyPair
-let workspace = ''
 const images: Record<string, { reference: string; digest: string }> = {}
 const captured: Record<string, string> = {}
 const cleanup = useCleanup(60_000)
 const suite = useDockerSuite(cleanup)
+/** cosign, and the key pair it made that the deploy runs trust (`cosign.pub`). */
+const {
+  cosign,
+  trusted: pair,
+  push,
+  deploy: deployRun,
+} = useCosignDeploys(cleanup, suite, {
+  namespace: 'att',
+  images,
+  trusted: { label: 'attest', password: KEY_PASSWORD },
+  webhookToken: WEBHOOK_TOKEN,
+  captured,
+})
 
 beforeAll(async () => {
-  const deploys = await startCosignDeploys(cleanup, suite, { namespace: 'att', images })
-  ;({ webhook, cosign, workspace } = deploys)
-  const { push } = deploys
-  pair = await cosign.generateKeyPair('attest', KEY_PASSWORD)
-  await writeFile(join(workspace, 'cosign.pub'), pair.publicKey)
   await push('frontend:ours', BASE_IMAGES.frontend)
   await push('frontend:bare', BASE_IMAGES.codeasdata)
   await push('frontend:elsewhere', BASE_IMAGES.backend)
@@ -143,27 +145,13 @@ async function attachOurs(name: string): Promise<void> {
   captured[`attached ${name}`] = JSON.stringify(attached)
 }
 
-async function deploy(label: string, name: string): Promise<{ run: RunResult; posts: number }> {
-  const before = webhook.requests.length
-  const run = await runAsGithub('deploy', {
-    cwd: workspace,
-    inputs: {
-      'webhook-url': webhook.url,
-      'webhook-token': WEBHOOK_TOKEN,
-      'registry-username': suite.registry.user,
-      'registry-password': suite.registry.password,
-      'verify-signatures': 'cosign.pub',
-      'require-provenance': 'true',
-      'frontend-image': referenceOf(name),
-    },
-    env: {
-      DOCKER_CONFIG: await cleanup.tempDir('olympe-docker-config-empty-'),
-      GITHUB_SERVER_URL: 'https://github.com',
-      GITHUB_REPOSITORY: 'acme/shop',
-    },
-  })
-  captured[`deploy ${label}`] = [run.stdout, run.stderr, ...Object.values(run.files)].join('\n')
-  return { run, posts: webhook.requests.length - before }
+/** deploy of `name`, requiring its provenance, from this repository on GitHub. */
+function deploy(label: string, name: string): Promise<{ run: RunResult; posts: number }> {
+  return deployRun(
+    label,
+    { 'require-provenance': 'true', 'frontend-image': referenceOf(name) },
+    { GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'acme/shop' },
+  )
 }
 
 describe('our attestations, checked by cosign verify-attestation --key', () => {
@@ -322,11 +310,6 @@ describe('deploy with require-provenance, against cosign', () => {
 describe('leaks', () => {
   test('no capture holds the signing key, its password or its PEM body', () => {
     expect(Object.keys(captured).length).toBeGreaterThan(8)
-    const blocks = pemBlocks(pair.key)
-    expectNoSecrets(captured, [
-      pair.key,
-      KEY_PASSWORD,
-      ...blocks.flatMap((block) => [block.body, ...block.lines]),
-    ])
+    expectNoSecrets(captured, keyPairSecrets(pair, KEY_PASSWORD))
   })
 })

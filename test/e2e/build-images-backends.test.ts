@@ -172,6 +172,16 @@ describe.each<Builder>(['docker', 'buildah'])('three backends built with %s', (b
   /** What the registry held after the last run. */
   let last: Record<Name, { digest: string; service: string; label?: string }>
 
+  /** build-images with `builder` on the next commit, plus `extra`, which succeeds. */
+  async function buildNext(
+    extra: Record<string, string> = {},
+  ): Promise<{ commit: { sha: string; tag: string }; result: RunResult }> {
+    const commit = nextCommit()
+    const result = await buildImages(builder, repository, commit, extra)
+    expect(runOutcome(result)).toEqual({ code: 0, tail: '' })
+    return { commit, result }
+  }
+
   beforeAll(async () => {
     repository = suite.uniqueRepository(`backends-${builder}`)
     // Each builder starts from the same sources: the other's runs changed some.
@@ -181,9 +191,7 @@ describe.each<Builder>(['docker', 'buildah'])('three backends built with %s', (b
   test(
     'the first run builds each backend from its own sources into its own image, side by side',
     async () => {
-      const commit = nextCommit()
-      const result = await buildImages(builder, repository, commit)
-      expect(runOutcome(result)).toEqual({ code: 0, tail: '' })
+      const { commit, result } = await buildNext()
       expect(built(result).sort()).toEqual([...IDS].sort())
       const references = NAMES.map(
         (name) => `${suite.registry.host}/${repository}/backend-${name}:${commit.tag}`,
@@ -221,9 +229,7 @@ describe.each<Builder>(['docker', 'buildah'])('three backends built with %s', (b
   test(
     'a second run with nothing changed reuses all three: nothing built or pushed',
     async () => {
-      const commit = nextCommit()
-      const result = await buildImages(builder, repository, commit)
-      expect(runOutcome(result)).toEqual({ code: 0, tail: '' })
+      const { commit, result } = await buildNext()
       expect(built(result)).toEqual([])
       expect(result.stdout).toContain(
         'Nothing to build: no image changed since it was last pushed.',
@@ -239,9 +245,7 @@ describe.each<Builder>(['docker', 'buildah'])('three backends built with %s', (b
     "one backend's file changed: that backend alone is built, the other two reused",
     async () => {
       await writeService('worker', commits)
-      const commit = nextCommit()
-      const result = await buildImages(builder, repository, commit)
-      expect(runOutcome(result)).toEqual({ code: 0, tail: '' })
+      const { commit, result } = await buildNext()
       expect(built(result)).toEqual(['backend:worker'])
       expect(JSON.parse(result.outputs.reused ?? '')).toEqual(['backend:api', 'backend:jobs'])
       const now = await images(repository, commit.tag)
@@ -259,9 +263,7 @@ describe.each<Builder>(['docker', 'buildah'])('three backends built with %s', (b
     async () => {
       await writeService('jobs', commits)
       await writeService('api', commits)
-      const commit = nextCommit()
-      const result = await buildImages(builder, repository, commit, { images: 'backend:jobs' })
-      expect(runOutcome(result)).toEqual({ code: 0, tail: '' })
+      const { commit, result } = await buildNext({ images: 'backend:jobs' })
       // api changed too, but is not this leg's: neither built nor tagged.
       expect(built(result)).toEqual(['backend:jobs'])
       expect(result.outputs.matrix).toBe('["backend:jobs"]')

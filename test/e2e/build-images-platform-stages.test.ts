@@ -18,11 +18,10 @@ import {
   docker,
   dockerLogin,
   pushImage,
-  removeImages,
   type RunOptions,
 } from '../helpers/docker-env.js'
 import { useDockerSuite } from '../helpers/docker-suite.js'
-import { runAsGithub, runOutcome, type RunResult } from '../helpers/run-action.js'
+import { runOutcome, type RunResult } from '../helpers/run-action.js'
 
 const TARGET = 'linux/arm64'
 
@@ -89,16 +88,9 @@ async function buildImages(): Promise<RunResult> {
   runs++
   const sha = createHash('sha1').update(`commit ${runs}`).digest('hex')
   // A fresh engine each run: only the registry remembers.
-  await removeImages(`${suite.registry.host}/`)
-  const result = await runAsGithub('build-images', {
-    cwd: project,
-    inputs: {
-      ...suite.pushInputs,
-      images: 'frontend',
-      platform: TARGET,
-    },
-    env: { ...suite.env, ...cache.env, GITHUB_SHA: sha, GITHUB_REPOSITORY: repository },
-    event: { name: 'push', payload: { repository: { default_branch: 'main' } } },
+  const result = await suite.buildOnFreshEngine(project, {
+    inputs: { images: 'frontend', platform: TARGET },
+    env: { ...cache.env, GITHUB_SHA: sha, GITHUB_REPOSITORY: repository },
   })
   expect(runOutcome(result)).toEqual({ code: 0, tail: '' })
   return result

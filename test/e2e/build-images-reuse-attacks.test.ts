@@ -15,9 +15,9 @@ import {
   type ActionsCacheServer,
 } from '../helpers/actions-cache-server.js'
 import { useCleanup } from '../helpers/suite.js'
-import { BASE_IMAGES, docker, dockerLogin, pushImage, removeImages } from '../helpers/docker-env.js'
+import { BASE_IMAGES, docker, dockerLogin, pushImage } from '../helpers/docker-env.js'
 import { useDockerSuite } from '../helpers/docker-suite.js'
-import { runAsGithub, type RunResult } from '../helpers/run-action.js'
+import type { RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets, keySecrets } from '../helpers/secrets.js'
 
 let cache: ActionsCacheServer
@@ -57,18 +57,11 @@ interface Built {
 async function buildFrontend(which: Case, inputs: Record<string, string> = {}): Promise<Built> {
   runs++
   const sha = createHash('sha1').update(`attack ${runs}`).digest('hex')
-  // A fresh engine: nothing of the registry's is left in it.
-  await removeImages(`${suite.registry.host}/`)
   await suite.spy.reset()
-  const result = await runAsGithub('build-images', {
-    cwd: which.project,
-    inputs: {
-      ...suite.pushInputs,
-      images: 'frontend',
-      ...inputs,
-    },
-    env: { ...suite.env, ...cache.env, GITHUB_SHA: sha, GITHUB_REPOSITORY: which.repository },
-    event: { name: 'push', payload: { repository: { default_branch: 'main' } } },
+  // A fresh engine: nothing of the registry's is left in it.
+  const result = await suite.buildOnFreshEngine(which.project, {
+    inputs: { images: 'frontend', ...inputs },
+    env: { ...cache.env, GITHUB_SHA: sha, GITHUB_REPOSITORY: which.repository },
   })
   const commands = await suite.spy.commands()
   expectNoSecrets(await suite.seenIn(result), [

@@ -16,15 +16,9 @@ import {
 } from '../helpers/actions-cache-server.js'
 import { useCleanup } from '../helpers/suite.js'
 import { startCuttingProxy } from '../helpers/cutting-proxy.js'
-import {
-  BASE_IMAGES,
-  dockerLogin,
-  pushImage,
-  removeImages,
-  run as runProcess,
-} from '../helpers/docker-env.js'
+import { BASE_IMAGES, dockerLogin, pushImage, run as runProcess } from '../helpers/docker-env.js'
 import { useDockerSuite } from '../helpers/docker-suite.js'
-import { runAsGithub, runOutcome, type RunResult } from '../helpers/run-action.js'
+import { runOutcome, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
 
 const FINGERPRINT = 'io.olympe.deploy-actions.fingerprint'
@@ -42,19 +36,9 @@ const kept: Record<string, string> = {}
 
 beforeAll(async () => {
   cache = cleanup.track('actions cache', await startActionsCacheServer())
-  const { registry } = suite
   // The job logged in as docker/login-action does: the registry holds the base images too.
-  await dockerLogin(registry, { env: { ...process.env, DOCKER_CONFIG: suite.dockerConfig } })
-  for (const base of Object.values(BASE_IMAGES))
-    await pushImage(base, `${registry.host}/${base}`, {
-      env: { ...process.env, DOCKER_CONFIG: suite.dockerConfig },
-    })
-  project = await suite.copyProject()
-  for (const kind of IMAGE_KINDS) {
-    const file = join(project, `docker/${kind}.Dockerfile`)
-    const text = await readFile(file, 'utf8')
-    await writeFile(file, text.replace(/^FROM (\S+)/m, `FROM ${registry.host}/$1`))
-  }
+  await dockerLogin(suite.registry, { env: { ...process.env, DOCKER_CONFIG: suite.dockerConfig } })
+  project = await suite.copyProjectOnRegistryBases()
   repository = suite.uniqueRepository('reuse')
 }, 120_000)
 
@@ -84,29 +68,23 @@ async function buildImages(
   const sha = nextSha()
   const tag = `main-${sha.slice(0, 7)}`
   await freshCheckout(project)
-  // A fresh engine: nothing of the registry's, bases included, is left in it.
-  await removeImages(`${suite.registry.host}/`)
   await suite.spy.reset()
   const runnerTemp = await cleanup.tempDir('olympe-reuse-runner-temp-')
-  const result = await runAsGithub('build-images', {
-    cwd: project,
+  // A fresh engine: nothing of the registry's, bases included, is left in it.
+  const result = await suite.buildOnFreshEngine(project, {
     inputs: {
       registry: options.registry ?? suite.registry.host,
-      'registry-username': suite.registry.user,
-      'registry-password': suite.registry.password,
       codeasdata: 'true',
       ...kept,
       ...options.inputs,
     },
     env: {
-      ...suite.env,
       ...cache.env,
       GITHUB_SHA: sha,
       GITHUB_REPOSITORY: repository,
       GITHUB_RUN_ID: '7',
       RUNNER_TEMP: runnerTemp,
     },
-    event: { name: 'push', payload: { repository: { default_branch: 'main' } } },
   })
   const commands = await suite.spy.commands()
   expectNoSecrets(await suite.seenIn(result), [suite.registry.password])

@@ -37,6 +37,7 @@ const USER = 'deployer'
 const PASSWORD = `pw-${randomBytes(10).toString('hex')}`
 const WRONG_PASSWORD = `wrong-${randomBytes(6).toString('hex')}`
 const CREDENTIALS = { 'registry-username': USER, 'registry-password': PASSWORD }
+const WRONG_CREDENTIALS = { 'registry-username': USER, 'registry-password': WRONG_PASSWORD }
 
 interface Pushed {
   reference: string
@@ -127,6 +128,19 @@ async function deploy(
   return { run, posts: webhook.requests.length }
 }
 
+/**
+ * deploy with `inputs` and verify-images auto (the default), then true, labelled `<label> auto`
+ * and `<label> true`: auto warns and the POST goes out, true fails with no POST. Both runs.
+ */
+async function autoAndTrue(label: string, inputs: Record<string, string>): Promise<RunResult[]> {
+  const auto = await deploy(`${label} auto`, inputs)
+  const strict = await deploy(`${label} true`, { ...inputs, 'verify-images': 'true' })
+
+  expect([auto.run.code, auto.posts]).toEqual([0, 1])
+  expect([strict.run.code, strict.posts]).toEqual([1, 0])
+  return [auto.run, strict.run]
+}
+
 const setupOf = (kind: Kind): Setup => {
   const setup = setups[kind]
   if (!setup) throw new Error(`the ${kind} registry did not start`)
@@ -208,8 +222,7 @@ describe.each(['basic', 'bearer'] as const)('against the real registry, %s auth'
     const { run, posts } = await deploy(`${kind}: wrong true`, {
       'frontend-image': images.frontend.reference,
       'verify-images': 'true',
-      'registry-username': USER,
-      'registry-password': WRONG_PASSWORD,
+      ...WRONG_CREDENTIALS,
     })
 
     expect(run.code).toBe(1)
@@ -226,8 +239,7 @@ describe.each(['basic', 'bearer'] as const)('against the real registry, %s auth'
     const { images } = setupOf(kind)
     const { run, posts } = await deploy(`${kind}: wrong auto`, {
       'frontend-image': images.frontend.reference,
-      'registry-username': USER,
-      'registry-password': WRONG_PASSWORD,
+      ...WRONG_CREDENTIALS,
     })
 
     expect(run.code).toBe(0)
@@ -244,12 +256,7 @@ describe.each(['basic', 'bearer'] as const)('against the real registry, %s auth'
   test('without any login the registry is asked anonymously: a warning in auto, a failure in true', async () => {
     const { images } = setupOf(kind)
     const inputs = { 'frontend-image': images.frontend.reference }
-    const auto = await deploy(`${kind}: anonymous auto`, inputs)
-    const strict = await deploy(`${kind}: anonymous true`, { ...inputs, 'verify-images': 'true' })
-
-    expect([auto.run.code, auto.posts]).toEqual([0, 1])
-    expect([strict.run.code, strict.posts]).toEqual([1, 0])
-    for (const { run } of [auto, strict])
+    for (const run of await autoAndTrue(`${kind}: anonymous`, inputs))
       expect(run.stdout).toContain(
         "the registry refused anonymous access (HTTP 401); give 'registry-username' and 'registry-password', or run `docker login` in an earlier step",
       )
@@ -411,12 +418,7 @@ describe('registries that cannot be asked', () => {
   test('a refused connection is retried, then warns in auto and fails in true', async () => {
     const closed = `127.0.0.1:${await freePort()}`
     const inputs = { 'frontend-image': `${closed}/app/frontend:v1` }
-    const auto = await deploy('refused auto', inputs)
-    const strict = await deploy('refused true', { ...inputs, 'verify-images': 'true' })
-
-    expect([auto.run.code, auto.posts]).toEqual([0, 1])
-    expect([strict.run.code, strict.posts]).toEqual([1, 0])
-    for (const { run } of [auto, strict])
+    for (const run of await autoAndTrue('refused', inputs))
       expect(run.stdout).toContain(
         `could not be checked in registry '${closed}': the server refused the connection (ECONNREFUSED) (3 attempts)`,
       )
@@ -435,13 +437,8 @@ describe('registries that cannot be asked', () => {
 
   test('a registry that never answers is given up on within timeout-seconds', async () => {
     const inputs = { 'frontend-image': `${silent.host}/app/frontend:v1`, 'timeout-seconds': '2' }
-    const auto = await deploy('silent auto', inputs)
-    const strict = await deploy('silent true', { ...inputs, 'verify-images': 'true' })
-
-    expect([auto.run.code, auto.posts]).toEqual([0, 1])
-    expect([strict.run.code, strict.posts]).toEqual([1, 0])
     // The check has half of the time left; the webhook call keeps the rest, and is made.
-    for (const { run } of [auto, strict])
+    for (const run of await autoAndTrue('silent', inputs))
       expect(run.stdout).toMatch(
         new RegExp(
           `could not be checked in registry '${silent.host}': no answer within the [01]\\.\\d s the image check had: half of what was left of 'timeout-seconds' \\(2 s\\); raise it to give registries more time`,
@@ -512,12 +509,7 @@ describe('a registry behind a private certificate authority (certs.d, a docker-c
 
   test('without NODE_EXTRA_CA_CERTS the certificate is refused, and the message says what to set', async () => {
     const inputs = { 'frontend-image': reference, ...CREDENTIALS }
-    const auto = await deploy('private CA, no CA auto', inputs)
-    const strict = await deploy('private CA, no CA true', { ...inputs, 'verify-images': 'true' })
-
-    expect([auto.run.code, auto.posts]).toEqual([0, 1])
-    expect([strict.run.code, strict.posts]).toEqual([1, 0])
-    for (const { run } of [auto, strict])
+    for (const run of await autoAndTrue('private CA, no CA', inputs))
       expect(run.stdout).toMatch(
         /could not be checked in registry '[\d.]+:\d+': the server's TLS certificate was refused \([A-Z_]+\); if it is signed by a private certificate authority, give that authority's PEM file in the NODE_EXTRA_CA_CERTS environment variable of the step/,
       )

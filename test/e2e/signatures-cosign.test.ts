@@ -4,12 +4,11 @@
 // digest), our deploy refuses before any POST. cosign reads the registry login from DOCKER_CONFIG.
 import { beforeAll, describe, expect, test } from '@jest/globals'
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
-import { readdir, readFile, utimes, writeFile } from 'node:fs/promises'
+import { readdir, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { BuiltImage } from '../../src/core/build-images/build.js'
 import { isProblem } from '../../src/core/shared/problem.js'
 import { openSigningKey, type SigningKey } from '../../src/core/signing/private-key.js'
-import { pemBlocks } from '../../src/core/signing/pem.js'
 import { signImages } from '../../src/core/build-images/sign.js'
 import { inputsLogin } from '../../src/core/registry/logins.js'
 import { MANIFEST_TYPES } from '../../src/core/registry/manifests.js'
@@ -18,41 +17,44 @@ import { nodeFiles } from '../../src/tools/files.js'
 import { createHttpClient } from '../../src/tools/http.js'
 import { IMAGE_KINDS } from '../../src/core/build-images/image-kinds.js'
 import { useCleanup } from '../helpers/suite.js'
-import { BASE_IMAGES, pushImage, removeImages } from '../helpers/docker-env.js'
+import { BASE_IMAGES, pushImage } from '../helpers/docker-env.js'
 import { useDockerSuite } from '../helpers/docker-suite.js'
 import { startRegistryProxy } from '../helpers/registry-proxy.js'
-import { pinnedOf, startCosignDeploys, type Cosign, type KeyPair } from '../helpers/cosign.js'
+import { keyPairSecrets, pinnedOf, useCosignDeploys, type KeyPair } from '../helpers/cosign.js'
 import { runAsGithub, runOutcome, type RunResult } from '../helpers/run-action.js'
 import { expectNoSecrets } from '../helpers/secrets.js'
-import { answer, type WebhookServer } from '../helpers/webhook-server.js'
 
 const KEY_PASSWORD = `cosign-pw-${randomBytes(8).toString('hex')}`
 const WEBHOOK_TOKEN = 'signatures-webhook-token-4e2a'
 const FINGERPRINT = 'io.olympe.deploy-actions.fingerprint'
 const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json'
 
-let webhook: WebhookServer
-let cosignTool: Cosign
-/** Made by `cosign generate-key-pair` with KEY_PASSWORD; another pair; an unencrypted PEM pair. */
-let ours: KeyPair
-let other: KeyPair
-let plain: KeyPair
-/** The workspace of the deploy runs, holding cosign.pub. */
-let workspace = ''
 const images: Record<string, { reference: string; digest: string }> = {}
 /** Everything the runs printed or wrote, scanned for the keys at the end. */
 const captured: Record<string, string> = {}
 const cleanup = useCleanup(60_000)
 const suite = useDockerSuite(cleanup)
+/** `ours`, made by `cosign generate-key-pair` with KEY_PASSWORD: the deploy runs trust it. */
+const {
+  webhook,
+  cosign: cosignTool,
+  trusted: ours,
+  push,
+  deploy,
+} = useCosignDeploys(cleanup, suite, {
+  namespace: 'sig',
+  images,
+  trusted: { label: 'ours', password: KEY_PASSWORD },
+  webhookToken: WEBHOOK_TOKEN,
+  captured,
+})
+/** Another pair made by cosign; an unencrypted PEM pair. */
+let other: KeyPair
+let plain: KeyPair
 
 beforeAll(async () => {
-  const deploys = await startCosignDeploys(cleanup, suite, { namespace: 'sig', images })
-  ;({ webhook, cosign: cosignTool, workspace } = deploys)
-  const { push } = deploys
-  ours = await cosignTool.generateKeyPair('ours', KEY_PASSWORD)
   other = await cosignTool.generateKeyPair('other', '')
   plain = plainKeyPair()
-  await writeFile(join(workspace, 'cosign.pub'), ours.publicKey)
   await push('frontend:ours', BASE_IMAGES.frontend)
   await push('frontend:unsigned', BASE_IMAGES.codeasdata)
   await push('frontend:moved', BASE_IMAGES.backend)
@@ -60,16 +62,6 @@ beforeAll(async () => {
   await push('other:v1', BASE_IMAGES.frontend)
   await push('plain:v1', BASE_IMAGES.codeasdata)
 }, 180_000)
-
-/** The key, its password, its PEM body whole and line by line. */
-function secretsOf(pair: KeyPair, password?: string): string[] {
-  const blocks = pemBlocks(pair.key)
-  return [
-    pair.key,
-    ...(password ? [password] : []),
-    ...blocks.flatMap((block) => [block.body, ...block.lines]),
-  ]
-}
 
 function cosign(args: string[]): Promise<{ code: number | null; output: string }> {
   return cosignTool.run(args)
@@ -186,28 +178,6 @@ async function signatureManifest(
 function basic(): string {
   const { user, password } = suite.registry
   return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
-}
-
-async function deploy(
-  label: string,
-  given: Record<string, string>,
-): Promise<{ run: RunResult; posts: number }> {
-  webhook.respondWith(answer(200))
-  const before = webhook.requests.length
-  const run = await runAsGithub('deploy', {
-    cwd: workspace,
-    inputs: {
-      'webhook-url': webhook.url,
-      'webhook-token': WEBHOOK_TOKEN,
-      'registry-username': suite.registry.user,
-      'registry-password': suite.registry.password,
-      'verify-signatures': 'cosign.pub',
-      ...given,
-    },
-    env: { DOCKER_CONFIG: await cleanup.tempDir('olympe-docker-config-empty-') },
-  })
-  captured[`deploy ${label}`] = [run.stdout, run.stderr, ...Object.values(run.files)].join('\n')
-  return { run, posts: webhook.requests.length - before }
 }
 
 const digestOf = (name: string): string => (images[name] as { digest: string }).digest
@@ -455,17 +425,9 @@ describe('build-images on the real engine, with signing-key', () => {
     const when = new Date(Date.now() + runs * 60_000)
     for (const name of ['', ...(await readdir(project, { recursive: true }))])
       await utimes(join(project, name), when, when)
-    await removeImages(`${suite.registry.host}/`)
-    const run = await runAsGithub('build-images', {
-      cwd: project,
-      inputs: {
-        ...suite.pushInputs,
-        codeasdata: 'true',
-        'signing-key': ours.key,
-        'signing-key-password': KEY_PASSWORD,
-      },
-      env: { ...suite.env, GITHUB_SHA: sha, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: '7' },
-      event: { name: 'push', payload: { repository: { default_branch: 'main' } } },
+    const run = await suite.buildOnFreshEngine(project, {
+      inputs: { codeasdata: 'true', 'signing-key': ours.key, 'signing-key-password': KEY_PASSWORD },
+      env: { GITHUB_SHA: sha, GITHUB_REPOSITORY: repository, GITHUB_RUN_ID: '7' },
     })
     captured[`build-images run ${runs}`] = [
       run.stdout,
@@ -477,16 +439,8 @@ describe('build-images on the real engine, with signing-key', () => {
   }
 
   beforeAll(async () => {
-    const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
     // The bases in the registry, as a runner pulls them: what lets the second run reuse.
-    for (const base of Object.values(BASE_IMAGES))
-      await pushImage(base, `${suite.registry.host}/${base}`, { env })
-    project = await suite.copyProject()
-    for (const kind of IMAGE_KINDS) {
-      const file = join(project, `docker/${kind}.Dockerfile`)
-      const text = await readFile(file, 'utf8')
-      await writeFile(file, text.replace(/^FROM (\S+)/m, `FROM ${suite.registry.host}/$1`))
-    }
+    project = await suite.copyProjectOnRegistryBases()
     repository = suite.uniqueRepository('signed')
   }, 120_000)
 
@@ -527,7 +481,7 @@ describe('leaks', () => {
   test('no capture holds a form of a signing key, its password or its PEM body', async () => {
     captured['docker argv'] = (await suite.spy.commands()).join('\n')
     expect(Object.keys(captured).length).toBeGreaterThan(15)
-    expectNoSecrets(captured, secretsOf(ours, KEY_PASSWORD))
-    expectNoSecrets(captured, secretsOf(plain))
+    expectNoSecrets(captured, keyPairSecrets(ours, KEY_PASSWORD))
+    expectNoSecrets(captured, keyPairSecrets(plain))
   })
 })

@@ -42,6 +42,7 @@ import {
 import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js'
 import { condition, evaluate, type ExpressionScope } from '../helpers/workflow-expressions.js'
 import {
+  jobResults,
   runWorkflow,
   stepTexts,
   type StepRecord,
@@ -357,8 +358,7 @@ describe('deploy.yml on the template, as the team runs it', () => {
         environments: { ...options.environments, production },
       })
 
-      const outcomes = Object.entries(result.jobs).map(([id, job]) => [id, job.result])
-      expect(Object.fromEntries(outcomes)).toEqual({
+      expect(jobResults(result)).toEqual({
         'build-and-deploy/check': 'failure',
         'build-and-deploy/images': 'skipped',
         'build-and-deploy/legs': 'skipped',
@@ -634,9 +634,7 @@ describe('deploy.yml with several backends, one runner per image (fan-out)', () 
       const result = await run('deploy.yml', { ...options, vars })
 
       const leg = (image: string): string => `build-and-deploy/image ${image}`
-      expect(
-        Object.fromEntries(Object.entries(result.jobs).map(([id, job]) => [id, job.result])),
-      ).toEqual({
+      expect(jobResults(result)).toEqual({
         'build-and-deploy/check': 'success',
         'build-and-deploy/images': 'skipped',
         [leg('frontend')]: 'success',

@@ -1,12 +1,16 @@
 // The real cosign binary (Debian's cosign 2.5), run offline against a loopback registry: a home
 // of its own (it writes nothing to the machine's), the registry login from DOCKER_CONFIG, no
 // transparency log. For the suites that check our signatures and attestations against cosign's.
-import { readFile } from 'node:fs/promises'
+import { beforeAll } from '@jest/globals'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { pemBlocks } from '../../src/core/signing/pem.js'
 import type { Cleanup } from './cleanup.js'
 import { dockerLogin, pushImage } from './docker-env.js'
 import type { DockerSuite } from './docker-suite.js'
+import { runAsGithub, type RunResult } from './run-action.js'
 import { capture } from './run-process.js'
+import { lateBound } from './suite.js'
 import { answer, startWebhookServer, type WebhookServer } from './webhook-server.js'
 
 /** A key pair `cosign generate-key-pair` made, in its folder (cosign.key, cosign.pub). */
@@ -117,6 +121,20 @@ export async function startCosign(cleanup: Cleanup, dockerConfig: string): Promi
   }
 }
 
+/**
+ * What a leak scan looks for of a cosign key pair's private key: the key, its password (if any),
+ * and its PEM body whole (as one line) and line by line, which secrets.ts's `keySecrets` (the key
+ * and its lines) leaves out.
+ */
+export function keyPairSecrets(pair: KeyPair, password?: string): string[] {
+  const blocks = pemBlocks(pair.key)
+  return [
+    pair.key,
+    ...(password ? [password] : []),
+    ...blocks.flatMap((block) => [block.body, ...block.lines]),
+  ]
+}
+
 /** `<repository>@<digest>` of an image pushed as `<repository>:<tag>`. */
 export function pinnedOf(image: { reference: string; digest: string }): string {
   return `${image.reference.replace(/:[^:/]+$/, '')}@${image.digest}`
@@ -134,37 +152,106 @@ function statementsIn(stdout: string): Array<Record<string, unknown>> {
     })
 }
 
-/** The deploy side of a cosign suite, as `startCosignDeploys` starts it. */
+/** The deploy side of a cosign suite, as `useCosignDeploys` starts it. */
 export interface CosignDeploys {
   /** The platform's webhook, answering 200. */
   webhook: WebhookServer
   cosign: Cosign
-  /** The folder the deploy runs start in, where the suite writes the `cosign.pub` they trust. */
-  workspace: string
-  /** docker's and cosign's environment: DOCKER_CONFIG holds the login to the suite's registry. */
-  env: NodeJS.ProcessEnv
+  /** The key pair made by `cosign generate-key-pair` whose public key the deploy runs trust. */
+  trusted: KeyPair
   /** Pushes `source` as `<registry>/<namespace>/<name>`, and records it in `images` by `name`. */
   push: (name: string, source: string) => Promise<void>
+  /**
+   * deploy from the bundle as the GitHub runner runs it, in a workspace that holds the
+   * `cosign.pub` of `trusted`: with the webhook (answering 200), the suite's registry login and
+   * 'verify-signatures' set to cosign.pub, plus `inputs`; with an empty DOCKER_CONFIG, plus `env`.
+   * What it printed and wrote goes into `captured` under `deploy <label>`; `posts` counts the
+   * webhook's requests during the run.
+   */
+  deploy: (
+    label: string,
+    inputs: Record<string, string>,
+    env?: Record<string, string>,
+  ) => Promise<{ run: RunResult; posts: number }>
+}
+
+interface CosignDeploysOptions {
+  namespace: string
+  images: Record<string, { reference: string; digest: string }>
+  trusted: { label: string; password: string }
+  webhookToken: string
+  captured: Record<string, string>
 }
 
 /**
- * The webhook, cosign logged in to the suite's registry, and a workspace for the deploy runs of a
- * suite that checks images against cosign's signatures or attestations; its images go under
- * `<registry>/<namespace>/` and are recorded in `images`. Stopped with `cleanup`.
+ * The webhook, cosign logged in to the suite's registry, a key pair made by cosign (`trusted`,
+ * with `label` and `password`) and a workspace that trusts it, for the deploy runs of a suite
+ * that checks images against cosign's signatures or attestations; its images go under
+ * `<registry>/<namespace>/` and are recorded in `images`. Started in a `beforeAll` (after the
+ * Docker suite's, when `useDockerSuite` came first), stopped with `cleanup`. Each part handed back
+ * stands for the started one, so that a suite may name them at its top; any use before the
+ * `beforeAll` has run throws.
  */
-export async function startCosignDeploys(
+export function useCosignDeploys(
   cleanup: Cleanup,
   suite: DockerSuite,
-  options: { namespace: string; images: Record<string, { reference: string; digest: string }> },
+  options: CosignDeploysOptions,
+): CosignDeploys {
+  let started: CosignDeploys | undefined
+  beforeAll(async () => {
+    started = await startCosignDeploys(cleanup, suite, options)
+  }, 120_000)
+  const now = (): CosignDeploys => {
+    if (started === undefined)
+      throw new Error('The cosign deploys are used before their beforeAll started them.')
+    return started
+  }
+  return {
+    webhook: lateBound(() => now().webhook),
+    cosign: lateBound(() => now().cosign),
+    trusted: lateBound(() => now().trusted),
+    push: (name, source) => now().push(name, source),
+    deploy: (label, inputs, env) => now().deploy(label, inputs, env),
+  }
+}
+
+async function startCosignDeploys(
+  cleanup: Cleanup,
+  suite: DockerSuite,
+  options: CosignDeploysOptions,
 ): Promise<CosignDeploys> {
   const webhook = cleanup.track('webhook', await startWebhookServer(answer(200)))
   const cosign = await startCosign(cleanup, suite.dockerConfig)
   const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
   await dockerLogin(suite.registry, { env })
   const workspace = await cleanup.tempDir(`olympe-${options.namespace}-workspace-`)
+  const trusted = await cosign.generateKeyPair(options.trusted.label, options.trusted.password)
+  await writeFile(join(workspace, 'cosign.pub'), trusted.publicKey)
   const push = async (name: string, source: string): Promise<void> => {
     const reference = `${suite.registry.host}/${options.namespace}/${name}`
     options.images[name] = { reference, digest: await pushImage(source, reference, { env }) }
   }
-  return { webhook, cosign, workspace, env, push }
+  const deploy: CosignDeploys['deploy'] = async (label, inputs, runEnv = {}) => {
+    webhook.respondWith(answer(200))
+    const before = webhook.requests.length
+    const run = await runAsGithub('deploy', {
+      cwd: workspace,
+      inputs: {
+        'webhook-url': webhook.url,
+        'webhook-token': options.webhookToken,
+        'registry-username': suite.registry.user,
+        'registry-password': suite.registry.password,
+        'verify-signatures': 'cosign.pub',
+        ...inputs,
+      },
+      env: { DOCKER_CONFIG: await cleanup.tempDir('olympe-docker-config-empty-'), ...runEnv },
+    })
+    options.captured[`deploy ${label}`] = [
+      run.stdout,
+      run.stderr,
+      ...Object.values(run.files),
+    ].join('\n')
+    return { run, posts: webhook.requests.length - before }
+  }
+  return { webhook, cosign, trusted, push, deploy }
 }

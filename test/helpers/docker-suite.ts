@@ -3,17 +3,22 @@
 // cleanup that removes only the images pushed to that registry (so suites can run in parallel).
 import { expect } from '@jest/globals'
 import { randomBytes } from 'node:crypto'
-import { cp, readFile } from 'node:fs/promises'
+import { cp, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { IMAGE_KINDS, type ImageKind } from '../../src/core/build-images/image-kinds.js'
 import { startOwning, type Cleanup } from './cleanup.js'
 import { useCleanup, useStarted } from './suite.js'
 import {
+  BASE_IMAGES,
   ensureBaseImages,
   ensureDockerDaemon,
+  pushImage,
+  removeImages,
   startOwnedRegistry,
   type Registry,
 } from './docker-env.js'
 import { startDockerSpy, type DockerSpy } from './docker-spy.js'
+import { runAsGithub, type RunResult } from './run-action.js'
 
 export const SAMPLE_PROJECT = join(import.meta.dirname, '../fixtures/sample-project')
 export const SAMPLE_DRAW_VERSION = '2.11.3'
@@ -68,6 +73,13 @@ export interface SeenRun {
   files: Record<string, string>
 }
 
+/** What a build on a fresh engine is given besides the suite's push inputs and environment. */
+export interface FreshBuild {
+  inputs: Record<string, string>
+  env: Record<string, string>
+  timeoutMs?: number
+}
+
 export interface DockerSuite {
   registry: Registry
   spy: DockerSpy
@@ -81,6 +93,20 @@ export interface DockerSuite {
   uniqueRepository(label: string): string
   /** A copy of the sample project that a test may break. */
   copyProject(): Promise<string>
+  /**
+   * A copy of the sample project whose Dockerfiles (those of `kinds`, by default all) build FROM
+   * the suite's registry, where the base images are pushed first, as a runner pulls them: what
+   * lets a later run find its bases unchanged and reuse its images. DOCKER_CONFIG must hold the
+   * registry's login (`dockerLogin`).
+   */
+  copyProjectOnRegistryBases(kinds?: readonly ImageKind[]): Promise<string>
+  /**
+   * build-images as GitHub's runner runs it on a push to main, in `project`, pushing to the
+   * suite's registry with its login (plus `inputs`), with the suite's environment (plus
+   * `env`), on an engine that holds nothing of that registry's, as a fresh runner's: only the
+   * registry remembers.
+   */
+  buildOnFreshEngine(project: string, options: FreshBuild): Promise<RunResult>
   /** The login the test's DOCKER_CONFIG holds, if any (the action must leave it untouched). */
   storedAuths(): Promise<string[]>
   /**
@@ -101,7 +127,7 @@ export async function startDockerSuite(): Promise<DockerSuite> {
     const spy = owned.track('docker spy', await startDockerSpy())
     const dockerConfig = await owned.tempDir('olympe-docker-config-test-')
     let counter = 0
-    return {
+    const suite: DockerSuite = {
       registry,
       spy,
       dockerConfig,
@@ -118,6 +144,8 @@ export async function startDockerSuite(): Promise<DockerSuite> {
         await cp(SAMPLE_PROJECT, copy, { recursive: true })
         return copy
       },
+      copyProjectOnRegistryBases: (kinds = IMAGE_KINDS) => projectOnRegistryBases(suite, kinds),
+      buildOnFreshEngine: (project, options) => buildOnFreshEngine(suite, project, options),
       storedAuths: async () => {
         const text = await readFile(join(dockerConfig, 'config.json'), 'utf8').catch(() => '{}')
         const config = JSON.parse(text) as { auths?: Record<string, unknown> }
@@ -131,6 +159,38 @@ export async function startDockerSuite(): Promise<DockerSuite> {
       }),
       stop: () => owned.run(),
     }
+    return suite
+  })
+}
+
+async function projectOnRegistryBases(
+  suite: DockerSuite,
+  kinds: readonly ImageKind[],
+): Promise<string> {
+  const env = { ...process.env, DOCKER_CONFIG: suite.dockerConfig }
+  for (const base of Object.values(BASE_IMAGES))
+    await pushImage(base, `${suite.registry.host}/${base}`, { env })
+  const project = await suite.copyProject()
+  for (const kind of kinds) {
+    const file = join(project, `docker/${kind}.Dockerfile`)
+    const text = await readFile(file, 'utf8')
+    await writeFile(file, text.replace(/^FROM (\S+)/m, `FROM ${suite.registry.host}/$1`))
+  }
+  return project
+}
+
+async function buildOnFreshEngine(
+  suite: DockerSuite,
+  project: string,
+  options: FreshBuild,
+): Promise<RunResult> {
+  await removeImages(`${suite.registry.host}/`)
+  return runAsGithub('build-images', {
+    cwd: project,
+    inputs: { ...suite.pushInputs, ...options.inputs },
+    env: { ...suite.env, ...options.env },
+    event: { name: 'push', payload: { repository: { default_branch: 'main' } } },
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   })
 }
 

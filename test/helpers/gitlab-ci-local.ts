@@ -275,6 +275,17 @@ function gitlabCiLocal(
   })
 }
 
+/** What `gitlab-ci-local <option>` printed, where the option lists rather than runs. */
+async function listing(
+  project: GitlabProject,
+  option: string,
+  options: PipelineOptions,
+): Promise<string> {
+  const result = await gitlabCiLocal(project, [option], options, 60_000)
+  if (result.code !== 0) throw new Error(`gitlab-ci-local ${option} failed: ${result.stderr}`)
+  return result.stdout
+}
+
 async function jobLogs(dir: string): Promise<Record<string, string>> {
   const folder = join(dir, '.gitlab-ci-local/output')
   const logs: Record<string, string> = {}
@@ -312,11 +323,9 @@ export async function listJobs(
   project: GitlabProject,
   options: PipelineOptions = {},
 ): Promise<ListedJob[]> {
-  const result = await gitlabCiLocal(project, ['--list-json'], options, 60_000)
-  if (result.code !== 0) throw new Error(`gitlab-ci-local --list-json failed: ${result.stderr}`)
+  const stdout = await listing(project, '--list-json', options)
   // Warnings (about overridden predefined variables…) come before the JSON line.
-  const start = result.stdout.search(/^\[/m)
-  const jobs = JSON.parse(result.stdout.slice(start)) as {
+  const jobs = JSON.parse(stdout.slice(stdout.search(/^\[/m))) as {
     name: string
     stage: string
     when: string
@@ -340,13 +349,12 @@ export async function listEnvironments(
   project: GitlabProject,
   options: PipelineOptions = {},
 ): Promise<Record<string, string>> {
-  const result = await gitlabCiLocal(project, ['--list'], options, 60_000)
-  if (result.code !== 0) throw new Error(`gitlab-ci-local --list failed: ${result.stderr}`)
+  const stdout = await listing(project, '--list', options)
   // Rows are `name [description] stage when allow_failure [environment] [[needs]]`, padded to
   // widths that the header does not always share: read the environment after allow_failure
   // (`true`, `false`, or the exit codes it allows, `[80]`).
   const environments: Record<string, string> = {}
-  for (const line of result.stdout.split('\n')) {
+  for (const line of stdout.split('\n')) {
     const row = /^(\S+)\s.*?\s(?:true|false|\[[\d,]+\])\s+(.*?)\s*(?:\[[^\]]*\])?\s*$/.exec(line)
     if (row?.[1] && row[2] && row[1] !== 'name') environments[row[1]] = row[2]
   }
@@ -361,10 +369,9 @@ export async function previewPipeline(
   project: GitlabProject,
   options: PipelineOptions = {},
 ): Promise<Record<string, unknown>> {
-  const result = await gitlabCiLocal(project, ['--preview'], options, 60_000)
-  if (result.code !== 0) throw new Error(`gitlab-ci-local --preview failed: ${result.stderr}`)
+  const stdout = await listing(project, '--preview', options)
   // Warnings (about overridden predefined variables…) may come before the YAML.
-  const documents = parseAllDocuments(result.stdout.slice(result.stdout.search(/^[\w$.-]+:/m)))
+  const documents = parseAllDocuments(stdout.slice(stdout.search(/^[\w$.-]+:/m)))
   return (documents[0]?.toJS() ?? {}) as Record<string, unknown>
 }
 

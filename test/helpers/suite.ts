@@ -124,8 +124,11 @@ export function useCorporateNetwork(options: {
   }
 }
 
-/** An object that stands for the one `thing()` returns when it is used. */
-function lateBound<T extends object>(thing: () => T): T {
+/**
+ * An object that stands for the one `thing()` returns when it is used: what a suite's helper hands
+ * back for a thing its `beforeAll` has yet to start.
+ */
+export function lateBound<T extends object>(thing: () => T): T {
   return new Proxy({} as T, {
     get: (_target, key) => {
       const value: unknown = Reflect.get(thing(), key)

@@ -86,21 +86,33 @@ class Parser {
   }
 
   private or(): Value {
-    let value = this.and()
-    while (this.peek('||')) {
-      this.index++
-      const right = this.and()
-      value = truthy(value) ? value : right
-    }
-    return value
+    // `a || b` is a when a is truthy, else b.
+    return this.chain(
+      '||',
+      () => this.and(),
+      (left, right) => (truthy(left) ? left : right),
+    )
   }
 
   private and(): Value {
-    let value = this.comparison()
-    while (this.peek('&&')) {
+    // `a && b` is b when a is truthy, else a.
+    return this.chain(
+      '&&',
+      () => this.comparison(),
+      (left, right) => (truthy(left) ? right : left),
+    )
+  }
+
+  /** Operands read by `operand`, joined left to right by `op`, each pair as `join` takes it. */
+  private chain(
+    op: string,
+    operand: () => Value,
+    join: (left: Value, right: Value) => Value,
+  ): Value {
+    let value = operand()
+    while (this.peek(op)) {
       this.index++
-      const right = this.comparison()
-      value = truthy(value) ? right : value
+      value = join(value, operand())
     }
     return value
   }

@@ -104,6 +104,11 @@ export interface WorkflowRun {
   artifacts: Artifacts
 }
 
+/** Each job's result, by its id in `run.jobs`: what the run's overview page shows. */
+export function jobResults(run: WorkflowRun): Record<string, JobRecord['result']> {
+  return Object.fromEntries(Object.entries(run.jobs).map(([id, job]) => [id, job.result]))
+}
+
 interface Step {
   id?: string
   name?: string

@@ -32,6 +32,22 @@ async function template(name: string): Promise<Template> {
   return { inputs: spec.spec.inputs, jobs: body as Template['jobs'], text }
 }
 
+type PipelineJobName = 'check' | 'build' | 'images' | 'backend' | 'codeasdata' | 'deploy'
+
+/** pipeline.yml's jobs, without their prefix, read as a test's `Job` type says. */
+async function pipelineJobs<Job>(): Promise<Record<PipelineJobName, Job>> {
+  const { jobs } = await template('pipeline')
+  const job = (name: string): Job => jobs[`$[[ inputs.job-prefix ]]-${name}`] as unknown as Job
+  return {
+    check: job('check'),
+    build: job('build'),
+    images: job('images'),
+    backend: job('backend'),
+    codeasdata: job('codeasdata-image'),
+    deploy: job('deploy'),
+  }
+}
+
 /** The line that picks the image's own olympe-deploy when it is the version asked, else npx. */
 const RUNS_AS =
   'OLYMPE_DEPLOY="npx --yes olympe-deploy-actions@$[[ inputs.version ]]"; ' +
@@ -312,12 +328,7 @@ describe('pipeline.yml: one job per set of images', () => {
     script: string[]
     artifacts: { reports: { dotenv: string } }
   }
-  const imageJobs = async (): Promise<Record<'images' | 'codeasdata', ImageJob>> => {
-    const { jobs } = await template('pipeline')
-    const job = (name: string): ImageJob =>
-      jobs[`$[[ inputs.job-prefix ]]-${name}`] as unknown as ImageJob
-    return { images: job('images'), codeasdata: job('codeasdata-image') }
-  }
+  const imageJobs = (): Promise<Record<PipelineJobName, ImageJob>> => pipelineJobs<ImageJob>()
   const exported = (job: ImageJob): string =>
     job.script.find((line) => line.startsWith('export INPUT_CODEASDATA=')) ?? ''
 
@@ -378,19 +389,7 @@ describe('pipeline.yml: the check job, first', () => {
     script: string[]
     artifacts?: { paths: string[] }
   }
-  type Name = 'check' | 'build' | 'images' | 'codeasdata' | 'deploy'
-  const jobs = async (): Promise<Record<Name, PipelineJob>> => {
-    const all = (await template('pipeline')).jobs
-    const job = (name: string): PipelineJob =>
-      all[`$[[ inputs.job-prefix ]]-${name}`] as unknown as PipelineJob
-    return {
-      check: job('check'),
-      build: job('build'),
-      images: job('images'),
-      codeasdata: job('codeasdata-image'),
-      deploy: job('deploy'),
-    }
-  }
+  const jobs = (): Promise<Record<PipelineJobName, PipelineJob>> => pipelineJobs<PipelineJob>()
   const exports = (job: PipelineJob): Record<string, string> => {
     const line = job.script.find((each) => each.startsWith('export INPUT_')) ?? ''
     const pairs = line.matchAll(/(INPUT_\w+)=(\$\[\[ [\w-. ]+ \]\]|\S+)/g)
@@ -465,18 +464,6 @@ describe('pipeline.yml: several backends, each on a runner of its own', () => {
     script: string[]
     artifacts: { paths?: string[]; reports?: { dotenv: string } }
   }
-  const pipelineJobs = async (): Promise<Record<string, ImageJob>> => {
-    const { jobs } = await template('pipeline')
-    const job = (name: string): ImageJob =>
-      jobs[`$[[ inputs.job-prefix ]]-${name}`] as unknown as ImageJob
-    return {
-      check: job('check'),
-      images: job('images'),
-      backend: job('backend'),
-      codeasdata: job('codeasdata-image'),
-      deploy: job('deploy'),
-    }
-  }
   /** A block of a job's script that holds `marker`, run by sh (dash: POSIX, as Alpine's ash). */
   async function runBlock(
     job: ImageJob,
@@ -522,7 +509,7 @@ describe('pipeline.yml: several backends, each on a runner of its own', () => {
   })
 
   test('the backend job: one per name of backend-legs, each building that backend alone, as the images job builds', async () => {
-    const { images, backend } = await pipelineJobs()
+    const { images, backend } = await pipelineJobs<ImageJob | undefined>()
     expect(backend?.parallel).toEqual({
       matrix: [{ OLYMPE_BACKEND: '$[[ inputs.backend-legs ]]' }],
     })
@@ -553,9 +540,9 @@ describe('pipeline.yml: several backends, each on a runner of its own', () => {
   })
 
   test('every image job hands over its images as a file named after them; the deploy job gives their lines to built-images', async () => {
-    const jobs = await pipelineJobs()
+    const jobs = await pipelineJobs<ImageJob | undefined>()
     const HAND_OVER = "sed -n 's/^OLYMPE_BUILD_IMAGES_IMAGES=//p'"
-    for (const name of ['images', 'backend', 'codeasdata']) {
+    for (const name of ['images', 'backend', 'codeasdata'] as const) {
       const { script, artifacts } = jobs[name] as ImageJob
       const built = script.findIndex((line) => line.includes(' build-images --dotenv '))
       expect({ name, next: script[built + 1]?.includes(HAND_OVER) }).toEqual({ name, next: true })
@@ -617,7 +604,7 @@ describe('pipeline.yml: several backends, each on a runner of its own', () => {
   })
 
   test('with backend-legs, the images job builds the frontend alone', async () => {
-    const { images } = await pipelineJobs()
+    const { images } = await pipelineJobs<ImageJob | undefined>()
     const shown = '\nprintf "%s" "$INPUT_IMAGES"'
     for (const [legs, expected] of [
       [
@@ -651,7 +638,7 @@ describe('pipeline.yml: several backends, each on a runner of its own', () => {
   ])(
     'the check job refuses backend-legs that do not name every backend once, as %s writes the list',
     async (_, written) => {
-      const { check } = await pipelineJobs()
+      const { check } = await pipelineJobs<ImageJob | undefined>()
       const plan = (matrix: string[]): string =>
         `OLYMPE_BUILD_IMAGES_FRONTEND_IMAGE=\nOLYMPE_BUILD_IMAGES_MATRIX=${JSON.stringify(matrix)}\n`
       const named = plan([

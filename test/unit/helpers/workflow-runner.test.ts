@@ -12,6 +12,7 @@ import { evaluate, type ExpressionScope } from '../../helpers/workflow-expressio
 import { expandMatrix, legName } from '../../helpers/workflow-matrix.js'
 import {
   commandFile,
+  jobResults,
   runWorkflow,
   type WorkflowRun,
   type WorkflowRunOptions,
@@ -344,9 +345,7 @@ describe('a matrix job, its legs and the job that needs it', () => {
   test('one run per leg, each with its matrix values and its environment; the next job needs them all and gets every file', async () => {
     const result = await run('["frontend","backend:api","backend:worker"]')
 
-    expect(
-      Object.fromEntries(Object.entries(result.jobs).map(([id, job]) => [id, job.result])),
-    ).toEqual({
+    expect(jobResults(result)).toEqual({
       plan: 'success',
       'leg (frontend)': 'success',
       'leg (backend:api)': 'success',
@@ -382,9 +381,7 @@ describe('a matrix job, its legs and the job that needs it', () => {
   test('a failed leg fails the matrix job, which the next job then needs in vain; fail-fast cancels the legs after it', async () => {
     const result = await run('["broken-a","frontend"]')
 
-    expect(
-      Object.fromEntries(Object.entries(result.jobs).map(([id, job]) => [id, job.result])),
-    ).toEqual({
+    expect(jobResults(result)).toEqual({
       plan: 'success',
       'leg (broken-a)': 'failure',
       'leg (frontend)': 'cancelled',

@@ -82,6 +82,16 @@ async function attest(
   expect(problem).toBeUndefined()
 }
 
+/** The frontend's attestations (`kinds`, or all) attached to the world's image under OURS. */
+function attachOurs(
+  w: ReturnType<typeof world>,
+  ports: Omit<Parameters<typeof attachAttestations>[3], 'session'> = {},
+  kinds?: Parameters<typeof attachAttestations>[4],
+): ReturnType<typeof attachAttestations> {
+  const image = { reference: w.reference, digest: w.digest }
+  return attachAttestations(image, frontendFacts(), OURS, { session: w.session, ...ports }, kinds)
+}
+
 const provenanceOf = (repository: string): Record<string, unknown> => ({
   buildDefinition: { buildType: 'https://example.com/b', externalParameters: { repository } },
   runDetails: { builder: { id: 'https://example.com/builder' } },
@@ -90,12 +100,7 @@ const provenanceOf = (repository: string): Record<string, unknown> => ({
 describe('attachAttestations: provenance and SBOM, as cosign attest stores them, in one write', () => {
   test('one .att manifest, one DSSE layer per attestation annotated with its type, read back under the key', async () => {
     const w = world()
-    const attached = await attachAttestations(
-      { reference: w.reference, digest: w.digest },
-      frontendFacts(),
-      OURS,
-      { session: w.session, cycloneDx: cycloneDxSbom },
-    )
+    const attached = await attachOurs(w, { cycloneDx: cycloneDxSbom })
     if (isProblem(attached)) throw new Error(attached.problem)
     expect(attached.tag).toBe(`${w.digest.replace(':', '-')}.att`)
     expect(attached.kept).toBe(0)
@@ -128,25 +133,14 @@ describe('attachAttestations: provenance and SBOM, as cosign attest stores them,
   test('appended to the attestations already there, which are kept', async () => {
     const w = world()
     await attest(w, provenanceOf('https://github.com/acme/other'), { signer: OTHER })
-    const attached = await attachAttestations(
-      { reference: w.reference, digest: w.digest },
-      frontendFacts(),
-      OURS,
-      { session: w.session },
-      ['provenance'],
-    )
+    const attached = await attachOurs(w, {}, ['provenance'])
     expect(attached).toMatchObject({ kept: 1, documents: { provenance: expect.any(String) } })
     expect(attManifest(w).layers).toHaveLength(2)
   })
 
   test('an SBOM asked for without the writer that makes it: refused before anything is written', async () => {
     const w = world()
-    const attached = await attachAttestations(
-      { reference: w.reference, digest: w.digest },
-      frontendFacts(),
-      OURS,
-      { session: w.session },
-    )
+    const attached = await attachOurs(w)
     expect(attached).toEqual({ problem: 'no SBOM writer was given to make the SBOM' })
     expect(w.registry.puts).toEqual([])
   })

@@ -107,6 +107,12 @@ const LABEL_READ = [
 /** `count` polls, each asking `asked` in this order. */
 const polls = (count: number, ...asked: string[]): string[] =>
   Array.from({ length: count }, () => asked).flat()
+/** The run ended live at `liveVersion`, its summary naming `evidence` as what told this build apart. */
+function expectLive(run: Run, liveVersion: string, evidence: string): void {
+  expect(run.outputs).toMatchObject({ rollout: 'live', 'live-version': liveVersion })
+  expect(run.summaries[1]?.rows).toContainEqual(['Evidence', evidence])
+}
+
 const FROM_LABEL = "the org.opencontainers.image.version label of 'r.io/shop/frontend:1'"
 
 describe('deploy, then watch the rollout', () => {
@@ -191,11 +197,7 @@ describe('deploy, then watch the rollout', () => {
       '+10 s: the app serves 1.4.0 with main.js as served before the call; waiting for this build.',
       '+20 s: the app serves this build: 1.4.0, with main.js as built, status HTTP 200.',
     )
-    expect(run.outputs).toMatchObject({ rollout: 'live', 'live-version': '1.4.0' })
-    expect(run.summaries[1]?.rows).toContainEqual([
-      'Evidence',
-      'the version (1.3.0 before the call), and the served files',
-    ])
+    expectLive(run, '1.4.0', 'the version (1.3.0 before the call), and the served files')
   })
 
   test('the version unchanged, main.js of a new build: one download when it changes, then live', async () => {
@@ -218,11 +220,11 @@ describe('deploy, then watch the rollout', () => {
       "Before the call, the app serves 1.4.0, this build's version, with another build's main.js: those files tell this build apart, so the watch compares what the app serves with them (conditional requests: a file is downloaded again only when it changed).",
       "The app at https://shop.example.com serves this build: 1.4.0, the version it served before, but with main.js changed to this build's. Live +12 s after the webhook's answer.",
     )
-    expect(run.outputs).toMatchObject({ rollout: 'live', 'live-version': '1.4.0' })
-    expect(run.summaries[1]?.rows).toContainEqual([
-      'Evidence',
+    expectLive(
+      run,
+      '1.4.0',
       'the served files, the version unchanged: main.js differed before the call',
-    ])
+    )
     // Before the call: a download; then 304 five times, the new file downloaded, 304.
     expect(run.summaries[1]?.rows).toContainEqual([
       'Served-file requests',
