@@ -115,6 +115,25 @@ export default tseslint.config(
     },
   },
   {
+    // Each action's room knows no other's: what two of them share lives in src/core/shared (the
+    // images of a project, their labels) or in a library (signing, registry, attestations).
+    files: [
+      'src/core/build-images/**/*.ts',
+      'src/core/deploy/**/*.ts',
+      'src/core/snapshot/**/*.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        coreImports({
+          regex: String.raw`^(\.\./)+(build-images|deploy|snapshot)/`,
+          message:
+            "An action's room imports nothing from another's: move what both use to src/core/shared or a library.",
+        }),
+      ],
+    },
+  },
+  {
     files: ['scripts/**/*.ts', 'scripts/**/*.js'],
     rules: {
       'no-restricted-imports': [

@@ -39,7 +39,7 @@ import {
   startTemplateRegistry,
   type TemplateProject,
 } from '../helpers/template-project.js'
-import { IMAGE_KINDS, type ImageKind } from '../../src/core/build-images/image-kinds.js'
+import { IMAGE_KINDS, type ImageKind } from '../../src/core/shared/project-images.js'
 
 const FINGERPRINT = 'io.olympe.deploy-actions.fingerprint'
 const BUILT_AS = 'io.olympe.deploy-actions.built-as'

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { readdir, readFile, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { IMAGE_KINDS, type ImageKind } from '../../src/core/build-images/image-kinds.js'
+import { IMAGE_KINDS, type ImageKind } from '../../src/core/shared/project-images.js'
 import {
   startActionsCacheServer,
   type ActionsCacheServer,

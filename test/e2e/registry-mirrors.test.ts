@@ -30,7 +30,7 @@ import {
   startTemplateRegistry,
   type TemplateProject,
 } from '../helpers/template-project.js'
-import { IMAGE_KINDS, type ImageKind } from '../../src/core/build-images/image-kinds.js'
+import { IMAGE_KINDS, type ImageKind } from '../../src/core/shared/project-images.js'
 
 const RUN_MS = 600_000
 

@@ -5,7 +5,7 @@ import { expect } from '@jest/globals'
 import { randomBytes } from 'node:crypto'
 import { cp, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { IMAGE_KINDS, type ImageKind } from '../../src/core/build-images/image-kinds.js'
+import { IMAGE_KINDS, type ImageKind } from '../../src/core/shared/project-images.js'
 import { startOwning, type Cleanup } from './cleanup.js'
 import { useCleanup, useStarted } from './suite.js'
 import {

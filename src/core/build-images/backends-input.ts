@@ -4,25 +4,13 @@ import { quote } from '../shared/errors.js'
 import { parseJsonOrYaml, refine } from '../shared/inputs.js'
 import { describeIssues, shortReceived, type IssueWording } from '../shared/issues.js'
 import { isProblem, type Problem } from '../shared/problem.js'
+import { BACKEND_NAME_EXPECTED, isBackendName } from '../shared/project-images.js'
 import { projectPath } from './project-paths.js'
 
 /**
  * `backends`: several backends with code bases of their own, each built into an image of its own
  * (`<backend-image-name>-<name>`) that deploy rules then give to the backend of that name.
  */
-
-/**
- * A name the platform can give a backend: deploy rules target it, and the chart makes
- * Kubernetes objects of it, whose names are DNS labels (RFC 1123: lowercase letters, digits and
- * '-', starting and ending with a letter or digit, at most 63 characters).
- */
-const BACKEND_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
-export const BACKEND_NAME_EXPECTED =
-  "lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters"
-
-export function isBackendName(name: string): boolean {
-  return BACKEND_NAME.test(name)
-}
 
 /** One backend of `backends`, its paths checked to stay in the project. */
 export interface NamedBackend {

@@ -1,6 +1,7 @@
 import { ActionError, CancelledError, errorMessage } from '../shared/errors.js'
 import type { Logger } from '../shared/ports.js'
-import { imageNoun, type ImageKind } from './image-kinds.js'
+import { imageNoun } from './image-kinds.js'
+import { type ImageKind } from '../shared/project-images.js'
 import {
   BuilderCommandError,
   type BuilderSetup,

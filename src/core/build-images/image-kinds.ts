@@ -1,6 +1,4 @@
-/** The three image kinds of an Olympe project, in the order they are reported. */
-export const IMAGE_KINDS = ['frontend', 'backend', 'codeasdata'] as const
-export type ImageKind = (typeof IMAGE_KINDS)[number]
+import type { ImageKind } from '../shared/project-images.js'
 
 /**
  * One image the step builds: its kind and, for one of several backends (`backends`), the name the

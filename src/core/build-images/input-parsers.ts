@@ -6,10 +6,10 @@ import type { SecretParts } from '../definition.js'
 import { parseLines, parseList, refine } from '../shared/inputs.js'
 import type { BuildSecret } from './builders/build-command.js'
 import { imageNameProblem } from './plan/image-names.js'
-import { IMAGE_KINDS, type ImageKind } from './image-kinds.js'
+import { IMAGE_KINDS, type ImageKind } from '../shared/project-images.js'
 import { signingKeyShapeProblem } from '../signing/pem.js'
 import { projectPath } from './project-paths.js'
-import { BACKEND_NAME_EXPECTED, isBackendName } from './backends-input.js'
+import { BACKEND_NAME_EXPECTED, isBackendName } from '../shared/project-images.js'
 import { templateProblem } from './plan/tags.js'
 
 /** The build-images inputs that need a rule of their own: each turns a string into a value or one sentence. */

@@ -2,7 +2,8 @@ import { DRAW_VERSION_LABEL } from '../shared/image-labels.js'
 import type { Summary } from '../shared/ports.js'
 import type { BuildFailure, BuiltImage } from './build.js'
 import type { BuildImagesOutputName } from './definition.js'
-import { IMAGE_KINDS, type ImageKind, type ImageTarget } from './image-kinds.js'
+import { type ImageTarget } from './image-kinds.js'
+import { IMAGE_KINDS, type ImageKind } from '../shared/project-images.js'
 
 export const CODEASDATA_WARNING =
   'The code-as-data image is built: deploying it updates the composition database, which can briefly interrupt it (the platform documents a short downtime). Deploy it with update mode manual to choose the moment.'

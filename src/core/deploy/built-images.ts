@@ -1,6 +1,6 @@
 import * as v from 'valibot'
-import { BACKEND_NAME_EXPECTED, isBackendName } from '../build-images/backends-input.js'
-import { IMAGE_KINDS } from '../build-images/image-kinds.js'
+import { BACKEND_NAME_EXPECTED, isBackendName } from '../shared/project-images.js'
+import { IMAGE_KINDS } from '../shared/project-images.js'
 import { quote } from '../shared/errors.js'
 import {
   IMAGE_REFERENCE_EXPECTED,

@@ -1,6 +1,6 @@
 import type { RegistryTarget } from '../../registry/credentials.js'
 import { parseImageReference } from '../../shared/image-ref.js'
-import type { ImageKind } from '../image-kinds.js'
+import type { ImageKind } from '../../shared/project-images.js'
 
 const PROBE_TAG = 'probe'
 

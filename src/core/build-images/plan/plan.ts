@@ -9,7 +9,7 @@ import {
   type ServedFiles,
 } from '../../shared/image-labels.js'
 import type { CiContext } from '../../shared/context.js'
-import type { ImageKind } from '../image-kinds.js'
+import type { ImageKind } from '../../shared/project-images.js'
 import type { BuildCommand } from '../builders/build-command.js'
 import { imageReference } from './image-names.js'
 import type { BuildImagesInputs } from '../inputs.js'

@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import type { NamedBackend } from '../backends-input.js'
-import { IMAGE_KINDS, imageId, type ImageKind, type ImageTarget } from '../image-kinds.js'
+import { imageId, type ImageTarget } from '../image-kinds.js'
+import { IMAGE_KINDS, type ImageKind } from '../../shared/project-images.js'
 
 /** An image's Dockerfile by default, relative to the project: `<docker-folder>/<kind>.Dockerfile`. */
 export function defaultDockerfile(dockerFolder: string, kind: ImageKind): string {

@@ -1,6 +1,6 @@
 import type { AttestationKind } from '../../attestations/kinds.js'
 import type { RegistrySession } from '../../registry/session.js'
-import type { ImageKind } from '../image-kinds.js'
+import type { ImageKind } from '../../shared/project-images.js'
 
 /**
  * A label anyone who can push to the registry can write is no proof of where an image came from:

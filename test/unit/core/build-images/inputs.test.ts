@@ -7,7 +7,7 @@ import type {
   parseBuildImagesInputs,
   InputFacts,
 } from '../../../../src/core/build-images/inputs.js'
-import type { ImageKind } from '../../../../src/core/build-images/image-kinds.js'
+import type { ImageKind } from '../../../../src/core/shared/project-images.js'
 import { looksSecret } from '../../../../src/core/build-images/input-parsers.js'
 import { secretsIn } from '../../../../src/core/shared/input-secrets.js'
 import type { InputError } from '../../../../src/core/shared/errors.js'

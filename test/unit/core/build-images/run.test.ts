@@ -4,7 +4,7 @@ import {
   buildImagesDefinition,
   type BuildImagesInputName,
 } from '../../../../src/core/build-images/definition.js'
-import { IMAGE_KINDS, type ImageKind } from '../../../../src/core/build-images/image-kinds.js'
+import { IMAGE_KINDS, type ImageKind } from '../../../../src/core/shared/project-images.js'
 import { checkBuildImages } from '../../../../src/core/build-images/check.js'
 import { CODEASDATA_WARNING } from '../../../../src/core/build-images/report.js'
 import { runBuildImages } from '../../../../src/core/build-images/run.js'

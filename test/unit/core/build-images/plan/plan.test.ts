@@ -5,7 +5,7 @@ import {
   buildImagesDefinition,
   type BuildImagesInputName,
 } from '../../../../../src/core/build-images/definition.js'
-import type { ImageKind } from '../../../../../src/core/build-images/image-kinds.js'
+import type { ImageKind } from '../../../../../src/core/shared/project-images.js'
 import { parseBuildImagesInputs } from '../../../../../src/core/build-images/inputs.js'
 import { renderTags } from '../../../../../src/core/build-images/check.js'
 import { planImages, type PlanFacts } from '../../../../../src/core/build-images/plan/plan.js'
