@@ -90,7 +90,7 @@ export function renderBackends(result: BackendsResult | undefined): string[] {
       base && base !== f
         ? `${(f.seconds / base.seconds).toFixed(2)}× (${candidate}) ${condition}`
         : ''
-    return `| ${BACKENDS_CONDITIONS[f.condition]} | (${f.candidate}) ${BACKENDS_CANDIDATES[f.candidate]} | ${s(f.seconds)} | ${against} | ${runs} | ${f.built === undefined ? '' : `${f.built} of ${result.backends + 1}`} | ${f.uploadedLayers} (${mb(f.uploadedBytes)}) | ${f.engineCpuSeconds.toFixed(1)} s |`
+    return `| ${BACKENDS_CONDITIONS[f.condition]} | (${f.candidate}) ${BACKENDS_CANDIDATES[f.candidate]} | ${s(f.seconds)} | ${against} | ${runs} | ${f.built === undefined ? '' : `${f.built} of ${result.backends + 1}`} | ${f.uploadedLayers} (${mb(f.uploadedBytes)}) | ${f.engineCpuSeconds.toFixed(1)} s | ${f.clientCpuSeconds === undefined ? '' : `${f.clientCpuSeconds.toFixed(1)} s`} |`
   })
   const targets = backendsTargets(result)
   const withCache = at(result, 'a+cache', 'warm-unchanged')
@@ -100,8 +100,8 @@ export function renderBackends(result: BackendsResult | undefined): string[] {
     '',
     `The machine: ${machine.cpus} × ${machine.model}, Docker ${engine.server}, ${engine.buildx}; load average (1 minute) ${load.min.toFixed(1)} to ${load.max.toFixed(1)} before the runs (median ${load.median.toFixed(1)}) on its ${BENCH_CORES} cores, which other work shared: these figures are noisy, the times more than the ratios, and each run is listed.`,
     '',
-    '| Condition | Candidate | Time | Against | Runs | Images built | Layers uploaded | Engine CPU |',
-    '|---|---|---|---|---|---|---|---|',
+    '| Condition | Candidate | Time | Against | Runs | Images built | Layers uploaded | Engine CPU | Client CPU |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
     '| Target (figures, not gates) | Measured | Met |',
@@ -118,6 +118,11 @@ export function renderBackends(result: BackendsResult | undefined): string[] {
   ]
 }
 
+const cpu = (f: BackendsFigure, key: 'engineCpuSeconds' | 'clientCpuSeconds'): string => {
+  const seconds = f[key]
+  return seconds === undefined ? 'not measured' : `${seconds.toFixed(1)} s`
+}
+
 /** Why the cold targets were missed, when they were: worded from the run's own figures. */
 function coldNote(result: BackendsResult, targets: readonly BackendsTarget[]): string[] {
   const a = at(result, 'a', 'cold')
@@ -127,7 +132,7 @@ function coldNote(result: BackendsResult, targets: readonly BackendsTarget[]): s
   if (!missed || !a || !b || !c) return []
   const best = (f: BackendsFigure): number => Math.min(...f.allSeconds)
   return [
-    `Cold, the three do the same work in the engine (Engine CPU: ${a.engineCpuSeconds.toFixed(1)} s for (a), ${b.engineCpuSeconds.toFixed(1)} s for (b), ${c.engineCpuSeconds.toFixed(1)} s for (c)). build-images builds at most 3 images at once, each with a \`docker buildx build\` of its own and a \`docker push\` per tag (${(result.backends + 1) * 3} docker processes for ${result.backends + 1} images), where bake solves every target in one BuildKit build and pushes them side by side: with small backends the processes and the bound, not the engine, set the pace. Best against best: ${(best(a) / best(b)).toFixed(2)}× (b), ${(best(a) / best(c)).toFixed(2)}× (c).`,
+    `Cold, the work is processor-bound on the machine's ${result.machine.cpus} shared cores: the engine's CPU (${cpu(a, 'engineCpuSeconds')} for (a), ${cpu(b, 'engineCpuSeconds')} for (b), ${cpu(c, 'engineCpuSeconds')} for (c)) and that of the processes outside it (${cpu(a, 'clientCpuSeconds')} for (a), ${cpu(b, 'clientCpuSeconds')} for (b), ${cpu(c, 'clientCpuSeconds')} for (c)). build-images runs, for each of its ${result.backends + 1} images, a \`docker buildx build\` of its own that sends that image's context, two \`docker image history\` (the image's and its base's, for the size check), a \`docker push\` per tag and a \`docker image inspect\` (its size): some ${(result.backends + 1) * 6} docker commands, where bake sends the context once, solves every target in one BuildKit build and pushes them side by side from the engine. Best against best: ${(best(a) / best(b)).toFixed(2)}× (b), ${(best(a) / best(c)).toFixed(2)}× (c).`,
     '',
   ]
 }

@@ -40,6 +40,11 @@ export interface BackendsFigure {
   seconds: number
   allSeconds: number[]
   engineCpuSeconds: number
+  /**
+   * User + system CPU of the command and every process under it, outside the engine: the step
+   * and its docker commands, or the script and its. Absent from results taken before it was.
+   */
+  clientCpuSeconds?: number
   peakTreeRssMb: number
   /** Medians of what the registry's storage grew by: every blob, and the layers alone. */
   uploadedBytes: number
@@ -317,6 +322,7 @@ class Bench {
           seconds: med((s) => s.seconds),
           allSeconds: list.map((s) => Number(s.seconds.toFixed(3))),
           engineCpuSeconds: med((s) => s.engineCpuSeconds),
+          clientCpuSeconds: med((s) => s.cpuSeconds),
           peakTreeRssMb: med((s) => s.peakTreeRssKb) / 1024,
           uploadedBytes: med((s) => s.bytes),
           uploadedLayers: med((s) => s.layers),
