@@ -1,5 +1,4 @@
 import { deployDefinition, type DeployInputName } from '../core/deploy/definition.js'
-import type { ParseTools } from '../core/definition.js'
 import { checkDeploy, type CheckedDeploy } from '../core/deploy/check.js'
 import { cancelReport } from '../core/deploy/progress.js'
 import { runDeploy } from '../core/deploy/run.js'
@@ -10,6 +9,7 @@ import { nodeFiles } from '../tools/files.js'
 import { USER_AGENT } from '../platform/package-info.js'
 import { jobDockerConfigPath } from '../tools/docker.js'
 import { createHttpClient } from '../tools/http.js'
+import { yamlParserFor } from './yaml-parser.js'
 
 export const deployAction: Action<DeployInputName, CheckedDeploy> = {
   definition: deployDefinition,
@@ -48,18 +48,3 @@ export const deployAction: Action<DeployInputName, CheckedDeploy> = {
 /** The step, for the bundle's entry and for @github/local-action; importing it runs nothing. */
 export const run = (invocation: Invocation = {}): Promise<void> =>
   runAction(deployAction, invocation)
-
-/**
- * js-yaml (45 KB minified, a third of the `yaml` package the tests and scripts use) reads YAML
- * rules, with its safe default schema: no tag can run code. Loaded only for rules that are not
- * plain JSON.
- */
-async function yamlParserFor(rules: string): Promise<ParseTools['parseYaml']> {
-  try {
-    if (rules !== '') JSON.parse(rules)
-    return JSON.parse
-  } catch {
-    const { load } = await import('js-yaml')
-    return (text: string) => load(text)
-  }
-}

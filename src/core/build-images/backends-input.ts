@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import type { InputSchema, ParseTools } from '../definition.js'
 import { quote } from '../shared/errors.js'
-import { parseJsonOrYaml, refine } from '../shared/inputs.js'
+import { jsonOrYamlInput, parseJsonOrYaml } from '../shared/inputs.js'
 import { describeIssues, shortReceived, type IssueWording } from '../shared/issues.js'
 import { isProblem, type Problem } from '../shared/problem.js'
 import { BACKEND_NAME_EXPECTED, isBackendName } from '../shared/project-images.js'
@@ -43,11 +43,6 @@ const WORDING: IssueWording = {
     name: 'the name the platform knows the backend by, which deploy rules target',
     sources: "the folder of the backend's build output, relative to 'working-directory'",
   },
-}
-
-/** `backends`, in JSON or YAML (parseJsonOrYaml). */
-export function backends(tools: ParseTools): InputSchema<NamedBackend[] | undefined> {
-  return refine((raw) => (raw === '' ? undefined : parseBackends(raw, tools.parseYaml)))
 }
 
 export function parseBackends(
@@ -103,3 +98,7 @@ export function parseBackends(
   })
   return problems.length > 0 ? { problem: problems.join('; ') } : listed
 }
+
+/** `backends`, in JSON or YAML. */
+export const backends: (tools: ParseTools) => InputSchema<NamedBackend[] | undefined> =
+  jsonOrYamlInput(parseBackends)

@@ -3,7 +3,7 @@ import * as v from 'valibot'
 import type { InputSchema, ParseTools } from '../definition.js'
 import { errorMessage } from '../shared/errors.js'
 import { IMAGE_REFERENCE_EXPECTED, parseImageReference } from '../shared/image-ref.js'
-import { parseList, refine } from '../shared/inputs.js'
+import { jsonOrYamlInput, parseList, refine } from '../shared/inputs.js'
 import { describeIssues } from '../shared/issues.js'
 import { isProblem, type Problem } from '../shared/problem.js'
 import { parseAppUrl, PREVIEW_WORDS, type AppTarget } from './app-url.js'
@@ -90,11 +90,6 @@ export const imageReferenceList = refine((raw) => {
   return images
 })
 
-/** YAML is a superset of JSON; the YAML parser comes with the tools, so JSON users never load it. */
-export function deployRules(tools: ParseTools): InputSchema<DeployRule[] | undefined> {
-  return refine((raw) => (raw === '' ? undefined : parseDeployRules(raw, tools.parseYaml)))
-}
-
 export function parseDeployRules(
   raw: string,
   parseYaml: ParseTools['parseYaml'],
@@ -119,3 +114,7 @@ export const verifySignatures = refine<KeySource | undefined>(parseKeySource)
 
 /** `require-provenance`: false, true (this repository), or the repositories accepted. */
 export const requireProvenance = refine<ProvenanceRule>(parseProvenanceRule)
+
+/** `deploy-rules`, in JSON or YAML. */
+export const deployRules: (tools: ParseTools) => InputSchema<DeployRule[] | undefined> =
+  jsonOrYamlInput(parseDeployRules)

@@ -130,6 +130,16 @@ export function parseJsonOrYaml(
   }
 }
 
+/**
+ * The schema of an optional input written in JSON or YAML: empty is unset, anything else goes
+ * through `parse` with the tools' YAML parser.
+ */
+export function jsonOrYamlInput<T extends Unmistakable>(
+  parse: (raw: string, parseYaml: ParseTools['parseYaml']) => T | Problem,
+): (tools: ParseTools) => InputSchema<T | undefined> {
+  return (tools) => refine((raw) => (raw === '' ? undefined : parse(raw, tools.parseYaml)))
+}
+
 /** Splits a list input written one item per line or comma-separated; blank items are dropped. */
 export function parseList(raw: string): string[] {
   return raw
