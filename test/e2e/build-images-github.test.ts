@@ -190,9 +190,12 @@ describe('build-images on GitHub', () => {
         'backend-digest': '',
         'codeasdata-image': '',
         'codeasdata-digest': '',
+        'backend-images': '',
         images: '[]',
+        matrix: '[]',
         version: '',
         reused: '[]',
+        'sbom-folder': '',
       })
       expect(result.stdout).toContain('Skipped, nothing is built:')
       expect(result.stdout).toContain(why)
