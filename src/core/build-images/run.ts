@@ -37,6 +37,7 @@ import { reuseUnchanged, type ReuseOutcome } from './reuse/reuse.js'
 import { attestationPhase, type AttestationPorts } from './attest/phase.js'
 import type { KeySigning } from './sign.js'
 import { checkCopiedSize, type BaseHistories } from './sources-path.js'
+import { registryRetag } from './retag.js'
 import {
   buildOutputs,
   builtSummary,
@@ -247,6 +248,10 @@ async function buildWith(
             loginHelp: context.registryLoginHelp,
             // Before each push, what COPY added against the sources: see sources-path.ts.
             check: (plan) => checkCopiedSize(plan, bases.get(plan.id), root, ports, baseHistories),
+            // The engine's images: one docker push, then their other tags through the API.
+            ...(ports.builder.name === 'docker'
+              ? { retag: registryRetag(checked.login, ports) }
+              : {}),
           },
           ports,
         ),
