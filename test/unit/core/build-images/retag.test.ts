@@ -74,6 +74,16 @@ describe('registryRetag', () => {
     expect(registry.puts).toEqual([])
   })
 
+  test('a registry this step cannot reach: the problem, for the push to do it', async () => {
+    const { retag } = setUp()
+    const problem = await retag(
+      'unreachable.example.com/shop/backend-api:main-1a2b3c4',
+      `sha256:${'1'.repeat(64)}`,
+      'unreachable.example.com/shop/backend-api:main',
+    )
+    expect(problem).toBe('the host name could not be resolved (ENOTFOUND)')
+  })
+
   test('a tag in another repository is not given through the API', async () => {
     const { network, retag } = setUp()
     const problem = await retag(
