@@ -4,11 +4,11 @@ import {
   type InputsLogin,
   type LoginPorts,
 } from '../registry/logins.js'
-import { Unreachable } from '../registry/ask.js'
 import { getManifest, tagManifest } from '../registry/manifests.js'
 import { registryImage } from '../registry/reference.js'
 import { RegistrySession, type SessionPorts } from '../registry/session.js'
 import { startDeadline } from '../shared/deadline.js'
+import { CancelledError, errorMessage } from '../shared/errors.js'
 import { isProblem } from '../shared/problem.js'
 import { tagOf } from './reuse/tagging.js'
 
@@ -68,9 +68,10 @@ export function registryRetag(
       if ('kind' in manifest) return `reading ${digest} back: ${manifest.detail}`
       return await tagManifest(session, manifest, tagOf(reference))
     } catch (error) {
-      // A registry that does not answer; anything else (a cancelled step) is no reason to push.
-      if (error instanceof Unreachable) return error.message
-      throw error
+      // Tagging this way only saves a push: whatever goes wrong, the push does it, as before;
+      // but a cancelled step stops here.
+      if (error instanceof CancelledError) throw error
+      return errorMessage(error)
     }
   }
 }
