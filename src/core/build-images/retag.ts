@@ -13,11 +13,11 @@ import { isProblem } from '../shared/problem.js'
 import { tagOf } from './reuse/tagging.js'
 
 /**
- * An image the engine pushed under its first tag gets its further tags (the branch's moving tag)
- * through the registry API, as an unchanged image does (reuse/tagging.ts): the manifest read back
- * by the digest the push reported (its bytes hashed against it), then PUT under the tag, which
- * must then name that digest. The same bytes as a second `docker push` would send, checked, and
- * one docker process less per image.
+ * An image the engine pushed under its first tag gets its further tags (`extra-tags`, the
+ * branch's moving tag) through the registry API, as an unchanged image does (reuse/tagging.ts):
+ * the manifest read back by the digest the push reported (its bytes hashed against it), then PUT
+ * under the tag, which must then name that digest. The same bytes as a second `docker push` would
+ * send, checked, and one docker process less per tag.
  *
  * Resolves to undefined when the tag names the digest, else why not: the caller then pushes the
  * tag with the builder after all. The engine may reach a registry this step cannot ask as it
