@@ -157,11 +157,19 @@ describe('build-images on fresh runners: only what changed is built', () => {
           `Recorded in the GitHub Actions cache: the default branch built \\S+/${kind}:${run.tag} as sha256:[0-9a-f]{64}`,
         ),
       )
+    // One docker push an image; its moving tag is given the same manifest through the API.
+    const pushes = run.commands.filter((line) => line.startsWith('push '))
+    expect(pushes).toHaveLength(IMAGE_KINDS.length)
+    expect(pushes.every((line) => line.endsWith(`:${run.tag}`))).toBe(true)
     for (const kind of IMAGE_KINDS) {
       expect((await suite.registry.tags(name(kind))).sort()).toEqual(['main', run.tag].sort())
-      const { config } = await suite.registry.manifest(name(kind), run.tag)
+      const { config, digest } = await suite.registry.manifest(name(kind), run.tag)
       expect(config.Labels?.[FINGERPRINT]).toMatch(/^sha256:[0-9a-f]{64}$/)
       expect(config.Labels?.['io.olympe.deploy-actions.built-as']).toBe(run.tag)
+      expect((await suite.registry.manifest(name(kind), 'main')).digest).toBe(digest)
+      expect(run.result.stdout).toContain(
+        `[${kind}] tagged ${suite.registry.host}/${name(kind)}:main: the manifest pushed as ${suite.registry.host}/${name(kind)}:${run.tag} (${digest})`,
+      )
     }
     await registryAfter(run)
   }, 180_000)

@@ -9,6 +9,7 @@ import {
 } from './builders/image-builder.js'
 import { builderNamed } from './builders/known-builders.js'
 import type { ImagePlan } from './plan/plan.js'
+import type { Retag } from './retag.js'
 
 /**
  * The images are independent, so they are built side by side, at most this many at once. Their
@@ -47,6 +48,11 @@ export interface BuildOptions {
   parallel?: number
   /** Run on each image the builder holds, after its build and before its push: a problem, or undefined. */
   check?: (plan: ImagePlan) => Promise<string | undefined>
+  /**
+   * Gives a pushed image its further tags through the registry API (see retag.ts) instead of one
+   * push each. Without it, or once it failed in this run, each tag is pushed.
+   */
+  retag?: Retag
 }
 
 export interface BuildTools {
@@ -82,6 +88,8 @@ export async function buildAndPush(
   tools: BuildTools,
 ): Promise<BuiltImage[]> {
   const builder = await detectBuilder(tools, plans)
+  // Tagging through the API stops at its first failure: the rest are pushed, as the engine can.
+  const retagging: Retagging = { retag: options.retag }
   const queue = [...plans]
   const built = new Map<string, BuiltImage>()
   const unpushed = new Set<string>()
@@ -93,7 +101,7 @@ export async function buildAndPush(
       const plan = queue.shift()
       if (!plan) return
       try {
-        const image = await buildOne(plan, { ...options, builder }, tools, stopped)
+        const image = await buildOne(plan, { ...options, builder, retagging }, tools, stopped)
         if (image) built.set(plan.id, image)
         else unpushed.add(plan.id)
       } catch (error) {
@@ -121,7 +129,7 @@ export async function buildAndPush(
 
 async function buildOne(
   plan: ImagePlan,
-  options: BuildOptions & { builder: BuilderSetup },
+  options: BuildOptions & { builder: BuilderSetup; retagging: Retagging },
   tools: BuildTools,
   stopped: () => boolean,
 ): Promise<BuiltImage | undefined> {
@@ -146,19 +154,40 @@ async function buildOne(
   }
   if (options.push && !pushedByBuilder) {
     // Every tag the build gave: the references, then the branch's moving tag.
+    const first = plan.command.tags[0]
     for (const reference of plan.command.tags) {
       if (stopped()) {
         say('not pushed: another image failed')
         return undefined
       }
-      const digest = await builder.push(reference, say)
-      image.digest ??= digest
+      const { digest } = image
+      const { retag } = options.retagging
+      if (first !== undefined && reference !== first && digest && retag) {
+        const problem = await retag(first, digest, reference)
+        if (problem === undefined) {
+          say(`tagged ${reference}: the manifest pushed as ${first} (${digest})`)
+          continue
+        }
+        options.retagging.retag = undefined
+        say(
+          tools.redact(
+            `tagging ${reference} through the registry API failed (${problem}): pushed instead, as are the next tags of this run`,
+          ),
+        )
+      }
+      const pushed = await builder.push(reference, say)
+      image.digest ??= pushed
     }
   }
   if (options.push) say(`pushed, digest ${image.digest ?? '(none)'}`)
   // Only the builder's image store knows the size.
   if (!pushedByBuilder) image.size = await builder.imageSize(plan.reference)
   return image
+}
+
+/** The run's tagging through the registry API, shared by its images: dropped at its first failure. */
+interface Retagging {
+  retag?: Retag
 }
 
 /**

@@ -36,7 +36,8 @@ import { recordImages, type ReuseRecords } from './reuse/ci-record.js'
 import { reuseUnchanged, type ReuseOutcome } from './reuse/reuse.js'
 import { attestationPhase, type AttestationPorts } from './attest/phase.js'
 import type { KeySigning } from './sign.js'
-import { checkCopiedSize } from './sources-path.js'
+import { checkCopiedSize, type BaseHistories } from './sources-path.js'
+import { registryRetag } from './retag.js'
 import {
   buildOutputs,
   builtSummary,
@@ -234,6 +235,8 @@ async function buildWith(
   const record = (images: readonly BuiltImage[]): Promise<void> =>
     recordImages(images, unchanged, { push: inputs.push, branch, defaultBranch }, ports)
   let built: BuiltImage[] = []
+  // Read once for the run, as the images that share a base share its history.
+  const baseHistories: BaseHistories = new Map()
   if (unchanged.build.length > 0)
     try {
       built = await logger.group(inputs.push ? 'Build and push' : 'Build', () =>
@@ -244,7 +247,11 @@ async function buildWith(
             loggedIn: login !== undefined,
             loginHelp: context.registryLoginHelp,
             // Before each push, what COPY added against the sources: see sources-path.ts.
-            check: (plan) => checkCopiedSize(plan, bases.get(plan.id), root, ports),
+            check: (plan) => checkCopiedSize(plan, bases.get(plan.id), root, ports, baseHistories),
+            // The engine's images: one docker push, then their other tags through the API.
+            ...(ports.builder.name === 'docker'
+              ? { retag: registryRetag(checked.login, ports) }
+              : {}),
           },
           ports,
         ),

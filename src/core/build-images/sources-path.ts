@@ -3,7 +3,7 @@ import { mirroredReference, type RegistryMirrors } from '../registry/mirrors.js'
 import type { Files, Logger } from '../shared/ports.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { errorMessage } from '../shared/errors.js'
-import { COPY_STEP } from './builders/build-command.js'
+import { COPY_STEP, type HistoryEntry } from './builders/build-command.js'
 import { imageNoun } from './image-kinds.js'
 import { BuilderCommandError, type ImageBuilder } from './builders/image-builder.js'
 import { triggersOf, type Stage } from '../dockerfile/stages.js'
@@ -194,15 +194,38 @@ const FACTOR = 2
 const SLACK_BYTES = 1024 * 1024
 
 /**
+ * The base images' histories a run has read, by reference: most of a run's images share one
+ * base (every backend of `backends`), whose history is the same for each, and each read is a
+ * docker process. A read that failed is forgotten, so that the next image tries again.
+ */
+export type BaseHistories = Map<string, Promise<HistoryEntry[]>>
+
+function baseHistory(
+  base: string,
+  builder: ImageBuilder,
+  read: BaseHistories,
+): Promise<HistoryEntry[]> {
+  let history = read.get(base)
+  if (!history) {
+    history = builder.history(base)
+    read.set(base, history)
+    history.catch(() => read.delete(base))
+  }
+  return history
+}
+
+/**
  * The second line of defence, after a build and before its push: the largest COPY or ADD layer
  * the build added over its base image, against the size of the sources folder. Resolves to the
- * problem, or undefined when the sizes agree or cannot be compared (said in the log).
+ * problem, or undefined when the sizes agree or cannot be compared (said in the log). The base's
+ * history comes from `baseHistories` when an earlier image of the run read it.
  */
 export async function checkCopiedSize(
   plan: ImagePlan,
   base: string | undefined,
   root: string,
   ports: SourcesPathPorts,
+  baseHistories: BaseHistories = new Map(),
 ): Promise<string | undefined> {
   const notCompared = (why: string): void => {
     ports.logger.info(`[${plan.id}] size of what COPY added not compared: ${why}.`)
@@ -215,7 +238,7 @@ export async function checkCopiedSize(
   try {
     const [image, parent] = await Promise.all([
       ports.builder.history(plan.reference),
-      ports.builder.history(base),
+      baseHistory(base, ports.builder, baseHistories),
     ])
     added = image.slice(0, Math.max(0, image.length - parent.length))
   } catch (error) {

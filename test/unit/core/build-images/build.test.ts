@@ -4,6 +4,7 @@ import { BuildFailure, buildAndPush } from '../../../../src/core/build-images/bu
 import { failureReport } from '../../../../src/core/build-images/report.js'
 import { CONTEXT_NOTE } from '../../../../src/core/build-images/builders/docker.js'
 import type { ImagePlan } from '../../../../src/core/build-images/plan/plan.js'
+import type { Retag } from '../../../../src/core/build-images/retag.js'
 import { BuilderCommandError } from '../../../../src/core/build-images/builders/image-builder.js'
 import { ActionError } from '../../../../src/core/shared/errors.js'
 import { fakeDocker, type FakeDockerScript } from '../../../helpers/docker-fake.js'
@@ -37,7 +38,13 @@ const redact = (text: string): string => text.replaceAll('s3cret', '***')
 
 async function run(
   script: FakeDockerScript,
-  options: { push?: boolean; parallel?: number; loggedIn?: boolean; plans?: ImagePlan[] } = {},
+  options: {
+    push?: boolean
+    parallel?: number
+    loggedIn?: boolean
+    plans?: ImagePlan[]
+    retag?: Retag
+  } = {},
 ): Promise<{ docker: ReturnType<typeof fakeDocker>; error?: unknown; lines: string[] }> {
   const docker = fakeDocker(script)
   const { logger, lines } = recordingTools()
@@ -49,6 +56,7 @@ async function run(
         loggedIn: options.loggedIn ?? true,
         loginHelp: HELP,
         parallel: options.parallel,
+        ...(options.retag ? { retag: options.retag } : {}),
       },
       { builder: docker, logger, redact },
     )
@@ -131,6 +139,53 @@ describe('build and push', () => {
       'push r.io/shop/frontend:main-1',
       'push r.io/shop/frontend:latest',
     ])
+  })
+
+  test('with the registry API: one push, then the other tags given the same digest', async () => {
+    const asked: string[] = []
+    const retag: Retag = (pushed, digest, reference) => {
+      asked.push(`${pushed} ${digest} ${reference}`)
+      return Promise.resolve(undefined)
+    }
+    const plans = [planFor('frontend', ['main-1', 'main']), planFor('backend', ['main-1', 'main'])]
+    const { docker, lines, error } = await run({}, { plans, retag, parallel: 1 })
+    expect(error).toBeUndefined()
+    expect(docker.calls.filter((call) => call.startsWith('push'))).toEqual([
+      'push r.io/shop/frontend:main-1',
+      'push r.io/shop/backend:main-1',
+    ])
+    const digest = (kind: string): string =>
+      /digest (sha256:\w+)$/.exec(
+        lines.find((line) => line.startsWith(`[${kind}] pushed`)) ?? '',
+      )?.[1] ?? ''
+    expect(asked).toEqual([
+      `r.io/shop/frontend:main-1 ${digest('frontend')} r.io/shop/frontend:main`,
+      `r.io/shop/backend:main-1 ${digest('backend')} r.io/shop/backend:main`,
+    ])
+    expect(lines).toContain(
+      `[frontend] tagged r.io/shop/frontend:main: the manifest pushed as r.io/shop/frontend:main-1 (${digest('frontend')})`,
+    )
+  })
+
+  test('the registry API refuses a tag: it is pushed, and so is every later tag of the run', async () => {
+    let asked = 0
+    const retag: Retag = () => {
+      asked += 1
+      return Promise.resolve("the registry answered HTTP 401 (UNAUTHORIZED) with 's3cret'")
+    }
+    const plans = [planFor('frontend', ['main-1', 'main']), planFor('backend', ['main-1', 'main'])]
+    const { docker, lines, error } = await run({}, { plans, retag, parallel: 1 })
+    expect(error).toBeUndefined()
+    expect(asked).toBe(1)
+    expect(docker.calls.filter((call) => call.startsWith('push'))).toEqual([
+      'push r.io/shop/frontend:main-1',
+      'push r.io/shop/frontend:main',
+      'push r.io/shop/backend:main-1',
+      'push r.io/shop/backend:main',
+    ])
+    expect(lines).toContain(
+      "[frontend] tagging r.io/shop/frontend:main through the registry API failed (the registry answered HTTP 401 (UNAUTHORIZED) with '***'): pushed instead, as are the next tags of this run",
+    )
   })
 
   test('push false builds only', async () => {

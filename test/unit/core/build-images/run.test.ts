@@ -399,9 +399,10 @@ describe('build-images run: the builder', () => {
       'history base',
       'push r.io/acme/shop/frontend:main-1a2b3c4',
       'push r.io/acme/shop/frontend:main',
+      // The base's history was read for the frontend: the run keeps it.
       'history r.io/acme/shop/backend:main-1a2b3c4',
-      'history base',
       'push r.io/acme/shop/backend:main-1a2b3c4',
+      // Buildah pushes every tag itself: the registry API tags only the engine's images.
       'push r.io/acme/shop/backend:main',
     ])
   })

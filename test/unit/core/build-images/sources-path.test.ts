@@ -5,6 +5,7 @@ import {
   checkCopiedSize,
   checkSourcesPathDeclared,
   sourcesPathFromText,
+  type BaseHistories,
   type SourcesPathFindings,
 } from '../../../../src/core/build-images/sources-path.js'
 import { fakeDocker, type FakeDockerScript } from '../../../helpers/docker-fake.js'
@@ -244,6 +245,52 @@ describe('checkCopiedSize', () => {
   test("the base image's own large COPY layers are not counted", async () => {
     const { problem } = await copied(builtOn())
     expect(problem).toBeUndefined()
+  })
+
+  test("images on one base: the base's history is read once for the run", async () => {
+    const builder = fakeDocker({ history: builtOn() })
+    const baseHistories: BaseHistories = new Map()
+    const ports = {
+      builder,
+      files: memoryFiles(SOURCES),
+      logger: recordingTools().logger,
+      redact: (text: string) => text,
+    }
+    const other = { ...plan(), id: 'backend', reference: 'r.io/shop/frontend:main-1a2b3c4' }
+    await Promise.all([
+      checkCopiedSize(plan(), 'base:1', '/p', ports, baseHistories),
+      checkCopiedSize(other, 'base:1', '/p', ports, baseHistories),
+    ])
+    await checkCopiedSize(plan(), 'base:1', '/p', ports, baseHistories)
+    expect(builder.calls.filter((call) => call === 'history base:1')).toEqual(['history base:1'])
+  })
+
+  test('a base whose history could not be read is read again for the next image', async () => {
+    const tooLarge = { createdBy: 'COPY . /usr/share/nginx/html # buildkit', bytes: 9_000_000 }
+    const fake = fakeDocker({ history: builtOn(tooLarge) })
+    let failures = 1
+    const builder = {
+      ...fake,
+      history: (reference: string) =>
+        reference === 'base:1' && failures-- > 0
+          ? Promise.reject(new Error('docker image history exited with 1'))
+          : fake.history(reference),
+    }
+    const recorded = recordingTools()
+    const ports = {
+      builder,
+      files: memoryFiles(SOURCES),
+      logger: recorded.logger,
+      redact: (text: string) => text,
+    }
+    const baseHistories: BaseHistories = new Map()
+    expect(await checkCopiedSize(plan(), 'base:1', '/p', ports, baseHistories)).toBeUndefined()
+    expect(recorded.lines).toEqual([
+      "[frontend] size of what COPY added not compared: reading the images' history failed (docker image history exited with 1).",
+    ])
+    expect(await checkCopiedSize(plan(), 'base:1', '/p', ports, baseHistories)).toContain(
+      "its step 'COPY . /usr/share/nginx/html' added 9.0 MB",
+    )
   })
 
   test('an unknown base: not compared, and the log says so', async () => {
