@@ -9,8 +9,8 @@ import { registryImage } from '../registry/reference.js'
 import { RegistrySession, type SessionPorts } from '../registry/session.js'
 import { startDeadline } from '../shared/deadline.js'
 import { CancelledError, errorMessage } from '../shared/errors.js'
+import { tagOf } from '../shared/image-ref.js'
 import { isProblem } from '../shared/problem.js'
-import { tagOf } from './reuse/tagging.js'
 
 /**
  * An image the engine pushed under its first tag gets its further tags (`extra-tags`, the

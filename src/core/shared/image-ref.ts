@@ -88,3 +88,8 @@ export function parseImageName(reference: string): ImageReference | undefined {
   const read = typeof parsed === 'string' ? parseImageReference(`${reference}:latest`) : parsed
   return typeof read === 'string' ? undefined : read
 }
+
+/** The tag of `host[:port]/name:tag`, as the image reference grammar reads it; '' without one. */
+export function tagOf(reference: string): string {
+  return parseImageName(reference)?.tag ?? ''
+}

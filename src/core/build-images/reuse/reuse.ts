@@ -9,6 +9,7 @@ import { unique } from '../../shared/collections.js'
 import { startDeadline } from '../../shared/deadline.js'
 import { errorMessage } from '../../shared/errors.js'
 import { BUILT_AS_LABEL, FINGERPRINT_LABEL } from '../../shared/image-labels.js'
+import { tagOf } from '../../shared/image-ref.js'
 import type { Logger } from '../../shared/ports.js'
 import { isProblem } from '../../shared/problem.js'
 import type { SigningKey } from '../../signing/private-key.js'
@@ -29,7 +30,7 @@ import {
 import { fingerprintOf } from './fingerprint.js'
 import { hashSources, prepare, type Prepared, type SourceHashing } from './fingerprint-inputs.js'
 import type { CarriedDocuments, ReuseProof, ReuseRequirement } from './proof.js'
-import { tagOf, tagUnchanged, type Unchanged } from './tagging.js'
+import { tagUnchanged, type Unchanged } from './tagging.js'
 
 /**
  * Fresh runners start every job with an empty engine: only the registry remembers the last run.

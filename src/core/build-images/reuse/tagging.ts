@@ -1,7 +1,7 @@
 import { tagManifest, type Manifest } from '../../registry/manifests.js'
 import type { RegistrySession } from '../../registry/session.js'
 import type { Deadline } from '../../shared/deadline.js'
-import { parseImageName } from '../../shared/image-ref.js'
+import { tagOf } from '../../shared/image-ref.js'
 import type { BuiltImage } from '../build.js'
 import type { ImagePlan } from '../plan/plan.js'
 import type { ReuseProof } from './proof.js'
@@ -48,9 +48,4 @@ export async function tagUnchanged(
     },
     said: `${plan.id} unchanged since ${unchanged.builtAs} (fingerprint ${unchanged.fingerprint}): tagged ${plan.references.map(tagOf).join(', ')}, not rebuilt.`,
   }
-}
-
-/** The tag of `host[:port]/name:tag`, as the image reference grammar reads it. */
-export function tagOf(reference: string): string {
-  return parseImageName(reference)?.tag ?? ''
 }
