@@ -375,8 +375,13 @@ describe('on GitLab, the build-images job under gitlab-ci-local', () => {
 
 // Last: every run above, what cosign printed, and the pipelines' logs.
 describe('leaks', () => {
-  test('no capture holds the signing key, its password, its PEM body or the build secret', () => {
+  test('no capture holds the signing key, its password, its PEM body, the build secret, the registry password or the webhook token', () => {
     expect(Object.keys(captured).length).toBeGreaterThan(8)
-    expectNoSecrets(captured, [...keyPairSecrets(pair, KEY_PASSWORD), NPM_TOKEN])
+    expectNoSecrets(captured, [
+      ...keyPairSecrets(pair, KEY_PASSWORD),
+      NPM_TOKEN,
+      suite.registry.password,
+      WEBHOOK_TOKEN,
+    ])
   })
 })

@@ -4,7 +4,7 @@
 import { beforeAll } from '@jest/globals'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { pemBlocks } from '../../src/core/signing/pem.js'
+import { keySecrets } from './secrets.js'
 import type { Cleanup } from './cleanup.js'
 import { dockerLogin, pushImage } from './docker-env.js'
 import type { DockerSuite } from './docker-suite.js'
@@ -122,17 +122,13 @@ export async function startCosign(cleanup: Cleanup, dockerConfig: string): Promi
 }
 
 /**
- * What a leak scan looks for of a cosign key pair's private key: the key, its password (if any),
- * and its PEM body whole (as one line) and line by line, which secrets.ts's `keySecrets` (the key
- * and its lines) leaves out.
+ * What a leak scan looks for of a cosign key pair's private key: the key and its body lines
+ * (secrets.ts's `keySecrets`), its password (if any), and its body whole, as one line. Worked out
+ * here, not with src's PEM reader, so that a key the product misreads is still looked for.
  */
 export function keyPairSecrets(pair: KeyPair, password?: string): string[] {
-  const blocks = pemBlocks(pair.key)
-  return [
-    pair.key,
-    ...(password ? [password] : []),
-    ...blocks.flatMap((block) => [block.body, ...block.lines]),
-  ]
+  const [key, ...lines] = keySecrets(pair.key)
+  return [key ?? pair.key, ...(password ? [password] : []), lines.join(''), ...lines]
 }
 
 /** `<repository>@<digest>` of an image pushed as `<repository>:<tag>`. */

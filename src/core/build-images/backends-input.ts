@@ -45,10 +45,7 @@ const WORDING: IssueWording = {
   },
 }
 
-export function parseBackends(
-  raw: string,
-  parseYaml: ParseTools['parseYaml'],
-): NamedBackend[] | Problem {
+function parseBackends(raw: string, parseYaml: ParseTools['parseYaml']): NamedBackend[] | Problem {
   const parsed = parseJsonOrYaml(raw, parseYaml)
   if (isProblem(parsed)) return parsed
   const { document } = parsed

@@ -30,7 +30,7 @@ export type Retag = (
 ) => Promise<string | undefined>
 
 /** Each tag's look-up and PUT; one request each, not retried (a failure falls back to a push). */
-export const RETAG_SECONDS = 30
+const RETAG_SECONDS = 30
 
 export function registryRetag(
   login: InputsLogin | undefined,

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
-import { BACKEND_NAME_EXPECTED, isBackendName } from '../shared/project-images.js'
-import { IMAGE_KINDS } from '../shared/project-images.js'
+import { escapeRegExp } from '../shared/regexp.js'
+import { BACKEND_NAME_EXPECTED, IMAGE_KINDS, isBackendName } from '../shared/project-images.js'
 import { quote } from '../shared/errors.js'
 import {
   IMAGE_REFERENCE_EXPECTED,
@@ -165,11 +165,6 @@ export function builtReferences(images: BuiltImages | undefined): Set<string> {
     ...backends.map((backend) => backend.reference),
     ...(codeasdata ? [codeasdata] : []),
   ])
-}
-
-/** What a regular expression matches literally, as JavaScript reads it. */
-export function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
 /**

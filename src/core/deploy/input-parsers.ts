@@ -1,9 +1,8 @@
 import { isVersionText } from '../shared/image-labels.js'
 import * as v from 'valibot'
 import type { InputSchema, ParseTools } from '../definition.js'
-import { errorMessage } from '../shared/errors.js'
 import { IMAGE_REFERENCE_EXPECTED, parseImageReference } from '../shared/image-ref.js'
-import { jsonOrYamlInput, parseList, refine } from '../shared/inputs.js'
+import { jsonOrYamlInput, parseJsonOrYaml, parseList, refine } from '../shared/inputs.js'
 import { describeIssues } from '../shared/issues.js'
 import { isProblem, type Problem } from '../shared/problem.js'
 import { parseAppUrl, PREVIEW_WORDS, type AppTarget } from './app-url.js'
@@ -94,12 +93,9 @@ export function parseDeployRules(
   raw: string,
   parseYaml: ParseTools['parseYaml'],
 ): DeployRule[] | Problem {
-  let document: unknown
-  try {
-    document = parseYaml(raw)
-  } catch (error) {
-    return { problem: `is neither JSON nor YAML (${errorMessage(error).split('\n')[0]})` }
-  }
+  const parsed = parseJsonOrYaml(raw, parseYaml)
+  if (isProblem(parsed)) return parsed
+  const { document } = parsed
   if (!Array.isArray(document))
     return {
       problem: `expected a list of {source, target} rules, such as '[{"source": ".*", "target": ".*"}]'`,

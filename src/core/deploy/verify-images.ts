@@ -21,6 +21,7 @@ import type { SignaturesReader, SignatureVerdict } from '../signing/signatures.j
 import { unique } from '../shared/collections.js'
 import { mapLimit } from '../shared/concurrency.js'
 import { ActionError } from '../shared/errors.js'
+import { builtReferences } from './built-images.js'
 import type { Deadline } from '../shared/deadline.js'
 import type { CommonPorts, Logger } from '../shared/ports.js'
 import { payloadImages, type PayloadImage, type PayloadInputs } from './payload.js'
@@ -341,9 +342,7 @@ export function checkLogin(
     frontendImage,
     ...backendImages,
     codeasdataImage,
-    built?.frontend,
-    ...(built?.backends ?? []).map((backend) => backend.reference),
-    built?.codeasdata,
+    ...builtReferences(built),
   ])
   const targets = deployedImages(payload).flatMap(({ reference }) => {
     const target = registryImage(reference)

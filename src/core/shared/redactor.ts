@@ -1,4 +1,5 @@
 import { isShortSecret, leakForms } from './secrets.js'
+import { escapeRegExp } from './regexp.js'
 
 const MASK = '***'
 
@@ -43,7 +44,7 @@ function anywhere(form: string): Masker {
 
 /** Not preceded or followed by a letter, a digit, `_` or `-` (a longer word or identifier). */
 function standalone(form: string): Masker {
-  const escaped = form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const escaped = escapeRegExp(form)
   const pattern = new RegExp(`(?<![\\p{L}\\p{N}_-])${escaped}(?![\\p{L}\\p{N}_-])`, 'gu')
   return (text) => (text.includes(form) ? text.replace(pattern, MASK) : text)
 }

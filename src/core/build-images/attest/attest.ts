@@ -30,7 +30,7 @@ export interface KeyAttesting {
 }
 
 /** The registry requests of the attestations, all images together, must end within this. */
-export const ATTESTING_SECONDS = 120
+const ATTESTING_SECONDS = 120
 /** Images attested at once, as they are signed. */
 const CONCURRENT_ATTESTATIONS = 3
 
@@ -45,7 +45,7 @@ export interface ImageToAttest {
 }
 
 /** An image reused: the attestations it carries from the run that built it. */
-export interface ImageAttested {
+interface ImageAttested {
   name: string
   reference: string
   digest?: string

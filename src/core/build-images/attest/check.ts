@@ -35,7 +35,7 @@ const MAX_LOCK_FILE_BYTES = 64 * 1024 * 1024
  * (`<kind>-sources` for that kind's image only, `backends` for the backends' images). Image names and tags do not change what is in
  * an image, and the registry and its login are where it goes.
  */
-export const SHAPING_INPUTS: readonly BuildImagesInputName[] = [
+const SHAPING_INPUTS: readonly BuildImagesInputName[] = [
   'working-directory',
   'docker-folder',
   'frontend-sources',

@@ -29,7 +29,7 @@ export const attestations = refine<AttestationKind[] | undefined>((raw) => {
 })
 
 /** The default: both with `signing-key`, which signs them; none without. */
-export const DEFAULT_WITH_KEY: readonly AttestationKind[] = ATTESTATION_KINDS
+const DEFAULT_WITH_KEY: readonly AttestationKind[] = ATTESTATION_KINDS
 
 /**
  * What a run attests, or the problem of `attestations`: asked for without `signing-key`, they

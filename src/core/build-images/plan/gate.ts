@@ -1,4 +1,5 @@
 import type { CiContext } from '../../shared/context.js'
+import { escapeRegExp } from '../../shared/regexp.js'
 
 /** Used when the default branch is unknown: locally, or on a runner that does not say. */
 export const FALLBACK_DEFAULT_BRANCH = 'main'
@@ -43,9 +44,6 @@ export function decideGate(context: CiContext, configured?: readonly string[]): 
 
 /** `release/*` style patterns: `*` matches any characters, `/` included; the rest is literal. */
 export function branchMatches(pattern: string, branch: string): boolean {
-  const source = pattern
-    .split('*')
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*')
+  const source = pattern.split('*').map(escapeRegExp).join('.*')
   return new RegExp(`^${source}$`).test(branch)
 }

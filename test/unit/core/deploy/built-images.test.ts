@@ -2,7 +2,6 @@ import { describe, expect, test } from '@jest/globals'
 import type { BuiltImage } from '../../../../src/core/build-images/build.js'
 import { buildOutputs } from '../../../../src/core/build-images/report.js'
 import {
-  escapeRegExp,
   namedBackendRules,
   namedBackends,
   parseBuiltImages,
@@ -10,6 +9,7 @@ import {
   unreachedWarning,
   type BuiltImages,
 } from '../../../../src/core/deploy/built-images.js'
+import { escapeRegExp } from '../../../../src/core/shared/regexp.js'
 import { deployedTo } from '../../../helpers/deploy-rules.js'
 
 const D = (char: string): string => `sha256:${char.repeat(64)}`
